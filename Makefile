@@ -1,0 +1,46 @@
+# batchprobe: developer entry points. The kernel build itself reads Kbuild.
+#
+#   make demo     install, build, boot QEMU, show the module working
+#   make check    host tests + QEMU selftests, ends with "N passed, N failed"
+#   make module   build batchprobe.ko (KDIR=/path/to/6.12+ tree to use your own)
+#   make clippy   build with CLIPPY=1
+#   make kernel   build (or reuse) the cached test kernel
+#   make deps     install the Debian packages and bindgen-cli
+
+KDIR ?=
+export KDIR
+
+.PHONY: all demo check module clippy kernel deps host-test fmt clean
+
+all: module
+
+demo:
+	@scripts/demo.sh
+
+check:
+	@scripts/check.sh
+
+module:
+	@scripts/build-module.sh
+
+clippy:
+	@scripts/build-module.sh CLIPPY=1
+
+kernel:
+	@scripts/build-kernel.sh
+
+deps:
+	@scripts/install-deps.sh
+
+host-test:
+	cd tests && cargo test
+
+fmt:
+	rustfmt --edition 2021 src/*.rs
+	cd tests && cargo fmt
+
+clean:
+	rm -rf out tests/target
+	find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+		-o -name '.*.cmd' -o -name '.*.d' -o -name '*.rmeta' \) -delete
+	rm -f modules.order Module.symvers rust/bindings_generated.rs

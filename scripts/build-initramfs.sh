@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Build the guest's initramfs: busybox-static, our /init, the module, the
+# selftests. Usage: build-initramfs.sh OUT.cpio.gz MODULE.ko
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out=$1 ko=$2
+busybox=/bin/busybox
+[ -x "$busybox" ] && file -L "$busybox" 2>/dev/null | grep -q static || busybox=/usr/bin/busybox
+[ -x "$busybox" ] || die "initramfs: busybox-static missing (run scripts/install-deps.sh)"
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc,selftests}
+cp "$busybox" "$root/bin/busybox"
+cp "$BP_ROOT/scripts/guest-init.sh" "$root/init"
+cp "$ko" "$root/batchprobe.ko"
+cp -r "$BP_ROOT/selftests/." "$root/selftests/"
+chmod +x "$root/init" "$root"/selftests/*.sh
+(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out"

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# `make demo`: set everything up, boot the guest and show batchprobe working.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+"$BP_ROOT/scripts/install-deps.sh"
+kdir=$(KDIR= "$BP_ROOT/scripts/build-kernel.sh")
+ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh")
+mkdir -p "$BP_ROOT/out"
+initrd=$BP_ROOT/out/initramfs-demo.cpio.gz
+"$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$ko"
+logf=$BP_ROOT/out/demo-console.log
+log "booting the guest (${BP_ACCEL:-tcg}); console log: $logf"
+BP_QUIET=1 BP_TIMEOUT=${BP_TIMEOUT:-600} "$BP_ROOT/scripts/run-qemu.sh" \
+    "$kdir/arch/x86/boot/bzImage" "$initrd" "$logf" bp.mode=demo
+# Show what the guest's userland printed (the demo script), not the boot log.
+sed -n '/BATCHPROBE-GUEST-START/,/BATCHPROBE-GUEST-DONE/p' "$logf" | tr -d '\r'
+grep -aq 'BATCHPROBE-GUEST-DONE rc=0' "$logf" || die "demo failed (see $logf)"

@@ -1,0 +1,35 @@
+#!/bin/busybox sh
+# PID 1 of the test guest. Reads bp.mode= (check, demo, shell) and
+# bp.inject= (a deliberate fault, to prove the harness catches it) from the
+# kernel command line, runs that, prints a done marker and powers off.
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+
+mode=check inject=
+for arg in $(cat /proc/cmdline); do
+    case "$arg" in
+        bp.mode=*) mode=${arg#bp.mode=} ;;
+        bp.inject=*) inject=${arg#bp.inject=} ;;
+    esac
+done
+echo "BATCHPROBE-GUEST-START mode=$mode nproc=$(grep -c ^processor /proc/cpuinfo) kernel=$(uname -r)"
+
+rc=0
+case "$inject" in
+    hang) echo "injected fault: hanging"; while :; do sleep 60; done ;;
+    splat) echo "WARNING: CPU: 0 PID: 1 at injected-by-bp.inject" > /dev/kmsg ;;
+esac
+case "$mode" in
+    check) BP_INJECT=$inject /selftests/run.sh; rc=$? ;;
+    demo) /selftests/demo.sh; rc=$? ;;
+    shell) setsid cttyhack sh ;;
+esac
+echo "BATCHPROBE-GUEST-DONE rc=$rc"
+sync
+reboot -f

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Raw bindings to the kernel APIs batchprobe uses beyond `kernel::bindings`.
+//!
+//! Generated at build time by the bindgen rule in `Kbuild` from
+//! `rust/bindings_input.h`. Types that `kernel::bindings` already defines are
+//! blocklisted there and imported from it here, so that the two agree.
+
+#![allow(
+    dead_code,
+    missing_docs,
+    non_camel_case_types,
+    non_upper_case_globals,
+    non_snake_case,
+    unreachable_pub,
+    improper_ctypes,
+    unsafe_op_in_unsafe_fn,
+    clippy::all,
+    clippy::undocumented_unsafe_blocks
+)]
+
+#[allow(unused_imports)]
+pub(crate) use kernel::bindings::*;
+
+include!("../rust/bindings_generated.rs");

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The control-file command language: a pure parser.
+//!
+//! One command per line, in a syntax a tracefs `kprobe_events` user already
+//! knows. Probe lines name a set the way tracefs names an event group:
+//!
+//! ```text
+//! p:SET/NAME SYM[+OFF]     kprobe on SYM (+OFF bytes, decimal or 0x-hex)
+//! p:SET SYM[+OFF]          the same, the probe named after the symbol
+//! p:SET GLOB[+OFF]         every kallsyms text symbol matching GLOB (* ? [...])
+//! r[MAXACTIVE]:SET/NAME SYM
+//!                          kretprobe on SYM (no offset)
+//! d:SET/NAME SYM           ftrace-direct call on SYM (no offset)
+//! create SET               register the probes staged for SET as one batch
+//! enable SET | disable SET
+//! unregister SET [--sync]  retire SET; --sync waits for its teardown
+//! flush                    wait for every pending teardown
+//! # comment, and blank lines, are ignored
+//! ```
+//!
+//! This file has no kernel types in it: the module and the host-side tests in
+//! `tests/` compile this very source, so everything here must stay `core`-only.
+
+use core::fmt;
+
+/// The longest line the control file accepts, in bytes (without the newline).
+pub const MAX_LINE: usize = 1024;
+/// The longest set or probe name, in bytes.
+pub const MAX_NAME: usize = 64;
+/// The longest symbol (kallsyms' `KSYM_NAME_LEN` is 512, including the NUL).
+pub const MAX_SYMBOL: usize = 511;
+/// The largest kretprobe `maxactive` accepted (the kernel caps it at 4096).
+pub const MAX_ACTIVE: u32 = 4096;
+
+/// What kind of probe a probe line asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProbeKind {
+    /// A kprobe (`p:`).
+    Kprobe,
+    /// A kretprobe (`r:`), with an optional `maxactive`.
+    Kretprobe {
+        /// Concurrent instances to preallocate; `None` lets the kernel choose.
+        maxactive: Option<u32>,
+    },
+    /// An ftrace-direct call (`d:`).
+    Direct,
+}
+
+/// Where a probe line attaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target<'a> {
+    /// One named symbol, at a byte offset into it.
+    Symbol {
+        /// The kallsyms name.
+        name: &'a str,
+        /// Bytes past the symbol's start.
+        offset: u32,
+    },
+    /// Every text symbol whose name matches a glob, at a byte offset into each.
+    Glob {
+        /// The pattern (`*`, `?` and `[...]` as in shell globs).
+        pattern: &'a str,
+        /// Bytes past each matching symbol's start.
+        offset: u32,
+    },
+}
+
+/// One probe line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProbeSpec<'a> {
+    /// Kprobe, kretprobe or direct.
+    pub kind: ProbeKind,
+    /// The set the probe joins.
+    pub set: &'a str,
+    /// The probe's name; `None` names it after each symbol it attaches to.
+    pub name: Option<&'a str>,
+    /// The symbol or glob it attaches to.
+    pub target: Target<'a>,
+}
+
+/// One parsed control command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command<'a> {
+    /// Stage a probe (or a glob of probes) into a set.
+    Probe(ProbeSpec<'a>),
+    /// Register everything staged for a set, as one batch.
+    Create(&'a str),
+    /// Arm every probe of a set.
+    Enable(&'a str),
+    /// Disarm every probe of a set.
+    Disable(&'a str),
+    /// Retire a set; with `sync`, wait until its teardown has completed.
+    Unregister {
+        /// The set.
+        set: &'a str,
+        /// Wait for the teardown instead of returning at once.
+        sync: bool,
+    },
+    /// Wait for every pending teardown.
+    Flush,
+}
+
+impl<'a> Command<'a> {
+    /// The set a command is about, if any.
+    pub fn set(&self) -> Option<&'a str> {
+        match *self {
+            Command::Probe(p) => Some(p.set),
+            Command::Create(s) | Command::Enable(s) | Command::Disable(s) => Some(s),
+            Command::Unregister { set, .. } => Some(set),
+            Command::Flush => None,
+        }
+    }
+}
+
+/// Why a line was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseError {
+    /// The line is longer than [`MAX_LINE`].
+    LineTooLong,
+    /// The line is not UTF-8 or holds control characters.
+    NotText,
+    /// The first word is no known command.
+    UnknownCommand,
+    /// A probe line lacks `:SET`.
+    MissingSet,
+    /// A set or probe name is empty, too long, or not `[A-Za-z_][A-Za-z0-9_]*`.
+    BadName,
+    /// A symbol is missing, too long, or holds characters kallsyms never uses.
+    BadSymbol,
+    /// An offset is not a number, or too large.
+    BadOffset,
+    /// A kretprobe or direct line has an offset.
+    OffsetNotAllowed,
+    /// A kretprobe's `maxactive` is not a number or is out of range.
+    BadMaxActive,
+    /// A command is missing an argument.
+    MissingArgument,
+    /// A command has more arguments than it takes.
+    TooManyArguments,
+    /// An option (`--...`) this command does not take.
+    UnknownOption,
+}
+
+impl ParseError {
+    /// The errno (positive) a write fails with for this error.
+    pub fn errno(self) -> i32 {
+        match self {
+            ParseError::LineTooLong => E2BIG,
+            _ => EINVAL,
+        }
+    }
+
+    /// A short human-readable description.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParseError::LineTooLong => "line too long",
+            ParseError::NotText => "not a text line",
+            ParseError::UnknownCommand => "unknown command",
+            ParseError::MissingSet => "probe line needs :SET or :SET/NAME",
+            ParseError::BadName => "bad set or probe name",
+            ParseError::BadSymbol => "bad symbol",
+            ParseError::BadOffset => "bad offset",
+            ParseError::OffsetNotAllowed => "offset not allowed on this probe kind",
+            ParseError::BadMaxActive => "bad maxactive",
+            ParseError::MissingArgument => "missing argument",
+            ParseError::TooManyArguments => "too many arguments",
+            ParseError::UnknownOption => "unknown option",
+        }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `EINVAL`, kept here so this file needs no kernel crate.
+pub const EINVAL: i32 = 22;
+/// `E2BIG`, kept here so this file needs no kernel crate.
+pub const E2BIG: i32 = 7;
+
+/// Parses one line (without its newline). Blank and comment lines give `Ok(None)`.
+pub fn parse_line(line: &[u8]) -> Result<Option<Command<'_>>, ParseError> {
+    if line.len() > MAX_LINE {
+        return Err(ParseError::LineTooLong);
+    }
+    let line = core::str::from_utf8(line).map_err(|_| ParseError::NotText)?;
+    if line.chars().any(|c| c.is_control() && c != '\t') {
+        return Err(ParseError::NotText);
+    }
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return Ok(None);
+    }
+    let mut words = line.split_ascii_whitespace();
+    let head = words.next().ok_or(ParseError::MissingArgument)?;
+    let cmd = match head {
+        "create" => Command::Create(one_set(&mut words)?),
+        "enable" => Command::Enable(one_set(&mut words)?),
+        "disable" => Command::Disable(one_set(&mut words)?),
+        "unregister" => {
+            let set = set_name(words.next().ok_or(ParseError::MissingArgument)?)?;
+            let mut sync = false;
+            for w in words.by_ref() {
+                match w {
+                    "--sync" => sync = true,
+                    _ if w.starts_with("--") => return Err(ParseError::UnknownOption),
+                    _ => return Err(ParseError::TooManyArguments),
+                }
+            }
+            Command::Unregister { set, sync }
+        }
+        "flush" => Command::Flush,
+        _ => Command::Probe(probe_line(head, &mut words)?),
+    };
+    if words.next().is_some() {
+        return Err(ParseError::TooManyArguments);
+    }
+    Ok(Some(cmd))
+}
+
+/// Splits a write into lines and parses each, yielding `(line_number, result)`
+/// for every line that holds a command or an error (numbered from 1).
+pub fn parse_batch(buf: &[u8]) -> impl Iterator<Item = (usize, Result<Command<'_>, ParseError>)> {
+    buf.split(|&b| b == b'\n')
+        .enumerate()
+        .filter_map(|(i, line)| match parse_line(line) {
+            Ok(None) => None,
+            Ok(Some(c)) => Some((i + 1, Ok(c))),
+            Err(e) => Some((i + 1, Err(e))),
+        })
+}
+
+fn one_set<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<&'a str, ParseError> {
+    set_name(words.next().ok_or(ParseError::MissingArgument)?)
+}
+
+/// `p:SET/NAME TARGET`, `r[N]:SET/NAME TARGET`, `d:SET/NAME TARGET`.
+fn probe_line<'a>(
+    head: &'a str,
+    words: &mut impl Iterator<Item = &'a str>,
+) -> Result<ProbeSpec<'a>, ParseError> {
+    let (kind_word, group) = match head.split_once(':') {
+        Some((k, g)) => (k, Some(g)),
+        None => (head, None),
+    };
+    let kind = match kind_word.as_bytes().first() {
+        Some(b'p') if kind_word.len() == 1 => ProbeKind::Kprobe,
+        Some(b'd') if kind_word.len() == 1 => ProbeKind::Direct,
+        Some(b'r') => {
+            let digits = &kind_word[1..];
+            let maxactive = if digits.is_empty() {
+                None
+            } else {
+                match parse_u32(digits) {
+                    Some(n) if (1..=MAX_ACTIVE).contains(&n) => Some(n),
+                    _ => return Err(ParseError::BadMaxActive),
+                }
+            };
+            ProbeKind::Kretprobe { maxactive }
+        }
+        _ => return Err(ParseError::UnknownCommand),
+    };
+    let group = group.ok_or(ParseError::MissingSet)?;
+    let (set, name) = match group.split_once('/') {
+        Some((s, n)) => (set_name(s)?, Some(set_name(n)?)),
+        None => (set_name(group)?, None),
+    };
+    let target = target(words.next().ok_or(ParseError::MissingArgument)?)?;
+    let offset = match target {
+        Target::Symbol { offset, .. } | Target::Glob { offset, .. } => offset,
+    };
+    if offset != 0 && kind != ProbeKind::Kprobe {
+        return Err(ParseError::OffsetNotAllowed);
+    }
+    Ok(ProbeSpec {
+        kind,
+        set,
+        name,
+        target,
+    })
+}
+
+/// A set or probe name: `[A-Za-z_][A-Za-z0-9_]*`, at most [`MAX_NAME`] bytes.
+pub fn set_name(s: &str) -> Result<&str, ParseError> {
+    let b = s.as_bytes();
+    let ok = !b.is_empty()
+        && b.len() <= MAX_NAME
+        && (b[0].is_ascii_alphabetic() || b[0] == b'_')
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
+    if ok {
+        Ok(s)
+    } else {
+        Err(ParseError::BadName)
+    }
+}
+
+fn target(word: &str) -> Result<Target<'_>, ParseError> {
+    let (sym, offset) = match word.split_once('+') {
+        Some((s, o)) => (s, parse_u32(o).ok_or(ParseError::BadOffset)?),
+        None => (word, 0),
+    };
+    let b = sym.as_bytes();
+    if b.is_empty() || b.len() > MAX_SYMBOL {
+        return Err(ParseError::BadSymbol);
+    }
+    let is_glob = b.iter().any(|c| matches!(c, b'*' | b'?' | b'['));
+    let plain = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$');
+    if is_glob {
+        if !b.iter().all(|c| plain(c) || matches!(c, b'*' | b'?' | b'[' | b']' | b'!' | b'-')) {
+            return Err(ParseError::BadSymbol);
+        }
+        Ok(Target::Glob {
+            pattern: sym,
+            offset,
+        })
+    } else {
+        if !b.iter().all(plain) {
+            return Err(ParseError::BadSymbol);
+        }
+        Ok(Target::Symbol { name: sym, offset })
+    }
+}
+
+/// Decimal or `0x` hex, no sign, no overflow.
+fn parse_u32(s: &str) -> Option<u32> {
+    let (digits, radix) = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => (h, 16),
+        None => (s, 10),
+    };
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(digits, radix).ok()
+}
+
+/// Shell-style glob match of `name` against `pattern`: `*`, `?`, and `[...]`
+/// classes with ranges and `!` negation. Iterative, no allocation, linear
+/// backtracking on the last `*` only.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let (p, n) = (pattern.as_bytes(), name.as_bytes());
+    let (mut pi, mut ni) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        if pi < p.len() {
+            match p[pi] {
+                b'*' => {
+                    star = Some((pi, ni));
+                    pi += 1;
+                    continue;
+                }
+                b'?' => {
+                    pi += 1;
+                    ni += 1;
+                    continue;
+                }
+                b'[' => {
+                    if let Some((matched, next)) = class_match(&p[pi..], n[ni]) {
+                        if matched {
+                            pi += next;
+                            ni += 1;
+                            continue;
+                        }
+                    } else if n[ni] == b'[' {
+                        // An unterminated class matches a literal '['.
+                        pi += 1;
+                        ni += 1;
+                        continue;
+                    }
+                }
+                c if c == n[ni] => {
+                    pi += 1;
+                    ni += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        match star {
+            Some((sp, sn)) => {
+                pi = sp + 1;
+                ni = sn + 1;
+                star = Some((sp, sn + 1));
+            }
+            None => return false,
+        }
+    }
+    p[pi..].iter().all(|&c| c == b'*')
+}
+
+/// Matches `c` against the class at the start of `p` (which begins with `[`).
+/// Returns whether it matched and the class's length, or `None` when the
+/// class is not terminated.
+fn class_match(p: &[u8], c: u8) -> Option<(bool, usize)> {
+    let mut i = 1;
+    let negate = matches!(p.get(i), Some(b'!') | Some(b'^'));
+    if negate {
+        i += 1;
+    }
+    let mut matched = false;
+    let mut first = true;
+    loop {
+        let lo = *p.get(i)?;
+        if lo == b']' && !first {
+            return Some((matched != negate, i + 1));
+        }
+        first = false;
+        if p.get(i + 1) == Some(&b'-') && p.get(i + 2).is_some_and(|&h| h != b']') {
+            let hi = *p.get(i + 2)?;
+            matched |= lo <= c && c <= hi;
+            i += 3;
+        } else {
+            matched |= lo == c;
+            i += 1;
+        }
+    }
+}

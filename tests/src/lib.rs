@@ -1,0 +1,5 @@
+//! The module's pure logic, compiled from `src/` exactly as the kernel module
+//! compiles it, so that host tests exercise the same source.
+
+#[path = "../../src/command.rs"]
+pub mod command;

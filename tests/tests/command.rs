@@ -1,0 +1,163 @@
+//! Tests of the control-file parser (`src/command.rs`).
+
+use batchprobe_host_tests::command::*;
+
+fn one(line: &str) -> Result<Option<Command<'_>>, ParseError> {
+    parse_line(line.as_bytes())
+}
+
+fn kprobe<'a>(set: &'a str, name: Option<&'a str>, sym: &'a str, offset: u32) -> Command<'a> {
+    Command::Probe(ProbeSpec {
+        kind: ProbeKind::Kprobe,
+        set,
+        name,
+        target: Target::Symbol { name: sym, offset },
+    })
+}
+
+#[test]
+fn kprobe_lines() {
+    assert_eq!(one("p:s1/open do_sys_open"), Ok(Some(kprobe("s1", Some("open"), "do_sys_open", 0))));
+    assert_eq!(one("p:s1 vfs_read+5"), Ok(Some(kprobe("s1", None, "vfs_read", 5))));
+    assert_eq!(one("  p:s1 vfs_read+0x10  "), Ok(Some(kprobe("s1", None, "vfs_read", 16))));
+    assert_eq!(one("p:s1\tfoo.isra.0"), Ok(Some(kprobe("s1", None, "foo.isra.0", 0))));
+}
+
+#[test]
+fn kretprobe_and_direct_lines() {
+    assert_eq!(
+        one("r:s/ret vfs_write"),
+        Ok(Some(Command::Probe(ProbeSpec {
+            kind: ProbeKind::Kretprobe { maxactive: None },
+            set: "s",
+            name: Some("ret"),
+            target: Target::Symbol { name: "vfs_write", offset: 0 },
+        })))
+    );
+    assert_eq!(
+        one("r16:s vfs_write"),
+        Ok(Some(Command::Probe(ProbeSpec {
+            kind: ProbeKind::Kretprobe { maxactive: Some(16) },
+            set: "s",
+            name: None,
+            target: Target::Symbol { name: "vfs_write", offset: 0 },
+        })))
+    );
+    assert_eq!(one("r0:s vfs_write"), Err(ParseError::BadMaxActive));
+    assert_eq!(one("r4097:s vfs_write"), Err(ParseError::BadMaxActive));
+    assert_eq!(one("rx:s vfs_write"), Err(ParseError::BadMaxActive));
+    assert_eq!(one("r:s vfs_write+4"), Err(ParseError::OffsetNotAllowed));
+    assert_eq!(one("d:s vfs_write+4"), Err(ParseError::OffsetNotAllowed));
+    assert!(matches!(
+        one("d:s/x __x64_sys_getpid"),
+        Ok(Some(Command::Probe(ProbeSpec { kind: ProbeKind::Direct, .. })))
+    ));
+}
+
+#[test]
+fn glob_targets() {
+    assert_eq!(
+        one("p:vfs vfs_*"),
+        Ok(Some(Command::Probe(ProbeSpec {
+            kind: ProbeKind::Kprobe,
+            set: "vfs",
+            name: None,
+            target: Target::Glob { pattern: "vfs_*", offset: 0 },
+        })))
+    );
+    assert!(matches!(
+        one("p:s __x64_sys_[gs]et*+5"),
+        Ok(Some(Command::Probe(ProbeSpec { target: Target::Glob { offset: 5, .. }, .. })))
+    ));
+}
+
+#[test]
+fn set_commands() {
+    assert_eq!(one("create s"), Ok(Some(Command::Create("s"))));
+    assert_eq!(one("enable s"), Ok(Some(Command::Enable("s"))));
+    assert_eq!(one("disable s"), Ok(Some(Command::Disable("s"))));
+    assert_eq!(one("unregister s"), Ok(Some(Command::Unregister { set: "s", sync: false })));
+    assert_eq!(one("unregister s --sync"), Ok(Some(Command::Unregister { set: "s", sync: true })));
+    assert_eq!(one("flush"), Ok(Some(Command::Flush)));
+    assert_eq!(one("unregister s --now"), Err(ParseError::UnknownOption));
+    assert_eq!(one("unregister s t"), Err(ParseError::TooManyArguments));
+    assert_eq!(one("enable"), Err(ParseError::MissingArgument));
+    assert_eq!(one("enable a b"), Err(ParseError::TooManyArguments));
+    assert_eq!(one("flush now"), Err(ParseError::TooManyArguments));
+}
+
+#[test]
+fn blank_and_comments() {
+    assert_eq!(one(""), Ok(None));
+    assert_eq!(one("   \t "), Ok(None));
+    assert_eq!(one("# p:s foo"), Ok(None));
+}
+
+#[test]
+fn bad_input() {
+    assert_eq!(one("x:s foo"), Err(ParseError::UnknownCommand));
+    assert_eq!(one("pp:s foo"), Err(ParseError::UnknownCommand));
+    assert_eq!(one("p foo"), Err(ParseError::MissingSet));
+    assert_eq!(one("p: foo"), Err(ParseError::BadName));
+    assert_eq!(one("p:1s foo"), Err(ParseError::BadName));
+    assert_eq!(one("p:s/ foo"), Err(ParseError::BadName));
+    assert_eq!(one("p:s/a/b foo"), Err(ParseError::BadName));
+    assert_eq!(one("p:s-x foo"), Err(ParseError::BadName));
+    assert_eq!(one("p:s"), Err(ParseError::MissingArgument));
+    assert_eq!(one("p:s foo bar"), Err(ParseError::TooManyArguments));
+    assert_eq!(one("p:s foo+"), Err(ParseError::BadOffset));
+    assert_eq!(one("p:s foo+-1"), Err(ParseError::BadOffset));
+    assert_eq!(one("p:s foo+0x"), Err(ParseError::BadOffset));
+    assert_eq!(one("p:s foo+4294967296"), Err(ParseError::BadOffset));
+    assert_eq!(one("p:s foo+1+2"), Err(ParseError::BadOffset));
+    assert_eq!(one("p:s fo/o"), Err(ParseError::BadSymbol));
+    assert_eq!(one("p:s +5"), Err(ParseError::BadSymbol));
+    let long_name = format!("p:{} foo", "a".repeat(MAX_NAME + 1));
+    assert_eq!(one(&long_name), Err(ParseError::BadName));
+    let long_sym = format!("p:s {}", "a".repeat(MAX_SYMBOL + 1));
+    assert_eq!(one(&long_sym), Err(ParseError::BadSymbol));
+    let long_line = format!("# {}", "a".repeat(MAX_LINE));
+    assert_eq!(one(&long_line), Err(ParseError::LineTooLong));
+    assert_eq!(ParseError::LineTooLong.errno(), E2BIG);
+    assert_eq!(ParseError::BadSymbol.errno(), EINVAL);
+}
+
+#[test]
+fn binary_junk() {
+    assert_eq!(parse_line(b"p:s \xff\xfe"), Err(ParseError::NotText));
+    assert_eq!(parse_line(b"p:s foo\0"), Err(ParseError::NotText));
+    assert_eq!(parse_line(b"\x1b[2Jflush"), Err(ParseError::NotText));
+}
+
+#[test]
+fn batches_number_lines() {
+    let buf = b"# header\np:s a\n\nbogus\nflush\n";
+    let got: Vec<_> = parse_batch(buf).collect();
+    assert_eq!(
+        got,
+        vec![
+            (2, Ok(kprobe("s", None, "a", 0))),
+            (4, Err(ParseError::UnknownCommand)),
+            (5, Ok(Command::Flush)),
+        ]
+    );
+    assert_eq!(Command::Flush.set(), None);
+    assert_eq!(kprobe("s", None, "a", 0).set(), Some("s"));
+}
+
+#[test]
+fn globs() {
+    assert!(glob_match("vfs_*", "vfs_read"));
+    assert!(glob_match("*", ""));
+    assert!(glob_match("*read*", "vfs_readv"));
+    assert!(!glob_match("vfs_*", "do_vfs_read"));
+    assert!(glob_match("a?c", "abc"));
+    assert!(!glob_match("a?c", "ac"));
+    assert!(glob_match("[a-c]x", "bx"));
+    assert!(!glob_match("[!a-c]x", "bx"));
+    assert!(glob_match("[!a-c]x", "dx"));
+    assert!(glob_match("[]]", "]"));
+    assert!(glob_match("a[", "a["));
+    assert!(glob_match("*a*b*c", "xxaxxbxxbc"));
+    assert!(!glob_match("*a*b*c", "xxaxxbxxb"));
+}
