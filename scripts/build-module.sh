@@ -11,7 +11,14 @@ fi
 [ -f "$KDIR/Makefile" ] || die "module: KDIR=$KDIR is not a kernel tree"
 bindgen=$(bindgen_bin) || die "module: bindgen not found (run scripts/install-deps.sh)"
 log "module: building against $KDIR"
-make -C "$KDIR" M="$BP_ROOT" LLVM=1 RUSTC="$BP_RUSTC" BINDGEN="$bindgen" "$@" modules >&2 \
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+make -C "$KDIR" M="$BP_ROOT" LLVM=1 RUSTC="$BP_RUSTC" BINDGEN="$bindgen" "$@" modules 2>&1 | tee "$out" >&2 \
     || die "module: build failed"
+# Warnings are errors here: an objtool warning on Rust code usually means a
+# panic path objtool does not know is noreturn, i.e. code that can panic.
+if grep -E 'warning:|objtool:' "$out" >/dev/null; then
+    die "module: the build printed warnings (see above); treat them as errors"
+fi
 [ -f "$BP_ROOT/batchprobe.ko" ] || die "module: batchprobe.ko missing after build"
 echo "$BP_ROOT/batchprobe.ko"

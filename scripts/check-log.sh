@@ -29,8 +29,8 @@ grep -aq 'BATCHPROBE-GUEST-DONE' "$logf" \
     || problem "guest did not finish its run (hang, crash or timeout; see $logf)"
 
 totals=$(grep -a '^# Totals: pass:' "$logf" | tail -1 | tr -d '\r')
-pass=$(sed -n 's/.*pass:\([0-9]*\).*/\1/p' <<<"$totals")
-fail=$(sed -n 's/.* fail:\([0-9]*\).*/\1/p' <<<"$totals")
+pass=$(sed -n 's/^# Totals: pass:\([0-9]*\) .*/\1/p' <<<"$totals")
+fail=$(sed -n 's/^# Totals: pass:[0-9]* fail:\([0-9]*\) .*/\1/p' <<<"$totals")
 pass=${pass:-0} fail=${fail:-0}
 if [ -z "$totals" ]; then
     problem "no selftest totals in the log"

@@ -246,11 +246,14 @@ fn probe_line<'a>(
         Some((k, g)) => (k, Some(g)),
         None => (head, None),
     };
-    let kind = match kind_word.as_bytes().first() {
-        Some(b'p') if kind_word.len() == 1 => ProbeKind::Kprobe,
-        Some(b'd') if kind_word.len() == 1 => ProbeKind::Direct,
-        Some(b'r') => {
-            let digits = &kind_word[1..];
+    let kind = match kind_word {
+        "p" => ProbeKind::Kprobe,
+        "d" => ProbeKind::Direct,
+        _ if kind_word.starts_with('r') => {
+            let digits = kind_word.trim_start_matches('r');
+            if kind_word.len() - digits.len() != 1 {
+                return Err(ParseError::UnknownCommand);
+            }
             let maxactive = if digits.is_empty() {
                 None
             } else {
@@ -286,9 +289,8 @@ fn probe_line<'a>(
 /// A set or probe name: `[A-Za-z_][A-Za-z0-9_]*`, at most [`MAX_NAME`] bytes.
 pub fn set_name(s: &str) -> Result<&str, ParseError> {
     let b = s.as_bytes();
-    let ok = !b.is_empty()
-        && b.len() <= MAX_NAME
-        && (b[0].is_ascii_alphabetic() || b[0] == b'_')
+    let ok = b.len() <= MAX_NAME
+        && b.first().is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
         && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
     if ok {
         Ok(s)

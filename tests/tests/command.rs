@@ -97,6 +97,7 @@ fn blank_and_comments() {
 fn bad_input() {
     assert_eq!(one("x:s foo"), Err(ParseError::UnknownCommand));
     assert_eq!(one("pp:s foo"), Err(ParseError::UnknownCommand));
+    assert_eq!(one("rr:s foo"), Err(ParseError::UnknownCommand));
     assert_eq!(one("p foo"), Err(ParseError::MissingSet));
     assert_eq!(one("p: foo"), Err(ParseError::BadName));
     assert_eq!(one("p:1s foo"), Err(ParseError::BadName));
