@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * C helpers for batchprobe's Rust code: static inlines and macros wrapped in
- * real functions. Declared in helpers.h, which bindgen also reads.
+ * real functions, and the debugfs file_operations that call into Rust.
+ * Declared in helpers.h, which bindgen also reads.
  */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kprobes.h>
+#include <linux/mm.h>
 #include <linux/rcupdate.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
 #include "helpers.h"
@@ -32,4 +40,67 @@ struct workqueue_struct *bp_alloc_ordered_workqueue(const char *name)
 void bp_flush_workqueue(struct workqueue_struct *wq)
 {
 	flush_workqueue(wq);
+}
+
+struct kretprobe *bp_get_kretprobe(struct kretprobe_instance *ri)
+{
+	return get_kretprobe(ri);
+}
+NOKPROBE_SYMBOL(bp_get_kretprobe);
+
+static ssize_t bp_control_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	ssize_t ret;
+	char *buf;
+
+	if (len > BP_MAX_WRITE)
+		return -E2BIG;
+	buf = kvmalloc(len + 1, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (copy_from_user(buf, ubuf, len)) {
+		kvfree(buf);
+		return -EFAULT;
+	}
+	buf[len] = '\0';
+	ret = bp_rust_control_write(file->private_data, buf, len);
+	kvfree(buf);
+	if (ret > 0)
+		*ppos += ret;
+	return ret;
+}
+
+static const struct file_operations bp_control_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = bp_control_write,
+	.llseek = noop_llseek,
+};
+
+#define BP_SHOW_FILE(fname, what)					\
+static int bp_##fname##_show(struct seq_file *m, void *v)		\
+{									\
+	return bp_rust_show(m->private, what, m);			\
+}									\
+DEFINE_SHOW_ATTRIBUTE(bp_##fname)
+
+BP_SHOW_FILE(sets, BP_SHOW_SETS);
+BP_SHOW_FILE(stats, BP_SHOW_STATS);
+BP_SHOW_FILE(last_error, BP_SHOW_LAST_ERROR);
+
+int bp_debugfs_create_files(struct dentry *dir, void *engine)
+{
+	struct dentry *d[] = {
+		debugfs_create_file("control", 0600, dir, engine, &bp_control_fops),
+		debugfs_create_file("sets", 0400, dir, engine, &bp_sets_fops),
+		debugfs_create_file("stats", 0400, dir, engine, &bp_stats_fops),
+		debugfs_create_file("last_error", 0400, dir, engine, &bp_last_error_fops),
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(d); i++)
+		if (IS_ERR(d[i]))
+			return PTR_ERR(d[i]);
+	return 0;
 }

@@ -1,18 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* C helpers for what Rust cannot call directly; defined in rust/helpers.c. */
+/*
+ * C helpers for what Rust cannot call directly (static inlines, macros,
+ * file_operations tables); defined in rust/helpers.c. bindgen reads this
+ * header too, so Rust sees the same declarations.
+ */
 #ifndef BATCHPROBE_HELPERS_H
 #define BATCHPROBE_HELPERS_H
 
 #include <linux/types.h>
 
 struct dentry;
+struct kretprobe;
+struct kretprobe_instance;
+struct seq_file;
+struct workqueue_struct;
+
+/* The largest single write the control file accepts. */
+#define BP_MAX_WRITE (1024 * 1024)
+
+/* What a read-only debugfs file shows; passed back to bp_rust_show(). */
+enum bp_show {
+	BP_SHOW_SETS = 0,
+	BP_SHOW_STATS = 1,
+	BP_SHOW_LAST_ERROR = 2,
+};
 
 /* ktime_get_ns() is a static inline. */
 u64 bp_ktime_get_ns(void);
-
-
-
-struct workqueue_struct;
 
 /* rcu_read_lock() and rcu_read_unlock() are static inlines. */
 void bp_rcu_read_lock(void);
@@ -21,4 +35,26 @@ void bp_rcu_read_unlock(void);
 /* alloc_ordered_workqueue() and flush_workqueue() are macros. */
 struct workqueue_struct *bp_alloc_ordered_workqueue(const char *name);
 void bp_flush_workqueue(struct workqueue_struct *wq);
+
+/*
+ * Exported (EXPORT_SYMBOL_GPL in kernel/rcu/update.c) but declared only in
+ * the private kernel/rcu/rcu.h: expedite RCU grace periods while > 0 calls.
+ */
+void rcu_expedite_gp(void);
+void rcu_unexpedite_gp(void);
+
+/* get_kretprobe() is a static inline. */
+struct kretprobe *bp_get_kretprobe(struct kretprobe_instance *ri);
+
+/*
+ * Creates control (0600), sets, stats and last_error (0400) under @dir, each
+ * handing @engine back to the Rust callbacks below. Returns 0 or -errno.
+ */
+int bp_debugfs_create_files(struct dentry *dir, void *engine);
+
+/* Implemented in Rust (src/control.rs): one write of the control file. */
+ssize_t bp_rust_control_write(void *engine, const char *buf, size_t len);
+/* Implemented in Rust (src/control.rs): fills a read-only file. */
+int bp_rust_show(void *engine, unsigned int what, struct seq_file *m);
+
 #endif /* BATCHPROBE_HELPERS_H */

@@ -2,16 +2,31 @@
 
 //! batchprobe: attach and detach thousands of kernel probes in batches.
 //!
-//! The crate root only wires the pieces together: the command language
-//! ([`command`]), the debugfs interface and, in later stages, the probe
-//! registry and its backends.
+//! A control write flows: parser ([`command`], pure) → validation against
+//! the registry ([`registry`], with the pure [`lifecycle`] state machine) →
+//! a set ([`set`]) → a backend ([`kprobe`], [`kretprobe`]) → the kernel's
+//! batch API. Teardown flows: set → module workqueue ([`workqueue`]) → one
+//! batch unregister per kind → `call_rcu` free ([`rcu`]). The crate root
+//! only wires the pieces together.
 
 use kernel::c_str;
 use kernel::prelude::*;
 
 mod bindings;
 pub mod command;
+mod control;
 mod debugfs;
+mod kallsyms;
+mod kprobe;
+mod kretprobe;
+mod kvec;
+pub mod lifecycle;
+mod probe;
+mod rcu;
+mod registry;
+mod set;
+pub mod symname;
+mod workqueue;
 
 module! {
     type: BatchProbe,
@@ -22,19 +37,30 @@ module! {
 }
 
 struct BatchProbe {
-    _dir: debugfs::Dir,
+    /// Removed first on unload, so no control write can start afterwards.
+    dir: Option<debugfs::Dir>,
+    engine: Pin<KBox<registry::Engine>>,
 }
 
 impl kernel::Module for BatchProbe {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        let engine = KBox::pin_init(registry::Engine::new()?, GFP_KERNEL)?;
         let dir = debugfs::Dir::new(c_str!("batchprobe"))?;
+        // SAFETY: `dir` is removed in `drop` before `engine` is dropped.
+        unsafe { dir.create_files(&*engine)? };
         pr_info!("loaded\n");
-        Ok(BatchProbe { _dir: dir })
+        Ok(BatchProbe {
+            dir: Some(dir),
+            engine,
+        })
     }
 }
 
 impl Drop for BatchProbe {
     fn drop(&mut self) {
+        // debugfs removal waits for file operations in progress.
+        drop(self.dir.take());
+        self.engine.shutdown();
         pr_info!("unloaded\n");
     }
 }

@@ -8,7 +8,9 @@
 //! ```text
 //! p:SET/NAME SYM[+OFF]     kprobe on SYM (+OFF bytes, decimal or 0x-hex)
 //! p:SET SYM[+OFF]          the same, the probe named after the symbol
-//! p:SET GLOB[+OFF]         every kallsyms text symbol matching GLOB (* ? [...])
+//! p:SET GLOB[+OFF] [max=N] every core-kernel text symbol matching GLOB
+//!                          (* ? [...]), in address order; with max=N only
+//!                          the first N the kernel accepts
 //! r[MAXACTIVE]:SET/NAME SYM
 //!                          kretprobe on SYM (no offset)
 //! d:SET/NAME SYM           ftrace-direct call on SYM (no offset)
@@ -77,6 +79,8 @@ pub struct ProbeSpec<'a> {
     pub name: Option<&'a str>,
     /// The symbol or glob it attaches to.
     pub target: Target<'a>,
+    /// For a glob: keep only the first this many probes the kernel accepts.
+    pub limit: Option<u32>,
 }
 
 /// One parsed control command.
@@ -140,6 +144,8 @@ pub enum ParseError {
     TooManyArguments,
     /// An option (`--...`) this command does not take.
     UnknownOption,
+    /// `max=N` is not a positive number, or follows a plain symbol.
+    BadLimit,
 }
 
 impl ParseError {
@@ -166,6 +172,7 @@ impl ParseError {
             ParseError::MissingArgument => "missing argument",
             ParseError::TooManyArguments => "too many arguments",
             ParseError::UnknownOption => "unknown option",
+            ParseError::BadLimit => "max=N needs a glob and a positive N",
         }
     }
 }
@@ -278,11 +285,23 @@ fn probe_line<'a>(
     if offset != 0 && kind != ProbeKind::Kprobe {
         return Err(ParseError::OffsetNotAllowed);
     }
+    let limit = match words.next() {
+        None => None,
+        Some(w) => match (w.strip_prefix("max="), target) {
+            (Some(n), Target::Glob { .. }) => match parse_u32(n) {
+                Some(n) if n > 0 => Some(n),
+                _ => return Err(ParseError::BadLimit),
+            },
+            (Some(_), Target::Symbol { .. }) => return Err(ParseError::BadLimit),
+            (None, _) => return Err(ParseError::TooManyArguments),
+        },
+    };
     Ok(ProbeSpec {
         kind,
         set,
         name,
         target,
+        limit,
     })
 }
 

@@ -9,6 +9,7 @@ use kernel::prelude::*;
 use kernel::str::CStr;
 
 use crate::bindings;
+use crate::registry::Engine;
 
 /// A debugfs directory, removed (with everything below it) when dropped.
 ///
@@ -37,10 +38,19 @@ impl Dir {
         Ok(Self(ptr))
     }
 
-    /// The dentry, for creating files below this directory.
-    #[allow(dead_code)]
-    pub(crate) fn as_ptr(&self) -> *mut bindings::dentry {
-        self.0.as_ptr()
+    /// Creates batchprobe's files (`control`, `sets`, `stats`,
+    /// `last_error`) in this directory, all serving `engine`.
+    ///
+    /// # Safety
+    ///
+    /// `engine` must outlive this directory: the files hand it to the Rust
+    /// callbacks in `control.rs` until the directory is removed (which waits
+    /// for callbacks in progress).
+    pub(crate) unsafe fn create_files(&self, engine: *const Engine) -> Result {
+        // SAFETY: The dentry is live (type invariant); `engine` outlives the
+        // files (the function's safety section).
+        let ret = unsafe { bindings::bp_debugfs_create_files(self.0.as_ptr(), engine.cast_mut().cast()) };
+        kernel::error::to_result(ret)
     }
 }
 

@@ -3,3 +3,9 @@
 
 #[path = "../../src/command.rs"]
 pub mod command;
+
+#[path = "../../src/lifecycle.rs"]
+pub mod lifecycle;
+
+#[path = "../../src/symname.rs"]
+pub mod symname;

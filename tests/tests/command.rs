@@ -12,6 +12,7 @@ fn kprobe<'a>(set: &'a str, name: Option<&'a str>, sym: &'a str, offset: u32) ->
         set,
         name,
         target: Target::Symbol { name: sym, offset },
+        limit: None,
     })
 }
 
@@ -32,6 +33,7 @@ fn kretprobe_and_direct_lines() {
             set: "s",
             name: Some("ret"),
             target: Target::Symbol { name: "vfs_write", offset: 0 },
+            limit: None,
         })))
     );
     assert_eq!(
@@ -41,6 +43,7 @@ fn kretprobe_and_direct_lines() {
             set: "s",
             name: None,
             target: Target::Symbol { name: "vfs_write", offset: 0 },
+            limit: None,
         })))
     );
     assert_eq!(one("r0:s vfs_write"), Err(ParseError::BadMaxActive));
@@ -63,12 +66,30 @@ fn glob_targets() {
             set: "vfs",
             name: None,
             target: Target::Glob { pattern: "vfs_*", offset: 0 },
+            limit: None,
         })))
     );
     assert!(matches!(
         one("p:s __x64_sys_[gs]et*+5"),
         Ok(Some(Command::Probe(ProbeSpec { target: Target::Glob { offset: 5, .. }, .. })))
     ));
+}
+
+#[test]
+fn glob_limits() {
+    assert!(matches!(
+        one("p:seed *+5 max=256"),
+        Ok(Some(Command::Probe(ProbeSpec { limit: Some(256), target: Target::Glob { offset: 5, .. }, .. })))
+    ));
+    assert!(matches!(
+        one("r:s vfs_* max=0x10"),
+        Ok(Some(Command::Probe(ProbeSpec { limit: Some(16), .. })))
+    ));
+    assert_eq!(one("p:s vfs_* max=0"), Err(ParseError::BadLimit));
+    assert_eq!(one("p:s vfs_* max="), Err(ParseError::BadLimit));
+    assert_eq!(one("p:s vfs_read max=3"), Err(ParseError::BadLimit));
+    assert_eq!(one("p:s vfs_* max=3 x"), Err(ParseError::TooManyArguments));
+    assert_eq!(one("p:s vfs_* 3"), Err(ParseError::TooManyArguments));
 }
 
 #[test]

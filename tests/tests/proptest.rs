@@ -33,6 +33,7 @@ proptest! {
             set: &set,
             name: name.as_deref(),
             target: Target::Symbol { name: &sym, offset: off },
+            limit: None,
         }))));
     }
 

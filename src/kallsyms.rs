@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Walking core-kernel text symbols, for glob targets.
+//!
+//! Modules get no symbol iterator (`kallsyms_on_each_symbol` is not
+//! exported, and `/proc/kallsyms` has no `read_iter` for `kernel_read`), but
+//! `sprint_symbol()` is: see [`crate::symname`] for how a walk of
+//! `start - offset + size` visits every text symbol from `_stext` to `_etext`
+//! in address order.
+
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+use kernel::ffi::c_char;
+use kernel::prelude::*;
+
+use crate::bindings;
+use crate::symname::{parse_sprint_symbol, SymbolAt};
+
+/// Bigger than `KSYM_SYMBOL_LEN`, which bindgen cannot evaluate.
+const SYMBOL_BUF: usize = 1024;
+/// A bound on any walk, far above the number of kernel text symbols.
+const MAX_STEPS: usize = 1 << 21;
+
+/// The start of core-kernel text, found once.
+static TEXT_START: AtomicUsize = AtomicUsize::new(0);
+
+struct Lookup(KVec<u8>);
+
+impl Lookup {
+    fn new() -> Result<Self> {
+        Ok(Self(KVec::from_elem(0u8, SYMBOL_BUF, GFP_KERNEL)?))
+    }
+
+    fn at(&mut self, addr: usize) -> Option<SymbolAt<'_>> {
+        // SAFETY: The buffer holds `SYMBOL_BUF` > `KSYM_SYMBOL_LEN` bytes,
+        // which is all `sprint_symbol` writes, NUL included.
+        let len = unsafe { bindings::sprint_symbol(self.0.as_mut_ptr().cast::<c_char>(), addr as _) };
+        let len = usize::try_from(len).ok()?.min(SYMBOL_BUF);
+        let s = core::str::from_utf8(self.0.get(..len)?).ok()?;
+        parse_sprint_symbol(s).filter(|s| s.module.is_none())
+    }
+}
+
+fn text_start(lookup: &mut Lookup) -> Result<usize> {
+    let cached = TEXT_START.load(Ordering::Relaxed);
+    if cached != 0 {
+        return Ok(cached);
+    }
+    // Any core-kernel function will do as a starting point.
+    let mut addr = bindings::sprint_symbol as *const () as usize;
+    let mut start = 0;
+    for _ in 0..MAX_STEPS {
+        let Some(sym) = lookup.at(addr) else { break };
+        let Some(sym_start) = addr.checked_sub(sym.offset as usize) else { break };
+        start = sym_start;
+        let Some(before) = start.checked_sub(1) else { break };
+        addr = before;
+    }
+    if start == 0 {
+        return Err(ENOENT);
+    }
+    TEXT_START.store(start, Ordering::Relaxed);
+    Ok(start)
+}
+
+/// Calls `f(name)` for every core-kernel text symbol, in address order,
+/// until `f` returns `Ok(false)` or an error.
+pub(crate) fn for_each_text_symbol(mut f: impl FnMut(&str) -> Result<bool>) -> Result {
+    let mut lookup = Lookup::new()?;
+    let mut addr = text_start(&mut lookup)?;
+    for _ in 0..MAX_STEPS {
+        let Some(sym) = lookup.at(addr) else { break };
+        if sym.name == "_etext" || sym.size == 0 {
+            break;
+        }
+        let next = addr
+            .wrapping_sub(sym.offset as usize)
+            .wrapping_add(sym.size as usize);
+        if !f(sym.name)? || next <= addr {
+            break;
+        }
+        addr = next;
+    }
+    Ok(())
+}

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The kprobe backend: `p:SET/NAME SYM[+OFF]`.
+
+use kernel::ffi::{c_char, c_int};
+
+use crate::bindings;
+use crate::probe::{slot_of, Backend};
+
+/// Kprobes, counted in their pre-handler.
+pub(crate) struct Kprobe;
+
+/// The pre-handler of every batchprobe kprobe.
+///
+/// # Safety
+///
+/// `p` must be the `raw` field of a live `Slot<Kprobe>`; the kernel only
+/// calls it for probes that `Kprobe::init` set up, which live in slots.
+unsafe extern "C" fn pre_handler(p: *mut bindings::kprobe, _regs: *mut bindings::pt_regs) -> c_int {
+    // SAFETY: See the function's safety section.
+    unsafe { slot_of::<Kprobe>(p) }.hit();
+    0
+}
+
+// SAFETY: `pre_handler` only uses its pointer as the first field of a
+// `Slot<Kprobe>`; the functions below are the kprobe API.
+unsafe impl Backend for Kprobe {
+    type Raw = bindings::kprobe;
+    const NAME: &'static str = "kprobe";
+
+    fn init(raw: &mut bindings::kprobe, symbol: *const c_char, offset: u32, _maxactive: u32) {
+        raw.symbol_name = symbol;
+        raw.offset = offset;
+        raw.pre_handler = Some(pre_handler);
+        raw.flags = bindings::KPROBE_FLAG_DISABLED;
+    }
+
+    unsafe fn register(raw: *mut bindings::kprobe) -> c_int {
+        // SAFETY: Guaranteed by the caller.
+        unsafe { bindings::register_kprobe(raw) }
+    }
+
+    unsafe fn unregister_many(ptrs: *mut *mut bindings::kprobe, n: c_int) {
+        // SAFETY: Guaranteed by the caller.
+        unsafe { bindings::unregister_kprobes(ptrs, n) }
+    }
+
+    unsafe fn enable(raw: *mut bindings::kprobe) -> c_int {
+        // SAFETY: Guaranteed by the caller.
+        unsafe { bindings::enable_kprobe(raw) }
+    }
+
+    unsafe fn disable(raw: *mut bindings::kprobe) -> c_int {
+        // SAFETY: Guaranteed by the caller.
+        unsafe { bindings::disable_kprobe(raw) }
+    }
+
+    unsafe fn missed(raw: *const bindings::kprobe) -> u64 {
+        // SAFETY: `raw` is live (caller); the kernel updates `nmissed`
+        // concurrently, so read it once, volatile.
+        unsafe { core::ptr::read_volatile(&raw const (*raw).nmissed) as u64 }
+    }
+}

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The kretprobe backend: `r[MAXACTIVE]:SET/NAME SYM`.
+
+use kernel::ffi::{c_char, c_int};
+
+use crate::bindings;
+use crate::probe::{slot_of, Backend};
+
+/// Kretprobes, counted when the probed function returns.
+pub(crate) struct Kretprobe;
+
+/// The return handler of every batchprobe kretprobe.
+///
+/// # Safety
+///
+/// `ri` must be an instance of a kretprobe set up by `Kretprobe::init`,
+/// which lives as the `raw` field of a live `Slot<Kretprobe>`.
+unsafe extern "C" fn ret_handler(
+    ri: *mut bindings::kretprobe_instance,
+    _regs: *mut bindings::pt_regs,
+) -> c_int {
+    // SAFETY: The kernel passes a live instance of one of our kretprobes.
+    let rp = unsafe { bindings::bp_get_kretprobe(ri) };
+    if rp.is_null() {
+        return 0;
+    }
+    // SAFETY: `rp` is one of our kretprobes, the `raw` field of a live slot.
+    unsafe { slot_of::<Kretprobe>(rp) }.hit();
+    0
+}
+
+// SAFETY: `ret_handler` only uses the kretprobe as the first field of a
+// `Slot<Kretprobe>`; the functions below are the kretprobe API.
+unsafe impl Backend for Kretprobe {
+    type Raw = bindings::kretprobe;
+    const NAME: &'static str = "kretprobe";
+
+    fn init(raw: &mut bindings::kretprobe, symbol: *const c_char, _offset: u32, maxactive: u32) {
+        raw.kp.symbol_name = symbol;
+        raw.handler = Some(ret_handler);
+        raw.maxactive = maxactive as c_int;
+        raw.kp.flags = bindings::KPROBE_FLAG_DISABLED;
+    }
+
+    unsafe fn register(raw: *mut bindings::kretprobe) -> c_int {
+        // SAFETY: Guaranteed by the caller.
+        unsafe { bindings::register_kretprobe(raw) }
+    }
+
+    unsafe fn unregister_many(ptrs: *mut *mut bindings::kretprobe, n: c_int) {
+        // SAFETY: Guaranteed by the caller.
+        unsafe { bindings::unregister_kretprobes(ptrs, n) }
+    }
+
+    unsafe fn enable(raw: *mut bindings::kretprobe) -> c_int {
+        // SAFETY: Guaranteed by the caller; `enable_kretprobe` is this macro.
+        unsafe { bindings::enable_kprobe(&raw mut (*raw).kp) }
+    }
+
+    unsafe fn disable(raw: *mut bindings::kretprobe) -> c_int {
+        // SAFETY: Guaranteed by the caller; `disable_kretprobe` is this macro.
+        unsafe { bindings::disable_kprobe(&raw mut (*raw).kp) }
+    }
+
+    unsafe fn missed(raw: *const bindings::kretprobe) -> u64 {
+        // SAFETY: `raw` is live (caller); read the racy counters once.
+        unsafe {
+            core::ptr::read_volatile(&raw const (*raw).nmissed) as u64
+                + core::ptr::read_volatile(&raw const (*raw).kp.nmissed) as u64
+        }
+    }
+}

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What 6.12's `KVec` lacks and the registry needs: in-place `truncate`,
+//! `clear` and `retain`, none of which allocates.
+
+use kernel::prelude::*;
+
+/// Drops every element from `new_len` on.
+pub(crate) fn truncate<T>(v: &mut KVec<T>, new_len: usize) {
+    let len = v.len();
+    if new_len >= len {
+        return;
+    }
+    // SAFETY: Elements `new_len..len` are initialised. The length is lowered
+    // first, so they are unreachable through `v` when they are dropped,
+    // exactly once, here.
+    unsafe {
+        let tail = core::ptr::slice_from_raw_parts_mut(v.as_mut_ptr().add(new_len), len - new_len);
+        v.set_len(new_len);
+        core::ptr::drop_in_place(tail);
+    }
+}
+
+/// Drops every element.
+pub(crate) fn clear<T>(v: &mut KVec<T>) {
+    truncate(v, 0);
+}
+
+/// Keeps the elements for which `keep` is true, in order.
+pub(crate) fn retain<T>(v: &mut KVec<T>, mut keep: impl FnMut(&T) -> bool) {
+    let s = v.as_mut_slice();
+    let mut kept = 0;
+    for i in 0..s.len() {
+        if s.get(i).is_some_and(&mut keep) {
+            s.swap(kept, i);
+            kept += 1;
+        }
+    }
+    truncate(v, kept);
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! RCU: read-side guards, grace periods, and objects freed through `call_rcu`.
+//!
+//! The 6.12 kernel crate has no RCU abstraction; this one is shaped like the
+//! later upstream `kernel::sync::rcu` (a `Guard` returned by [`read_lock`],
+//! [`synchronize`]) so that it can be swapped for it, plus [`RcuBox`], an owned
+//! allocation whose drop is deferred past a grace period with `call_rcu`.
+
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+use kernel::prelude::*;
+use kernel::types::Opaque;
+
+use crate::bindings;
+
+/// An RCU read-side critical section; it ends when the guard is dropped.
+///
+/// Not `Send`: `rcu_read_unlock` must run on the task that locked.
+pub(crate) struct Guard(PhantomData<*mut ()>);
+
+/// Enters an RCU read-side critical section.
+#[allow(dead_code)]
+pub(crate) fn read_lock() -> Guard {
+    // SAFETY: `rcu_read_lock` may be called from any context; the guard's
+    // drop calls the matching `rcu_read_unlock`.
+    unsafe { bindings::bp_rcu_read_lock() };
+    Guard(PhantomData)
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        // SAFETY: A `Guard` only exists after `bp_rcu_read_lock`, and is not
+        // `Send`, so this unlocks on the task that locked.
+        unsafe { bindings::bp_rcu_read_unlock() };
+    }
+}
+
+/// Waits for a full RCU grace period. Sleeps.
+#[allow(dead_code)]
+pub(crate) fn synchronize() {
+    // SAFETY: Called from process context (every caller of this function may sleep).
+    unsafe { bindings::synchronize_rcu() };
+}
+
+/// While this guard lives, RCU grace periods are expedited system-wide
+/// (`rcu_expedite_gp`): a `synchronize_rcu` the kernel runs on our behalf
+/// (inside `unregister_kprobes`, and in the kprobe instruction-slot garbage
+/// collector, which runs one every few dozen freed optprobes) then costs an
+/// IPI round instead of waiting for every CPU to pass a quiescent state.
+pub(crate) struct Expedited(PhantomData<*mut ()>);
+
+/// Expedites grace periods until the returned guard is dropped. Nests.
+pub(crate) fn expedite() -> Expedited {
+    // SAFETY: `rcu_expedite_gp` only increments a counter; the guard's drop
+    // decrements it again.
+    unsafe { bindings::rcu_expedite_gp() };
+    Expedited(PhantomData)
+}
+
+impl Drop for Expedited {
+    fn drop(&mut self) {
+        // SAFETY: Matches the `rcu_expedite_gp` of `expedite`.
+        unsafe { bindings::rcu_unexpedite_gp() };
+    }
+}
+
+/// Waits until every callback queued with `call_rcu` so far has run. Sleeps.
+pub(crate) fn barrier() {
+    // SAFETY: Called from process context (module teardown).
+    unsafe { bindings::rcu_barrier() };
+}
+
+#[repr(C)]
+struct RcuCell<T> {
+    // First field: the callback finds the cell from the head's address.
+    head: Opaque<bindings::callback_head>,
+    value: T,
+}
+
+/// An owned heap object that, instead of being freed on drop, is handed to
+/// `call_rcu` and freed after a grace period, so that RCU readers that may
+/// still hold a pointer into it stay safe.
+///
+/// `T` is dropped in RCU callback (softirq) context: its `Drop` must not sleep.
+///
+/// # Invariants
+///
+/// `self.0` points to a live `RcuCell<T>` allocated by `KBox` and owned by `self`.
+pub(crate) struct RcuBox<T: Send + 'static>(NonNull<RcuCell<T>>);
+
+// SAFETY: `RcuBox<T>` owns a `T`; sending it sends the `T`.
+unsafe impl<T: Send + 'static> Send for RcuBox<T> {}
+// SAFETY: `&RcuBox<T>` only hands out `&T`.
+unsafe impl<T: Send + Sync + 'static> Sync for RcuBox<T> {}
+
+impl<T: Send + 'static> RcuBox<T> {
+    /// Allocates `value`.
+    pub(crate) fn new(value: T, flags: kernel::alloc::Flags) -> Result<Self> {
+        let cell = KBox::new(
+            RcuCell {
+                head: Opaque::uninit(),
+                value,
+            },
+            flags,
+        )?;
+        // INVARIANT: The pointer comes from a `KBox` whose ownership we take.
+        Ok(Self(NonNull::from(KBox::leak(cell))))
+    }
+
+    /// The value, for filling it in before anyone else can see it.
+    pub(crate) fn get_mut(&mut self) -> &mut T {
+        // SAFETY: By the type invariant the cell is live and owned by `self`,
+        // and `&mut self` excludes every other access through `self`.
+        unsafe { &mut (*self.0.as_ptr()).value }
+    }
+
+    unsafe extern "C" fn reclaim(head: *mut bindings::callback_head) {
+        // SAFETY: `head` is the first field of a `repr(C)` `RcuCell<T>` that
+        // `drop` handed to `call_rcu`, and the callback runs exactly once, so
+        // this reclaims the `KBox` it was leaked from.
+        drop(unsafe { KBox::from_raw(head.cast::<RcuCell<T>>()) });
+    }
+}
+
+impl<T: Send + 'static> core::ops::Deref for RcuBox<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        // SAFETY: By the type invariant the cell is live while `self` is.
+        unsafe { &(*self.0.as_ptr()).value }
+    }
+}
+
+impl<T: Send + 'static> Drop for RcuBox<T> {
+    fn drop(&mut self) {
+        // SAFETY: The cell is live (type invariant) and its head is not queued
+        // yet: this is the only place that queues it, and drop runs once.
+        // `reclaim` matches the layout of `RcuCell<T>`.
+        unsafe {
+            bindings::call_rcu(
+                Opaque::raw_get(&raw const (*self.0.as_ptr()).head),
+                Some(Self::reclaim),
+            )
+        };
+    }
+}
+
+/// An [`RcuBox`] published to RCU readers, which can be unpublished (taken)
+/// once; readers that loaded it before keep a valid reference until their
+/// read-side critical section ends, because the box is freed with `call_rcu`.
+///
+/// # Invariants
+///
+/// `self.0` is null or the value pointer of an `RcuBox<T>` owned by `self`.
+pub(crate) struct RcuOption<T: Send + 'static>(core::sync::atomic::AtomicPtr<T>);
+
+impl<T: Send + 'static> RcuOption<T> {
+    /// Publishes `b`.
+    pub(crate) fn new(b: RcuBox<T>) -> Self {
+        let cell = b.0;
+        core::mem::forget(b);
+        // SAFETY: The cell is live; its ownership moves to `self`.
+        let p = unsafe { &raw mut (*cell.as_ptr()).value };
+        // INVARIANT: `p` is the value pointer of the box we took over.
+        Self(core::sync::atomic::AtomicPtr::new(p))
+    }
+
+    /// The published value, for as long as the read-side section `_guard` lasts.
+    pub(crate) fn get<'a>(&'a self, _guard: &'a Guard) -> Option<&'a T> {
+        let p = self.0.load(core::sync::atomic::Ordering::Acquire);
+        // SAFETY: Non-null means published (type invariant); it is freed
+        // only by `call_rcu` after being taken, so it stays valid while the
+        // caller's RCU read-side critical section lasts.
+        unsafe { p.as_ref() }
+    }
+
+    /// The published value, outside any read-side section.
+    ///
+    /// # Safety
+    ///
+    /// The caller must ensure `take` is not called while the reference lives.
+    pub(crate) unsafe fn get_unguarded(&self) -> Option<&T> {
+        let p = self.0.load(core::sync::atomic::Ordering::Acquire);
+        // SAFETY: Published values stay valid until taken (type invariant),
+        // which the caller excludes.
+        unsafe { p.as_ref() }
+    }
+
+    /// Unpublishes the value; dropping the box frees it after a grace period.
+    pub(crate) fn take(&self) -> Option<RcuBox<T>> {
+        let p = self
+            .0
+            .swap(core::ptr::null_mut(), core::sync::atomic::Ordering::AcqRel);
+        let cell = NonNull::new(p)?;
+        // SAFETY: `p` is the `value` field of an `RcuCell<T>` we own (type
+        // invariant), now unpublished, so the cell is handed back exactly once.
+        let cell = unsafe {
+            cell.byte_sub(core::mem::offset_of!(RcuCell<T>, value))
+                .cast::<RcuCell<T>>()
+        };
+        // INVARIANT: ownership of the cell moves to the new box.
+        Some(RcuBox(cell))
+    }
+}
+
+impl<T: Send + 'static> Drop for RcuOption<T> {
+    fn drop(&mut self) {
+        drop(self.take());
+    }
+}
+
+// SAFETY: `RcuOption<T>` owns a `T` (like `RcuBox<T>`).
+unsafe impl<T: Send + Sync + 'static> Sync for RcuOption<T> {}

@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A probe set: a named group of kprobes and kretprobes registered in one
+//! batch, armed and disarmed together, and torn down asynchronously on the
+//! module's workqueue with one batch unregistration per kind.
+
+use core::fmt::Write;
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+
+use kernel::prelude::*;
+use kernel::alloc::AllocError;
+use kernel::sync::{Arc, UniqueArc};
+use kernel::workqueue::{impl_has_work, new_work, Work, WorkItem};
+
+use crate::bindings;
+use crate::kprobe::Kprobe;
+use crate::kretprobe::Kretprobe;
+use crate::lifecycle::{self, Op, SetState};
+use crate::command::ProbeKind;
+use crate::probe::{self, Added, Backend, Slots};
+use crate::rcu::{self, RcuBox, RcuOption};
+
+/// Monotonic nanoseconds.
+pub(crate) fn now_ns() -> u64 {
+    // SAFETY: `ktime_get_ns` may be called from any context.
+    unsafe { bindings::bp_ktime_get_ns() }
+}
+
+/// What a set's handlers touch: the enable gate and the slots.
+pub(crate) struct Probes {
+    /// The enable gate: handlers count only while it is set.
+    pub(crate) gate: AtomicBool,
+    pub(crate) kprobes: Slots<Kprobe>,
+    pub(crate) kretprobes: Slots<Kretprobe>,
+    skipped: Skipped,
+}
+
+/// How many refused glob members a set remembers by name.
+const SKIPPED_SHOWN: usize = 256;
+
+/// Glob members the kernel refused: all counted, the first few named.
+struct Skipped {
+    total: usize,
+    named: KVec<(KVec<u8>, i32)>,
+}
+
+/// Registers a set's probes one by one (see [`Set::register`]).
+pub(crate) struct Builder<'a> {
+    probes: &'a mut Probes,
+    kptrs: &'a mut KVec<*mut bindings::kprobe>,
+    rptrs: &'a mut KVec<*mut bindings::kretprobe>,
+}
+
+impl Builder<'_> {
+    /// Registers a probe on `symbol`. A refusal fails the set when the
+    /// probe was named `explicit`ly (the error names it), else it is
+    /// recorded as skipped and `Ok(false)` returned.
+    pub(crate) fn add(
+        &mut self,
+        kind: ProbeKind,
+        symbol: &[u8],
+        name: Option<&[u8]>,
+        offset: u32,
+        explicit: bool,
+    ) -> Result<bool, Failed> {
+        let oom = |_| Failed::new(ENOMEM, format_args!("out of memory"));
+        let mut sym = KVec::with_capacity(symbol.len() + 1, GFP_KERNEL).map_err(oom)?;
+        sym.extend_from_slice(symbol, GFP_KERNEL).map_err(oom)?;
+        sym.push(0, GFP_KERNEL).map_err(oom)?;
+        let name = match name {
+            Some(n) => {
+                let mut v = KVec::new();
+                v.extend_from_slice(n, GFP_KERNEL).map_err(oom)?;
+                Some(v)
+            }
+            None => None,
+        };
+        let gate = &raw const self.probes.gate;
+        // Reserve first: once a probe is registered nothing may fail.
+        let (added, kind_name) = match kind {
+            ProbeKind::Kprobe => {
+                self.kptrs.reserve(1, GFP_KERNEL).map_err(oom)?;
+                let added = self.probes.kprobes.add(gate, sym, name, offset, 0);
+                (added.map(|a| a.map_into(self.kptrs)), Kprobe::NAME)
+            }
+            ProbeKind::Kretprobe { maxactive } => {
+                self.rptrs.reserve(1, GFP_KERNEL).map_err(oom)?;
+                let added = self.probes.kretprobes.add(gate, sym, name, 0, maxactive.unwrap_or(0));
+                (added.map(|a| a.map_into(self.rptrs)), Kretprobe::NAME)
+            }
+            ProbeKind::Direct => {
+                return Err(Failed::new(EINVAL, format_args!("d: probes are not supported yet")))
+            }
+        };
+        match added.map_err(|e| Failed::new(e, format_args!("out of memory")))? {
+            None => Ok(true),
+            Some(errno) if explicit => Err(Failed::new(
+                Error::from_errno(errno),
+                format_args!(
+                    "{} {}+{}: register failed, errno {}",
+                    kind_name,
+                    BStr(symbol),
+                    offset,
+                    errno
+                ),
+            )),
+            Some(errno) => {
+                let skipped = &mut self.probes.skipped;
+                skipped.total += 1;
+                if skipped.named.len() < SKIPPED_SHOWN {
+                    let mut v = KVec::new();
+                    if v.extend_from_slice(symbol, GFP_KERNEL).is_ok() {
+                        let _ = skipped.named.push((v, errno), GFP_KERNEL);
+                    }
+                }
+                Ok(false)
+            }
+        }
+    }
+}
+
+impl<R> Added<R> {
+    /// Records a registered probe's pointer in `ptrs` (capacity reserved by
+    /// the caller); gives back the errno of a refused one.
+    fn map_into(self, ptrs: &mut KVec<*mut R>) -> Option<i32> {
+        match self {
+            Added::Registered(raw) => {
+                // Capacity was reserved: this does not allocate.
+                let _ = ptrs.push(raw, GFP_ATOMIC);
+                None
+            }
+            Added::Refused(errno) => Some(errno),
+        }
+    }
+}
+
+/// The last duration of each phase, in nanoseconds (0: not run yet).
+#[derive(Default)]
+pub(crate) struct Timings {
+    pub(crate) register: AtomicU64,
+    pub(crate) enable: AtomicU64,
+    pub(crate) disable: AtomicU64,
+    pub(crate) unregister_call: AtomicU64,
+    pub(crate) unregister_complete: AtomicU64,
+    unregister_started: AtomicU64,
+}
+
+/// An error that names what failed.
+pub(crate) struct Failed {
+    pub(crate) error: Error,
+    pub(crate) what: KVec<u8>,
+}
+
+impl Failed {
+    /// `error`, described by `args`.
+    pub(crate) fn new(error: Error, args: core::fmt::Arguments<'_>) -> Self {
+        let mut what = Text(KVec::new());
+        let _ = what.write_fmt(args);
+        Self {
+            error,
+            what: what.0,
+        }
+    }
+}
+
+/// A growable text buffer for `write!`; drops what it cannot allocate.
+pub(crate) struct Text(pub(crate) KVec<u8>);
+
+impl Write for Text {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        self.0
+            .extend_from_slice(s.as_bytes(), GFP_KERNEL)
+            .map_err(|_| core::fmt::Error)
+    }
+}
+
+/// A registered set of probes.
+///
+/// # Invariants
+///
+/// Every pointer in `kptrs`/`rptrs` is a probe in `probes` that was
+/// registered and stays registered until [`Set::teardown`] runs (once: only
+/// the transition to `Retiring` queues it).
+#[pin_data(PinnedDrop)]
+pub(crate) struct Set {
+    name: KVec<u8>,
+    state: AtomicU8,
+    /// Published to readers until the teardown takes it.
+    probes: RcuOption<Probes>,
+    /// Hit and miss totals, frozen by the teardown.
+    final_counts: (AtomicU64, AtomicU64),
+    kptrs: KVec<*mut bindings::kprobe>,
+    rptrs: KVec<*mut bindings::kretprobe>,
+    pub(crate) timings: Timings,
+    #[pin]
+    work: Work<Set>,
+}
+
+// SAFETY: The raw pointers are registered probes inside `probes`, used only
+// through the kernel's thread-safe kprobe API; everything else is atomic or
+// immutable after construction.
+unsafe impl Send for Set {}
+// SAFETY: See `Send`.
+unsafe impl Sync for Set {}
+
+#[pinned_drop]
+impl PinnedDrop for Set {
+    fn drop(self: Pin<&mut Self>) {
+        // A safety net: a set is always retired before its last reference
+        // goes, but never free memory the kernel still has registered.
+        // Sets are only dropped in process context (never from RCU callbacks).
+        if self.state() != SetState::Freed {
+            pr_warn!("set {} dropped while {}\n", BStr(&self.name), self.state().as_str());
+            self.set_state(SetState::Retiring);
+            self.teardown();
+        }
+    }
+}
+
+impl_has_work! {
+    impl HasWork<Self> for Set { self.work }
+}
+
+impl WorkItem for Set {
+    type Pointer = Arc<Set>;
+
+    fn run(this: Arc<Set>) {
+        this.teardown();
+    }
+}
+
+impl Set {
+    /// Registers a new set named `name`, whose probes `build` adds through
+    /// a [`Builder`]: one `register_*probe` call each, no grace period. All
+    /// or nothing: if `build` fails, every probe it registered is
+    /// unregistered again (one batch per kind) and its error is returned.
+    pub(crate) fn register(
+        name: &[u8],
+        build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
+    ) -> Result<Arc<Set>, Failed> {
+        let t0 = now_ns();
+        let oom = |_: AllocError| Failed::new(ENOMEM, format_args!("out of memory"));
+        // Allocate the set first: once a probe is registered, nothing may
+        // fail but registration itself, whose failure is undone below.
+        let uninit = UniqueArc::<Set>::new_uninit(GFP_KERNEL).map_err(oom)?;
+        let mut owned_name = KVec::new();
+        owned_name.extend_from_slice(name, GFP_KERNEL).map_err(oom)?;
+        let probes = Probes {
+            gate: AtomicBool::new(false),
+            kprobes: Slots::new(),
+            kretprobes: Slots::new(),
+            skipped: Skipped {
+                total: 0,
+                named: KVec::new(),
+            },
+        };
+        let mut probes = RcuBox::new(probes, GFP_KERNEL).map_err(|_| oom(AllocError))?;
+        let mut kptrs = KVec::new();
+        let mut rptrs = KVec::new();
+        let res = build(&mut Builder {
+            probes: probes.get_mut(),
+            kptrs: &mut kptrs,
+            rptrs: &mut rptrs,
+        });
+        let res = res.and_then(|()| {
+            if kptrs.is_empty() && rptrs.is_empty() {
+                Err(Failed::new(
+                    ENOENT,
+                    format_args!("no probe of set {} could be registered", BStr(name)),
+                ))
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(e) = res {
+            let _fast = rcu::expedite();
+            // SAFETY: The builder put exactly the registered probes there.
+            unsafe {
+                probe::unregister_all::<Kprobe>(&kptrs);
+                probe::unregister_all::<Kretprobe>(&rptrs);
+            }
+            return Err(e);
+        }
+        let timings = Timings::default();
+        timings.register.store(now_ns() - t0, Ordering::Relaxed);
+        // INVARIANT: `kptrs`/`rptrs` hold exactly the probes registered above.
+        let init = pin_init!(Set {
+            name: owned_name,
+            state: AtomicU8::new(SetState::Registered as u8),
+            probes: RcuOption::new(probes),
+            final_counts: (AtomicU64::new(0), AtomicU64::new(0)),
+            kptrs,
+            rptrs,
+            timings,
+            work <- new_work!("Set::work"),
+        });
+        // Cannot fail: the memory is allocated and the initialiser is infallible.
+        match uninit.pin_init_with(init) {
+            Ok(set) => Ok(set.into()),
+            Err(never) => match never {},
+        }
+    }
+
+    /// The set's name.
+    pub(crate) fn name(&self) -> &[u8] {
+        &self.name
+    }
+
+    /// Where the set is in its life cycle.
+    pub(crate) fn state(&self) -> SetState {
+        SetState::from_u8(self.state.load(Ordering::Acquire)).unwrap_or(SetState::Freed)
+    }
+
+    /// Opens or closes the gate the handlers check.
+    fn gate(&self, open: bool) {
+        // SAFETY: Only `teardown` takes the probes, and it runs after every
+        // caller of this function is done with the set (state machine).
+        if let Some(p) = unsafe { self.probes.get_unguarded() } {
+            p.gate.store(open, Ordering::Release);
+        }
+    }
+
+    fn set_state(&self, s: SetState) {
+        self.state.store(s as u8, Ordering::Release);
+    }
+
+    /// Arms every probe, back to back, then opens the gate. All or nothing.
+    /// Callers serialise enable, disable and unregister (the registry lock).
+    pub(crate) fn enable(&self) -> Result<(), Failed> {
+        let Some(to) = self.step(Op::Enable)? else {
+            return Ok(());
+        };
+        let t0 = now_ns();
+        let res = arm_all::<Kprobe>(&self.kptrs).and_then(|()| {
+            arm_all::<Kretprobe>(&self.rptrs).inspect_err(|_| {
+                disarm_all::<Kprobe>(&self.kptrs);
+            })
+        });
+        res?;
+        self.gate(true);
+        self.timings.enable.store(now_ns() - t0, Ordering::Relaxed);
+        self.set_state(to);
+        Ok(())
+    }
+
+    /// Closes the gate, then disarms every probe back to back.
+    pub(crate) fn disable(&self) -> Result<(), Failed> {
+        let Some(to) = self.step(Op::Disable)? else {
+            return Ok(());
+        };
+        let t0 = now_ns();
+        self.gate(false);
+        disarm_all::<Kprobe>(&self.kptrs);
+        disarm_all::<Kretprobe>(&self.rptrs);
+        self.timings.disable.store(now_ns() - t0, Ordering::Relaxed);
+        self.set_state(to);
+        Ok(())
+    }
+
+    /// Moves the set to `Retiring`; the caller then queues its teardown.
+    pub(crate) fn begin_unregister(&self) -> Result<(), Failed> {
+        let to = self.step(Op::Unregister)?.unwrap_or(SetState::Retiring);
+        self.timings
+            .unregister_started
+            .store(now_ns(), Ordering::Relaxed);
+        self.gate(false);
+        self.set_state(to);
+        Ok(())
+    }
+
+    /// Records how long the unregister call took to return (it started in
+    /// [`Set::begin_unregister`]).
+    pub(crate) fn unregister_returned(&self) {
+        let started = self.timings.unregister_started.load(Ordering::Relaxed);
+        self.timings
+            .unregister_call
+            .store(now_ns().saturating_sub(started), Ordering::Relaxed);
+    }
+
+    /// Unregisters every probe: one batch call per kind, one grace period
+    /// each. Runs on the module workqueue, once.
+    fn teardown(&self) {
+        if self.state() != SetState::Retiring {
+            return;
+        }
+        let _fast = rcu::expedite();
+        // SAFETY: By the type invariant the pointers are registered probes;
+        // the state check above and the single queueing make this run once.
+        unsafe {
+            probe::unregister_all::<Kprobe>(&self.kptrs);
+            probe::unregister_all::<Kretprobe>(&self.rptrs);
+        }
+        // No handler runs any more: freeze the counts, then unpublish the
+        // slots; readers still looking at them are safe until a grace period
+        // has passed, when `call_rcu` frees them.
+        if let Some(p) = self.probes.take() {
+            let (hits, missed) = totals(&p);
+            self.final_counts.0.store(hits, Ordering::Relaxed);
+            self.final_counts.1.store(missed, Ordering::Relaxed);
+        }
+        let started = self.timings.unregister_started.load(Ordering::Relaxed);
+        self.timings
+            .unregister_complete
+            .store(now_ns().saturating_sub(started), Ordering::Relaxed);
+        self.set_state(SetState::Freed);
+    }
+
+    /// Unregisters synchronously a set that was never published (rollback).
+    pub(crate) fn discard(&self) {
+        if self.state().is_live() {
+            self.set_state(SetState::Retiring);
+            self.teardown();
+        }
+    }
+
+    fn step(&self, op: Op) -> Result<Option<SetState>, Failed> {
+        lifecycle::next(self.state(), op).map_err(|r| {
+            Failed::new(
+                Error::from_errno(-r.errno()),
+                format_args!("set {}: {}", BStr(&self.name), r.as_str()),
+            )
+        })
+    }
+
+    /// Writes the one-line summary used by the `sets` file.
+    pub(crate) fn write_summary(&self, w: &mut impl Write) -> core::fmt::Result {
+        let guard = rcu::read_lock();
+        let p = self.probes.get(&guard);
+        let (hits, _) = p.map_or_else(|| self.frozen(), totals);
+        writeln!(
+            w,
+            "{} {} kprobes={} kretprobes={} skipped={} hits={}",
+            BStr(&self.name),
+            self.state().as_str(),
+            self.kptrs.len(),
+            self.rptrs.len(),
+            p.map_or(0, |p| p.skipped.total),
+            hits
+        )
+    }
+
+    fn frozen(&self) -> (u64, u64) {
+        (
+            self.final_counts.0.load(Ordering::Relaxed),
+            self.final_counts.1.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Writes the full statistics used by the `stats` file.
+    pub(crate) fn write_stats(&self, w: &mut impl Write) -> core::fmt::Result {
+        let guard = rcu::read_lock();
+        let p = self.probes.get(&guard);
+        let t = &self.timings;
+        let (hits, missed) = p.map_or_else(|| self.frozen(), totals);
+        writeln!(
+            w,
+            "set {} state={} kprobes={} kretprobes={} skipped={} hits={} missed={}",
+            BStr(&self.name),
+            self.state().as_str(),
+            self.kptrs.len(),
+            self.rptrs.len(),
+            p.map_or(0, |p| p.skipped.total),
+            hits,
+            missed
+        )?;
+        writeln!(
+            w,
+            "  register_ns={} enable_ns={} disable_ns={} unregister_call_ns={} unregister_complete_ns={}",
+            t.register.load(Ordering::Relaxed),
+            t.enable.load(Ordering::Relaxed),
+            t.disable.load(Ordering::Relaxed),
+            t.unregister_call.load(Ordering::Relaxed),
+            t.unregister_complete.load(Ordering::Relaxed)
+        )?;
+        let Some(p) = p else { return Ok(()) };
+        write_slots(w, &p.kprobes)?;
+        write_slots(w, &p.kretprobes)?;
+        for (sym, errno) in p.skipped.named.iter() {
+            writeln!(w, "  skipped {} errno={}", BStr(sym), errno)?;
+        }
+        if p.skipped.total > p.skipped.named.len() {
+            writeln!(w, "  skipped ... {} more", p.skipped.total - p.skipped.named.len())?;
+        }
+        Ok(())
+    }
+}
+
+fn totals(p: &Probes) -> (u64, u64) {
+    let mut hits = 0u64;
+    let mut missed = 0u64;
+    let k = p.kprobes.iter().map(|s| (s.hits(), s.missed()));
+    let r = p.kretprobes.iter().map(|s| (s.hits(), s.missed()));
+    for (h, m) in Iterator::chain(k, r) {
+        hits = hits.wrapping_add(h);
+        missed = missed.wrapping_add(m);
+    }
+    (hits, missed)
+}
+
+fn write_slots<B: Backend>(w: &mut impl Write, slots: &Slots<B>) -> core::fmt::Result {
+    for s in slots.iter() {
+        writeln!(
+            w,
+            "  {} {} {}+{} hits={} missed={}",
+            B::NAME,
+            BStr(s.name()),
+            BStr(s.symbol()),
+            s.offset(),
+            s.hits(),
+            s.missed()
+        )?;
+    }
+    Ok(())
+}
+
+/// Arms all of `ptrs`; on a failure disarms those armed and names the probe.
+fn arm_all<B: Backend>(ptrs: &[*mut B::Raw]) -> Result<(), Failed> {
+    for (i, &raw) in ptrs.iter().enumerate() {
+        // SAFETY: The set's invariant: `raw` is registered.
+        let ret = unsafe { B::enable(raw) };
+        if ret < 0 {
+            disarm_all::<B>(ptrs.get(..i).unwrap_or(&[]));
+            // SAFETY: The set's pointers are the `raw` fields of live slots.
+            let slot = unsafe { probe::slot_of::<B>(raw) };
+            return Err(Failed::new(
+                Error::from_errno(ret),
+                format_args!(
+                    "{} {}: enable failed, errno {}",
+                    B::NAME,
+                    BStr(slot.symbol()),
+                    ret
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn disarm_all<B: Backend>(ptrs: &[*mut B::Raw]) {
+    for &raw in ptrs {
+        // SAFETY: The set's invariant: `raw` is registered. Disabling a
+        // disabled probe is a no-op for the kernel.
+        unsafe { B::disable(raw) };
+    }
+}
+
+/// Bytes shown as text (names are ASCII by construction).
+pub(crate) struct BStr<'a>(pub(crate) &'a [u8]);
+
+impl core::fmt::Display for BStr<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match core::str::from_utf8(self.0) {
+            Ok(s) => f.write_str(s),
+            Err(_) => f.write_str("?"),
+        }
+    }
+}

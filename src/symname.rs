@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Parsing `sprint_symbol()` output (`name+0xoff/0xsize [module]`).
+//!
+//! The kernel exports no symbol iterator to modules, but `sprint_symbol()`
+//! tells, for any address, the symbol containing it, the offset into it and
+//! its size (up to the next symbol). Walking `start - offset + size` from
+//! `_stext` to `_etext` therefore visits every core-kernel text symbol in
+//! address order, as `/proc/kallsyms` lists them. Pure: `tests/` compiles it.
+
+/// One decoded `sprint_symbol()` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SymbolAt<'a> {
+    /// The symbol's name.
+    pub name: &'a str,
+    /// The address's offset into the symbol.
+    pub offset: u64,
+    /// The symbol's size (distance to the next symbol).
+    pub size: u64,
+    /// The module that holds it, if not the core kernel.
+    pub module: Option<&'a str>,
+}
+
+/// Decodes `name+0xoff/0xsize` or `name+0xoff/0xsize [module]`; `None` for a
+/// bare address (no symbol there) or anything else.
+pub fn parse_sprint_symbol(s: &str) -> Option<SymbolAt<'_>> {
+    let s = s.trim_end_matches(['\0', '\n']);
+    let (head, module) = match s.split_once(" [") {
+        Some((h, m)) => {
+            let m = m.strip_suffix(']')?;
+            // "[module build_id]" when build ids are printed: keep the name.
+            (h, Some(m.split(' ').next().unwrap_or(m)))
+        }
+        None => (s, None),
+    };
+    let (name, rest) = head.rsplit_once('+')?;
+    let (off, size) = rest.split_once('/')?;
+    if name.is_empty() {
+        return None;
+    }
+    Some(SymbolAt {
+        name,
+        offset: hex(off)?,
+        size: hex(size)?,
+        module,
+    })
+}
+
+fn hex(s: &str) -> Option<u64> {
+    let d = s.strip_prefix("0x")?;
+    if d.is_empty() {
+        return None;
+    }
+    u64::from_str_radix(d, 16).ok()
+}
+
+/// Whether a symbol found by walking text should be offered to a glob: no
+/// compiler-generated clones (`foo.cold`, `foo.isra.0`) unless the pattern
+/// asks for them by containing a dot itself, as the seed script filters them.
+pub fn glob_candidate(name: &str, pattern: &str) -> bool {
+    !name.contains('.') || pattern.contains('.')
+}

@@ -1,0 +1,58 @@
+//! Tests of the set state machine (`src/lifecycle.rs`).
+
+use batchprobe_host_tests::lifecycle::{next, Op, Refusal, SetState::*, *};
+
+const ALL: [SetState; 5] = [Registered, Enabled, Disabled, Retiring, Freed];
+const OPS: [Op; 4] = [Op::Enable, Op::Disable, Op::Unregister, Op::TeardownDone];
+
+#[test]
+fn normal_life() {
+    assert_eq!(next(Registered, Op::Enable), Ok(Some(Enabled)));
+    assert_eq!(next(Enabled, Op::Disable), Ok(Some(Disabled)));
+    assert_eq!(next(Disabled, Op::Enable), Ok(Some(Enabled)));
+    assert_eq!(next(Enabled, Op::Unregister), Ok(Some(Retiring)));
+    assert_eq!(next(Retiring, Op::TeardownDone), Ok(Some(Freed)));
+}
+
+#[test]
+fn idempotent_enable_disable() {
+    assert_eq!(next(Enabled, Op::Enable), Ok(None));
+    assert_eq!(next(Disabled, Op::Disable), Ok(None));
+    assert_eq!(next(Registered, Op::Disable), Ok(None));
+}
+
+#[test]
+fn retiring_refuses_everything_but_teardown() {
+    assert_eq!(next(Retiring, Op::Enable), Err(Refusal::Retiring));
+    assert_eq!(next(Retiring, Op::Disable), Err(Refusal::Retiring));
+    assert_eq!(next(Retiring, Op::Unregister), Err(Refusal::AlreadyRetiring));
+    assert_eq!(Refusal::Retiring.errno(), 16);
+    assert_eq!(Refusal::AlreadyRetiring.errno(), 114);
+}
+
+#[test]
+fn freed_is_final_and_teardown_needs_retiring() {
+    for op in OPS {
+        assert_eq!(next(Freed, op), Err(Refusal::Gone));
+    }
+    for s in [Registered, Enabled, Disabled] {
+        assert_eq!(next(s, Op::TeardownDone), Err(Refusal::NotRetiring));
+        assert_eq!(next(s, Op::Unregister), Ok(Some(Retiring)));
+    }
+}
+
+#[test]
+fn every_transition_is_defined_and_round_trips() {
+    for s in ALL {
+        assert_eq!(SetState::from_u8(s as u8), Some(s));
+        assert!(!s.as_str().is_empty());
+        assert_eq!(s.is_live(), matches!(s, Registered | Enabled | Disabled));
+        for op in OPS {
+            if let Ok(Some(t)) = next(s, op) {
+                // No transition ever leads back out of retirement.
+                assert!(!(matches!(s, Retiring | Freed) && t.is_live()));
+            }
+        }
+    }
+    assert_eq!(SetState::from_u8(5), None);
+}
