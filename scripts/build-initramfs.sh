@@ -15,6 +15,9 @@ mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc,selftests}
 cp "$busybox" "$root/bin/busybox"
 cp "$BP_ROOT/scripts/guest-init.sh" "$root/init"
 cp "$ko" "$root/batchprobe.ko"
-cp -r "$BP_ROOT/selftests/." "$root/selftests/"
+cp "$BP_ROOT"/selftests/*.sh "$root/selftests/"
+# Helpers the selftests run, built static for the busybox guest.
+gcc -static -O2 -Wall -o "$root/bin/bpwrite" "$BP_ROOT/selftests/bpwrite.c" \
+    || die "initramfs: building selftests/bpwrite.c failed (needs gcc and libc6-dev)"
 chmod +x "$root/init" "$root"/selftests/*.sh
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out"

@@ -7,7 +7,7 @@ set -euo pipefail
 
 PKGS=(linux-source-6.12 rustc-web rust-web-src clang lld llvm libclang-dev
       qemu-system-x86 busybox-static flex bison bc libelf-dev libssl-dev cpio
-      kmod make gcc python3 xz-utils)
+      kmod make gcc libc6-dev file xz-utils)
 BINDGEN_VERSION=${BINDGEN_VERSION:-0.73.2}
 
 missing=()

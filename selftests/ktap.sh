@@ -23,3 +23,42 @@ ktap_finish() {
     echo "# Totals: pass:$KTAP_PASS fail:$KTAP_FAIL xfail:0 xpass:0 skip:$KTAP_SKIP error:0"
     [ "$KTAP_FAIL" -eq 0 ]
 }
+
+# bp_ctl TEXT: writes TEXT (printf-style escapes) to the control file in
+# exactly one write(2); on failure bpwrite prints "(errno N)".
+bp_ctl() {
+    printf "$1" | bpwrite "$BP_DEBUGFS/control"
+}
+# bp_expect_err NAME ERRNO TEXT: a control write that must fail with ERRNO.
+bp_expect_err() {
+    name=$1 want="(errno $2)"
+    if out=$(bp_ctl "$3" 2>&1); then
+        ktap_fail "$name" "write succeeded, wanted '$want'"
+    elif echo "$out" | grep -qF "$want"; then
+        ktap_pass "$name"
+    else
+        ktap_fail "$name" "got '$out', wanted '$want'"
+    fi
+}
+# bp_field SET FIELD: a field (key=value) of SET's line in the sets file.
+bp_field() {
+    grep "^$1 " "$BP_DEBUGFS/sets" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+# bp_state SET: the state of SET in the sets file.
+bp_state() {
+    grep "^$1 " "$BP_DEBUGFS/sets" | cut -d' ' -f2
+}
+# bp_probe_hits SET NAME: hits of probe NAME of SET in the stats file.
+bp_probe_hits() {
+    awk -v s="$1" -v n="$2" '$1 == "set" { cur = $2 } cur == s && $2 == n { sub("hits=", "", $4); print $4 }' \
+        "$BP_DEBUGFS/stats"
+}
+# bp_timing SET KEY: a phase timing (ns) of SET from the stats file.
+bp_timing() {
+    awk -v s="$1" '$1 == "set" { cur = $2; next } cur == s && /register_ns=/ { print; exit }' \
+        "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+# The kernel's own count of registered kprobes.
+kprobes_registered() {
+    wc -l < /sys/kernel/debug/kprobes/list
+}

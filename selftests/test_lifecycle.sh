@@ -1,0 +1,39 @@
+#!/bin/sh
+# The life of a set of 257 kprobes (the seed's first 256 text symbols that
+# accept +5, plus one on a function this test calls) and of a kretprobe set:
+# register, enable, count, disable, re-enable, async unregister, flush.
+. ./ktap.sh
+ktap_plan 22
+trig() { cat /proc/version > /dev/null; }
+
+ktap_check "insmod" insmod "$BP_KO"
+before=$(kprobes_registered)
+ktap_check "create_257_probes" bp_ctl 'p:life *+5 max=256\np:life/trig version_proc_show\ncreate life\n'
+ktap_check "registered_state" test "$(bp_state life)" = registered
+ktap_check "257_kprobes" test "$(bp_field life kprobes)" = 257
+ktap_check "kernel_sees_257_more" test "$(kprobes_registered)" -eq $((before + 257))
+trig
+ktap_check "no_hits_while_registered" test "$(bp_probe_hits life trig)" = 0
+ktap_check "enable" bp_ctl 'enable life\n'
+ktap_check "enabled_state" test "$(bp_state life)" = enabled
+trig; trig; trig
+ktap_check "three_hits_counted" test "$(bp_probe_hits life trig)" = 3
+ktap_check "disable" bp_ctl 'disable life\n'
+trig
+ktap_check "no_hits_while_disabled" test "$(bp_probe_hits life trig)" = 3
+ktap_check "reenable_counts_again" sh -c ". ./ktap.sh; bp_ctl 'enable life\n' && cat /proc/version >/dev/null && test \"\$(bp_probe_hits life trig)\" = 4"
+ktap_check "unregister_async" bp_ctl 'unregister life\n'
+ktap_check "flush" bp_ctl 'flush\n'
+ktap_check "freed_after_flush" test "$(bp_state life)" = freed
+ktap_check "kernel_sees_them_gone" test "$(kprobes_registered)" -eq "$before"
+call=$(bp_timing life unregister_call_ns)
+done_ns=$(bp_timing life unregister_complete_ns)
+ktap_check "unregister_returned_before_teardown_completed" test "$call" -gt 0 -a "$call" -lt "$done_ns"
+trig
+ktap_check "counts_frozen_after_teardown" test "$(bp_field life hits)" -ge 4
+ktap_check "kretprobe_set" bp_ctl 'r:ret/rv version_proc_show\ncreate ret\nenable ret\n'
+trig; trig
+ktap_check "kretprobe_counts_returns" test "$(bp_probe_hits ret rv)" = 2
+ktap_check "unregister_sync_waits" sh -c ". ./ktap.sh; bp_ctl 'unregister ret --sync\n' && test \"\$(bp_state ret)\" = freed"
+ktap_check "rmmod" rmmod batchprobe
+ktap_finish
