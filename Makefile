@@ -24,7 +24,7 @@ module:
 	@scripts/build-module.sh
 
 clippy:
-	@scripts/build-module.sh CLIPPY=1
+	@scripts/build-module.sh CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver
 
 kernel:
 	@scripts/build-kernel.sh
@@ -36,7 +36,7 @@ host-test:
 	cd tests && cargo test
 
 fmt:
-	rustfmt --edition 2021 src/*.rs
+	rustfmt --edition 2021 --config-path .rustfmt.toml src/batchprobe.rs
 	cd tests && cargo fmt
 
 clean:

@@ -21,7 +21,12 @@ host_fail=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i) ~ /^failed
 rm -f "$host_out"
 [ "$host_rc" -eq 0 ] || [ "$host_fail" -gt 0 ] || host_fail=1   # a build error counts as a failure
 
-ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh")
+log "lint: rustfmt --check"
+(cd "$BP_ROOT" && rustfmt --edition 2021 --config-path .rustfmt.toml --check src/batchprobe.rs \
+    && cd tests && cargo fmt --check) || die "lint: rustfmt would change the sources (run: make fmt)"
+# clippy-driver compiles the module too: one build gives the .ko and the
+# lints, and build-module.sh fails on any warning.
+ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh" CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver)
 mkdir -p "$BP_ROOT/out"
 initrd=$BP_ROOT/out/initramfs-check.cpio.gz
 "$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$ko"

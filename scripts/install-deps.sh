@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PKGS=(linux-source-6.12 rustc-web rust-web-src clang lld llvm libclang-dev
-      qemu-system-x86 busybox-static flex bison bc libelf-dev libssl-dev cpio
+      qemu-system-x86 busybox-static flex bison bc libelf-dev libssl-dev cpio rust-web-clippy
       kmod make gcc libc6-dev file xz-utils)
 BINDGEN_VERSION=${BINDGEN_VERSION:-0.73.2}
 

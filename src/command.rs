@@ -309,7 +309,8 @@ fn probe_line<'a>(
 pub fn set_name(s: &str) -> Result<&str, ParseError> {
     let b = s.as_bytes();
     let ok = b.len() <= MAX_NAME
-        && b.first().is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        && b.first()
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
         && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
     if ok {
         Ok(s)
@@ -330,7 +331,10 @@ fn target(word: &str) -> Result<Target<'_>, ParseError> {
     let is_glob = b.iter().any(|c| matches!(c, b'*' | b'?' | b'['));
     let plain = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$');
     if is_glob {
-        if !b.iter().all(|c| plain(c) || matches!(c, b'*' | b'?' | b'[' | b']' | b'!' | b'-')) {
+        if !b
+            .iter()
+            .all(|c| plain(c) || matches!(c, b'*' | b'?' | b'[' | b']' | b'!' | b'-'))
+        {
             return Err(ParseError::BadSymbol);
         }
         Ok(Target::Glob {

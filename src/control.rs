@@ -31,7 +31,11 @@ impl Write for SeqWriter {
 /// `engine` is the `Engine` the files were created with (it outlives the
 /// debugfs directory), and `buf` is valid for reading `len` bytes.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn bp_rust_control_write(engine: *mut c_void, buf: *const u8, len: usize) -> isize {
+pub(crate) unsafe extern "C" fn bp_rust_control_write(
+    engine: *mut c_void,
+    buf: *const u8,
+    len: usize,
+) -> isize {
     // SAFETY: See the function's safety section.
     let engine = unsafe { &*engine.cast::<Engine>() };
     // SAFETY: See the function's safety section.
@@ -49,7 +53,11 @@ pub(crate) unsafe extern "C" fn bp_rust_control_write(engine: *mut c_void, buf: 
 /// `engine` is as for [`bp_rust_control_write`], and `m` is the `seq_file`
 /// being shown.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn bp_rust_show(engine: *mut c_void, what: c_uint, m: *mut bindings::seq_file) -> c_int {
+pub(crate) unsafe extern "C" fn bp_rust_show(
+    engine: *mut c_void,
+    what: c_uint,
+    m: *mut bindings::seq_file,
+) -> c_int {
     // SAFETY: See the function's safety section.
     let engine = unsafe { &*engine.cast::<Engine>() };
     let what = match what {

@@ -30,7 +30,8 @@ impl Dir {
     pub(crate) fn new(name: &CStr) -> Result<Self> {
         // SAFETY: `name` is a valid NUL-terminated string for the duration of
         // the call; a NULL parent means the debugfs root.
-        let raw = unsafe { bindings::debugfs_create_dir(name.as_char_ptr(), core::ptr::null_mut()) };
+        let raw =
+            unsafe { bindings::debugfs_create_dir(name.as_char_ptr(), core::ptr::null_mut()) };
         let raw = from_err_ptr(raw)?;
         // debugfs never returns NULL, but do not rely on that.
         let ptr = NonNull::new(raw).ok_or(ENOMEM)?;
@@ -49,7 +50,8 @@ impl Dir {
     pub(crate) unsafe fn create_files(&self, engine: *const Engine) -> Result {
         // SAFETY: The dentry is live (type invariant); `engine` outlives the
         // files (the function's safety section).
-        let ret = unsafe { bindings::bp_debugfs_create_files(self.0.as_ptr(), engine.cast_mut().cast()) };
+        let ret =
+            unsafe { bindings::bp_debugfs_create_files(self.0.as_ptr(), engine.cast_mut().cast()) };
         kernel::error::to_result(ret)
     }
 }

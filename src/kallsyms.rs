@@ -34,7 +34,8 @@ impl Lookup {
     fn at(&mut self, addr: usize) -> Option<SymbolAt<'_>> {
         // SAFETY: The buffer holds `SYMBOL_BUF` > `KSYM_SYMBOL_LEN` bytes,
         // which is all `sprint_symbol` writes, NUL included.
-        let len = unsafe { bindings::sprint_symbol(self.0.as_mut_ptr().cast::<c_char>(), addr as _) };
+        let len =
+            unsafe { bindings::sprint_symbol(self.0.as_mut_ptr().cast::<c_char>(), addr as _) };
         let len = usize::try_from(len).ok()?.min(SYMBOL_BUF);
         let s = core::str::from_utf8(self.0.get(..len)?).ok()?;
         parse_sprint_symbol(s).filter(|s| s.module.is_none())
@@ -51,9 +52,13 @@ fn text_start(lookup: &mut Lookup) -> Result<usize> {
     let mut start = 0;
     for _ in 0..MAX_STEPS {
         let Some(sym) = lookup.at(addr) else { break };
-        let Some(sym_start) = addr.checked_sub(sym.offset as usize) else { break };
+        let Some(sym_start) = addr.checked_sub(sym.offset as usize) else {
+            break;
+        };
         start = sym_start;
-        let Some(before) = start.checked_sub(1) else { break };
+        let Some(before) = start.checked_sub(1) else {
+            break;
+        };
         addr = before;
     }
     if start == 0 {

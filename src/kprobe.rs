@@ -58,6 +58,6 @@ unsafe impl Backend for Kprobe {
     unsafe fn missed(raw: *const bindings::kprobe) -> u64 {
         // SAFETY: `raw` is live (caller); the kernel updates `nmissed`
         // concurrently, so read it once, volatile.
-        unsafe { core::ptr::read_volatile(&raw const (*raw).nmissed) as u64 }
+        unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*raw).nmissed)) as u64 }
     }
 }

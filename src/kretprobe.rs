@@ -55,19 +55,19 @@ unsafe impl Backend for Kretprobe {
 
     unsafe fn enable(raw: *mut bindings::kretprobe) -> c_int {
         // SAFETY: Guaranteed by the caller; `enable_kretprobe` is this macro.
-        unsafe { bindings::enable_kprobe(&raw mut (*raw).kp) }
+        unsafe { bindings::enable_kprobe(core::ptr::addr_of_mut!((*raw).kp)) }
     }
 
     unsafe fn disable(raw: *mut bindings::kretprobe) -> c_int {
         // SAFETY: Guaranteed by the caller; `disable_kretprobe` is this macro.
-        unsafe { bindings::disable_kprobe(&raw mut (*raw).kp) }
+        unsafe { bindings::disable_kprobe(core::ptr::addr_of_mut!((*raw).kp)) }
     }
 
     unsafe fn missed(raw: *const bindings::kretprobe) -> u64 {
         // SAFETY: `raw` is live (caller); read the racy counters once.
         unsafe {
-            core::ptr::read_volatile(&raw const (*raw).nmissed) as u64
-                + core::ptr::read_volatile(&raw const (*raw).kp.nmissed) as u64
+            core::ptr::read_volatile(core::ptr::addr_of!((*raw).nmissed)) as u64
+                + core::ptr::read_volatile(core::ptr::addr_of!((*raw).kp.nmissed)) as u64
         }
     }
 }

@@ -93,10 +93,10 @@ impl Refusal {
     /// The errno (positive) for this refusal.
     pub fn errno(self) -> i32 {
         match self {
-            Refusal::Retiring => 16,        // EBUSY
+            Refusal::Retiring => 16,         // EBUSY
             Refusal::AlreadyRetiring => 114, // EALREADY
-            Refusal::Gone => 2,             // ENOENT
-            Refusal::NotRetiring => 22,     // EINVAL
+            Refusal::Gone => 2,              // ENOENT
+            Refusal::NotRetiring => 22,      // EINVAL
         }
     }
 

@@ -159,7 +159,9 @@ pub(crate) enum Added<R> {
 impl<B: Backend> Slots<B> {
     /// An empty table.
     pub(crate) fn new() -> Self {
-        Self { chunks: KVec::new() }
+        Self {
+            chunks: KVec::new(),
+        }
     }
 
     /// Every registered probe.
@@ -178,7 +180,8 @@ impl<B: Backend> Slots<B> {
         maxactive: u32,
     ) -> Result<Added<B::Raw>> {
         if self.chunks.last().map_or(true, |c| c.len() >= CHUNK) {
-            self.chunks.push(KVec::with_capacity(CHUNK, GFP_KERNEL)?, GFP_KERNEL)?;
+            self.chunks
+                .push(KVec::with_capacity(CHUNK, GFP_KERNEL)?, GFP_KERNEL)?;
         }
         let Some(chunk) = self.chunks.last_mut() else {
             return Err(ENOMEM);

@@ -116,6 +116,12 @@ impl<T: Send + 'static> RcuBox<T> {
         unsafe { &mut (*self.0.as_ptr()).value }
     }
 
+    /// The `call_rcu` callback: drops the cell whose head it is given.
+    ///
+    /// # Safety
+    ///
+    /// `head` is the `head` of an `RcuCell<T>` leaked from a `KBox` and
+    /// handed to `call_rcu` once.
     unsafe extern "C" fn reclaim(head: *mut bindings::callback_head) {
         // SAFETY: `head` is the first field of a `repr(C)` `RcuCell<T>` that
         // `drop` handed to `call_rcu`, and the callback runs exactly once, so
@@ -140,7 +146,7 @@ impl<T: Send + 'static> Drop for RcuBox<T> {
         // `reclaim` matches the layout of `RcuCell<T>`.
         unsafe {
             bindings::call_rcu(
-                Opaque::raw_get(&raw const (*self.0.as_ptr()).head),
+                Opaque::raw_get(core::ptr::addr_of!((*self.0.as_ptr()).head)),
                 Some(Self::reclaim),
             )
         };
@@ -162,7 +168,7 @@ impl<T: Send + 'static> RcuOption<T> {
         let cell = b.0;
         core::mem::forget(b);
         // SAFETY: The cell is live; its ownership moves to `self`.
-        let p = unsafe { &raw mut (*cell.as_ptr()).value };
+        let p = unsafe { core::ptr::addr_of_mut!((*cell.as_ptr()).value) };
         // INVARIANT: `p` is the value pointer of the box we took over.
         Self(core::sync::atomic::AtomicPtr::new(p))
     }
@@ -193,12 +199,17 @@ impl<T: Send + 'static> RcuOption<T> {
         let p = self
             .0
             .swap(core::ptr::null_mut(), core::sync::atomic::Ordering::AcqRel);
-        let cell = NonNull::new(p)?;
+        if p.is_null() {
+            return None;
+        }
         // SAFETY: `p` is the `value` field of an `RcuCell<T>` we own (type
         // invariant), now unpublished, so the cell is handed back exactly once.
         let cell = unsafe {
-            cell.byte_sub(core::mem::offset_of!(RcuCell<T>, value))
-                .cast::<RcuCell<T>>()
+            NonNull::new_unchecked(
+                p.cast::<u8>()
+                    .sub(core::mem::offset_of!(RcuCell<T>, value))
+                    .cast::<RcuCell<T>>(),
+            )
         };
         // INVARIANT: ownership of the cell moves to the new box.
         Some(RcuBox(cell))

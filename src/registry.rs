@@ -86,7 +86,9 @@ impl Registry {
     /// to `call_rcu` when their teardown finished; they stay listed, with
     /// their final counts and timings, until a new set takes their name).
     fn forget_freed(&mut self, name: &[u8]) {
-        kvec::retain(&mut self.sets, |s| s.state() != SetState::Freed || s.name() != name);
+        kvec::retain(&mut self.sets, |s| {
+            s.state() != SetState::Freed || s.name() != name
+        });
     }
 
     fn sim_index<'a>(&'a self, sims: &mut KVec<Sim<'a>>, name: &'a [u8]) -> Result<usize> {
@@ -116,7 +118,9 @@ impl Registry {
         let mut sims: KVec<Sim<'a>> = KVec::new();
         for (i, &(line, cmd)) in cmds.iter().enumerate() {
             let Some(set) = cmd.set() else { continue };
-            let idx = self.sim_index(&mut sims, set.as_bytes()).map_err(|_| oom(line))?;
+            let idx = self
+                .sim_index(&mut sims, set.as_bytes())
+                .map_err(|_| oom(line))?;
             let Some(sim) = sims.get_mut(idx) else {
                 return Err(oom(line));
             };
@@ -225,7 +229,8 @@ impl Registry {
             }
         }
         let staged = &self.staged;
-        let mine = || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
+        let mine =
+            || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
         let set = Set::register(name_b, |b| {
             for e in mine().filter(|e| !e.glob) {
                 b.add(e.kind, &e.target, e.name.as_deref(), e.offset, true)?;
@@ -281,9 +286,10 @@ impl Registry {
 
 /// Whether an earlier line of this batch stages the same probe name.
 fn earlier_name(cmds: &[(usize, Command<'_>)], upto: usize, set: &str, name: &str) -> bool {
-    cmds.get(..upto).unwrap_or(&[]).iter().any(|(_, c)| {
-        matches!(c, Command::Probe(p) if p.set == set && p.name == Some(name))
-    })
+    cmds.get(..upto)
+        .unwrap_or(&[])
+        .iter()
+        .any(|(_, c)| matches!(c, Command::Probe(p) if p.set == set && p.name == Some(name)))
 }
 
 fn to_vec(s: &[u8]) -> Result<KVec<u8>> {
@@ -350,7 +356,9 @@ impl Engine {
                     for set in created.iter() {
                         set.discard();
                     }
-                    kvec::retain(&mut reg.sets, |s| !created.iter().any(|c| Arc::ptr_eq(c, s)));
+                    kvec::retain(&mut reg.sets, |s| {
+                        !created.iter().any(|c| Arc::ptr_eq(c, s))
+                    });
                     for e in reg.staged.iter_mut() {
                         e.consumed = 0;
                     }

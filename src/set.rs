@@ -7,16 +7,16 @@
 use core::fmt::Write;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
-use kernel::prelude::*;
 use kernel::alloc::AllocError;
+use kernel::prelude::*;
 use kernel::sync::{Arc, UniqueArc};
 use kernel::workqueue::{impl_has_work, new_work, Work, WorkItem};
 
 use crate::bindings;
+use crate::command::ProbeKind;
 use crate::kprobe::Kprobe;
 use crate::kretprobe::Kretprobe;
 use crate::lifecycle::{self, Op, SetState};
-use crate::command::ProbeKind;
 use crate::probe::{self, Added, Backend, Slots};
 use crate::rcu::{self, RcuBox, RcuOption};
 
@@ -75,7 +75,7 @@ impl Builder<'_> {
             }
             None => None,
         };
-        let gate = &raw const self.probes.gate;
+        let gate = core::ptr::addr_of!(self.probes.gate);
         // Reserve first: once a probe is registered nothing may fail.
         let (added, kind_name) = match kind {
             ProbeKind::Kprobe => {
@@ -85,11 +85,17 @@ impl Builder<'_> {
             }
             ProbeKind::Kretprobe { maxactive } => {
                 self.rptrs.reserve(1, GFP_KERNEL).map_err(oom)?;
-                let added = self.probes.kretprobes.add(gate, sym, name, 0, maxactive.unwrap_or(0));
+                let added = self
+                    .probes
+                    .kretprobes
+                    .add(gate, sym, name, 0, maxactive.unwrap_or(0));
                 (added.map(|a| a.map_into(self.rptrs)), Kretprobe::NAME)
             }
             ProbeKind::Direct => {
-                return Err(Failed::new(EINVAL, format_args!("d: probes are not supported yet")))
+                return Err(Failed::new(
+                    EINVAL,
+                    format_args!("d: probes are not supported yet"),
+                ))
             }
         };
         match added.map_err(|e| Failed::new(e, format_args!("out of memory")))? {
@@ -210,7 +216,11 @@ impl PinnedDrop for Set {
         // goes, but never free memory the kernel still has registered.
         // Sets are only dropped in process context (never from RCU callbacks).
         if self.state() != SetState::Freed {
-            pr_warn!("set {} dropped while {}\n", BStr(&self.name), self.state().as_str());
+            pr_warn!(
+                "set {} dropped while {}\n",
+                BStr(&self.name),
+                self.state().as_str()
+            );
             self.set_state(SetState::Retiring);
             self.teardown();
         }
@@ -244,7 +254,9 @@ impl Set {
         // fail but registration itself, whose failure is undone below.
         let uninit = UniqueArc::<Set>::new_uninit(GFP_KERNEL).map_err(oom)?;
         let mut owned_name = KVec::new();
-        owned_name.extend_from_slice(name, GFP_KERNEL).map_err(oom)?;
+        owned_name
+            .extend_from_slice(name, GFP_KERNEL)
+            .map_err(oom)?;
         let probes = Probes {
             gate: AtomicBool::new(false),
             kprobes: Slots::new(),
@@ -479,7 +491,11 @@ impl Set {
             writeln!(w, "  skipped {} errno={}", BStr(sym), errno)?;
         }
         if p.skipped.total > p.skipped.named.len() {
-            writeln!(w, "  skipped ... {} more", p.skipped.total - p.skipped.named.len())?;
+            writeln!(
+                w,
+                "  skipped ... {} more",
+                p.skipped.total - p.skipped.named.len()
+            )?;
         }
         Ok(())
     }

@@ -18,10 +18,22 @@ fn kprobe<'a>(set: &'a str, name: Option<&'a str>, sym: &'a str, offset: u32) ->
 
 #[test]
 fn kprobe_lines() {
-    assert_eq!(one("p:s1/open do_sys_open"), Ok(Some(kprobe("s1", Some("open"), "do_sys_open", 0))));
-    assert_eq!(one("p:s1 vfs_read+5"), Ok(Some(kprobe("s1", None, "vfs_read", 5))));
-    assert_eq!(one("  p:s1 vfs_read+0x10  "), Ok(Some(kprobe("s1", None, "vfs_read", 16))));
-    assert_eq!(one("p:s1\tfoo.isra.0"), Ok(Some(kprobe("s1", None, "foo.isra.0", 0))));
+    assert_eq!(
+        one("p:s1/open do_sys_open"),
+        Ok(Some(kprobe("s1", Some("open"), "do_sys_open", 0)))
+    );
+    assert_eq!(
+        one("p:s1 vfs_read+5"),
+        Ok(Some(kprobe("s1", None, "vfs_read", 5)))
+    );
+    assert_eq!(
+        one("  p:s1 vfs_read+0x10  "),
+        Ok(Some(kprobe("s1", None, "vfs_read", 16)))
+    );
+    assert_eq!(
+        one("p:s1\tfoo.isra.0"),
+        Ok(Some(kprobe("s1", None, "foo.isra.0", 0)))
+    );
 }
 
 #[test]
@@ -32,17 +44,25 @@ fn kretprobe_and_direct_lines() {
             kind: ProbeKind::Kretprobe { maxactive: None },
             set: "s",
             name: Some("ret"),
-            target: Target::Symbol { name: "vfs_write", offset: 0 },
+            target: Target::Symbol {
+                name: "vfs_write",
+                offset: 0
+            },
             limit: None,
         })))
     );
     assert_eq!(
         one("r16:s vfs_write"),
         Ok(Some(Command::Probe(ProbeSpec {
-            kind: ProbeKind::Kretprobe { maxactive: Some(16) },
+            kind: ProbeKind::Kretprobe {
+                maxactive: Some(16)
+            },
             set: "s",
             name: None,
-            target: Target::Symbol { name: "vfs_write", offset: 0 },
+            target: Target::Symbol {
+                name: "vfs_write",
+                offset: 0
+            },
             limit: None,
         })))
     );
@@ -53,7 +73,10 @@ fn kretprobe_and_direct_lines() {
     assert_eq!(one("d:s vfs_write+4"), Err(ParseError::OffsetNotAllowed));
     assert!(matches!(
         one("d:s/x __x64_sys_getpid"),
-        Ok(Some(Command::Probe(ProbeSpec { kind: ProbeKind::Direct, .. })))
+        Ok(Some(Command::Probe(ProbeSpec {
+            kind: ProbeKind::Direct,
+            ..
+        })))
     ));
 }
 
@@ -65,13 +88,19 @@ fn glob_targets() {
             kind: ProbeKind::Kprobe,
             set: "vfs",
             name: None,
-            target: Target::Glob { pattern: "vfs_*", offset: 0 },
+            target: Target::Glob {
+                pattern: "vfs_*",
+                offset: 0
+            },
             limit: None,
         })))
     );
     assert!(matches!(
         one("p:s __x64_sys_[gs]et*+5"),
-        Ok(Some(Command::Probe(ProbeSpec { target: Target::Glob { offset: 5, .. }, .. })))
+        Ok(Some(Command::Probe(ProbeSpec {
+            target: Target::Glob { offset: 5, .. },
+            ..
+        })))
     ));
 }
 
@@ -79,11 +108,18 @@ fn glob_targets() {
 fn glob_limits() {
     assert!(matches!(
         one("p:seed *+5 max=256"),
-        Ok(Some(Command::Probe(ProbeSpec { limit: Some(256), target: Target::Glob { offset: 5, .. }, .. })))
+        Ok(Some(Command::Probe(ProbeSpec {
+            limit: Some(256),
+            target: Target::Glob { offset: 5, .. },
+            ..
+        })))
     ));
     assert!(matches!(
         one("r:s vfs_* max=0x10"),
-        Ok(Some(Command::Probe(ProbeSpec { limit: Some(16), .. })))
+        Ok(Some(Command::Probe(ProbeSpec {
+            limit: Some(16),
+            ..
+        })))
     ));
     assert_eq!(one("p:s vfs_* max=0"), Err(ParseError::BadLimit));
     assert_eq!(one("p:s vfs_* max="), Err(ParseError::BadLimit));
@@ -97,8 +133,20 @@ fn set_commands() {
     assert_eq!(one("create s"), Ok(Some(Command::Create("s"))));
     assert_eq!(one("enable s"), Ok(Some(Command::Enable("s"))));
     assert_eq!(one("disable s"), Ok(Some(Command::Disable("s"))));
-    assert_eq!(one("unregister s"), Ok(Some(Command::Unregister { set: "s", sync: false })));
-    assert_eq!(one("unregister s --sync"), Ok(Some(Command::Unregister { set: "s", sync: true })));
+    assert_eq!(
+        one("unregister s"),
+        Ok(Some(Command::Unregister {
+            set: "s",
+            sync: false
+        }))
+    );
+    assert_eq!(
+        one("unregister s --sync"),
+        Ok(Some(Command::Unregister {
+            set: "s",
+            sync: true
+        }))
+    );
     assert_eq!(one("flush"), Ok(Some(Command::Flush)));
     assert_eq!(one("unregister s --now"), Err(ParseError::UnknownOption));
     assert_eq!(one("unregister s t"), Err(ParseError::TooManyArguments));

@@ -25,7 +25,10 @@ fn idempotent_enable_disable() {
 fn retiring_refuses_everything_but_teardown() {
     assert_eq!(next(Retiring, Op::Enable), Err(Refusal::Retiring));
     assert_eq!(next(Retiring, Op::Disable), Err(Refusal::Retiring));
-    assert_eq!(next(Retiring, Op::Unregister), Err(Refusal::AlreadyRetiring));
+    assert_eq!(
+        next(Retiring, Op::Unregister),
+        Err(Refusal::AlreadyRetiring)
+    );
     assert_eq!(Refusal::Retiring.errno(), 16);
     assert_eq!(Refusal::AlreadyRetiring.errno(), 114);
 }
