@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bptool: the guest-side helpers of batchprobe's selftests and benchmark,
+ * built static for the busybox initramfs. Called by the name of a link
+ * (or as "bptool NAME ..."):
+ *
+ *   bpwrite FILE      read all of stdin, write it to FILE in exactly one
+ *                     write(2), so a multi-line batch reaches the control
+ *                     file as one batch (shell builtins and cat may split
+ *                     it); on failure print "bpwrite: <strerror> (errno N)"
+ *   bptime CMD ARG..  run CMD, print its wall time in ns (CLOCK_MONOTONIC)
+ *                     on stdout, exit with its status
+ *   bphit N           call getppid() N times, print the ns per call
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int bpwrite(int argc, char **argv)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	ssize_t n;
+	int fd;
+
+	if (argc != 2 || !buf) {
+		fprintf(stderr, "usage: bpwrite FILE < batch\n");
+		return 2;
+	}
+	while ((n = read(0, buf + len, cap - len)) > 0) {
+		len += n;
+		if (len == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			if (!buf)
+				return 2;
+		}
+	}
+	fd = open(argv[1], O_WRONLY);
+	if (fd < 0) {
+		fprintf(stderr, "bpwrite: open: %s (errno %d)\n", strerror(errno), errno);
+		return 1;
+	}
+	n = write(fd, buf, len);
+	if (n < 0) {
+		fprintf(stderr, "bpwrite: %s (errno %d)\n", strerror(errno), errno);
+		return 1;
+	}
+	if ((size_t)n != len) {
+		fprintf(stderr, "bpwrite: short write %zd of %zu\n", n, len);
+		return 1;
+	}
+	return 0;
+}
+
+static int bptime(int argc, char **argv)
+{
+	unsigned long long t0;
+	int status;
+	pid_t pid;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: bptime CMD [ARG...]\n");
+		return 2;
+	}
+	t0 = now_ns();
+	pid = fork();
+	if (pid == 0) {
+		execvp(argv[1], argv + 1);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return 2;
+	printf("%llu\n", now_ns() - t0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+static int bphit(int argc, char **argv)
+{
+	unsigned long long t0, n, i;
+
+	if (argc != 2 || (n = strtoull(argv[1], NULL, 0)) == 0) {
+		fprintf(stderr, "usage: bphit N\n");
+		return 2;
+	}
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	printf("%llu\n", (now_ns() - t0) / n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+
+	if (!strcmp(name, "bptool") && argc > 1) {
+		argv++;
+		argc--;
+		name = argv[0];
+	}
+	if (!strcmp(name, "bpwrite"))
+		return bpwrite(argc, argv);
+	if (!strcmp(name, "bptime"))
+		return bptime(argc, argv);
+	if (!strcmp(name, "bphit"))
+		return bphit(argc, argv);
+	fprintf(stderr, "bptool: unknown tool %s (bpwrite, bptime, bphit)\n", name);
+	return 2;
+}
