@@ -14,7 +14,11 @@
 //! r[MAXACTIVE]:SET/NAME SYM
 //!                          kretprobe on SYM (no offset)
 //! d:SET/NAME SYM           ftrace-direct call on SYM (no offset)
-//! create SET               register the probes staged for SET as one batch
+//! create SET [--one-by-one] [--bare]
+//!                          register the probes staged for SET as one batch;
+//!                          benchmark baselines: --one-by-one tears the set
+//!                          down one unregister call (and grace period) per
+//!                          probe, --bare installs handlers that count nothing
 //! enable SET | disable SET
 //! unregister SET [--sync]  retire SET; --sync waits for its teardown
 //! flush                    wait for every pending teardown
@@ -83,13 +87,27 @@ pub struct ProbeSpec<'a> {
     pub limit: Option<u32>,
 }
 
+/// Options of `create`, for benchmark baselines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CreateOptions {
+    /// Tear down with one unregister call per probe instead of one per batch.
+    pub one_by_one: bool,
+    /// Handlers that do nothing (not even count): the bare kprobe cost.
+    pub bare: bool,
+}
+
 /// One parsed control command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command<'a> {
     /// Stage a probe (or a glob of probes) into a set.
     Probe(ProbeSpec<'a>),
     /// Register everything staged for a set, as one batch.
-    Create(&'a str),
+    Create {
+        /// The set.
+        set: &'a str,
+        /// How it is built and torn down.
+        options: CreateOptions,
+    },
     /// Arm every probe of a set.
     Enable(&'a str),
     /// Disarm every probe of a set.
@@ -110,7 +128,8 @@ impl<'a> Command<'a> {
     pub fn set(&self) -> Option<&'a str> {
         match *self {
             Command::Probe(p) => Some(p.set),
-            Command::Create(s) | Command::Enable(s) | Command::Disable(s) => Some(s),
+            Command::Create { set, .. } => Some(set),
+            Command::Enable(s) | Command::Disable(s) => Some(s),
             Command::Unregister { set, .. } => Some(set),
             Command::Flush => None,
         }
@@ -204,7 +223,19 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Command<'_>>, ParseError> {
     let mut words = line.split_ascii_whitespace();
     let head = words.next().ok_or(ParseError::MissingArgument)?;
     let cmd = match head {
-        "create" => Command::Create(one_set(&mut words)?),
+        "create" => {
+            let set = one_set(&mut words)?;
+            let mut options = CreateOptions::default();
+            for w in words.by_ref() {
+                match w {
+                    "--one-by-one" => options.one_by_one = true,
+                    "--bare" => options.bare = true,
+                    _ if w.starts_with("--") => return Err(ParseError::UnknownOption),
+                    _ => return Err(ParseError::TooManyArguments),
+                }
+            }
+            Command::Create { set, options }
+        }
         "enable" => Command::Enable(one_set(&mut words)?),
         "disable" => Command::Disable(one_set(&mut words)?),
         "unregister" => {

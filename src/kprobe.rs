@@ -22,16 +22,35 @@ unsafe extern "C" fn pre_handler(p: *mut bindings::kprobe, _regs: *mut bindings:
     0
 }
 
+/// The pre-handler of `--bare` sets: the cost of a kprobe hit alone.
+///
+/// # Safety
+///
+/// None needed: it reads none of its arguments. `unsafe` only to match
+/// the type of the kernel's handler pointer.
+unsafe extern "C" fn bare_pre_handler(
+    _p: *mut bindings::kprobe,
+    _regs: *mut bindings::pt_regs,
+) -> c_int {
+    0
+}
+
 // SAFETY: `pre_handler` only uses its pointer as the first field of a
 // `Slot<Kprobe>`; the functions below are the kprobe API.
 unsafe impl Backend for Kprobe {
     type Raw = bindings::kprobe;
     const NAME: &'static str = "kprobe";
 
-    fn init(raw: &mut bindings::kprobe, symbol: *const c_char, offset: u32, _maxactive: u32) {
+    fn init(
+        raw: &mut bindings::kprobe,
+        symbol: *const c_char,
+        offset: u32,
+        _maxactive: u32,
+        bare: bool,
+    ) {
         raw.symbol_name = symbol;
         raw.offset = offset;
-        raw.pre_handler = Some(pre_handler);
+        raw.pre_handler = Some(if bare { bare_pre_handler } else { pre_handler });
         raw.flags = bindings::KPROBE_FLAG_DISABLED;
     }
 

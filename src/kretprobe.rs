@@ -30,15 +30,34 @@ unsafe extern "C" fn ret_handler(
     0
 }
 
+/// The return handler of `--bare` sets: the cost of a kretprobe hit alone.
+///
+/// # Safety
+///
+/// None needed: it reads none of its arguments. `unsafe` only to match
+/// the type of the kernel's handler pointer.
+unsafe extern "C" fn bare_ret_handler(
+    _ri: *mut bindings::kretprobe_instance,
+    _regs: *mut bindings::pt_regs,
+) -> c_int {
+    0
+}
+
 // SAFETY: `ret_handler` only uses the kretprobe as the first field of a
 // `Slot<Kretprobe>`; the functions below are the kretprobe API.
 unsafe impl Backend for Kretprobe {
     type Raw = bindings::kretprobe;
     const NAME: &'static str = "kretprobe";
 
-    fn init(raw: &mut bindings::kretprobe, symbol: *const c_char, _offset: u32, maxactive: u32) {
+    fn init(
+        raw: &mut bindings::kretprobe,
+        symbol: *const c_char,
+        _offset: u32,
+        maxactive: u32,
+        bare: bool,
+    ) {
         raw.kp.symbol_name = symbol;
-        raw.handler = Some(ret_handler);
+        raw.handler = Some(if bare { bare_ret_handler } else { ret_handler });
         raw.maxactive = maxactive as c_int;
         raw.kp.flags = bindings::KPROBE_FLAG_DISABLED;
     }

@@ -32,8 +32,9 @@ pub(crate) unsafe trait Backend: Sized + 'static {
     /// The kind's name in listings.
     const NAME: &'static str;
 
-    /// Fills a zeroed probe: target, handlers, and registered disarmed.
-    fn init(raw: &mut Self::Raw, symbol: *const c_char, offset: u32, maxactive: u32);
+    /// Fills a zeroed probe: target, handlers (`bare`: ones that do
+    /// nothing, a benchmark baseline), and registered disarmed.
+    fn init(raw: &mut Self::Raw, symbol: *const c_char, offset: u32, maxactive: u32, bare: bool);
 
     /// `register_kprobe` and friends: 0 or a negative errno.
     ///
@@ -178,6 +179,7 @@ impl<B: Backend> Slots<B> {
         name: Option<KVec<u8>>,
         offset: u32,
         maxactive: u32,
+        bare: bool,
     ) -> Result<Added<B::Raw>> {
         if self.chunks.last().map_or(true, |c| c.len() >= CHUNK) {
             self.chunks
@@ -187,7 +189,7 @@ impl<B: Backend> Slots<B> {
             return Err(ENOMEM);
         };
         let mut raw = B::Raw::default();
-        B::init(&mut raw, symbol.as_ptr().cast(), offset, maxactive);
+        B::init(&mut raw, symbol.as_ptr().cast(), offset, maxactive, bare);
         let index = chunk.len();
         // INVARIANT: `gate` is the set's gate; `symbol`'s buffer moves with
         // the `KVec` header, not with its contents; the chunk has room, so
@@ -227,6 +229,20 @@ impl<B: Backend> Slots<B> {
 pub(crate) unsafe fn slot_of<'a, B: Backend>(raw: *mut B::Raw) -> &'a Slot<B> {
     // SAFETY: `raw` is the first field of the `repr(C)` slot (caller).
     unsafe { &*raw.cast::<Slot<B>>() }
+}
+
+/// Unregisters `ptrs` one call (and one grace period) per probe: the naive
+/// path batchprobe exists to avoid, kept as a benchmark baseline.
+///
+/// # Safety
+///
+/// As for [`unregister_all`].
+pub(crate) unsafe fn unregister_one_by_one<B: Backend>(ptrs: &[*mut B::Raw]) {
+    for &raw in ptrs {
+        let mut one = raw;
+        // SAFETY: Guaranteed by the caller, one probe at a time.
+        unsafe { B::unregister_many(&mut one, 1) };
+    }
 }
 
 /// Unregisters all of `ptrs` in one call (one grace period).

@@ -19,7 +19,7 @@ use kernel::new_mutex;
 use kernel::prelude::*;
 use kernel::sync::{Arc, Mutex};
 
-use crate::command::{self, glob_match, Command, ProbeKind, Target};
+use crate::command::{self, glob_match, Command, CreateOptions, ProbeKind, Target};
 use crate::kallsyms;
 use crate::kvec;
 use crate::lifecycle::{self, Op, SetState};
@@ -149,7 +149,7 @@ impl Registry {
                     }
                     sim.staged += 1;
                 }
-                Command::Create(_) => {
+                Command::Create { .. } => {
                     if sim.state.is_some_and(|s| s.is_live()) {
                         return fail(EEXIST, format_args!("set {} already exists", set));
                     }
@@ -218,7 +218,12 @@ impl Registry {
     /// Registers everything staged for `name` (older staging first):
     /// explicitly named probes first, then every glob in one walk of the
     /// kernel's text symbols.
-    fn create(&mut self, pending: &mut KVec<Staged>, name: &str) -> Result<Arc<Set>, Failed> {
+    fn create(
+        &mut self,
+        pending: &mut KVec<Staged>,
+        name: &str,
+        options: CreateOptions,
+    ) -> Result<Arc<Set>, Failed> {
         self.creates = self.creates.wrapping_add(1).max(1);
         let gen = self.creates;
         let name_b = name.as_bytes();
@@ -231,7 +236,7 @@ impl Registry {
         let staged = &self.staged;
         let mine =
             || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
-        let set = Set::register(name_b, |b| {
+        let set = Set::register(name_b, options, |b| {
             for e in mine().filter(|e| !e.glob) {
                 b.add(e.kind, &e.target, e.name.as_deref(), e.offset, true)?;
             }
@@ -396,8 +401,8 @@ impl Engine {
             Command::Probe(spec) => reg
                 .stage(pending, spec)
                 .map_err(|e| Failed::new(e, format_args!("out of memory"))),
-            Command::Create(name) => {
-                let set = reg.create(pending, name)?;
+            Command::Create { set: name, options } => {
+                let set = reg.create(pending, name, options)?;
                 created.push(set, GFP_KERNEL).map_err(oom)
             }
             Command::Enable(name) => find(reg, name)?.enable(),

@@ -13,7 +13,7 @@ use kernel::sync::{Arc, UniqueArc};
 use kernel::workqueue::{impl_has_work, new_work, Work, WorkItem};
 
 use crate::bindings;
-use crate::command::ProbeKind;
+use crate::command::{CreateOptions, ProbeKind};
 use crate::kprobe::Kprobe;
 use crate::kretprobe::Kretprobe;
 use crate::lifecycle::{self, Op, SetState};
@@ -46,6 +46,7 @@ struct Skipped {
 
 /// Registers a set's probes one by one (see [`Set::register`]).
 pub(crate) struct Builder<'a> {
+    options: CreateOptions,
     probes: &'a mut Probes,
     kptrs: &'a mut KVec<*mut bindings::kprobe>,
     rptrs: &'a mut KVec<*mut bindings::kretprobe>,
@@ -80,15 +81,15 @@ impl Builder<'_> {
         let (added, kind_name) = match kind {
             ProbeKind::Kprobe => {
                 self.kptrs.reserve(1, GFP_KERNEL).map_err(oom)?;
-                let added = self.probes.kprobes.add(gate, sym, name, offset, 0);
+                let bare = self.options.bare;
+                let added = self.probes.kprobes.add(gate, sym, name, offset, 0, bare);
                 (added.map(|a| a.map_into(self.kptrs)), Kprobe::NAME)
             }
             ProbeKind::Kretprobe { maxactive } => {
                 self.rptrs.reserve(1, GFP_KERNEL).map_err(oom)?;
-                let added = self
-                    .probes
-                    .kretprobes
-                    .add(gate, sym, name, 0, maxactive.unwrap_or(0));
+                let max = maxactive.unwrap_or(0);
+                let bare = self.options.bare;
+                let added = self.probes.kretprobes.add(gate, sym, name, 0, max, bare);
                 (added.map(|a| a.map_into(self.rptrs)), Kretprobe::NAME)
             }
             ProbeKind::Direct => {
@@ -190,6 +191,7 @@ impl Write for Text {
 #[pin_data(PinnedDrop)]
 pub(crate) struct Set {
     name: KVec<u8>,
+    options: CreateOptions,
     state: AtomicU8,
     /// Published to readers until the teardown takes it.
     probes: RcuOption<Probes>,
@@ -246,6 +248,7 @@ impl Set {
     /// unregistered again (one batch per kind) and its error is returned.
     pub(crate) fn register(
         name: &[u8],
+        options: CreateOptions,
         build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
     ) -> Result<Arc<Set>, Failed> {
         let t0 = now_ns();
@@ -270,6 +273,7 @@ impl Set {
         let mut kptrs = KVec::new();
         let mut rptrs = KVec::new();
         let res = build(&mut Builder {
+            options,
             probes: probes.get_mut(),
             kptrs: &mut kptrs,
             rptrs: &mut rptrs,
@@ -298,6 +302,7 @@ impl Set {
         // INVARIANT: `kptrs`/`rptrs` hold exactly the probes registered above.
         let init = pin_init!(Set {
             name: owned_name,
+            options,
             state: AtomicU8::new(SetState::Registered as u8),
             probes: RcuOption::new(probes),
             final_counts: (AtomicU64::new(0), AtomicU64::new(0)),
@@ -395,12 +400,21 @@ impl Set {
         if self.state() != SetState::Retiring {
             return;
         }
-        let _fast = rcu::expedite();
-        // SAFETY: By the type invariant the pointers are registered probes;
-        // the state check above and the single queueing make this run once.
-        unsafe {
-            probe::unregister_all::<Kprobe>(&self.kptrs);
-            probe::unregister_all::<Kretprobe>(&self.rptrs);
+        if self.options.one_by_one {
+            // SAFETY: As below.
+            unsafe {
+                probe::unregister_one_by_one::<Kprobe>(&self.kptrs);
+                probe::unregister_one_by_one::<Kretprobe>(&self.rptrs);
+            }
+        } else {
+            let _fast = rcu::expedite();
+            // SAFETY: By the type invariant the pointers are registered
+            // probes; the state check above and the single queueing make
+            // this run once.
+            unsafe {
+                probe::unregister_all::<Kprobe>(&self.kptrs);
+                probe::unregister_all::<Kretprobe>(&self.rptrs);
+            }
         }
         // No handler runs any more: freeze the counts, then unpublish the
         // slots; readers still looking at them are safe until a grace period

@@ -130,7 +130,17 @@ fn glob_limits() {
 
 #[test]
 fn set_commands() {
-    assert_eq!(one("create s"), Ok(Some(Command::Create("s"))));
+    let create = |one_by_one, bare| {
+        Ok(Some(Command::Create {
+            set: "s",
+            options: CreateOptions { one_by_one, bare },
+        }))
+    };
+    assert_eq!(one("create s"), create(false, false));
+    assert_eq!(one("create s --one-by-one"), create(true, false));
+    assert_eq!(one("create s --bare --one-by-one"), create(true, true));
+    assert_eq!(one("create s --fast"), Err(ParseError::UnknownOption));
+    assert_eq!(one("create s t"), Err(ParseError::TooManyArguments));
     assert_eq!(one("enable s"), Ok(Some(Command::Enable("s"))));
     assert_eq!(one("disable s"), Ok(Some(Command::Disable("s"))));
     assert_eq!(
