@@ -2,6 +2,7 @@
 #
 #   make demo     install, build, boot QEMU, show the module working
 #   make check    host tests + QEMU selftests, ends with "N passed, N failed"
+#   make bench    every method side by side in one boot: BENCHMARKS.md + plot
 #   make module   build batchprobe.ko (KDIR=/path/to/6.12+ tree to use your own)
 #   make clippy   build with CLIPPY=1
 #   make kernel   build (or reuse) the cached test kernel
@@ -10,7 +11,7 @@
 KDIR ?=
 export KDIR
 
-.PHONY: all demo check module clippy kernel deps host-test fmt clean
+.PHONY: all demo check bench module clippy kernel deps host-test fmt clean
 
 all: module
 
@@ -19,6 +20,9 @@ demo:
 
 check:
 	@scripts/check.sh
+
+bench:
+	@scripts/bench.sh
 
 module:
 	@scripts/build-module.sh
@@ -34,13 +38,15 @@ deps:
 
 host-test:
 	cd tests && cargo test
+	cd tools/benchreport && cargo test
 
 fmt:
 	rustfmt --edition 2021 --config-path .rustfmt.toml src/batchprobe.rs
 	cd tests && cargo fmt
+	cd tools/benchreport && cargo fmt
 
 clean:
-	rm -rf out tests/target
+	rm -rf out tests/target tools/benchreport/target
 	find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
 		-o -name '.*.cmd' -o -name '.*.d' -o -name '*.rmeta' \) -delete
 	rm -f modules.order Module.symvers rust/bindings_generated.rs

@@ -13,7 +13,7 @@ kdir=$(KDIR= "$BP_ROOT/scripts/build-kernel.sh")
 log "host tests: cargo test"
 host_out=$(mktemp)
 set +e
-(cd "$BP_ROOT/tests" && cargo test --quiet 2>&1) | tee "$host_out"
+(cd "$BP_ROOT/tests" && cargo test --quiet 2>&1; cd "$BP_ROOT/tools/benchreport" && cargo test --quiet 2>&1) | tee "$host_out"
 host_rc=${PIPESTATUS[0]}
 set -e
 host_pass=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i) ~ /^passed;?$/) s += $(i-1) } END { print s + 0 }' "$host_out")
@@ -23,7 +23,7 @@ rm -f "$host_out"
 
 log "lint: rustfmt --check"
 (cd "$BP_ROOT" && rustfmt --edition 2021 --config-path .rustfmt.toml --check src/batchprobe.rs \
-    && cd tests && cargo fmt --check) || die "lint: rustfmt would change the sources (run: make fmt)"
+    && cd tests && cargo fmt --check && cd ../tools/benchreport && cargo fmt --check) || die "lint: rustfmt would change the sources (run: make fmt)"
 # clippy-driver compiles the module too: one build gives the .ko and the
 # lints, and build-module.sh fails on any warning.
 ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh" CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver)

@@ -1,5 +1,5 @@
 #!/bin/busybox sh
-# PID 1 of the test guest. Reads bp.mode= (check, demo, shell) and
+# PID 1 of the test guest. Reads bp.mode= (check, demo, bench, shell) and
 # bp.inject= (a deliberate fault, to prove the harness catches it) from the
 # kernel command line, runs that, prints a done marker and powers off.
 /bin/busybox --install -s
@@ -16,6 +16,7 @@ for arg in $(cat /proc/cmdline); do
     case "$arg" in
         bp.mode=*) mode=${arg#bp.mode=} ;;
         bp.inject=*) inject=${arg#bp.inject=} ;;
+        bp.bench_*=*) v=${arg#bp.bench_}; export "BP_BENCH_${v%%=*}=$(echo "${v#*=}" | tr , ' ')" ;;
     esac
 done
 echo "BATCHPROBE-GUEST-START mode=$mode nproc=$(grep -c ^processor /proc/cpuinfo) kernel=$(uname -r)"
@@ -28,6 +29,7 @@ esac
 case "$mode" in
     check) BP_INJECT=$inject /selftests/run.sh; rc=$? ;;
     demo) /selftests/demo.sh; rc=$? ;;
+    bench) /selftests/bench.sh; rc=$? ;;
     shell) setsid cttyhack sh ;;
 esac
 echo "BATCHPROBE-GUEST-DONE rc=$rc"

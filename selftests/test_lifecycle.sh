@@ -3,7 +3,7 @@
 # accept +5, plus one on a function this test calls) and of a kretprobe set:
 # register, enable, count, disable, re-enable, async unregister, flush.
 . ./ktap.sh
-ktap_plan 22
+ktap_plan 23
 trig() { cat /proc/version > /dev/null; }
 
 ktap_check "insmod" insmod "$BP_KO"
@@ -21,6 +21,7 @@ ktap_check "three_hits_counted" test "$(bp_probe_hits life trig)" = 3
 ktap_check "disable" bp_ctl 'disable life\n'
 trig
 ktap_check "no_hits_while_disabled" test "$(bp_probe_hits life trig)" = 3
+ktap_check "disarmed_in_background" sh -c ". ./ktap.sh; bp_ctl 'flush\n' && test \"\$(bp_timing life disarm_ns)\" -gt 0"
 ktap_check "reenable_counts_again" sh -c ". ./ktap.sh; bp_ctl 'enable life\n' && cat /proc/version >/dev/null && test \"\$(bp_probe_hits life trig)\" = 4"
 ktap_check "unregister_async" bp_ctl 'unregister life\n'
 ktap_check "flush" bp_ctl 'flush\n'

@@ -406,12 +406,20 @@ impl Engine {
                 created.push(set, GFP_KERNEL).map_err(oom)
             }
             Command::Enable(name) => find(reg, name)?.enable(),
-            Command::Disable(name) => find(reg, name)?.disable(),
+            Command::Disable(name) => {
+                let set = find(reg, name)?;
+                if set.disable()? {
+                    // Already queued (a quick disable, enable, disable)
+                    // is fine: that disarm will see the final state.
+                    let _ = self.queue.enqueue::<Arc<Set>, 2>(set);
+                }
+                Ok(())
+            }
             Command::Unregister { set, sync } => {
                 let set = find(reg, set)?;
                 set.begin_unregister()?;
                 // Cannot be queued already: only this transition queues it.
-                let _ = self.queue.enqueue(set.clone());
+                let _ = self.queue.enqueue::<Arc<Set>, 0>(set.clone());
                 set.unregister_returned();
                 *wait |= sync;
                 Ok(())
@@ -455,7 +463,7 @@ impl Engine {
             kvec::clear(&mut reg.staged);
             for set in reg.sets.iter() {
                 if set.state().is_live() && set.begin_unregister().is_ok() {
-                    let _ = self.queue.enqueue(set.clone());
+                    let _ = self.queue.enqueue::<Arc<Set>, 0>(set.clone());
                     set.unregister_returned();
                 }
             }

@@ -147,6 +147,8 @@ pub(crate) struct Timings {
     pub(crate) register: AtomicU64,
     pub(crate) enable: AtomicU64,
     pub(crate) disable: AtomicU64,
+    /// The background disarm that follows a disable.
+    pub(crate) disarm: AtomicU64,
     pub(crate) unregister_call: AtomicU64,
     pub(crate) unregister_complete: AtomicU64,
     unregister_started: AtomicU64,
@@ -202,6 +204,8 @@ pub(crate) struct Set {
     pub(crate) timings: Timings,
     #[pin]
     work: Work<Set>,
+    #[pin]
+    disarm_work: Work<Set, 2>,
 }
 
 // SAFETY: The raw pointers are registered probes inside `probes`, used only
@@ -231,6 +235,16 @@ impl PinnedDrop for Set {
 
 impl_has_work! {
     impl HasWork<Self> for Set { self.work }
+    impl HasWork<Self, 2> for Set { self.disarm_work }
+}
+
+/// The physical disarm after a disable, off the writer's path.
+impl WorkItem<2> for Set {
+    type Pointer = Arc<Set>;
+
+    fn run(this: Arc<Set>) {
+        this.disarm();
+    }
 }
 
 impl WorkItem for Set {
@@ -310,6 +324,7 @@ impl Set {
             rptrs,
             timings,
             work <- new_work!("Set::work"),
+            disarm_work <- new_work!("Set::disarm_work"),
         });
         // Cannot fail: the memory is allocated and the initialiser is infallible.
         match uninit.pin_init_with(init) {
@@ -348,6 +363,10 @@ impl Set {
             return Ok(());
         };
         let t0 = now_ns();
+        // A disarm queued by an earlier disable must not run after this.
+        // SAFETY: `disarm_work` is a live, initialised work item of `self`.
+        unsafe { bindings::flush_work(Work::raw_get(core::ptr::addr_of!(self.disarm_work))) };
+        let _fast = rcu::expedite();
         let res = arm_all::<Kprobe>(&self.kptrs).and_then(|()| {
             arm_all::<Kretprobe>(&self.rptrs).inspect_err(|_| {
                 disarm_all::<Kprobe>(&self.kptrs);
@@ -360,18 +379,31 @@ impl Set {
         Ok(())
     }
 
-    /// Closes the gate, then disarms every probe back to back.
-    pub(crate) fn disable(&self) -> Result<(), Failed> {
+    /// Closes the gate: from here on no hit is counted, in O(1). Returns
+    /// whether the caller must queue the physical disarm ([`Set::disarm`])
+    /// on the module workqueue.
+    pub(crate) fn disable(&self) -> Result<bool, Failed> {
         let Some(to) = self.step(Op::Disable)? else {
-            return Ok(());
+            return Ok(false);
         };
         let t0 = now_ns();
         self.gate(false);
+        self.set_state(to);
+        self.timings.disable.store(now_ns() - t0, Ordering::Relaxed);
+        Ok(true)
+    }
+
+    /// Disarms every probe back to back (on the workqueue), unless the set
+    /// was enabled again or retired meanwhile.
+    fn disarm(&self) {
+        if self.state() != SetState::Disabled {
+            return;
+        }
+        let t0 = now_ns();
+        let _fast = rcu::expedite();
         disarm_all::<Kprobe>(&self.kptrs);
         disarm_all::<Kretprobe>(&self.rptrs);
-        self.timings.disable.store(now_ns() - t0, Ordering::Relaxed);
-        self.set_state(to);
-        Ok(())
+        self.timings.disarm.store(now_ns() - t0, Ordering::Relaxed);
     }
 
     /// Moves the set to `Retiring`; the caller then queues its teardown.
@@ -491,10 +523,11 @@ impl Set {
         )?;
         writeln!(
             w,
-            "  register_ns={} enable_ns={} disable_ns={} unregister_call_ns={} unregister_complete_ns={}",
+            "  register_ns={} enable_ns={} disable_ns={} disarm_ns={} unregister_call_ns={} unregister_complete_ns={}",
             t.register.load(Ordering::Relaxed),
             t.enable.load(Ordering::Relaxed),
             t.disable.load(Ordering::Relaxed),
+            t.disarm.load(Ordering::Relaxed),
             t.unregister_call.load(Ordering::Relaxed),
             t.unregister_complete.load(Ordering::Relaxed)
         )?;

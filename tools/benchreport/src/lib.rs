@@ -1,0 +1,236 @@
+//! Parsing and summarising batchprobe's benchmark lines (pure; tested).
+//!
+//! The guest prints `BENCH method=M n=N run=R phase=P ns=T [offset=O] [got=K]`,
+//! `BENCH method=M n=N status=over-budget projected_s=S` and
+//! `BENCHINFO key=value`.
+
+use std::collections::BTreeMap;
+
+/// One measurement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    pub method: String,
+    pub n: u64,
+    pub run: u64,
+    pub phase: String,
+    pub ns: u64,
+    pub offset: Option<u64>,
+    pub got: Option<u64>,
+}
+
+/// A point a method skipped because one run would exceed the budget.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OverBudget {
+    pub method: String,
+    pub n: u64,
+    pub projected_s: u64,
+}
+
+/// Everything one boot printed.
+#[derive(Debug, Default)]
+pub struct Bench {
+    pub samples: Vec<Sample>,
+    pub over_budget: Vec<OverBudget>,
+    pub info: BTreeMap<String, String>,
+}
+
+fn fields(line: &str) -> BTreeMap<&str, &str> {
+    line.split_whitespace()
+        .skip(1)
+        .filter_map(|w| w.split_once('='))
+        .collect()
+}
+
+/// Parses the guest's output; ignores lines it does not know.
+pub fn parse(text: &str) -> Result<Bench, String> {
+    let mut b = Bench::default();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        let num = |f: &BTreeMap<&str, &str>, k: &str| -> Result<u64, String> {
+            f.get(k)
+                .ok_or_else(|| format!("line {}: no {k}=", i + 1))?
+                .parse::<u64>()
+                .map_err(|e| format!("line {}: {k}: {e}", i + 1))
+        };
+        if line.starts_with("BENCHINFO ") {
+            for (k, v) in fields(line) {
+                b.info.insert(k.to_string(), v.to_string());
+            }
+        } else if line.starts_with("BENCH ") {
+            let f = fields(line);
+            let method = f
+                .get("method")
+                .ok_or_else(|| format!("line {}: no method=", i + 1))?
+                .to_string();
+            if f.get("status") == Some(&"over-budget") {
+                b.over_budget.push(OverBudget {
+                    method,
+                    n: num(&f, "n")?,
+                    projected_s: num(&f, "projected_s")?,
+                });
+                continue;
+            }
+            b.samples.push(Sample {
+                method,
+                n: num(&f, "n")?,
+                run: num(&f, "run")?,
+                phase: f
+                    .get("phase")
+                    .ok_or_else(|| format!("line {}: no phase=", i + 1))?
+                    .to_string(),
+                ns: num(&f, "ns")?,
+                offset: num(&f, "offset").ok(),
+                got: num(&f, "got").ok(),
+            });
+        }
+    }
+    Ok(b)
+}
+
+/// Median, minimum and maximum of a set of runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stat {
+    pub median: f64,
+    pub min: u64,
+    pub max: u64,
+    pub runs: usize,
+}
+
+/// The statistics of `values` (`None` when empty).
+pub fn stat(values: &[u64]) -> Option<Stat> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_unstable();
+    let mid = v.len() / 2;
+    let median = if v.len() % 2 == 1 {
+        v[mid] as f64
+    } else {
+        (v[mid - 1] as f64 + v[mid] as f64) / 2.0
+    };
+    Some(Stat {
+        median,
+        min: v[0],
+        max: v[v.len() - 1],
+        runs: v.len(),
+    })
+}
+
+/// Key of a summary row.
+pub type Key = (String, String, u64);
+
+/// One row per (method, phase, N).
+pub fn summarise(b: &Bench) -> BTreeMap<Key, (Stat, Option<u64>, Option<u64>)> {
+    let mut groups: BTreeMap<Key, (Vec<u64>, Option<u64>, Option<u64>)> = BTreeMap::new();
+    for s in &b.samples {
+        let e = groups
+            .entry((s.method.clone(), s.phase.clone(), s.n))
+            .or_default();
+        e.0.push(s.ns);
+        e.1 = e.1.or(s.offset);
+        e.2 = match (e.2, s.got) {
+            (Some(a), Some(g)) => Some(a.min(g)),
+            (a, g) => a.or(g),
+        };
+    }
+    groups
+        .into_iter()
+        .filter_map(|(k, (v, off, got))| stat(&v).map(|s| (k, (s, off, got))))
+        .collect()
+}
+
+/// The tracefs phase a batchprobe phase is compared with: tracefs removal is
+/// synchronous, so both the async return and the completed teardown are
+/// compared with it.
+pub fn tracefs_phase(phase: &str) -> &str {
+    match phase {
+        "unregister_call" | "unregister_call_wall" => "unregister_complete",
+        "disarm" => "disable",
+        p => p,
+    }
+}
+
+/// `base / x` when both exist and `x > 0`.
+pub fn speedup(base: Option<f64>, x: Option<f64>) -> Option<f64> {
+    match (base, x) {
+        (Some(b), Some(x)) if x > 0.0 => Some(b / x),
+        _ => None,
+    }
+}
+
+/// Milliseconds with a sensible number of digits.
+pub fn fmt_ms(ns: f64) -> String {
+    let ms = ns / 1e6;
+    if ms >= 100.0 {
+        format!("{ms:.0}")
+    } else if ms >= 1.0 {
+        format!("{ms:.1}")
+    } else {
+        format!("{ms:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OUT: &str = "noise\n\
+        BENCHINFO kernel=6.12.117\n\
+        BENCHINFO vcpus=2\n\
+        BENCH method=tracefs n=256 run=1 phase=unregister_complete ns=4000000000\n\
+        BENCH method=tracefs n=256 run=2 phase=unregister_complete ns=5000000000\n\
+        BENCH method=batchprobe n=256 run=1 phase=unregister_complete ns=10000000 offset=5 got=256\n\
+        BENCH method=batchprobe n=256 run=2 phase=unregister_complete ns=30000000 offset=5 got=255\n\
+        BENCH method=batchprobe n=256 run=3 phase=unregister_complete ns=20000000 offset=5 got=256\n\
+        BENCH method=tracefs n=4096 status=over-budget projected_s=80\n";
+
+    #[test]
+    fn parses_every_kind_of_line() {
+        let b = parse(OUT).unwrap();
+        assert_eq!(b.info.get("vcpus").map(String::as_str), Some("2"));
+        assert_eq!(b.samples.len(), 5);
+        assert_eq!(b.samples[2].offset, Some(5));
+        assert_eq!(
+            b.over_budget,
+            vec![OverBudget {
+                method: "tracefs".into(),
+                n: 4096,
+                projected_s: 80
+            }]
+        );
+    }
+
+    #[test]
+    fn rejects_broken_lines() {
+        assert!(parse("BENCH method=x n=1 run=1 phase=p ns=abc").is_err());
+        assert!(parse("BENCH n=1 run=1 phase=p ns=1").is_err());
+    }
+
+    #[test]
+    fn medians_and_ranges() {
+        assert_eq!(stat(&[]), None);
+        assert_eq!(stat(&[3, 1, 2]).unwrap().median, 2.0);
+        let s = stat(&[4, 1, 3, 2]).unwrap();
+        assert_eq!((s.median, s.min, s.max, s.runs), (2.5, 1, 4, 4));
+    }
+
+    #[test]
+    fn summary_and_speedup() {
+        let b = parse(OUT).unwrap();
+        let sum = summarise(&b);
+        let key = |m: &str| (m.to_string(), "unregister_complete".to_string(), 256);
+        let (t, _, _) = sum[&key("tracefs")];
+        let (bp, off, got) = sum[&key("batchprobe")];
+        assert_eq!(t.median, 4.5e9);
+        assert_eq!(bp.median, 2e7);
+        assert_eq!((off, got), (Some(5), Some(255)));
+        assert_eq!(speedup(Some(t.median), Some(bp.median)), Some(225.0));
+        assert_eq!(speedup(Some(1.0), Some(0.0)), None);
+        assert_eq!(tracefs_phase("unregister_call"), "unregister_complete");
+        assert_eq!(tracefs_phase("disarm"), "disable");
+        assert_eq!(tracefs_phase("enable"), "enable");
+        assert_eq!(fmt_ms(13_314_122.0), "13.3");
+        assert_eq!(fmt_ms(4_330_000_000.0), "4330");
+    }
+}
