@@ -5,6 +5,8 @@
  * Declared in helpers.h, which bindgen also reads.
  */
 #include <linux/debugfs.h>
+#include <linux/ftrace.h>
+#include <linux/mutex.h>
 #include <linux/fs.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
@@ -22,12 +24,13 @@ u64 bp_ktime_get_ns(void)
 	return ktime_get_ns();
 }
 
-void bp_rcu_read_lock(void)
+/* notrace: the direct handlers call these; they must not recurse into ftrace. */
+notrace void bp_rcu_read_lock(void)
 {
 	rcu_read_lock();
 }
 
-void bp_rcu_read_unlock(void)
+notrace void bp_rcu_read_unlock(void)
 {
 	rcu_read_unlock();
 }
@@ -40,6 +43,30 @@ struct workqueue_struct *bp_alloc_ordered_workqueue(const char *name)
 void bp_flush_workqueue(struct workqueue_struct *wq)
 {
 	flush_workqueue(wq);
+}
+
+static DEFINE_MUTEX(bp_direct_mutex);
+
+void bp_direct_lock(void)
+{
+	mutex_lock(&bp_direct_mutex);
+}
+
+void bp_direct_unlock(void)
+{
+	mutex_unlock(&bp_direct_mutex);
+}
+
+static struct ftrace_ops bp_scratch_ops;
+
+int bp_ftrace_check_ip(unsigned long ip)
+{
+	return ftrace_set_filter_ip(&bp_scratch_ops, ip, 0, 1);
+}
+
+void bp_ftrace_scratch_free(void)
+{
+	ftrace_free_filter(&bp_scratch_ops);
 }
 
 struct kretprobe *bp_get_kretprobe(struct kretprobe_instance *ri)

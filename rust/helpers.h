@@ -43,6 +43,17 @@ void bp_flush_workqueue(struct workqueue_struct *wq);
 void rcu_expedite_gp(void);
 void rcu_unexpedite_gp(void);
 
+/* Serialises updates of the direct backend's global index. */
+void bp_direct_lock(void);
+void bp_direct_unlock(void);
+/*
+ * Whether ftrace can trace the function at @ip: 0, or the -errno of
+ * setting it as the only filter of a scratch ftrace_ops. Callers serialise.
+ */
+int bp_ftrace_check_ip(unsigned long ip);
+/* Frees the scratch ftrace_ops' filter (module unload). */
+void bp_ftrace_scratch_free(void);
+
 /* get_kretprobe() is a static inline. */
 struct kretprobe *bp_get_kretprobe(struct kretprobe_instance *ri);
 

@@ -16,6 +16,7 @@ mod bindings;
 pub mod command;
 mod control;
 mod debugfs;
+mod direct;
 mod kallsyms;
 mod kprobe;
 mod kretprobe;
@@ -26,6 +27,7 @@ mod rcu;
 mod registry;
 mod set;
 pub mod symname;
+mod trampoline;
 mod workqueue;
 
 module! {

@@ -21,6 +21,8 @@
 //!                          probe, --bare installs handlers that count nothing
 //! enable SET | disable SET
 //! unregister SET [--sync]  retire SET; --sync waits for its teardown
+//! direct SET count|record  switch SET's direct calls to the counting or the
+//!                          counting-and-recording trampoline, live
 //! flush                    wait for every pending teardown
 //! # comment, and blank lines, are ignored
 //! ```
@@ -119,6 +121,13 @@ pub enum Command<'a> {
         /// Wait for the teardown instead of returning at once.
         sync: bool,
     },
+    /// Switch a set's direct calls to another trampoline, live.
+    Retarget {
+        /// The set.
+        set: &'a str,
+        /// Record each function's first argument, not only count.
+        record: bool,
+    },
     /// Wait for every pending teardown.
     Flush,
 }
@@ -130,7 +139,7 @@ impl<'a> Command<'a> {
             Command::Probe(p) => Some(p.set),
             Command::Create { set, .. } => Some(set),
             Command::Enable(s) | Command::Disable(s) => Some(s),
-            Command::Unregister { set, .. } => Some(set),
+            Command::Unregister { set, .. } | Command::Retarget { set, .. } => Some(set),
             Command::Flush => None,
         }
     }
@@ -249,6 +258,16 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Command<'_>>, ParseError> {
                 }
             }
             Command::Unregister { set, sync }
+        }
+        "direct" => {
+            let set = one_set(&mut words)?;
+            let record = match words.next() {
+                Some("count") => false,
+                Some("record") => true,
+                Some(_) => return Err(ParseError::UnknownOption),
+                None => return Err(ParseError::MissingArgument),
+            };
+            Command::Retarget { set, record }
         }
         "flush" => Command::Flush,
         _ => Command::Probe(probe_line(head, &mut words)?),

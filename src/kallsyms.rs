@@ -68,9 +68,19 @@ fn text_start(lookup: &mut Lookup) -> Result<usize> {
     Ok(start)
 }
 
-/// Calls `f(name)` for every core-kernel text symbol, in address order,
-/// until `f` returns `Ok(false)` or an error.
-pub(crate) fn for_each_text_symbol(mut f: impl FnMut(&str) -> Result<bool>) -> Result {
+/// A core-kernel text symbol.
+pub(crate) struct TextSymbol<'a> {
+    /// Its name.
+    pub(crate) name: &'a str,
+    /// Its address.
+    pub(crate) addr: usize,
+    /// Its size (up to the next symbol).
+    pub(crate) size: usize,
+}
+
+/// Calls `f` for every core-kernel text symbol, in address order, until
+/// `f` returns `Ok(false)` or an error.
+pub(crate) fn for_each_text_symbol(mut f: impl FnMut(TextSymbol<'_>) -> Result<bool>) -> Result {
     let mut lookup = Lookup::new()?;
     let mut addr = text_start(&mut lookup)?;
     for _ in 0..MAX_STEPS {
@@ -78,10 +88,14 @@ pub(crate) fn for_each_text_symbol(mut f: impl FnMut(&str) -> Result<bool>) -> R
         if sym.name == "_etext" || sym.size == 0 {
             break;
         }
-        let next = addr
-            .wrapping_sub(sym.offset as usize)
-            .wrapping_add(sym.size as usize);
-        if !f(sym.name)? || next <= addr {
+        let start = addr.wrapping_sub(sym.offset as usize);
+        let next = start.wrapping_add(sym.size as usize);
+        let this = TextSymbol {
+            name: sym.name,
+            addr: start,
+            size: sym.size as usize,
+        };
+        if !f(this)? || next <= addr {
             break;
         }
         addr = next;

@@ -70,6 +70,8 @@ pub enum Op {
     Enable,
     /// Disarm every probe.
     Disable,
+    /// Switch a live set's direct trampoline (`direct SET MODE`).
+    Retarget,
     /// Start the teardown.
     Unregister,
     /// The teardown has finished.
@@ -121,6 +123,7 @@ pub fn next(state: SetState, op: Op) -> Result<Option<SetState>, Refusal> {
         (Retiring, Op::Unregister) => Err(Refusal::AlreadyRetiring),
         (Retiring, _) => Err(Refusal::Retiring),
         (_, Op::Unregister) => Ok(Some(Retiring)),
+        (_, Op::Retarget) => Ok(None),
         (Enabled, Op::Enable) => Ok(None),
         (Registered | Disabled, Op::Enable) => Ok(Some(Enabled)),
         (Enabled, Op::Disable) => Ok(Some(Disabled)),

@@ -163,6 +163,24 @@ impl<T: Send + 'static> Drop for RcuBox<T> {
 pub(crate) struct RcuOption<T: Send + 'static>(core::sync::atomic::AtomicPtr<T>);
 
 impl<T: Send + 'static> RcuOption<T> {
+    /// Nothing published (usable in a `static`).
+    pub(crate) const fn empty() -> Self {
+        // INVARIANT: Null.
+        Self(core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()))
+    }
+
+    /// Publishes `b` in place of the current value, which is returned (drop
+    /// it to free it after a grace period). Updaters must be serialised.
+    pub(crate) fn replace(&self, b: RcuBox<T>) -> Option<RcuBox<T>> {
+        let cell = b.0;
+        core::mem::forget(b);
+        // SAFETY: The cell is live; its ownership moves to `self`.
+        let p = unsafe { core::ptr::addr_of_mut!((*cell.as_ptr()).value) };
+        // INVARIANT: `p` is the value pointer of the box we took over.
+        let old = self.0.swap(p, core::sync::atomic::Ordering::AcqRel);
+        Self::reclaim_ptr(old)
+    }
+
     /// Publishes `b`.
     pub(crate) fn new(b: RcuBox<T>) -> Self {
         let cell = b.0;
@@ -199,6 +217,11 @@ impl<T: Send + 'static> RcuOption<T> {
         let p = self
             .0
             .swap(core::ptr::null_mut(), core::sync::atomic::Ordering::AcqRel);
+        Self::reclaim_ptr(p)
+    }
+
+    /// The box behind a value pointer that was just unpublished.
+    fn reclaim_ptr(p: *mut T) -> Option<RcuBox<T>> {
         if p.is_null() {
             return None;
         }

@@ -133,12 +133,6 @@ impl Registry {
                             format_args!("set {} exists: probes are added before create", set),
                         );
                     }
-                    if spec.kind == ProbeKind::Direct {
-                        return fail(
-                            EINVAL,
-                            format_args!("d: (ftrace-direct) probes are not supported yet"),
-                        );
-                    }
                     if let Some(name) = spec.name {
                         if self.name_taken(set, name) || earlier_name(cmds, i, set, name) {
                             return fail(
@@ -159,10 +153,14 @@ impl Registry {
                     sim.state = Some(SetState::Registered);
                     sim.staged = 0;
                 }
-                Command::Enable(_) | Command::Disable(_) | Command::Unregister { .. } => {
+                Command::Enable(_)
+                | Command::Disable(_)
+                | Command::Unregister { .. }
+                | Command::Retarget { .. } => {
                     let op = match cmd {
                         Command::Enable(_) => Op::Enable,
                         Command::Disable(_) => Op::Disable,
+                        Command::Retarget { .. } => Op::Retarget,
                         _ => Op::Unregister,
                     };
                     let Some(state) = sim.state else {
@@ -237,36 +235,65 @@ impl Registry {
         let mine =
             || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
         let set = Set::register(name_b, options, |b| {
-            for e in mine().filter(|e| !e.glob) {
-                b.add(e.kind, &e.target, e.name.as_deref(), e.offset, true)?;
+            // Kprobes and kretprobes named explicitly: the kernel resolves them.
+            for e in mine().filter(|e| !e.glob && e.kind != ProbeKind::Direct) {
+                b.add(e.kind, &e.target, e.name.as_deref(), e.offset, true, None)?;
             }
-            let mut globs = KVec::new();
-            for e in mine().filter(|e| e.glob) {
-                globs
+            // Globs and explicit direct calls (which need addresses): one
+            // walk of the kernel's text symbols serves them all.
+            let mut walked = KVec::new();
+            for e in mine().filter(|e| e.glob || e.kind == ProbeKind::Direct) {
+                walked
                     .push((e, 0u32), GFP_KERNEL)
                     .map_err(|_| Failed::new(ENOMEM, format_args!("out of memory")))?;
             }
-            if globs.is_empty() {
+            if walked.is_empty() {
                 return Ok(());
             }
+            let mut failed = None;
             let walk = kallsyms::for_each_text_symbol(|sym| {
+                let text = Some((sym.addr, sym.size));
                 let mut open = false;
-                for (e, accepted) in globs.iter_mut() {
-                    if e.limit.is_some_and(|l| *accepted >= l) {
+                for (e, count) in walked.iter_mut() {
+                    if !e.glob {
+                        // An explicit direct call: its first match only.
+                        if *count > 0 {
+                            continue;
+                        }
+                        open = true;
+                        if e.target.as_slice() == sym.name.as_bytes() {
+                            let name = e.name.as_deref();
+                            if let Err(f) = b.add(e.kind, &e.target, name, 0, true, text) {
+                                failed = Some(f);
+                                return Ok(false);
+                            }
+                            *count = 1;
+                        }
+                        continue;
+                    }
+                    if e.limit.is_some_and(|l| *count >= l) {
                         continue;
                     }
                     open = true;
                     let pattern = core::str::from_utf8(&e.target).unwrap_or("");
-                    if glob_candidate(sym, pattern) && glob_match(pattern, sym) {
-                        let added = b.add(e.kind, sym.as_bytes(), None, e.offset, false);
+                    if glob_candidate(sym.name, pattern) && glob_match(pattern, sym.name) {
+                        let added = b.add(e.kind, sym.name.as_bytes(), None, e.offset, false, text);
                         if added.map_err(|f| f.error)? {
-                            *accepted += 1;
+                            *count += 1;
                         }
                     }
                 }
                 Ok(open)
             });
-            walk.map_err(|e| Failed::new(e, format_args!("walking kernel symbols failed")))
+            if let Some(f) = failed {
+                return Err(f);
+            }
+            walk.map_err(|e| Failed::new(e, format_args!("walking kernel symbols failed")))?;
+            // An explicit direct call on a name the walk never met.
+            for (e, _) in walked.iter().filter(|(e, c)| !e.glob && *c == 0) {
+                b.add(e.kind, &e.target, e.name.as_deref(), 0, true, None)?;
+            }
+            Ok(())
         })?;
         if let Err(e) = self.sets.push(set.clone(), GFP_KERNEL) {
             set.discard();
@@ -424,6 +451,7 @@ impl Engine {
                 *wait |= sync;
                 Ok(())
             }
+            Command::Retarget { set, record } => find(reg, set)?.retarget(record),
             Command::Flush => {
                 *wait = true;
                 Ok(())
@@ -471,6 +499,7 @@ impl Engine {
         };
         self.queue.flush();
         drop(sets);
+        crate::direct::shutdown();
         crate::rcu::barrier();
     }
 }

@@ -14,11 +14,13 @@ use kernel::workqueue::{impl_has_work, new_work, Work, WorkItem};
 
 use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
+use crate::direct::{self, DirectSet};
 use crate::kprobe::Kprobe;
 use crate::kretprobe::Kretprobe;
 use crate::lifecycle::{self, Op, SetState};
 use crate::probe::{self, Added, Backend, Slots};
 use crate::rcu::{self, RcuBox, RcuOption};
+use crate::trampoline::Mode;
 
 /// Monotonic nanoseconds.
 pub(crate) fn now_ns() -> u64 {
@@ -32,6 +34,7 @@ pub(crate) struct Probes {
     pub(crate) gate: AtomicBool,
     pub(crate) kprobes: Slots<Kprobe>,
     pub(crate) kretprobes: Slots<Kretprobe>,
+    pub(crate) direct: DirectSet,
     skipped: Skipped,
 }
 
@@ -56,6 +59,9 @@ impl Builder<'_> {
     /// Registers a probe on `symbol`. A refusal fails the set when the
     /// probe was named `explicit`ly (the error names it), else it is
     /// recorded as skipped and `Ok(false)` returned.
+    ///
+    /// `text` is the symbol's address and size, which direct calls need
+    /// (kprobes resolve the name themselves).
     pub(crate) fn add(
         &mut self,
         kind: ProbeKind,
@@ -63,8 +69,12 @@ impl Builder<'_> {
         name: Option<&[u8]>,
         offset: u32,
         explicit: bool,
+        text: Option<(usize, usize)>,
     ) -> Result<bool, Failed> {
         let oom = |_| Failed::new(ENOMEM, format_args!("out of memory"));
+        if kind == ProbeKind::Direct {
+            return self.add_direct(symbol, name, explicit, text);
+        }
         let mut sym = KVec::with_capacity(symbol.len() + 1, GFP_KERNEL).map_err(oom)?;
         sym.extend_from_slice(symbol, GFP_KERNEL).map_err(oom)?;
         sym.push(0, GFP_KERNEL).map_err(oom)?;
@@ -92,37 +102,86 @@ impl Builder<'_> {
                 let added = self.probes.kretprobes.add(gate, sym, name, 0, max, bare);
                 (added.map(|a| a.map_into(self.rptrs)), Kretprobe::NAME)
             }
-            ProbeKind::Direct => {
-                return Err(Failed::new(
-                    EINVAL,
-                    format_args!("d: probes are not supported yet"),
-                ))
-            }
+            ProbeKind::Direct => return Err(oom(AllocError)),
         };
         match added.map_err(|e| Failed::new(e, format_args!("out of memory")))? {
             None => Ok(true),
-            Some(errno) if explicit => Err(Failed::new(
+            Some(errno) => self.refused(kind_name, symbol, offset, explicit, errno, "register"),
+        }
+    }
+
+    /// A refusal: fails the set for an explicit probe, else is skipped.
+    fn refused(
+        &mut self,
+        kind_name: &str,
+        symbol: &[u8],
+        offset: u32,
+        explicit: bool,
+        errno: i32,
+        what: &str,
+    ) -> Result<bool, Failed> {
+        if explicit {
+            return Err(Failed::new(
                 Error::from_errno(errno),
                 format_args!(
-                    "{} {}+{}: register failed, errno {}",
+                    "{} {}+{}: {} failed, errno {}",
                     kind_name,
                     BStr(symbol),
                     offset,
+                    what,
                     errno
                 ),
-            )),
-            Some(errno) => {
-                let skipped = &mut self.probes.skipped;
-                skipped.total += 1;
-                if skipped.named.len() < SKIPPED_SHOWN {
-                    let mut v = KVec::new();
-                    if v.extend_from_slice(symbol, GFP_KERNEL).is_ok() {
-                        let _ = skipped.named.push((v, errno), GFP_KERNEL);
-                    }
-                }
-                Ok(false)
+            ));
+        }
+        let skipped = &mut self.probes.skipped;
+        skipped.total += 1;
+        if skipped.named.len() < SKIPPED_SHOWN {
+            let mut v = KVec::new();
+            if v.extend_from_slice(symbol, GFP_KERNEL).is_ok() {
+                let _ = skipped.named.push((v, errno), GFP_KERNEL);
             }
         }
+        Ok(false)
+    }
+
+    /// Adds a function to the set's direct calls (attached all at once after
+    /// the build): it must be ftrace-able and not traced by another set.
+    fn add_direct(
+        &mut self,
+        symbol: &[u8],
+        name: Option<&[u8]>,
+        explicit: bool,
+        text: Option<(usize, usize)>,
+    ) -> Result<bool, Failed> {
+        let Some((addr, size)) = text else {
+            return self.refused("direct", symbol, 0, explicit, ENOENT.to_errno(), "lookup");
+        };
+        if direct::taken(addr) || self.probes.direct.iter().any(|s| s.start() == addr) {
+            return self.refused(
+                "direct",
+                symbol,
+                0,
+                explicit,
+                EBUSY.to_errno(),
+                "attach (already has a direct caller)",
+            );
+        }
+        if let Err(errno) = direct::traceable(addr) {
+            return self.refused(
+                "direct",
+                symbol,
+                0,
+                explicit,
+                errno,
+                "attach (not ftrace-able)",
+            );
+        }
+        let gate = core::ptr::addr_of!(self.probes.gate);
+        self.probes
+            .direct
+            .push(gate, symbol, name, addr, size)
+            .map_err(|_| Failed::new(ENOMEM, format_args!("out of memory")))?;
+        Ok(true)
     }
 }
 
@@ -201,6 +260,8 @@ pub(crate) struct Set {
     final_counts: (AtomicU64, AtomicU64),
     kptrs: KVec<*mut bindings::kprobe>,
     rptrs: KVec<*mut bindings::kretprobe>,
+    /// Number of direct-call functions.
+    ndirect: usize,
     pub(crate) timings: Timings,
     #[pin]
     work: Work<Set>,
@@ -278,6 +339,7 @@ impl Set {
             gate: AtomicBool::new(false),
             kprobes: Slots::new(),
             kretprobes: Slots::new(),
+            direct: DirectSet::new(),
             skipped: Skipped {
                 total: 0,
                 named: KVec::new(),
@@ -293,7 +355,7 @@ impl Set {
             rptrs: &mut rptrs,
         });
         let res = res.and_then(|()| {
-            if kptrs.is_empty() && rptrs.is_empty() {
+            if kptrs.is_empty() && rptrs.is_empty() && probes.direct.len() == 0 {
                 Err(Failed::new(
                     ENOENT,
                     format_args!("no probe of set {} could be registered", BStr(name)),
@@ -301,6 +363,22 @@ impl Set {
             } else {
                 Ok(())
             }
+        });
+        // Last: one filter update and one text-patching pass for all direct calls.
+        let res = res.and_then(|()| {
+            probes.direct.attach().map_err(|(e, which)| {
+                let sym = which
+                    .and_then(|i| probes.direct.iter().nth(i))
+                    .map_or(&b"(one of them)"[..], |s| s.symbol());
+                Failed::new(
+                    e,
+                    format_args!(
+                        "direct {}: attach failed, errno {}",
+                        BStr(sym),
+                        e.to_errno()
+                    ),
+                )
+            })
         });
         if let Err(e) = res {
             let _fast = rcu::expedite();
@@ -318,6 +396,7 @@ impl Set {
             name: owned_name,
             options,
             state: AtomicU8::new(SetState::Registered as u8),
+            ndirect: probes.direct.len(),
             probes: RcuOption::new(probes),
             final_counts: (AtomicU64::new(0), AtomicU64::new(0)),
             kptrs,
@@ -406,6 +485,28 @@ impl Set {
         self.timings.disarm.store(now_ns() - t0, Ordering::Relaxed);
     }
 
+    /// Switches the set's direct calls to the counting (`record == false`)
+    /// or the counting-and-recording trampoline, without detaching.
+    pub(crate) fn retarget(&self, record: bool) -> Result<(), Failed> {
+        self.step(Op::Retarget)?;
+        let mode = if record { Mode::Record } else { Mode::Count };
+        // SAFETY: Only `teardown` takes the probes, and the state machine
+        // keeps it from running while a command is being executed.
+        let Some(p) = (unsafe { self.probes.get_unguarded() }) else {
+            return Ok(());
+        };
+        p.direct.retarget(mode).map_err(|e| {
+            Failed::new(
+                e,
+                format_args!(
+                    "set {}: modify_ftrace_direct failed, errno {}",
+                    BStr(&self.name),
+                    e.to_errno()
+                ),
+            )
+        })
+    }
+
     /// Moves the set to `Retiring`; the caller then queues its teardown.
     pub(crate) fn begin_unregister(&self) -> Result<(), Failed> {
         let to = self.step(Op::Unregister)?.unwrap_or(SetState::Retiring);
@@ -448,6 +549,10 @@ impl Set {
                 probe::unregister_all::<Kretprobe>(&self.rptrs);
             }
         }
+        // SAFETY: Only this function takes the probes, and it runs once.
+        if let Some(p) = unsafe { self.probes.get_unguarded() } {
+            p.direct.detach();
+        }
         // No handler runs any more: freeze the counts, then unpublish the
         // slots; readers still looking at them are safe until a grace period
         // has passed, when `call_rcu` frees them.
@@ -487,11 +592,12 @@ impl Set {
         let (hits, _) = p.map_or_else(|| self.frozen(), totals);
         writeln!(
             w,
-            "{} {} kprobes={} kretprobes={} skipped={} hits={}",
+            "{} {} kprobes={} kretprobes={} direct={} skipped={} hits={}",
             BStr(&self.name),
             self.state().as_str(),
             self.kptrs.len(),
             self.rptrs.len(),
+            self.ndirect,
             p.map_or(0, |p| p.skipped.total),
             hits
         )
@@ -512,11 +618,13 @@ impl Set {
         let (hits, missed) = p.map_or_else(|| self.frozen(), totals);
         writeln!(
             w,
-            "set {} state={} kprobes={} kretprobes={} skipped={} hits={} missed={}",
+            "set {} state={} kprobes={} kretprobes={} direct={} mode={} skipped={} hits={} missed={}",
             BStr(&self.name),
             self.state().as_str(),
             self.kptrs.len(),
             self.rptrs.len(),
+            self.ndirect,
+            p.map_or("-", |p| p.direct.mode().as_str()),
             p.map_or(0, |p| p.skipped.total),
             hits,
             missed
@@ -534,6 +642,16 @@ impl Set {
         let Some(p) = p else { return Ok(()) };
         write_slots(w, &p.kprobes)?;
         write_slots(w, &p.kretprobes)?;
+        for s in p.direct.iter() {
+            writeln!(
+                w,
+                "  direct {} {}+0 hits={} last_arg={:#x}",
+                BStr(s.name()),
+                BStr(s.symbol()),
+                s.hits(),
+                s.last_arg()
+            )?;
+        }
         for (sym, errno) in p.skipped.named.iter() {
             writeln!(w, "  skipped {} errno={}", BStr(sym), errno)?;
         }
@@ -553,7 +671,8 @@ fn totals(p: &Probes) -> (u64, u64) {
     let mut missed = 0u64;
     let k = p.kprobes.iter().map(|s| (s.hits(), s.missed()));
     let r = p.kretprobes.iter().map(|s| (s.hits(), s.missed()));
-    for (h, m) in Iterator::chain(k, r) {
+    let d = p.direct.iter().map(|s| (s.hits(), 0));
+    for (h, m) in Iterator::chain(Iterator::chain(k, r), d) {
         hits = hits.wrapping_add(h);
         missed = missed.wrapping_add(m);
     }

@@ -158,6 +158,23 @@ fn set_commands() {
         }))
     );
     assert_eq!(one("flush"), Ok(Some(Command::Flush)));
+    assert_eq!(
+        one("direct s record"),
+        Ok(Some(Command::Retarget {
+            set: "s",
+            record: true
+        }))
+    );
+    assert_eq!(
+        one("direct s count"),
+        Ok(Some(Command::Retarget {
+            set: "s",
+            record: false
+        }))
+    );
+    assert_eq!(one("direct s"), Err(ParseError::MissingArgument));
+    assert_eq!(one("direct s fast"), Err(ParseError::UnknownOption));
+    assert_eq!(one("direct s count x"), Err(ParseError::TooManyArguments));
     assert_eq!(one("unregister s --now"), Err(ParseError::UnknownOption));
     assert_eq!(one("unregister s t"), Err(ParseError::TooManyArguments));
     assert_eq!(one("enable"), Err(ParseError::MissingArgument));

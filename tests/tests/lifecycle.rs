@@ -3,7 +3,13 @@
 use batchprobe_host_tests::lifecycle::{next, Op, Refusal, SetState::*, *};
 
 const ALL: [SetState; 5] = [Registered, Enabled, Disabled, Retiring, Freed];
-const OPS: [Op; 4] = [Op::Enable, Op::Disable, Op::Unregister, Op::TeardownDone];
+const OPS: [Op; 5] = [
+    Op::Enable,
+    Op::Disable,
+    Op::Retarget,
+    Op::Unregister,
+    Op::TeardownDone,
+];
 
 #[test]
 fn normal_life() {
@@ -12,6 +18,14 @@ fn normal_life() {
     assert_eq!(next(Disabled, Op::Enable), Ok(Some(Enabled)));
     assert_eq!(next(Enabled, Op::Unregister), Ok(Some(Retiring)));
     assert_eq!(next(Retiring, Op::TeardownDone), Ok(Some(Freed)));
+}
+
+#[test]
+fn retarget_keeps_state_but_not_when_retiring() {
+    for s in [Registered, Enabled, Disabled] {
+        assert_eq!(next(s, Op::Retarget), Ok(None));
+    }
+    assert_eq!(next(Retiring, Op::Retarget), Err(Refusal::Retiring));
 }
 
 #[test]

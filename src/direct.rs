@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The ftrace-direct backend: `d:SET/NAME SYM` and `d:SET GLOB`.
+//!
+//! A set's direct functions share one `ftrace_ops`: its filter is filled
+//! with every function address in one `ftrace_set_filter_ips` call, and one
+//! `register_ftrace_direct` patches all their fentry sites to call a
+//! batchprobe trampoline ([`crate::trampoline`]) in one text-patching pass.
+//! Detach is one `unregister_ftrace_direct`; `modify_ftrace_direct` switches
+//! a live set between trampolines.
+//!
+//! Trampolines are shared by all sets, so a handler finds the function it
+//! was called for in a global, sorted index of `[start, end) → slot`,
+//! published through RCU: attaching builds and publishes a new index (the
+//! old one is freed with `call_rcu`); detaching only clears its entries'
+//! slot pointers, so teardown never allocates.
+
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, Ordering};
+
+use kernel::prelude::*;
+use kernel::types::Opaque;
+
+use crate::bindings;
+use crate::rcu::{self, RcuBox, RcuOption};
+use crate::trampoline::Mode;
+
+/// One traced function of a direct set.
+///
+/// # Invariants
+///
+/// `gate` points to the enable gate of the set that owns the slot, which
+/// outlives it.
+pub(crate) struct DirectSlot {
+    start: usize,
+    end: usize,
+    hits: AtomicU64,
+    last_arg: AtomicU64,
+    gate: *const AtomicBool,
+    symbol: KVec<u8>,
+    name: Option<KVec<u8>>,
+}
+
+impl DirectSlot {
+    /// The function's address.
+    pub(crate) fn start(&self) -> usize {
+        self.start
+    }
+
+    /// Hits counted so far.
+    pub(crate) fn hits(&self) -> u64 {
+        self.hits.load(Ordering::Relaxed)
+    }
+
+    /// The first argument of the last recorded call (record mode).
+    pub(crate) fn last_arg(&self) -> u64 {
+        self.last_arg.load(Ordering::Relaxed)
+    }
+
+    /// The symbol.
+    pub(crate) fn symbol(&self) -> &[u8] {
+        &self.symbol
+    }
+
+    /// The probe's name: the one given, else the symbol.
+    pub(crate) fn name(&self) -> &[u8] {
+        self.name.as_deref().unwrap_or(&self.symbol)
+    }
+
+    #[inline(always)]
+    fn hit(&self, arg0: usize, record: bool) {
+        // SAFETY: By the type invariant `gate` outlives `self`.
+        if unsafe { (*self.gate).load(Ordering::Relaxed) } {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            if record {
+                self.last_arg.store(arg0 as u64, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+struct Entry {
+    start: usize,
+    end: usize,
+    slot: AtomicPtr<DirectSlot>,
+}
+
+/// Every attached direct function, sorted by start address.
+struct Index {
+    entries: KVVec<Entry>,
+}
+
+/// The published index; replaced under [`Lock`], entries cleared under it.
+static INDEX: RcuOption<Index> = RcuOption::empty();
+
+/// The C mutex that serialises index updates (attach and detach run under
+/// different locks: the registry's and the workqueue's).
+struct Lock;
+
+impl Lock {
+    fn new() -> Self {
+        // SAFETY: A plain mutex_lock on a static mutex, in process context.
+        unsafe { bindings::bp_direct_lock() };
+        Lock
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        // SAFETY: Matches the lock taken in `new`.
+        unsafe { bindings::bp_direct_unlock() };
+    }
+}
+
+fn handle(ret_ip: usize, arg0: usize, record: bool) {
+    let guard = rcu::read_lock();
+    let Some(index) = INDEX.get(&guard) else {
+        return;
+    };
+    // The return address is just past the fentry call, inside the function.
+    let ip = ret_ip.wrapping_sub(1);
+    let i = index.entries.partition_point(|e| e.start <= ip);
+    let Some(e) = i.checked_sub(1).and_then(|i| index.entries.get(i)) else {
+        return;
+    };
+    if ip >= e.end {
+        return;
+    }
+    let slot = e.slot.load(Ordering::Acquire);
+    // SAFETY: A non-null slot pointer in a published index is a live slot:
+    // detach clears the pointer before the set frees its slots with
+    // `call_rcu`, and we are inside an RCU read-side critical section.
+    if let Some(slot) = unsafe { slot.as_ref() } {
+        slot.hit(arg0, record);
+    }
+}
+
+/// The handler of `bp_direct_tramp_count`.
+pub(crate) extern "C" fn handle_count(ret_ip: usize, arg0: usize) {
+    handle(ret_ip, arg0, false);
+}
+
+/// The handler of `bp_direct_tramp_record`.
+pub(crate) extern "C" fn handle_record(ret_ip: usize, arg0: usize) {
+    handle(ret_ip, arg0, true);
+}
+
+/// Whether ftrace can trace the function at `addr` (has an fentry site).
+pub(crate) fn traceable(addr: usize) -> Result<(), i32> {
+    // SAFETY: Only the module's scratch ops is touched; callers hold the
+    // registry lock, which serialises all users of it.
+    let ret = unsafe { bindings::bp_ftrace_check_ip(addr as _) };
+    if ret < 0 {
+        Err(ret)
+    } else {
+        Ok(())
+    }
+}
+
+/// Which batchprobe direct set already traces `addr`, if any.
+pub(crate) fn taken(addr: usize) -> bool {
+    let guard = rcu::read_lock();
+    INDEX.get(&guard).is_some_and(|index| {
+        index
+            .entries
+            .iter()
+            .any(|e| e.start == addr && !e.slot.load(Ordering::Relaxed).is_null())
+    })
+}
+
+/// The direct part of a set: its `ftrace_ops` and its functions.
+///
+/// # Invariants
+///
+/// `slots` never grows once `attach` has run; `ops` never moves (the set
+/// keeps this struct in its `RcuBox`); while `attached`, `ops` is
+/// registered with the trampoline of `mode`.
+pub(crate) struct DirectSet {
+    ops: Opaque<bindings::ftrace_ops>,
+    slots: KVVec<DirectSlot>,
+    mode: AtomicU8,
+    attached: AtomicBool,
+}
+
+// SAFETY: `gate` pointers point into the owning set; the ops is only handed
+// to ftrace's own locked API; counters are atomic.
+unsafe impl Send for DirectSet {}
+// SAFETY: See `Send`.
+unsafe impl Sync for DirectSet {}
+
+impl DirectSet {
+    /// No functions yet.
+    pub(crate) fn new() -> Self {
+        Self {
+            ops: Opaque::new(bindings::ftrace_ops::default()),
+            slots: KVVec::new(),
+            mode: AtomicU8::new(0),
+            attached: AtomicBool::new(false),
+        }
+    }
+
+    /// Number of functions.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Every function.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &DirectSlot> {
+        self.slots.iter()
+    }
+
+    /// The current trampoline.
+    pub(crate) fn mode(&self) -> Mode {
+        if self.mode.load(Ordering::Relaxed) == 1 {
+            Mode::Record
+        } else {
+            Mode::Count
+        }
+    }
+
+    /// Adds a function (before `attach` only).
+    pub(crate) fn push(
+        &mut self,
+        gate: *const AtomicBool,
+        symbol: &[u8],
+        name: Option<&[u8]>,
+        start: usize,
+        size: usize,
+    ) -> Result {
+        let mut sym = KVec::new();
+        sym.extend_from_slice(symbol, GFP_KERNEL)?;
+        let name = match name {
+            Some(n) => {
+                let mut v = KVec::new();
+                v.extend_from_slice(n, GFP_KERNEL)?;
+                Some(v)
+            }
+            None => None,
+        };
+        // INVARIANT: `gate` is the owning set's gate.
+        self.slots.push(
+            DirectSlot {
+                start,
+                end: start.saturating_add(size.max(1)),
+                hits: AtomicU64::new(0),
+                last_arg: AtomicU64::new(0),
+                gate,
+                symbol: sym,
+                name,
+            },
+            GFP_KERNEL,
+        )?;
+        Ok(())
+    }
+
+    /// Publishes the functions in the index, then attaches them all: one
+    /// filter update and one `register_ftrace_direct`. On failure nothing
+    /// stays attached or indexed, and the error says why.
+    pub(crate) fn attach(&self) -> Result<(), (Error, Option<usize>)> {
+        if self.slots.is_empty() {
+            return Ok(());
+        }
+        let oom = (ENOMEM, None);
+        let mut ips = KVVec::with_capacity(self.slots.len(), GFP_KERNEL).map_err(|_| oom)?;
+        for s in self.slots.iter() {
+            ips.push(s.start as _, GFP_KERNEL).map_err(|_| oom)?;
+        }
+        {
+            let _lock = Lock::new();
+            // SAFETY: Only holders of `Lock` replace the index.
+            let old = unsafe { INDEX.get_unguarded() };
+            let live = old.map_or(0, |o| o.entries.len());
+            let mut entries =
+                KVVec::with_capacity(live + self.slots.len(), GFP_KERNEL).map_err(|_| oom)?;
+            if let Some(old) = old {
+                for e in old.entries.iter() {
+                    let slot = e.slot.load(Ordering::Relaxed);
+                    if slot.is_null() {
+                        continue;
+                    }
+                    if let Some(i) = self.slots.iter().position(|s| s.start == e.start) {
+                        return Err((EBUSY, Some(i)));
+                    }
+                    let _ = entries.push(
+                        Entry {
+                            start: e.start,
+                            end: e.end,
+                            slot: AtomicPtr::new(slot),
+                        },
+                        GFP_KERNEL,
+                    );
+                }
+            }
+            for s in self.slots.iter() {
+                let slot = core::ptr::from_ref(s).cast_mut();
+                let _ = entries.push(
+                    Entry {
+                        start: s.start,
+                        end: s.end,
+                        slot: AtomicPtr::new(slot),
+                    },
+                    GFP_KERNEL,
+                );
+            }
+            entries.as_mut_slice().sort_unstable_by_key(|e| e.start);
+            let index = RcuBox::new(Index { entries }, GFP_KERNEL).map_err(|_| oom)?;
+            drop(INDEX.replace(index));
+        }
+        let ops = self.ops.get();
+        let n = ips.len() as _;
+        // SAFETY: `ops` is a live, unregistered ftrace_ops that never moves
+        // (type invariant); `ips` holds `n` addresses.
+        let mut ret = unsafe { bindings::ftrace_set_filter_ips(ops, ips.as_mut_ptr(), n, 0, 1) };
+        if ret == 0 {
+            // SAFETY: As above; the trampoline is a valid direct caller.
+            ret = unsafe { bindings::register_ftrace_direct(ops, self.mode().addr() as _) };
+        }
+        if ret < 0 {
+            self.unindex();
+            // SAFETY: `ops` is not registered; this frees its filter hash.
+            unsafe { bindings::ftrace_free_filter(ops) };
+            return Err((Error::from_errno(ret), None));
+        }
+        self.attached.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Detaches every function (one `unregister_ftrace_direct`, which waits
+    /// until no task is inside the trampoline for them) and clears their
+    /// index entries. Sleeps.
+    pub(crate) fn detach(&self) {
+        if self.attached.swap(false, Ordering::AcqRel) {
+            // SAFETY: `ops` is registered with the trampoline of `mode`.
+            let ret = unsafe {
+                bindings::unregister_ftrace_direct(self.ops.get(), self.mode().addr() as _, true)
+            };
+            if ret < 0 {
+                pr_warn!("unregister_ftrace_direct failed: {}\n", ret);
+            }
+        }
+        self.unindex();
+    }
+
+    fn unindex(&self) {
+        let _lock = Lock::new();
+        // SAFETY: Only holders of `Lock` replace the index.
+        if let Some(index) = unsafe { INDEX.get_unguarded() } {
+            for e in index.entries.iter() {
+                let slot = e.slot.load(Ordering::Relaxed);
+                if self.slots.iter().any(|s| core::ptr::eq(s, slot)) {
+                    e.slot.store(core::ptr::null_mut(), Ordering::Release);
+                }
+            }
+        }
+    }
+
+    /// Switches the live set to another trampoline without detaching.
+    pub(crate) fn retarget(&self, mode: Mode) -> Result {
+        if !self.attached.load(Ordering::Acquire) || mode == self.mode() {
+            self.mode.store(mode as u8, Ordering::Relaxed);
+            return Ok(());
+        }
+        // SAFETY: `ops` is registered (attached); the new trampoline is valid.
+        let ret = unsafe { bindings::modify_ftrace_direct(self.ops.get(), mode.addr() as _) };
+        kernel::error::to_result(ret)?;
+        self.mode.store(mode as u8, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// Frees the scratch ops' filter and the index on unload; call after every
+/// set is detached.
+pub(crate) fn shutdown() {
+    // SAFETY: Nothing else uses the scratch ops any more.
+    unsafe { bindings::bp_ftrace_scratch_free() };
+    let _lock = Lock::new();
+    drop(INDEX.take());
+}
