@@ -10,6 +10,8 @@
 
 #include <linux/debugfs.h>
 #include <linux/kprobes.h>
+#include <linux/fprobe.h>
+#include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/rcupdate.h>
 #include <linux/workqueue.h>

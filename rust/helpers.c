@@ -45,6 +45,28 @@ void bp_flush_workqueue(struct workqueue_struct *wq)
 	flush_workqueue(wq);
 }
 
+/*
+ * The baseline for the per-call cost of a direct call: a trampoline that
+ * does nothing, in the style of samples/ftrace/ftrace-direct-multi.c.
+ */
+#include <asm/ibt.h>
+#include <asm/nospec-branch.h>
+
+asm(
+"	.pushsection	.text, \"ax\", @progbits\n"
+"	.type		bp_direct_tramp_empty, @function\n"
+"	.globl		bp_direct_tramp_empty\n"
+"bp_direct_tramp_empty:"
+	ASM_ENDBR
+"	pushq %rbp\n"
+"	movq %rsp, %rbp\n"
+	CALL_DEPTH_ACCOUNT
+"	leave\n"
+	ASM_RET
+"	.size		bp_direct_tramp_empty, .-bp_direct_tramp_empty\n"
+"	.popsection\n"
+);
+
 static DEFINE_MUTEX(bp_direct_mutex);
 
 void bp_direct_lock(void)

@@ -16,7 +16,7 @@ mkdir -p "$out"
 "$BP_ROOT/scripts/build-initramfs.sh" "$out/initramfs.cpio.gz" "$ko"
 logf=$out/console.log
 args=bp.mode=bench
-for v in RUNS SIZES BUDGET_S; do
+for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS; do
     eval "val=\${BP_BENCH_$v:-}"
     [ -n "$val" ] && args="$args bp.bench_$v=${val// /,}"
 done
@@ -30,4 +30,4 @@ tr -d '\r' < "$logf" | grep -a '^BENCH' > "$out/raw.txt"
 accel=${BP_ACCEL:-tcg}
 (cd "$BP_ROOT/tools/benchreport" && cargo run --quiet --release -- \
     --input "$out/raw.txt" --out-dir "$out" --accel "$accel" --date "$(date -u +%Y-%m-%d)" \
-    --markdown "$BP_ROOT/BENCHMARKS.md" --svg-copy "$BP_ROOT/docs/bench.svg")
+    --markdown "$BP_ROOT/BENCHMARKS.md" --svg-dir "$BP_ROOT/docs")

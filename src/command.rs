@@ -14,15 +14,20 @@
 //! r[MAXACTIVE]:SET/NAME SYM
 //!                          kretprobe on SYM (no offset)
 //! d:SET/NAME SYM           ftrace-direct call on SYM (no offset)
-//! create SET [--one-by-one] [--bare]
+//! create SET [--one-by-one] [--bare] [--fprobe]
 //!                          register the probes staged for SET as one batch;
-//!                          benchmark baselines: --one-by-one tears the set
+//!                          benchmark baselines: --one-by-one tears kprobes
 //!                          down one unregister call (and grace period) per
-//!                          probe, --bare installs handlers that count nothing
+//!                          probe and attaches direct calls with one
+//!                          ftrace_ops per function, --bare installs handlers
+//!                          that count nothing, --fprobe attaches the d:
+//!                          functions with register_fprobe_ips instead
 //! enable SET | disable SET
 //! unregister SET [--sync]  retire SET; --sync waits for its teardown
-//! direct SET count|record  switch SET's direct calls to the counting or the
-//!                          counting-and-recording trampoline, live
+//! direct SET count|record|empty
+//!                          switch SET's direct calls, live, to the counting,
+//!                          the counting-and-recording, or the empty (a
+//!                          do-nothing baseline) trampoline
 //! flush                    wait for every pending teardown
 //! # comment, and blank lines, are ignored
 //! ```
@@ -89,6 +94,28 @@ pub struct ProbeSpec<'a> {
     pub limit: Option<u32>,
 }
 
+/// What a direct set's trampoline does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirectMode {
+    /// Count calls per function.
+    Count,
+    /// Count, and record each function's last first argument.
+    Record,
+    /// Nothing at all (the cost of a direct call alone).
+    Empty,
+}
+
+impl DirectMode {
+    /// The mode's name in commands and listings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DirectMode::Count => "count",
+            DirectMode::Record => "record",
+            DirectMode::Empty => "empty",
+        }
+    }
+}
+
 /// Options of `create`, for benchmark baselines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CreateOptions {
@@ -96,6 +123,8 @@ pub struct CreateOptions {
     pub one_by_one: bool,
     /// Handlers that do nothing (not even count): the bare kprobe cost.
     pub bare: bool,
+    /// Attach the `d:` functions with an fprobe instead of direct calls.
+    pub fprobe: bool,
 }
 
 /// One parsed control command.
@@ -125,8 +154,8 @@ pub enum Command<'a> {
     Retarget {
         /// The set.
         set: &'a str,
-        /// Record each function's first argument, not only count.
-        record: bool,
+        /// The trampoline.
+        mode: DirectMode,
     },
     /// Wait for every pending teardown.
     Flush,
@@ -239,6 +268,7 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Command<'_>>, ParseError> {
                 match w {
                     "--one-by-one" => options.one_by_one = true,
                     "--bare" => options.bare = true,
+                    "--fprobe" => options.fprobe = true,
                     _ if w.starts_with("--") => return Err(ParseError::UnknownOption),
                     _ => return Err(ParseError::TooManyArguments),
                 }
@@ -261,13 +291,14 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Command<'_>>, ParseError> {
         }
         "direct" => {
             let set = one_set(&mut words)?;
-            let record = match words.next() {
-                Some("count") => false,
-                Some("record") => true,
+            let mode = match words.next() {
+                Some("count") => DirectMode::Count,
+                Some("record") => DirectMode::Record,
+                Some("empty") => DirectMode::Empty,
                 Some(_) => return Err(ParseError::UnknownOption),
                 None => return Err(ParseError::MissingArgument),
             };
-            Command::Retarget { set, record }
+            Command::Retarget { set, mode }
         }
         "flush" => Command::Flush,
         _ => Command::Probe(probe_line(head, &mut words)?),

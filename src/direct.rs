@@ -21,8 +21,9 @@ use kernel::prelude::*;
 use kernel::types::Opaque;
 
 use crate::bindings;
+use crate::command::DirectMode;
 use crate::rcu::{self, RcuBox, RcuOption};
-use crate::trampoline::Mode;
+use crate::trampoline;
 
 /// One traced function of a direct set.
 ///
@@ -176,6 +177,12 @@ pub(crate) fn taken(addr: usize) -> bool {
 /// registered with the trampoline of `mode`.
 pub(crate) struct DirectSet {
     ops: Opaque<bindings::ftrace_ops>,
+    /// How the functions are attached (benchmark baselines aside: one ops).
+    strategy: Strategy,
+    /// `Strategy::OpsPerFunction`: one ops per slot, allocated by `attach`.
+    per_function: KVVec<Opaque<bindings::ftrace_ops>>,
+    /// `Strategy::Fprobe`: the fprobe.
+    fprobe: Opaque<bindings::fprobe>,
     slots: KVVec<DirectSlot>,
     mode: AtomicU8,
     attached: AtomicBool,
@@ -187,11 +194,48 @@ unsafe impl Send for DirectSet {}
 // SAFETY: See `Send`.
 unsafe impl Sync for DirectSet {}
 
+/// How a direct set attaches its functions.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Strategy {
+    /// One `ftrace_ops` for all: one filter update, one patching pass.
+    OneOps,
+    /// Baseline: one `ftrace_ops` (and patching pass) per function.
+    OpsPerFunction,
+    /// Baseline: `register_fprobe_ips` (ftrace_ops + fprobe handler).
+    Fprobe,
+}
+
+/// The fprobe entry handler of `--fprobe` sets: counts like the trampoline.
+///
+/// # Safety
+///
+/// Called by the kernel with a live `regs`.
+unsafe extern "C" fn fprobe_entry(
+    _fp: *mut bindings::fprobe,
+    entry_ip: kernel::ffi::c_ulong,
+    _ret_ip: kernel::ffi::c_ulong,
+    regs: *mut bindings::pt_regs,
+    _data: *mut kernel::ffi::c_void,
+) -> kernel::ffi::c_int {
+    // SAFETY: The kernel passes the live registers of the traced call.
+    let arg0 = unsafe { (*regs).di };
+    // `handle` expects a return address inside the function.
+    handle(entry_ip.wrapping_add(1), arg0, false);
+    0
+}
+
 impl DirectSet {
     /// No functions yet.
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(strategy: Strategy) -> Self {
+        let fp = bindings::fprobe {
+            entry_handler: Some(fprobe_entry),
+            ..Default::default()
+        };
         Self {
             ops: Opaque::new(bindings::ftrace_ops::default()),
+            strategy,
+            per_function: KVVec::new(),
+            fprobe: Opaque::new(fp),
             slots: KVVec::new(),
             mode: AtomicU8::new(0),
             attached: AtomicBool::new(false),
@@ -209,12 +253,24 @@ impl DirectSet {
     }
 
     /// The current trampoline.
-    pub(crate) fn mode(&self) -> Mode {
-        if self.mode.load(Ordering::Relaxed) == 1 {
-            Mode::Record
-        } else {
-            Mode::Count
+    pub(crate) fn mode(&self) -> DirectMode {
+        match self.mode.load(Ordering::Relaxed) {
+            1 => DirectMode::Record,
+            2 => DirectMode::Empty,
+            _ => DirectMode::Count,
         }
+    }
+
+    /// Allocates what `attach` needs beyond the slots (before `attach`).
+    pub(crate) fn prepare(&mut self) -> Result {
+        if self.strategy == Strategy::OpsPerFunction {
+            let mut v = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
+            for _ in 0..self.slots.len() {
+                v.push(Opaque::new(bindings::ftrace_ops::default()), GFP_KERNEL)?;
+            }
+            self.per_function = v;
+        }
+        Ok(())
     }
 
     /// Adds a function (before `attach` only).
@@ -305,6 +361,25 @@ impl DirectSet {
             let index = RcuBox::new(Index { entries }, GFP_KERNEL).map_err(|_| oom)?;
             drop(INDEX.replace(index));
         }
+        let ret = match self.strategy {
+            Strategy::OneOps => self.attach_one_ops(&mut ips),
+            Strategy::OpsPerFunction => self.attach_per_function(),
+            Strategy::Fprobe => {
+                let n = ips.len() as _;
+                // SAFETY: The fprobe is live, unregistered and never moves
+                // (type invariant); `ips` holds `n` addresses.
+                unsafe { bindings::register_fprobe_ips(self.fprobe.get(), ips.as_mut_ptr(), n) }
+            }
+        };
+        if ret < 0 {
+            self.unindex();
+            return Err((Error::from_errno(ret), None));
+        }
+        self.attached.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    fn attach_one_ops(&self, ips: &mut KVVec<kernel::ffi::c_ulong>) -> i32 {
         let ops = self.ops.get();
         let n = ips.len() as _;
         // SAFETY: `ops` is a live, unregistered ftrace_ops that never moves
@@ -312,16 +387,50 @@ impl DirectSet {
         let mut ret = unsafe { bindings::ftrace_set_filter_ips(ops, ips.as_mut_ptr(), n, 0, 1) };
         if ret == 0 {
             // SAFETY: As above; the trampoline is a valid direct caller.
-            ret = unsafe { bindings::register_ftrace_direct(ops, self.mode().addr() as _) };
+            ret = unsafe {
+                bindings::register_ftrace_direct(ops, trampoline::addr(self.mode()) as _)
+            };
         }
         if ret < 0 {
-            self.unindex();
             // SAFETY: `ops` is not registered; this frees its filter hash.
             unsafe { bindings::ftrace_free_filter(ops) };
-            return Err((Error::from_errno(ret), None));
         }
-        self.attached.store(true, Ordering::Release);
-        Ok(())
+        ret
+    }
+
+    /// The baseline: one ops, one filter update and one patching pass per
+    /// function. Undoes what it did on failure.
+    fn attach_per_function(&self) -> i32 {
+        let tramp = trampoline::addr(self.mode()) as _;
+        for (i, s) in self.slots.iter().enumerate() {
+            let Some(ops) = self.per_function.get(i) else {
+                return ENOMEM.to_errno();
+            };
+            let ops = ops.get();
+            // SAFETY: A live, unregistered ops that never moves (`attach`
+            // allocated them all before the first registration).
+            let mut ret =
+                unsafe { bindings::ftrace_set_filter_ips(ops, &mut { s.start as _ }, 1, 0, 1) };
+            if ret == 0 {
+                // SAFETY: As above.
+                ret = unsafe { bindings::register_ftrace_direct(ops, tramp) };
+            }
+            if ret < 0 {
+                // SAFETY: `ops` is not registered.
+                unsafe { bindings::ftrace_free_filter(ops) };
+                self.detach_per_function(i);
+                return ret;
+            }
+        }
+        0
+    }
+
+    fn detach_per_function(&self, n: usize) {
+        let tramp = trampoline::addr(self.mode()) as _;
+        for ops in self.per_function.iter().take(n) {
+            // SAFETY: The first `n` ops are registered with `tramp`.
+            unsafe { bindings::unregister_ftrace_direct(ops.get(), tramp, true) };
+        }
     }
 
     /// Detaches every function (one `unregister_ftrace_direct`, which waits
@@ -331,7 +440,11 @@ impl DirectSet {
         if self.attached.swap(false, Ordering::AcqRel) {
             // SAFETY: `ops` is registered with the trampoline of `mode`.
             let ret = unsafe {
-                bindings::unregister_ftrace_direct(self.ops.get(), self.mode().addr() as _, true)
+                bindings::unregister_ftrace_direct(
+                    self.ops.get(),
+                    trampoline::addr(self.mode()) as _,
+                    true,
+                )
             };
             if ret < 0 {
                 pr_warn!("unregister_ftrace_direct failed: {}\n", ret);
@@ -354,13 +467,14 @@ impl DirectSet {
     }
 
     /// Switches the live set to another trampoline without detaching.
-    pub(crate) fn retarget(&self, mode: Mode) -> Result {
+    pub(crate) fn retarget(&self, mode: DirectMode) -> Result {
         if !self.attached.load(Ordering::Acquire) || mode == self.mode() {
             self.mode.store(mode as u8, Ordering::Relaxed);
             return Ok(());
         }
         // SAFETY: `ops` is registered (attached); the new trampoline is valid.
-        let ret = unsafe { bindings::modify_ftrace_direct(self.ops.get(), mode.addr() as _) };
+        let ret =
+            unsafe { bindings::modify_ftrace_direct(self.ops.get(), trampoline::addr(mode) as _) };
         kernel::error::to_result(ret)?;
         self.mode.store(mode as u8, Ordering::Relaxed);
         Ok(())

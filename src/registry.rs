@@ -451,7 +451,7 @@ impl Engine {
                 *wait |= sync;
                 Ok(())
             }
-            Command::Retarget { set, record } => find(reg, set)?.retarget(record),
+            Command::Retarget { set, mode } => find(reg, set)?.retarget(mode),
             Command::Flush => {
                 *wait = true;
                 Ok(())

@@ -13,14 +13,13 @@ use kernel::sync::{Arc, UniqueArc};
 use kernel::workqueue::{impl_has_work, new_work, Work, WorkItem};
 
 use crate::bindings;
-use crate::command::{CreateOptions, ProbeKind};
+use crate::command::{CreateOptions, DirectMode, ProbeKind};
 use crate::direct::{self, DirectSet};
 use crate::kprobe::Kprobe;
 use crate::kretprobe::Kretprobe;
 use crate::lifecycle::{self, Op, SetState};
 use crate::probe::{self, Added, Backend, Slots};
 use crate::rcu::{self, RcuBox, RcuOption};
-use crate::trampoline::Mode;
 
 /// Monotonic nanoseconds.
 pub(crate) fn now_ns() -> u64 {
@@ -208,6 +207,10 @@ pub(crate) struct Timings {
     pub(crate) disable: AtomicU64,
     /// The background disarm that follows a disable.
     pub(crate) disarm: AtomicU64,
+    /// Attaching the direct calls (part of `register`).
+    pub(crate) attach: AtomicU64,
+    /// Detaching the direct calls (part of `unregister_complete`).
+    pub(crate) detach: AtomicU64,
     pub(crate) unregister_call: AtomicU64,
     pub(crate) unregister_complete: AtomicU64,
     unregister_started: AtomicU64,
@@ -339,7 +342,13 @@ impl Set {
             gate: AtomicBool::new(false),
             kprobes: Slots::new(),
             kretprobes: Slots::new(),
-            direct: DirectSet::new(),
+            direct: DirectSet::new(if options.fprobe {
+                direct::Strategy::Fprobe
+            } else if options.one_by_one {
+                direct::Strategy::OpsPerFunction
+            } else {
+                direct::Strategy::OneOps
+            }),
             skipped: Skipped {
                 total: 0,
                 named: KVec::new(),
@@ -365,8 +374,17 @@ impl Set {
             }
         });
         // Last: one filter update and one text-patching pass for all direct calls.
+        let mut attach_ns = 0;
         let res = res.and_then(|()| {
-            probes.direct.attach().map_err(|(e, which)| {
+            probes
+                .get_mut()
+                .direct
+                .prepare()
+                .map_err(|e| Failed::new(e, format_args!("out of memory")))?;
+            let t = now_ns();
+            let attached = probes.direct.attach();
+            attach_ns = now_ns() - t;
+            attached.map_err(|(e, which)| {
                 let sym = which
                     .and_then(|i| probes.direct.iter().nth(i))
                     .map_or(&b"(one of them)"[..], |s| s.symbol());
@@ -391,6 +409,7 @@ impl Set {
         }
         let timings = Timings::default();
         timings.register.store(now_ns() - t0, Ordering::Relaxed);
+        timings.attach.store(attach_ns, Ordering::Relaxed);
         // INVARIANT: `kptrs`/`rptrs` hold exactly the probes registered above.
         let init = pin_init!(Set {
             name: owned_name,
@@ -487,9 +506,8 @@ impl Set {
 
     /// Switches the set's direct calls to the counting (`record == false`)
     /// or the counting-and-recording trampoline, without detaching.
-    pub(crate) fn retarget(&self, record: bool) -> Result<(), Failed> {
+    pub(crate) fn retarget(&self, mode: DirectMode) -> Result<(), Failed> {
         self.step(Op::Retarget)?;
-        let mode = if record { Mode::Record } else { Mode::Count };
         // SAFETY: Only `teardown` takes the probes, and the state machine
         // keeps it from running while a command is being executed.
         let Some(p) = (unsafe { self.probes.get_unguarded() }) else {
@@ -551,7 +569,9 @@ impl Set {
         }
         // SAFETY: Only this function takes the probes, and it runs once.
         if let Some(p) = unsafe { self.probes.get_unguarded() } {
+            let t = now_ns();
             p.direct.detach();
+            self.timings.detach.store(now_ns() - t, Ordering::Relaxed);
         }
         // No handler runs any more: freeze the counts, then unpublish the
         // slots; readers still looking at them are safe until a grace period
@@ -631,12 +651,14 @@ impl Set {
         )?;
         writeln!(
             w,
-            "  register_ns={} enable_ns={} disable_ns={} disarm_ns={} unregister_call_ns={} unregister_complete_ns={}",
+            "  register_ns={} attach_ns={} enable_ns={} disable_ns={} disarm_ns={} unregister_call_ns={} detach_ns={} unregister_complete_ns={}",
             t.register.load(Ordering::Relaxed),
+            t.attach.load(Ordering::Relaxed),
             t.enable.load(Ordering::Relaxed),
             t.disable.load(Ordering::Relaxed),
             t.disarm.load(Ordering::Relaxed),
             t.unregister_call.load(Ordering::Relaxed),
+            t.detach.load(Ordering::Relaxed),
             t.unregister_complete.load(Ordering::Relaxed)
         )?;
         let Some(p) = p else { return Ok(()) };

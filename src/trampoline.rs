@@ -89,37 +89,23 @@ macro_rules! if_rethunk {
     };
 }
 
+use crate::command::DirectMode;
+
 trampoline!("bp_direct_tramp_count", crate::direct::handle_count);
 trampoline!("bp_direct_tramp_record", crate::direct::handle_record);
 
 extern "C" {
     fn bp_direct_tramp_count();
     fn bp_direct_tramp_record();
+    /// `rust/helpers.c`: a C-style trampoline that does nothing.
+    fn bp_direct_tramp_empty();
 }
 
-/// What a direct set's trampoline does on each call.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Mode {
-    /// Count calls per function.
-    Count,
-    /// Count, and record each function's last first argument.
-    Record,
-}
-
-impl Mode {
-    /// The trampoline's address, for `register_ftrace_direct`.
-    pub(crate) fn addr(self) -> usize {
-        match self {
-            Mode::Count => bp_direct_tramp_count as *const () as usize,
-            Mode::Record => bp_direct_tramp_record as *const () as usize,
-        }
-    }
-
-    /// The name shown in listings.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Mode::Count => "count",
-            Mode::Record => "record",
-        }
+/// The trampoline's address, for `register_ftrace_direct`.
+pub(crate) fn addr(mode: DirectMode) -> usize {
+    match mode {
+        DirectMode::Count => bp_direct_tramp_count as *const () as usize,
+        DirectMode::Record => bp_direct_tramp_record as *const () as usize,
+        DirectMode::Empty => bp_direct_tramp_empty as *const () as usize,
     }
 }

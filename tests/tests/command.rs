@@ -133,9 +133,20 @@ fn set_commands() {
     let create = |one_by_one, bare| {
         Ok(Some(Command::Create {
             set: "s",
-            options: CreateOptions { one_by_one, bare },
+            options: CreateOptions {
+                one_by_one,
+                bare,
+                fprobe: false,
+            },
         }))
     };
+    assert!(matches!(
+        one("create s --fprobe"),
+        Ok(Some(Command::Create {
+            options: CreateOptions { fprobe: true, .. },
+            ..
+        }))
+    ));
     assert_eq!(one("create s"), create(false, false));
     assert_eq!(one("create s --one-by-one"), create(true, false));
     assert_eq!(one("create s --bare --one-by-one"), create(true, true));
@@ -158,20 +169,10 @@ fn set_commands() {
         }))
     );
     assert_eq!(one("flush"), Ok(Some(Command::Flush)));
-    assert_eq!(
-        one("direct s record"),
-        Ok(Some(Command::Retarget {
-            set: "s",
-            record: true
-        }))
-    );
-    assert_eq!(
-        one("direct s count"),
-        Ok(Some(Command::Retarget {
-            set: "s",
-            record: false
-        }))
-    );
+    for mode in [DirectMode::Count, DirectMode::Record, DirectMode::Empty] {
+        let line = format!("direct s {}", mode.as_str());
+        assert_eq!(one(&line), Ok(Some(Command::Retarget { set: "s", mode })));
+    }
     assert_eq!(one("direct s"), Err(ParseError::MissingArgument));
     assert_eq!(one("direct s fast"), Err(ParseError::UnknownOption));
     assert_eq!(one("direct s count x"), Err(ParseError::TooManyArguments));

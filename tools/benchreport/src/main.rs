@@ -2,7 +2,7 @@
 //! BENCHMARKS.md), CSV, JSON and an SVG plot (time vs N, log-log).
 //!
 //! Usage: benchreport --input RAW --out-dir DIR --accel tcg|kvm --date D
-//!                    [--markdown FILE] [--svg-copy FILE]
+//!                    [--markdown FILE] [--svg-dir DIR]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -27,6 +27,15 @@ const PHASES: [&str; 7] = [
     "unregister_complete",
 ];
 const PLOTTED: [&str; 4] = ["register", "enable", "disable", "unregister_complete"];
+const DIRECT_METHODS: [&str; 3] = ["direct-ops-per-function", "fprobe", "direct"];
+const DIRECT_PHASES: [&str; 5] = [
+    "register",
+    "attach",
+    "unregister_call",
+    "detach",
+    "unregister_complete",
+];
+const DIRECT_PLOTTED: [&str; 2] = ["attach", "detach"];
 
 struct Args {
     input: PathBuf,
@@ -34,7 +43,7 @@ struct Args {
     accel: String,
     date: String,
     markdown: Option<PathBuf>,
-    svg_copy: Option<PathBuf>,
+    svg_dir: Option<PathBuf>,
 }
 
 fn args() -> Result<Args, String> {
@@ -52,7 +61,7 @@ fn args() -> Result<Args, String> {
         accel: need(&mut m, "--accel")?,
         date: need(&mut m, "--date")?,
         markdown: take(&mut m, "--markdown").map(Into::into),
-        svg_copy: take(&mut m, "--svg-copy").map(Into::into),
+        svg_dir: take(&mut m, "--svg-dir").map(Into::into),
     };
     if let Some(k) = m.keys().next() {
         return Err(format!("unknown option {k}"));
@@ -67,56 +76,47 @@ fn median(sum: &Summary, method: &str, phase: &str, n: u64) -> Option<f64> {
         .map(|(s, _, _)| s.median)
 }
 
-fn sizes(sum: &Summary) -> Vec<u64> {
-    let s: BTreeSet<u64> = sum.keys().map(|k| k.2).filter(|&n| n > 1).collect();
+/// The N measured (or skipped as over budget) for any of `methods`.
+fn sizes(sum: &Summary, b: &Bench, methods: &[&str]) -> Vec<u64> {
+    let measured = sum
+        .keys()
+        .filter(|k| methods.contains(&k.0.as_str()))
+        .map(|k| k.2);
+    let skipped = b
+        .over_budget
+        .iter()
+        .filter(|x| methods.contains(&x.method.as_str()))
+        .map(|x| x.n);
+    let s: BTreeSet<u64> = measured.chain(skipped).filter(|&n| n > 1).collect();
     s.into_iter().collect()
 }
 
-fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
-    let ns = sizes(sum);
-    let mut o = String::new();
-    let info = |k: &str| b.info.get(k).cloned().unwrap_or_else(|| "?".into());
-    let _ = writeln!(o, "# batchprobe benchmarks\n");
-    let _ = writeln!(
-        o,
-        "Measured {} in one boot of the test kernel: Linux {}, {} vCPUs, {} (QEMU), {} runs per point; \
-         times are the median with [min–max] across runs. Ratios compare methods within this one \
-         boot; absolute times under TCG are far slower than on hardware.\n",
-        a.date,
-        info("kernel"),
-        info("vcpus"),
-        a.accel.to_uppercase(),
-        info("runs")
-    );
-    let _ = writeln!(
-        o,
-        "Symbols: as the seed script picks them, the first N kallsyms text symbols (no `.`) that \
-         accept a probe at `+5` (N ≤ 1024), and at `+0` for N = 4096, where `+5` runs out \
-         (only about one symbol in six accepts it; a probe at `+0` on a function with an fentry \
-         site is ftrace-based). `tracefs` is the seed script's `kprobe_events` path with \
-         optprobes on, `tracefs-noopt` with `debug.kprobes-optimization=0`; `batchprobe` times \
-         come from the module's own ns timers; `batchprobe-one-by-one` is batchprobe with its \
-         teardown done one `unregister_kprobe` (one grace period) per probe. \
-         batchprobe's `disable` closes the set's gate (no hit is counted from then on) and \
-         queues the physical `disarm`, which runs on the module workqueue; \
-         `unregister_call` is when the unregister write returned (async), \
-         `unregister_complete` when the probes were gone; tracefs removal is synchronous.\n"
-    );
-    let header = |o: &mut String, title: &str| {
-        let _ = writeln!(o, "## {title}\n");
-        let _ = write!(o, "| method | phase |");
-        for n in &ns {
-            let _ = write!(o, " N={n} |");
-        }
-        let _ = write!(o, "\n| --- | --- |");
-        for _ in &ns {
-            let _ = write!(o, " ---: |");
-        }
-        o.push('\n');
-    };
-    header(&mut o, "Phase times, ms: median [min–max]");
-    for m in METHODS {
-        for p in PHASES {
+fn table_header(o: &mut String, title: &str, ns: &[u64]) {
+    let _ = writeln!(o, "## {title}\n");
+    let _ = write!(o, "| method | phase |");
+    for n in ns {
+        let _ = write!(o, " N={n} |");
+    }
+    let _ = write!(o, "\n| --- | --- |");
+    for _ in ns {
+        let _ = write!(o, " ---: |");
+    }
+    o.push('\n');
+}
+
+/// Median [min–max] ms per method × phase × N.
+fn phase_table(
+    o: &mut String,
+    b: &Bench,
+    sum: &Summary,
+    title: &str,
+    methods: &[&str],
+    phases: &[&str],
+) {
+    let ns = sizes(sum, b, methods);
+    table_header(o, title, &ns);
+    for m in methods {
+        for p in phases {
             if !ns.iter().any(|&n| median(sum, m, p, n).is_some()) {
                 continue;
             }
@@ -130,15 +130,15 @@ fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
                             fmt_ms(s.min as f64),
                             fmt_ms(s.max as f64)
                         );
-                        if got.is_some_and(|g| g < n) {
-                            let _ = write!(c, " (got {})", got.unwrap_or(0));
+                        if let Some(g) = got.filter(|&g| g < n) {
+                            let _ = write!(c, " (got {g})");
                         }
-                        if *off == Some(0) {
-                            c.push_str(" +0");
+                        if let Some(off) = off.filter(|&o| o != 5) {
+                            let _ = write!(c, " +{off}");
                         }
                         c
                     }
-                    None if b.over_budget.iter().any(|x| x.method == m && x.n == n) => {
+                    None if b.over_budget.iter().any(|x| x.method == *m && x.n == n) => {
                         "over budget".into()
                     }
                     None => "–".into(),
@@ -149,21 +149,31 @@ fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
         }
     }
     o.push('\n');
-    header(
-        &mut o,
-        "Speed-up over tracefs in the same boot (tracefs median / method median)",
-    );
-    for m in METHODS.iter().skip(1) {
-        for p in PHASES {
+}
+
+/// `base` median / method median per method × phase × N.
+fn speedup_table(
+    o: &mut String,
+    b: &Bench,
+    sum: &Summary,
+    title: &str,
+    base: &str,
+    methods: &[&str],
+    phases: &[&str],
+    map: impl Fn(&str) -> &str,
+) {
+    let mut all = vec![base];
+    all.extend_from_slice(methods);
+    let ns = sizes(sum, b, &all);
+    table_header(o, title, &ns);
+    for m in methods {
+        for p in phases {
             if !ns.iter().any(|&n| median(sum, m, p, n).is_some()) {
                 continue;
             }
             let _ = write!(o, "| {m} | {p} |");
             for &n in &ns {
-                let r = speedup(
-                    median(sum, "tracefs", tracefs_phase(p), n),
-                    median(sum, m, p, n),
-                );
+                let r = speedup(median(sum, base, map(p), n), median(sum, m, p, n));
                 let _ = match r {
                     Some(r) => write!(o, " {r:.1}× |"),
                     None => write!(o, " – |"),
@@ -173,17 +183,155 @@ fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
         }
     }
     o.push('\n');
+}
+
+fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
+    let ns = sizes(sum, b, &METHODS);
+    let mut o = String::new();
+    let info = |k: &str| b.info.get(k).cloned().unwrap_or_else(|| "?".into());
+    let _ = writeln!(o, "# batchprobe benchmarks\n");
+    let _ = writeln!(
+        o,
+        "Measured {} in one boot of the test kernel: Linux {}, {} vCPUs, {} (QEMU), {} runs per \
+         kprobe point and {} per direct point; times are the median with [min–max] across runs. \
+         Ratios compare methods within this one boot; absolute times under TCG are far slower \
+         than on hardware.\n",
+        a.date,
+        info("kernel"),
+        info("vcpus"),
+        a.accel.to_uppercase(),
+        info("runs"),
+        info("direct_runs")
+    );
+    let _ = writeln!(
+        o,
+        "## Kprobes\n\nSymbols: as the seed script picks them, the first N kallsyms text symbols (no `.`) \
+         that accept a probe at `+5` (N ≤ 1024). With IBT (this kernel) only functions without \
+         `endbr64` accept `+5`, about one in six, so N = 4096 uses `+9` (after `endbr64` and \
+         the 5-byte fentry call): the same int3/optprobe mechanism. (`+0` would make them \
+         ftrace-based kprobes, which arm and disarm through one ftrace filter update and \
+         patching pass each: 56 s to enable and 66 s to disarm 4096 in an earlier run here.) \
+         `tracefs` is the seed script's `kprobe_events` path with optprobes on, \
+         `tracefs-noopt` with `debug.kprobes-optimization=0`; `batchprobe` times come from the \
+         module's own ns timers; `batchprobe-one-by-one` is batchprobe with its teardown done \
+         one `unregister_kprobe` (one grace period) per probe. batchprobe's `disable` closes \
+         the set's gate (no hit is counted from then on) and queues the physical `disarm` on \
+         the module workqueue; `unregister_call` is when the unregister write returned (async), \
+         `unregister_complete` when the probes were gone; tracefs removal is synchronous.\n"
+    );
+    phase_table(
+        &mut o,
+        b,
+        sum,
+        "Kprobe phase times, ms: median [min–max]",
+        &METHODS,
+        &PHASES,
+    );
+    speedup_table(
+        &mut o,
+        b,
+        sum,
+        "Kprobe speed-up over tracefs in the same boot (tracefs median / method median)",
+        "tracefs",
+        &METHODS[1..],
+        &PHASES,
+        tracefs_phase,
+    );
     goals(&mut o, sum, &ns);
+    direct_section(&mut o, b, sum);
     per_hit(&mut o, sum);
-    let _ = writeln!(o, "## Plot\n\n![time vs N, log-log](docs/bench.svg)\n");
+    let _ = writeln!(
+        o,
+        "## Plots\n\n![kprobes: time vs N, log-log](docs/bench.svg)\n\n\
+         ![direct calls: time vs N, log-log](docs/bench-direct.svg)\n"
+    );
     let _ = writeln!(
         o,
         "## Reproduce\n\n```sh\nmake check   # once: installs, builds the test kernel\nmake bench   # \
-         ~15 min under TCG; BP_BENCH_RUNS, BP_BENCH_SIZES, BP_BENCH_BUDGET_S, BP_SMP, BP_ACCEL=kvm\n```\n\n\
-         `make bench` writes `out/bench/{{raw.txt,results.csv,results.json,bench.svg}}` and \
-         rewrites this file and `docs/bench.svg`."
+         ~20 min under TCG; BP_BENCH_RUNS, BP_BENCH_SIZES, BP_BENCH_DIRECT_RUNS, \
+         BP_BENCH_DIRECT_SIZES, BP_BENCH_BUDGET_S, BP_SMP, BP_ACCEL=kvm\n```\n\n\
+         `make bench` writes `out/bench/{{raw.txt,results.csv,results.json,bench.svg,bench-direct.svg}}` \
+         and rewrites this file and the plots in `docs/`."
     );
     o
+}
+
+fn direct_section(o: &mut String, b: &Bench, sum: &Summary) {
+    if !sum.keys().any(|k| DIRECT_METHODS.contains(&k.0.as_str())) {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "## ftrace-direct calls\n\nThe first N ftrace-able text functions (`d:SET * max=N`). `direct` \
+         is one batchprobe set: one `ftrace_ops`, one `ftrace_set_filter_ips`, one \
+         `register_ftrace_direct` (one patching pass) for all N; `direct-ops-per-function` \
+         attaches the same functions with one ops (and one patching pass) each; `fprobe` uses \
+         `register_fprobe_ips` on the same functions. `register` includes walking the kernel's \
+         symbols and checking each function; `attach` is the ftrace part alone; `detach` the \
+         unregistration, which waits for RCU-tasks grace periods.\n"
+    );
+    phase_table(
+        o,
+        b,
+        sum,
+        "Direct-call phase times, ms: median [min–max]",
+        &DIRECT_METHODS,
+        &DIRECT_PHASES,
+    );
+    speedup_table(
+        o,
+        b,
+        sum,
+        "Direct-call speed-up over one ops per function (its median / method median)",
+        "direct-ops-per-function",
+        &DIRECT_METHODS[1..],
+        &DIRECT_PHASES,
+        |p| p,
+    );
+    let ops = median(sum, "direct-ops-per-function", "attach", 1000);
+    let dir = median(sum, "direct", "attach", 1000);
+    let fp = median(sum, "fprobe", "attach", 1000);
+    let _ = writeln!(o, "Goals at N = 1000:\n");
+    match (ops, dir) {
+        (Some(ops), Some(d)) => {
+            let r = ops / d;
+            let _ = writeln!(
+                o,
+                "- attach ≥ 100× faster than one ops per function: **{r:.0}×** ({}).",
+                if r >= 100.0 { "met" } else { "not met" }
+            );
+        }
+        (None, Some(d)) => {
+            // One ops per function was over budget at 1000: project from
+            // its per-function cost at the largest N it ran.
+            let per = sum
+                .iter()
+                .filter(|(k, _)| k.0 == "direct-ops-per-function" && k.1 == "attach")
+                .max_by_key(|(k, _)| k.2)
+                .map(|(k, (s, _, _))| (k.2, s.median / k.2 as f64));
+            if let Some((n, per)) = per {
+                let r = per * 1000.0 / d;
+                let _ = writeln!(
+                    o,
+                    "- attach ≥ 100× faster than one ops per function: **{r:.0}×**, against \
+                     one ops per function projected from its per-function cost at N = {n} \
+                     (over budget at 1000) ({}).",
+                    if r >= 100.0 { "met" } else { "not met" }
+                );
+            }
+        }
+        _ => {}
+    }
+    if let (Some(f), Some(d)) = (fp, dir) {
+        let _ = writeln!(
+            o,
+            "- attach no slower than fprobe: direct {} ms vs fprobe {} ms ({}).",
+            fmt_ms(d),
+            fmt_ms(f),
+            if d <= f { "met" } else { "not met" }
+        );
+    }
+    o.push('\n');
 }
 
 fn goals(o: &mut String, sum: &Summary, ns: &[u64]) {
@@ -261,10 +409,20 @@ fn per_hit(o: &mut String, sum: &Summary) {
     let _ = writeln!(
         o,
         "## Per-hit overhead\n\n`getppid()` in a tight loop with `__x64_sys_getppid` unprobed, probed by a \
-         bare kprobe (empty handler, `create --bare`) and by a batchprobe probe (gate check + \
-         atomic count):\n\n| config | ns per call: median [min–max] |\n| --- | ---: |"
+         bare kprobe (empty handler, `create --bare`), by a batchprobe kprobe (gate check + \
+         atomic count), by a direct call to the empty C-style trampoline, to batchprobe's \
+         counting and recording Rust trampolines, and by an fprobe (all `+0`, so the kprobes \
+         are ftrace-based here):\n\n| config | ns per call: median [min–max] |\n| --- | ---: |"
     );
-    for m in ["no-probe", "bare-kprobe", "batchprobe"] {
+    for m in [
+        "no-probe",
+        "bare-kprobe",
+        "batchprobe",
+        "direct-empty",
+        "direct-count",
+        "direct-record",
+        "fprobe",
+    ] {
         if let Some((s, _, _)) = sum.get(&(m.to_string(), "per_hit".to_string(), 1)) {
             let _ = writeln!(o, "| {m} | {:.0} [{}–{}] |", s.median, s.min, s.max);
         }
@@ -311,14 +469,31 @@ fn json(b: &Bench, sum: &Summary, a: &Args) -> serde_json::Value {
     })
 }
 
-fn plot(sum: &Summary, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
-    let ns = sizes(sum);
+/// One log-log plot: a line per method × phase, median ms against N.
+fn plot(
+    sum: &Summary,
+    b: &Bench,
+    methods: &[&str],
+    phases: &[&str],
+    title: &str,
+    path: &Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let ns: Vec<u64> = sizes(sum, b, methods)
+        .into_iter()
+        .filter(|&n| {
+            methods
+                .iter()
+                .any(|m| phases.iter().any(|p| median(sum, m, p, n).is_some()))
+        })
+        .collect();
     let (Some(&xmin), Some(&xmax)) = (ns.first(), ns.last()) else {
         return Err("no data to plot".into());
     };
     let values: Vec<f64> = sum
         .iter()
-        .filter(|(k, _)| PLOTTED.contains(&k.1.as_str()) && k.2 > 1)
+        .filter(|(k, _)| {
+            methods.contains(&k.0.as_str()) && phases.contains(&k.1.as_str()) && k.2 > 1
+        })
         .map(|(_, (s, _, _))| s.median / 1e6)
         .filter(|v| *v > 0.0)
         .collect();
@@ -331,10 +506,7 @@ fn plot(sum: &Summary, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new(path, (1100, 700)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
-        .caption(
-            "batchprobe vs tracefs: phase time vs number of probes (log-log)",
-            ("sans-serif", 22),
-        )
+        .caption(title, ("sans-serif", 22))
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(70)
@@ -353,8 +525,8 @@ fn plot(sum: &Summary, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
         RGBColor(44, 160, 44),
         RGBColor(214, 39, 40),
     ];
-    for (mi, m) in METHODS.iter().enumerate() {
-        for (pi, p) in PLOTTED.iter().enumerate() {
+    for (mi, m) in methods.iter().enumerate() {
+        for (pi, p) in phases.iter().enumerate() {
             let pts: Vec<(f64, f64)> = ns
                 .iter()
                 .filter_map(|&n| {
@@ -365,7 +537,8 @@ fn plot(sum: &Summary, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
                 continue;
             }
             let color = palette[mi % palette.len()];
-            let style = ShapeStyle::from(&color).stroke_width(if pi == 3 { 3 } else { 1 });
+            let last = pi + 1 == phases.len();
+            let style = ShapeStyle::from(&color).stroke_width(if last { 3 } else { 1 });
             chart
                 .draw_series(LineSeries::new(pts.clone(), style))?
                 .label(format!("{m} {p}"))
@@ -413,13 +586,30 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         a.out_dir.join("results.json"),
         serde_json::to_string_pretty(&json(&b, &sum, &a))?,
     )?;
-    let svg = a.out_dir.join("bench.svg");
-    plot(&sum, &svg)?;
-    if let Some(copy) = &a.svg_copy {
-        if let Some(dir) = copy.parent() {
-            std::fs::create_dir_all(dir)?;
+    let plots = [
+        (
+            "bench.svg",
+            &METHODS[..],
+            &PLOTTED[..],
+            "kprobes, batchprobe vs tracefs: phase time vs number of probes (log-log)",
+        ),
+        (
+            "bench-direct.svg",
+            &DIRECT_METHODS[..],
+            &DIRECT_PLOTTED[..],
+            "ftrace-direct: attach / detach time vs number of functions (log-log)",
+        ),
+    ];
+    for (file, methods, phases, title) in plots {
+        let svg = a.out_dir.join(file);
+        if sizes(&sum, &b, methods).is_empty() {
+            continue;
         }
-        std::fs::copy(&svg, copy)?;
+        plot(&sum, &b, methods, phases, title, &svg)?;
+        if let Some(dir) = &a.svg_dir {
+            std::fs::create_dir_all(dir)?;
+            std::fs::copy(&svg, dir.join(file))?;
+        }
     }
     let md = markdown(&b, &sum, &a);
     if let Some(path) = &a.markdown {
