@@ -4,7 +4,7 @@
 # attached, unload with detach pending, and coexistence with the function
 # tracer and kprobes on the same function.
 . ./ktap.sh
-ktap_plan 22
+ktap_plan 28
 T=/sys/kernel/tracing
 direct_attached() { grep -c 'direct-->' $T/enabled_functions; }
 hits() { bp_probe_hits "$1" "$2"; }
@@ -37,6 +37,14 @@ ktap_check "detached_all" test "$(direct_attached)" -eq "$base"
 frozen=$(bp_field big hits)
 bphit 50 > /dev/null
 ktap_check "no_counts_after_detach" test "$(bp_field big hits)" = "$frozen"
+# The benchmark baselines: one ops per function, and an fprobe.
+ktap_check "ops_per_function_attach" bp_ctl 'd:ob * max=8\ncreate ob --one-by-one\n'
+ktap_check "ops_per_function_attached_8" test "$(direct_attached)" -eq $((base + 8))
+ktap_check "ops_per_function_detach" sh -c ". ./ktap.sh; bp_ctl 'unregister ob --sync\n' && test \$(grep -c 'direct-->' $T/enabled_functions) -eq $base"
+traced=$(wc -l < $T/enabled_functions)
+ktap_check "fprobe_attach_and_count" sh -c ". ./ktap.sh; bp_ctl 'd:fp/x __x64_sys_getppid\ncreate fp --fprobe\nenable fp\n' && bphit 10 >/dev/null && test \$(bp_probe_hits fp x) -ge 10"
+bp_expect_err "fprobe_set_cannot_retarget" 22 'direct fp record\n'
+ktap_check "fprobe_detach" sh -c ". ./ktap.sh; bp_ctl 'unregister fp --sync\n' && test \$(wc -l < $T/enabled_functions) -eq $traced"
 # Same function: function tracer, a kprobe and a direct call together.
 echo __x64_sys_getppid > $T/set_ftrace_filter
 echo function > $T/current_tracer

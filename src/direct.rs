@@ -438,16 +438,24 @@ impl DirectSet {
     /// index entries. Sleeps.
     pub(crate) fn detach(&self) {
         if self.attached.swap(false, Ordering::AcqRel) {
-            // SAFETY: `ops` is registered with the trampoline of `mode`.
-            let ret = unsafe {
-                bindings::unregister_ftrace_direct(
-                    self.ops.get(),
-                    trampoline::addr(self.mode()) as _,
-                    true,
-                )
+            let ret = match self.strategy {
+                // SAFETY: `ops` is registered with the trampoline of `mode`.
+                Strategy::OneOps => unsafe {
+                    bindings::unregister_ftrace_direct(
+                        self.ops.get(),
+                        trampoline::addr(self.mode()) as _,
+                        true,
+                    )
+                },
+                Strategy::OpsPerFunction => {
+                    self.detach_per_function(self.per_function.len());
+                    0
+                }
+                // SAFETY: The fprobe is registered.
+                Strategy::Fprobe => unsafe { bindings::unregister_fprobe(self.fprobe.get()) },
             };
             if ret < 0 {
-                pr_warn!("unregister_ftrace_direct failed: {}\n", ret);
+                pr_warn!("detaching direct calls failed: {}\n", ret);
             }
         }
         self.unindex();
@@ -468,14 +476,28 @@ impl DirectSet {
 
     /// Switches the live set to another trampoline without detaching.
     pub(crate) fn retarget(&self, mode: DirectMode) -> Result {
+        if self.strategy == Strategy::Fprobe {
+            return Err(EINVAL);
+        }
         if !self.attached.load(Ordering::Acquire) || mode == self.mode() {
             self.mode.store(mode as u8, Ordering::Relaxed);
             return Ok(());
         }
-        // SAFETY: `ops` is registered (attached); the new trampoline is valid.
-        let ret =
-            unsafe { bindings::modify_ftrace_direct(self.ops.get(), trampoline::addr(mode) as _) };
-        kernel::error::to_result(ret)?;
+        let tramp = trampoline::addr(mode) as _;
+        match self.strategy {
+            Strategy::OpsPerFunction => {
+                for ops in self.per_function.iter() {
+                    // SAFETY: Every per-function ops is registered (attached).
+                    let ret = unsafe { bindings::modify_ftrace_direct(ops.get(), tramp) };
+                    kernel::error::to_result(ret)?;
+                }
+            }
+            _ => {
+                // SAFETY: `ops` is registered (attached); the trampoline is valid.
+                let ret = unsafe { bindings::modify_ftrace_direct(self.ops.get(), tramp) };
+                kernel::error::to_result(ret)?;
+            }
+        }
         self.mode.store(mode as u8, Ordering::Relaxed);
         Ok(())
     }
