@@ -16,7 +16,7 @@ mkdir -p "$out"
 "$BP_ROOT/scripts/build-initramfs.sh" "$out/initramfs.cpio.gz" "$ko"
 logf=$out/console.log
 args=bp.mode=bench
-for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS; do
+for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS; do
     eval "val=\${BP_BENCH_$v:-}"
     [ -n "$val" ] && args="$args bp.bench_$v=${val// /,}"
 done

@@ -449,40 +449,31 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
     let (p, n) = (pattern.as_bytes(), name.as_bytes());
     let (mut pi, mut ni) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
-    while ni < n.len() {
-        if pi < p.len() {
-            match p[pi] {
-                b'*' => {
-                    star = Some((pi, ni));
-                    pi += 1;
-                    continue;
-                }
-                b'?' => {
-                    pi += 1;
-                    ni += 1;
-                    continue;
-                }
-                b'[' => {
-                    if let Some((matched, next)) = class_match(&p[pi..], n[ni]) {
-                        if matched {
-                            pi += next;
-                            ni += 1;
-                            continue;
-                        }
-                    } else if n[ni] == b'[' {
-                        // An unterminated class matches a literal '['.
-                        pi += 1;
-                        ni += 1;
-                        continue;
-                    }
-                }
-                c if c == n[ni] => {
-                    pi += 1;
-                    ni += 1;
-                    continue;
-                }
-                _ => {}
+    while let Some(&c) = n.get(ni) {
+        let matched = match p.get(pi) {
+            Some(b'*') => {
+                star = Some((pi, ni));
+                pi += 1;
+                continue;
             }
+            Some(b'?') => true,
+            Some(b'[') => match class_match(p.get(pi..).unwrap_or(&[]), c) {
+                Some((true, len)) => {
+                    pi += len;
+                    ni += 1;
+                    continue;
+                }
+                Some((false, _)) => false,
+                // An unterminated class matches a literal '['.
+                None => c == b'[',
+            },
+            Some(&pc) => pc == c,
+            None => false,
+        };
+        if matched {
+            pi += 1;
+            ni += 1;
+            continue;
         }
         match star {
             Some((sp, sn)) => {
@@ -493,7 +484,7 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
             None => return false,
         }
     }
-    p[pi..].iter().all(|&c| c == b'*')
+    p.get(pi..).unwrap_or(&[]).iter().all(|&c| c == b'*')
 }
 
 /// Matches `c` against the class at the start of `p` (which begins with `[`).

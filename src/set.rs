@@ -211,6 +211,8 @@ pub(crate) struct Timings {
     pub(crate) attach: AtomicU64,
     /// Detaching the direct calls (part of `unregister_complete`).
     pub(crate) detach: AtomicU64,
+    /// The teardown work itself (`unregister_complete` less queueing).
+    pub(crate) teardown: AtomicU64,
     pub(crate) unregister_call: AtomicU64,
     pub(crate) unregister_complete: AtomicU64,
     unregister_started: AtomicU64,
@@ -499,8 +501,12 @@ impl Set {
         }
         let t0 = now_ns();
         let _fast = rcu::expedite();
-        disarm_all::<Kprobe>(&self.kptrs);
-        disarm_all::<Kretprobe>(&self.rptrs);
+        // An unregister issued meanwhile disarms the rest itself: stop, so
+        // that its teardown, queued behind us, does not wait for this loop.
+        let go = || self.state() == SetState::Disabled;
+        if disarm_while::<Kprobe>(&self.kptrs, go) {
+            disarm_while::<Kretprobe>(&self.rptrs, go);
+        }
         self.timings.disarm.store(now_ns() - t0, Ordering::Relaxed);
     }
 
@@ -551,6 +557,7 @@ impl Set {
         if self.state() != SetState::Retiring {
             return;
         }
+        let t0 = now_ns();
         if self.options.one_by_one {
             // SAFETY: As below.
             unsafe {
@@ -581,10 +588,12 @@ impl Set {
             self.final_counts.0.store(hits, Ordering::Relaxed);
             self.final_counts.1.store(missed, Ordering::Relaxed);
         }
+        let now = now_ns();
+        self.timings.teardown.store(now - t0, Ordering::Relaxed);
         let started = self.timings.unregister_started.load(Ordering::Relaxed);
         self.timings
             .unregister_complete
-            .store(now_ns().saturating_sub(started), Ordering::Relaxed);
+            .store(now.saturating_sub(started), Ordering::Relaxed);
         self.set_state(SetState::Freed);
     }
 
@@ -651,7 +660,7 @@ impl Set {
         )?;
         writeln!(
             w,
-            "  register_ns={} attach_ns={} enable_ns={} disable_ns={} disarm_ns={} unregister_call_ns={} detach_ns={} unregister_complete_ns={}",
+            "  register_ns={} attach_ns={} enable_ns={} disable_ns={} disarm_ns={} unregister_call_ns={} detach_ns={} teardown_ns={} unregister_complete_ns={}",
             t.register.load(Ordering::Relaxed),
             t.attach.load(Ordering::Relaxed),
             t.enable.load(Ordering::Relaxed),
@@ -659,6 +668,7 @@ impl Set {
             t.disarm.load(Ordering::Relaxed),
             t.unregister_call.load(Ordering::Relaxed),
             t.detach.load(Ordering::Relaxed),
+            t.teardown.load(Ordering::Relaxed),
             t.unregister_complete.load(Ordering::Relaxed)
         )?;
         let Some(p) = p else { return Ok(()) };
@@ -741,11 +751,21 @@ fn arm_all<B: Backend>(ptrs: &[*mut B::Raw]) -> Result<(), Failed> {
 }
 
 fn disarm_all<B: Backend>(ptrs: &[*mut B::Raw]) {
+    disarm_while::<B>(ptrs, || true);
+}
+
+/// Disarms `ptrs` back to back while `go()` holds; returns whether it did
+/// them all.
+fn disarm_while<B: Backend>(ptrs: &[*mut B::Raw], go: impl Fn() -> bool) -> bool {
     for &raw in ptrs {
+        if !go() {
+            return false;
+        }
         // SAFETY: The set's invariant: `raw` is registered. Disabling a
         // disabled probe is a no-op for the kernel.
         unsafe { B::disable(raw) };
     }
+    true
 }
 
 /// Bytes shown as text (names are ASCII by construction).

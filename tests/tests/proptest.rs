@@ -45,3 +45,23 @@ proptest! {
         prop_assert!(glob_match(&name, &name));
     }
 }
+
+/// A slow, obviously right matcher for `*`, `?` and literals.
+fn reference(p: &[u8], n: &[u8]) -> bool {
+    match (p.first(), n.first()) {
+        (None, None) => true,
+        (Some(b'*'), _) => reference(&p[1..], n) || (!n.is_empty() && reference(p, &n[1..])),
+        (Some(b'?'), Some(_)) => reference(&p[1..], &n[1..]),
+        (Some(a), Some(b)) if a == b => reference(&p[1..], &n[1..]),
+        _ => false,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8192))]
+
+    #[test]
+    fn glob_agrees_with_reference(p in "[ab*?]{0,8}", n in "[ab]{0,10}") {
+        prop_assert_eq!(glob_match(&p, &n), reference(p.as_bytes(), n.as_bytes()));
+    }
+}

@@ -17,22 +17,24 @@ const METHODS: [&str; 4] = [
     "batchprobe-one-by-one",
     "batchprobe",
 ];
-const PHASES: [&str; 7] = [
+const PHASES: [&str; 8] = [
     "register",
     "enable",
     "disable",
     "disarm",
     "unregister_call",
     "unregister_call_wall",
+    "teardown",
     "unregister_complete",
 ];
 const PLOTTED: [&str; 4] = ["register", "enable", "disable", "unregister_complete"];
 const DIRECT_METHODS: [&str; 3] = ["direct-ops-per-function", "fprobe", "direct"];
-const DIRECT_PHASES: [&str; 5] = [
+const DIRECT_PHASES: [&str; 6] = [
     "register",
     "attach",
     "unregister_call",
     "detach",
+    "teardown",
     "unregister_complete",
 ];
 const DIRECT_PLOTTED: [&str; 2] = ["attach", "detach"];
@@ -93,6 +95,11 @@ fn sizes(sum: &Summary, b: &Bench, methods: &[&str]) -> Vec<u64> {
 
 fn table_header(o: &mut String, title: &str, ns: &[u64]) {
     let _ = writeln!(o, "## {title}\n");
+    table_columns(o, ns);
+}
+
+/// The header rows of a method × phase table with one column per N.
+fn table_columns(o: &mut String, ns: &[u64]) {
     let _ = write!(o, "| method | phase |");
     for n in ns {
         let _ = write!(o, " N={n} |");
@@ -193,7 +200,8 @@ fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
     let _ = writeln!(
         o,
         "Measured {} in one boot of the test kernel: Linux {}, {} vCPUs, {} (QEMU), {} runs per \
-         kprobe point and {} per direct point; times are the median with [min–max] across runs. \
+         kprobe point ({} for N > 256) and {} per direct point (one for one ops per function); \
+         times are the median with [min–max] across runs. \
          Ratios compare methods within this one boot; absolute times under TCG are far slower \
          than on hardware.\n",
         a.date,
@@ -201,6 +209,7 @@ fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
         info("vcpus"),
         a.accel.to_uppercase(),
         info("runs"),
+        info("big_runs"),
         info("direct_runs")
     );
     let _ = writeln!(
@@ -217,7 +226,10 @@ fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
          one `unregister_kprobe` (one grace period) per probe. batchprobe's `disable` closes \
          the set's gate (no hit is counted from then on) and queues the physical `disarm` on \
          the module workqueue; `unregister_call` is when the unregister write returned (async), \
-         `unregister_complete` when the probes were gone; tracefs removal is synchronous.\n"
+         `teardown` the teardown work itself (one `unregister_kprobes` batch), \
+         `unregister_complete` when the probes were gone, counted from the unregister write \
+         (it includes waiting behind a disarm still running on the ordered workqueue); \
+         tracefs removal is synchronous.\n"
     );
     phase_table(
         &mut o,
@@ -356,7 +368,7 @@ fn goals(o: &mut String, sum: &Summary, ns: &[u64]) {
         .copied()
         .filter(|&n| median(sum, "batchprobe", "disable", n).is_some())
         .max();
-    for p in ["disable", "unregister_complete"] {
+    for p in ["disable", "teardown", "unregister_complete"] {
         if let (Some(l), Some(base)) = (largest, median(sum, "batchprobe", p, 256)) {
             if let Some(v) = median(sum, "batchprobe", p, l) {
                 let g = v / base;
@@ -372,15 +384,7 @@ fn goals(o: &mut String, sum: &Summary, ns: &[u64]) {
         o,
         "\nPer-probe cost of register and enable (µs per probe, median):\n"
     );
-    let _ = write!(o, "| method | phase |");
-    for n in ns {
-        let _ = write!(o, " N={n} |");
-    }
-    let _ = write!(o, "\n| --- | --- |");
-    for _ in ns {
-        let _ = write!(o, " ---: |");
-    }
-    o.push('\n');
+    table_columns(o, ns);
     for m in ["tracefs", "batchprobe"] {
         for p in ["register", "enable"] {
             let _ = write!(o, "| {m} | {p} |");
