@@ -3,14 +3,15 @@
 # accept +5, plus one on a function this test calls) and of a kretprobe set:
 # register, enable, count, disable, re-enable, async unregister, flush.
 . ./ktap.sh
-ktap_plan 23
+ktap_plan 24
 trig() { cat /proc/version > /dev/null; }
 
 ktap_check "insmod" insmod "$BP_KO"
 before=$(kprobes_registered)
-ktap_check "create_257_probes" bp_ctl 'p:life *+5 max=256\np:life/trig version_proc_show\ncreate life\n'
+ktap_check "create_257_probes" bp_ctl 'p:life *+5 max=256 skip=*lock*\np:life/trig version_proc_show\ncreate life\n'
 ktap_check "registered_state" test "$(bp_state life)" = registered
 ktap_check "257_kprobes" test "$(bp_field life kprobes)" = 257
+ktap_check "skip_glob_left_out_lock_symbols" sh -c "! grep -q '^  kprobe [^ ]*lock' $BP_DEBUGFS/stats"
 ktap_check "kernel_sees_257_more" test "$(kprobes_registered)" -eq $((before + 257))
 trig
 ktap_check "no_hits_while_registered" test "$(bp_probe_hits life trig)" = 0

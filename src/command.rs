@@ -8,9 +8,10 @@
 //! ```text
 //! p:SET/NAME SYM[+OFF]     kprobe on SYM (+OFF bytes, decimal or 0x-hex)
 //! p:SET SYM[+OFF]          the same, the probe named after the symbol
-//! p:SET GLOB[+OFF] [max=N] every core-kernel text symbol matching GLOB
-//!                          (* ? [...]), in address order; with max=N only
-//!                          the first N the kernel accepts
+//! p:SET GLOB[+OFF] [max=N] [skip=GLOB2]
+//!                          every core-kernel text symbol matching GLOB
+//!                          (* ? [...]) and not GLOB2, in address order; with
+//!                          max=N only the first N the kernel accepts
 //! r[MAXACTIVE]:SET/NAME SYM
 //!                          kretprobe on SYM (no offset)
 //! d:SET/NAME SYM           ftrace-direct call on SYM (no offset)
@@ -92,6 +93,8 @@ pub struct ProbeSpec<'a> {
     pub target: Target<'a>,
     /// For a glob: keep only the first this many probes the kernel accepts.
     pub limit: Option<u32>,
+    /// For a glob: leave out the symbols matching this second glob.
+    pub skip: Option<&'a str>,
 }
 
 /// What a direct set's trampoline does.
@@ -203,6 +206,8 @@ pub enum ParseError {
     UnknownOption,
     /// `max=N` is not a positive number, or follows a plain symbol.
     BadLimit,
+    /// `skip=GLOB` is not a glob or symbol, or follows a plain symbol.
+    BadSkip,
 }
 
 impl ParseError {
@@ -230,6 +235,7 @@ impl ParseError {
             ParseError::TooManyArguments => "too many arguments",
             ParseError::UnknownOption => "unknown option",
             ParseError::BadLimit => "max=N needs a glob and a positive N",
+            ParseError::BadSkip => "skip=GLOB needs a glob target and a valid pattern",
         }
     }
 }
@@ -366,21 +372,30 @@ fn probe_line<'a>(
     if offset != 0 && kind != ProbeKind::Kprobe {
         return Err(ParseError::OffsetNotAllowed);
     }
-    let limit = match words.next() {
-        None => None,
-        Some(w) => match (w.strip_prefix("max="), target) {
-            (Some(n), Target::Glob { .. }) => match parse_u32(n) {
-                Some(n) if n > 0 => Some(n),
+    let (mut limit, mut skip) = (None, None);
+    for w in words.by_ref() {
+        let is_glob = matches!(target, Target::Glob { .. });
+        if let Some(n) = w.strip_prefix("max=") {
+            match parse_u32(n) {
+                Some(n) if n > 0 && is_glob && limit.is_none() => limit = Some(n),
                 _ => return Err(ParseError::BadLimit),
-            },
-            (Some(_), Target::Symbol { .. }) => return Err(ParseError::BadLimit),
-            (None, _) => return Err(ParseError::TooManyArguments),
-        },
-    };
+            }
+        } else if let Some(g) = w.strip_prefix("skip=") {
+            let valid = matches!(self::target(g), Ok(Target::Glob { offset: 0, .. }))
+                || matches!(self::target(g), Ok(Target::Symbol { offset: 0, .. }));
+            if !is_glob || skip.is_some() || !valid {
+                return Err(ParseError::BadSkip);
+            }
+            skip = Some(g);
+        } else {
+            return Err(ParseError::TooManyArguments);
+        }
+    }
     Ok(ProbeSpec {
         kind,
         set,
         name,
+        skip,
         target,
         limit,
     })

@@ -37,6 +37,8 @@ struct Staged {
     glob: bool,
     /// For a glob: the most probes to keep.
     limit: Option<u32>,
+    /// For a glob: the symbols to leave out.
+    skip: Option<KVec<u8>>,
     /// Which `create` of the write being executed took it (0: none yet).
     consumed: u32,
 }
@@ -114,7 +116,7 @@ impl Registry {
 
     /// Checks a whole batch against a simulation of the registry.
     fn validate<'a>(&'a self, cmds: &[(usize, Command<'a>)]) -> Result<(), (usize, Failed)> {
-        let oom = |line| (line, Failed::new(ENOMEM, format_args!("out of memory")));
+        let oom = |line| (line, Failed::oom());
         let mut sims: KVec<Sim<'a>> = KVec::new();
         for (i, &(line, cmd)) in cmds.iter().enumerate() {
             let Some(set) = cmd.set() else { continue };
@@ -190,6 +192,10 @@ impl Registry {
 
     fn stage(&self, pending: &mut KVec<Staged>, spec: command::ProbeSpec<'_>) -> Result {
         let limit = spec.limit;
+        let skip = match spec.skip {
+            Some(s) => Some(to_vec(s.as_bytes())?),
+            None => None,
+        };
         let (target, offset, glob) = match spec.target {
             Target::Symbol { name, offset } => (name, offset, false),
             Target::Glob { pattern, offset } => (pattern, offset, true),
@@ -207,6 +213,7 @@ impl Registry {
                 offset,
                 glob,
                 limit,
+                skip,
                 consumed: 0,
             },
             GFP_KERNEL,
@@ -245,7 +252,7 @@ impl Registry {
             for e in mine().filter(|e| e.glob || e.kind == ProbeKind::Direct) {
                 walked
                     .push((e, 0u32), GFP_KERNEL)
-                    .map_err(|_| Failed::new(ENOMEM, format_args!("out of memory")))?;
+                    .map_err(|_| Failed::oom())?;
             }
             if walked.is_empty() {
                 return Ok(());
@@ -276,7 +283,13 @@ impl Registry {
                     }
                     open = true;
                     let pattern = core::str::from_utf8(&e.target).unwrap_or("");
-                    if glob_candidate(sym.name, pattern) && glob_match(pattern, sym.name) {
+                    let skipped = e.skip.as_deref().is_some_and(|s| {
+                        glob_match(core::str::from_utf8(s).unwrap_or(""), sym.name)
+                    });
+                    if !skipped
+                        && glob_candidate(sym.name, pattern)
+                        && glob_match(pattern, sym.name)
+                    {
                         let added = b.add(e.kind, sym.name.as_bytes(), None, e.offset, false, text);
                         if added.map_err(|f| f.error)? {
                             *count += 1;
@@ -297,7 +310,7 @@ impl Registry {
         })?;
         if let Err(e) = self.sets.push(set.clone(), GFP_KERNEL) {
             set.discard();
-            return Err(Failed::new(Error::from(e), format_args!("out of memory")));
+            return Err(e.into());
         }
         Ok(set)
     }
@@ -418,16 +431,14 @@ impl Engine {
         wait: &mut bool,
         cmd: Command<'_>,
     ) -> Result<(), Failed> {
-        let oom = |_: AllocError| Failed::new(ENOMEM, format_args!("out of memory"));
+        let oom = |_: AllocError| Failed::oom();
         let find = |reg: &Registry, name: &str| {
             reg.find(name.as_bytes())
                 .cloned()
                 .ok_or_else(|| Failed::new(ENOENT, format_args!("no set {}", name)))
         };
         match cmd {
-            Command::Probe(spec) => reg
-                .stage(pending, spec)
-                .map_err(|e| Failed::new(e, format_args!("out of memory"))),
+            Command::Probe(spec) => reg.stage(pending, spec).map_err(|_| Failed::oom()),
             Command::Create { set: name, options } => {
                 let set = reg.create(pending, name, options)?;
                 created.push(set, GFP_KERNEL).map_err(oom)

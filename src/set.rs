@@ -70,7 +70,7 @@ impl Builder<'_> {
         explicit: bool,
         text: Option<(usize, usize)>,
     ) -> Result<bool, Failed> {
-        let oom = |_| Failed::new(ENOMEM, format_args!("out of memory"));
+        let oom = |_| Failed::oom();
         if kind == ProbeKind::Direct {
             return self.add_direct(symbol, name, explicit, text);
         }
@@ -103,7 +103,7 @@ impl Builder<'_> {
             }
             ProbeKind::Direct => return Err(oom(AllocError)),
         };
-        match added.map_err(|e| Failed::new(e, format_args!("out of memory")))? {
+        match added.map_err(|_| Failed::oom())? {
             None => Ok(true),
             Some(errno) => self.refused(kind_name, symbol, offset, explicit, errno, "register"),
         }
@@ -179,7 +179,7 @@ impl Builder<'_> {
         self.probes
             .direct
             .push(gate, symbol, name, addr, size)
-            .map_err(|_| Failed::new(ENOMEM, format_args!("out of memory")))?;
+            .map_err(|_| Failed::oom())?;
         Ok(true)
     }
 }
@@ -225,6 +225,11 @@ pub(crate) struct Failed {
 }
 
 impl Failed {
+    /// `ENOMEM`.
+    pub(crate) fn oom() -> Self {
+        Self::new(ENOMEM, format_args!("out of memory"))
+    }
+
     /// `error`, described by `args`.
     pub(crate) fn new(error: Error, args: core::fmt::Arguments<'_>) -> Self {
         let mut what = Text(KVec::new());
@@ -233,6 +238,12 @@ impl Failed {
             error,
             what: what.0,
         }
+    }
+}
+
+impl From<AllocError> for Failed {
+    fn from(_: AllocError) -> Self {
+        Failed::oom()
     }
 }
 
@@ -332,7 +343,7 @@ impl Set {
         build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
     ) -> Result<Arc<Set>, Failed> {
         let t0 = now_ns();
-        let oom = |_: AllocError| Failed::new(ENOMEM, format_args!("out of memory"));
+        let oom = |_: AllocError| Failed::oom();
         // Allocate the set first: once a probe is registered, nothing may
         // fail but registration itself, whose failure is undone below.
         let uninit = UniqueArc::<Set>::new_uninit(GFP_KERNEL).map_err(oom)?;
@@ -382,7 +393,7 @@ impl Set {
                 .get_mut()
                 .direct
                 .prepare()
-                .map_err(|e| Failed::new(e, format_args!("out of memory")))?;
+                .map_err(|_| Failed::oom())?;
             let t = now_ns();
             let attached = probes.direct.attach();
             attach_ns = now_ns() - t;

@@ -13,6 +13,7 @@ fn kprobe<'a>(set: &'a str, name: Option<&'a str>, sym: &'a str, offset: u32) ->
         name,
         target: Target::Symbol { name: sym, offset },
         limit: None,
+        skip: None,
     })
 }
 
@@ -49,6 +50,7 @@ fn kretprobe_and_direct_lines() {
                 offset: 0
             },
             limit: None,
+            skip: None,
         })))
     );
     assert_eq!(
@@ -64,6 +66,7 @@ fn kretprobe_and_direct_lines() {
                 offset: 0
             },
             limit: None,
+            skip: None,
         })))
     );
     assert_eq!(one("r0:s vfs_write"), Err(ParseError::BadMaxActive));
@@ -93,6 +96,7 @@ fn glob_targets() {
                 offset: 0
             },
             limit: None,
+            skip: None,
         })))
     );
     assert!(matches!(
@@ -126,6 +130,31 @@ fn glob_limits() {
     assert_eq!(one("p:s vfs_read max=3"), Err(ParseError::BadLimit));
     assert_eq!(one("p:s vfs_* max=3 x"), Err(ParseError::TooManyArguments));
     assert_eq!(one("p:s vfs_* 3"), Err(ParseError::TooManyArguments));
+}
+
+#[test]
+fn glob_skips() {
+    assert!(matches!(
+        one("p:s *+5 max=8 skip=*lock*"),
+        Ok(Some(Command::Probe(ProbeSpec {
+            limit: Some(8),
+            skip: Some("*lock*"),
+            ..
+        })))
+    ));
+    assert!(matches!(
+        one("p:s vfs_* skip=vfs_read"),
+        Ok(Some(Command::Probe(ProbeSpec {
+            skip: Some("vfs_read"),
+            limit: None,
+            ..
+        })))
+    ));
+    assert_eq!(one("p:s vfs_read skip=x"), Err(ParseError::BadSkip));
+    assert_eq!(one("p:s vfs_* skip="), Err(ParseError::BadSkip));
+    assert_eq!(one("p:s vfs_* skip=a+5"), Err(ParseError::BadSkip));
+    assert_eq!(one("p:s vfs_* skip=a skip=b"), Err(ParseError::BadSkip));
+    assert_eq!(one("p:s vfs_* max=1 max=2"), Err(ParseError::BadLimit));
 }
 
 #[test]

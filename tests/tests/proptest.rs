@@ -34,6 +34,7 @@ proptest! {
             name: name.as_deref(),
             target: Target::Symbol { name: &sym, offset: off },
             limit: None,
+            skip: None,
         }))));
     }
 

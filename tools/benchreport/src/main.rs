@@ -214,7 +214,9 @@ fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
     );
     let _ = writeln!(
         o,
-        "## Kprobes\n\nSymbols: as the seed script picks them, the first N kallsyms text symbols (no `.`) \
+        "## Kprobes\n\nSymbols: as the seed script picks them, the first N kallsyms text symbols (no `.`, \
+         and, on both paths, none with `lock` in the name: probing lockdep's `lock_acquire` \
+         crashed this lockdep kernel once) \
          that accept a probe at `+5` (N ≤ 1024). With IBT (this kernel) only functions without \
          `endbr64` accept `+5`, about one in six, so N = 4096 uses `+9` (after `endbr64` and \
          the 5-byte fentry call): the same int3/optprobe mechanism. (`+0` would make them \
