@@ -361,9 +361,6 @@ impl DirectSet {
             let index = RcuBox::new(Index { entries }, GFP_KERNEL).map_err(|_| oom)?;
             drop(INDEX.replace(index));
         }
-        // Any grace period the attach waits for (freeing replaced ftrace
-        // hashes) is expedited, as for kprobe teardown.
-        let _fast = rcu::expedite();
         let ret = match self.strategy {
             Strategy::OneOps => self.attach_one_ops(&mut ips),
             Strategy::OpsPerFunction => self.attach_per_function(),
