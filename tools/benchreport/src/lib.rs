@@ -120,9 +120,12 @@ pub fn stat(values: &[u64]) -> Option<Stat> {
 /// Key of a summary row.
 pub type Key = (String, String, u64);
 
+/// A row: the runs' values (or statistics), the offset and the fewest probes got.
+pub type Row<T> = (T, Option<u64>, Option<u64>);
+
 /// One row per (method, phase, N).
-pub fn summarise(b: &Bench) -> BTreeMap<Key, (Stat, Option<u64>, Option<u64>)> {
-    let mut groups: BTreeMap<Key, (Vec<u64>, Option<u64>, Option<u64>)> = BTreeMap::new();
+pub fn summarise(b: &Bench) -> BTreeMap<Key, Row<Stat>> {
+    let mut groups: BTreeMap<Key, Row<Vec<u64>>> = BTreeMap::new();
     for s in &b.samples {
         let e = groups
             .entry((s.method.clone(), s.phase.clone(), s.n))

@@ -111,6 +111,31 @@ fn table_columns(o: &mut String, ns: &[u64]) {
     o.push('\n');
 }
 
+/// A method × phase table, one column per N, rows without any value left out.
+fn table(
+    o: &mut String,
+    title: &str,
+    ns: &[u64],
+    rows: (&[&str], &[&str]),
+    has: impl Fn(&str, &str, u64) -> bool,
+    cell: impl Fn(&str, &str, u64) -> String,
+) {
+    table_header(o, title, ns);
+    for m in rows.0 {
+        for p in rows.1 {
+            if !ns.iter().any(|&n| has(m, p, n)) {
+                continue;
+            }
+            let _ = write!(o, "| {m} | {p} |");
+            for &n in ns {
+                let _ = write!(o, " {} |", cell(m, p, n));
+            }
+            o.push('\n');
+        }
+    }
+    o.push('\n');
+}
+
 /// Median [min–max] ms per method × phase × N.
 fn phase_table(
     o: &mut String,
@@ -121,44 +146,31 @@ fn phase_table(
     phases: &[&str],
 ) {
     let ns = sizes(sum, b, methods);
-    table_header(o, title, &ns);
-    for m in methods {
-        for p in phases {
-            if !ns.iter().any(|&n| median(sum, m, p, n).is_some()) {
-                continue;
+    let has = |m: &str, p: &str, n| median(sum, m, p, n).is_some();
+    let cell = |m: &str, p: &str, n: u64| match sum.get(&(m.to_string(), p.to_string(), n)) {
+        Some((s, off, got)) => {
+            let mut c = format!(
+                "{} [{}–{}]",
+                fmt_ms(s.median),
+                fmt_ms(s.min as f64),
+                fmt_ms(s.max as f64)
+            );
+            if let Some(g) = got.filter(|&g| g < n) {
+                let _ = write!(c, " (got {g})");
             }
-            let _ = write!(o, "| {m} | {p} |");
-            for &n in &ns {
-                let cell = match sum.get(&(m.to_string(), p.to_string(), n)) {
-                    Some((s, off, got)) => {
-                        let mut c = format!(
-                            "{} [{}–{}]",
-                            fmt_ms(s.median),
-                            fmt_ms(s.min as f64),
-                            fmt_ms(s.max as f64)
-                        );
-                        if let Some(g) = got.filter(|&g| g < n) {
-                            let _ = write!(c, " (got {g})");
-                        }
-                        if let Some(off) = off.filter(|&o| o != 5) {
-                            let _ = write!(c, " +{off}");
-                        }
-                        c
-                    }
-                    None if b.over_budget.iter().any(|x| x.method == *m && x.n == n) => {
-                        "over budget".into()
-                    }
-                    None => "–".into(),
-                };
-                let _ = write!(o, " {cell} |");
+            if let Some(off) = off.filter(|&o| o != 5) {
+                let _ = write!(c, " +{off}");
             }
-            o.push('\n');
+            c
         }
-    }
-    o.push('\n');
+        None if b.over_budget.iter().any(|x| x.method == m && x.n == n) => "over budget".into(),
+        None => "–".into(),
+    };
+    table(o, title, &ns, (methods, phases), has, cell);
 }
 
 /// `base` median / method median per method × phase × N.
+#[allow(clippy::too_many_arguments)]
 fn speedup_table(
     o: &mut String,
     b: &Bench,
@@ -172,24 +184,13 @@ fn speedup_table(
     let mut all = vec![base];
     all.extend_from_slice(methods);
     let ns = sizes(sum, b, &all);
-    table_header(o, title, &ns);
-    for m in methods {
-        for p in phases {
-            if !ns.iter().any(|&n| median(sum, m, p, n).is_some()) {
-                continue;
-            }
-            let _ = write!(o, "| {m} | {p} |");
-            for &n in &ns {
-                let r = speedup(median(sum, base, map(p), n), median(sum, m, p, n));
-                let _ = match r {
-                    Some(r) => write!(o, " {r:.1}× |"),
-                    None => write!(o, " – |"),
-                };
-            }
-            o.push('\n');
-        }
-    }
-    o.push('\n');
+    let has = |m: &str, p: &str, n| median(sum, m, p, n).is_some();
+    let cell =
+        |m: &str, p: &str, n| match speedup(median(sum, base, map(p), n), median(sum, m, p, n)) {
+            Some(r) => format!("{r:.1}×"),
+            None => "–".into(),
+        };
+    table(o, title, &ns, (methods, phases), has, cell);
 }
 
 fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
