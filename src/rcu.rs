@@ -21,7 +21,6 @@ use crate::bindings;
 pub(crate) struct Guard(PhantomData<*mut ()>);
 
 /// Enters an RCU read-side critical section.
-#[allow(dead_code)]
 pub(crate) fn read_lock() -> Guard {
     // SAFETY: `rcu_read_lock` may be called from any context; the guard's
     // drop calls the matching `rcu_read_unlock`.
@@ -37,7 +36,9 @@ impl Drop for Guard {
     }
 }
 
-/// Waits for a full RCU grace period. Sleeps.
+/// Waits for a full RCU grace period. Sleeps. (Part of the wrapper's API,
+/// as upstream's `kernel::sync::rcu`; batchprobe's own paths use `call_rcu`
+/// and the kernel's batch calls, which synchronise inside.)
 #[allow(dead_code)]
 pub(crate) fn synchronize() {
     // SAFETY: Called from process context (every caller of this function may sleep).
