@@ -3,7 +3,7 @@
 # accept +5, plus one on a function this test calls) and of a kretprobe set:
 # register, enable, count, disable, re-enable, async unregister, flush.
 . ./ktap.sh
-ktap_plan 24
+ktap_plan 25
 trig() { cat /proc/version > /dev/null; }
 
 ktap_check "insmod" insmod "$BP_KO"
@@ -27,6 +27,7 @@ ktap_check "reenable_counts_again" sh -c ". ./ktap.sh; bp_ctl 'enable life\n' &&
 ktap_check "unregister_async" bp_ctl 'unregister life\n'
 ktap_check "flush" bp_ctl 'flush\n'
 ktap_check "freed_after_flush" test "$(bp_state life)" = freed
+ktap_check "skipped_count_kept_after_teardown" test "$(bp_field life skipped)" -gt 0
 ktap_check "kernel_sees_them_gone" test "$(kprobes_registered)" -eq "$before"
 call=$(bp_timing life unregister_call_ns)
 done_ns=$(bp_timing life unregister_complete_ns)

@@ -278,6 +278,8 @@ pub(crate) struct Set {
     rptrs: KVec<*mut bindings::kretprobe>,
     /// Number of direct-call functions.
     ndirect: usize,
+    /// Number of glob members the kernel refused (kept after teardown).
+    nskipped: usize,
     pub(crate) timings: Timings,
     #[pin]
     work: Work<Set>,
@@ -429,6 +431,7 @@ impl Set {
             options,
             state: AtomicU8::new(SetState::Registered as u8),
             ndirect: probes.direct.len(),
+            nskipped: probes.skipped.total,
             probes: RcuOption::new(probes),
             final_counts: (AtomicU64::new(0), AtomicU64::new(0)),
             kptrs,
@@ -639,7 +642,7 @@ impl Set {
             self.kptrs.len(),
             self.rptrs.len(),
             self.ndirect,
-            p.map_or(0, |p| p.skipped.total),
+            self.nskipped,
             hits
         )
     }
@@ -666,7 +669,7 @@ impl Set {
             self.rptrs.len(),
             self.ndirect,
             p.map_or("-", |p| p.direct.mode().as_str()),
-            p.map_or(0, |p| p.skipped.total),
+            self.nskipped,
             hits,
             missed
         )?;
