@@ -81,9 +81,28 @@ void bp_direct_unlock(void)
 
 static struct ftrace_ops bp_scratch_ops;
 
-int bp_ftrace_check_ip(unsigned long ip)
+int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry)
 {
-	return ftrace_set_filter_ip(&bp_scratch_ops, ip, 0, 1);
+	u32 insn;
+	int ret;
+
+	/*
+	 * ftrace maps a function's address to its call site exactly only when
+	 * they are equal; otherwise it asks kallsyms. Under IBT the site is
+	 * right after the endbr64: try that first, so that the batch filter
+	 * update later gets exact sites.
+	 */
+	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) &&
+	    !copy_from_kernel_nofault(&insn, (void *)ip, sizeof(insn)) &&
+	    is_endbr(insn) &&
+	    !ftrace_set_filter_ip(&bp_scratch_ops, ip + ENDBR_INSN_SIZE, 0, 1)) {
+		*fentry = ip + ENDBR_INSN_SIZE;
+		return 0;
+	}
+	ret = ftrace_set_filter_ip(&bp_scratch_ops, ip, 0, 1);
+	if (!ret)
+		*fentry = ip;
+	return ret;
 }
 
 void bp_ftrace_scratch_free(void)

@@ -48,9 +48,11 @@ void bp_direct_lock(void);
 void bp_direct_unlock(void);
 /*
  * Whether ftrace can trace the function at @ip: 0, or the -errno of
- * setting it as the only filter of a scratch ftrace_ops. Callers serialise.
+ * setting it as the only filter of a scratch ftrace_ops. On success
+ * *@fentry is the address of its ftrace call site (past the endbr64 under
+ * IBT), which ftrace then finds without a kallsyms lookup. Callers serialise.
  */
-int bp_ftrace_check_ip(unsigned long ip);
+int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry);
 /* Frees the scratch ftrace_ops' filter (module unload). */
 void bp_ftrace_scratch_free(void);
 

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# `make bench`: boot the test kernel once, run every method side by side
+# `make bench`: boot the bench kernel once, run every method side by side
 # (selftests/bench.sh), then turn the measurements into a Markdown table,
 # CSV, JSON and an SVG plot (tools/benchreport), and refresh BENCHMARKS.md.
 # Environment: BP_BENCH_RUNS (5), BP_BENCH_SIZES ("64 256 1024 4096"),
 # BP_BENCH_BUDGET_S (60: a method skips an N whose one run would take longer),
+# BP_KERNEL_FLAVOR (bench; test for the lockdep test kernel),
 # plus run-qemu.sh's BP_SMP, BP_ACCEL, BP_TIMEOUT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 "$BP_ROOT/scripts/install-deps.sh"
-kdir=$(KDIR= "$BP_ROOT/scripts/build-kernel.sh")
+# Timings come from the bench kernel (the test kernel without lockdep) unless
+# BP_KERNEL_FLAVOR=test.
+kdir=$(KDIR= BP_KERNEL_FLAVOR=${BP_KERNEL_FLAVOR:-bench} "$BP_ROOT/scripts/build-kernel.sh")
 ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh")
 out=$BP_ROOT/out/bench
 mkdir -p "$out"

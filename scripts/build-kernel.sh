@@ -3,16 +3,25 @@
 # committed config fragment. The tree lives in the cache, keyed by the source
 # package version and a hash of the fragment and this script, so a rerun is a
 # no-op. Prints the kernel tree path (KDIR) on stdout.
+# BP_KERNEL_FLAVOR=bench builds the bench kernel instead: the same fragment
+# with scripts/config/bench.config's lines taking precedence.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-FRAGMENT=$BP_ROOT/scripts/config/batchprobe.config
+CONFIGS=$BP_ROOT/scripts/config
+FRAGMENT=$CONFIGS/batchprobe.config
 TARBALL=/usr/src/linux-source-6.12.tar.xz
 [ -f "$TARBALL" ] || die "$TARBALL missing: run scripts/install-deps.sh"
 
 pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
-key=$(cat "$FRAGMENT" "$0" | sha256sum | cut -c1-12)
-kdir=$BP_CACHE/kernel-$pkgver-$key/linux-source-6.12
+flavor=${BP_KERNEL_FLAVOR:-test}
+case "$flavor" in
+    test) key=$(cat "$FRAGMENT" "$0" | sha256sum | cut -c1-12)
+          kdir=$BP_CACHE/kernel-$pkgver-$key/linux-source-6.12 ;;
+    bench) key=$(cat "$FRAGMENT" "$CONFIGS/bench.config" "$0" | sha256sum | cut -c1-12)
+           kdir=$BP_CACHE/kernel-bench-$pkgver-$key/linux-source-6.12 ;;
+    *) die "kernel: BP_KERNEL_FLAVOR must be test or bench" ;;
+esac
 stamp=$kdir/.batchprobe-built
 
 if [ -f "$stamp" ]; then
@@ -36,14 +45,21 @@ if [ ! -f "$stamp" ]; then
         rm -rf "${kdir%/*}"
         mv "${kdir%/*}.tmp" "${kdir%/*}"
     fi
-    log "kernel: configuring (tinyconfig + $(basename "$FRAGMENT"))"
+    if [ "$flavor" = bench ]; then
+        # The base fragment minus what bench.config sets, then bench.config.
+        names=$(grep -o 'CONFIG_[A-Za-z0-9_]*' "$CONFIGS/bench.config" | sort -u)
+        grep -v -w -F "$names" "$FRAGMENT" > "$kdir/../fragment.config" || true
+        cat "$CONFIGS/bench.config" >> "$kdir/../fragment.config"
+        FRAGMENT=$kdir/../fragment.config
+    fi
+    log "kernel: configuring $flavor kernel (tinyconfig + $(basename "$FRAGMENT"))"
     kmake tinyconfig >/dev/null
     "$kdir/scripts/kconfig/merge_config.sh" -m -O "$kdir" "$kdir/.config" "$FRAGMENT" >/dev/null
     kmake olddefconfig >/dev/null
     kmake rustavailable >/dev/null || die "kernel: Rust toolchain not usable (make rustavailable failed)"
     bad=0
     while IFS= read -r line; do
-        case "$line" in CONFIG_*) ;; *) continue ;; esac
+        case "$line" in CONFIG_*|"# CONFIG_"*" is not set") ;; *) continue ;; esac
         grep -qx -- "$line" "$kdir/.config" || { log "kernel: config did not take: $line"; bad=1; }
     done < "$FRAGMENT"
     [ "$bad" -eq 0 ] || die "kernel: config fragment not satisfied (see above)"

@@ -1,5 +1,6 @@
 #!/bin/busybox sh
-# PID 1 of the test guest. Reads bp.mode= (check, demo, bench, shell) and
+# PID 1 of the test guest. Reads bp.mode= (check, demo, bench, shell, or
+# the name of another selftests/NAME.sh to run) and
 # bp.inject= (a deliberate fault, to prove the harness catches it) from the
 # kernel command line, runs that, prints a done marker and powers off.
 /bin/busybox --install -s
@@ -31,6 +32,8 @@ case "$mode" in
     demo) /selftests/demo.sh; rc=$? ;;
     bench) /selftests/bench.sh; rc=$? ;;
     shell) setsid cttyhack sh ;;
+    *) if [ -x "/selftests/$mode.sh" ]; then "/selftests/$mode.sh"; rc=$?
+       else echo "unknown bp.mode=$mode"; rc=1; fi ;;
 esac
 echo "BATCHPROBE-GUEST-DONE rc=$rc"
 sync

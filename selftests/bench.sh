@@ -9,7 +9,8 @@
 T=/sys/kernel/tracing
 RUNS=${BP_BENCH_RUNS:-5}
 SIZES=${BP_BENCH_SIZES:-"64 256 1024 4096"}
-DIRECT_SIZES=${BP_BENCH_DIRECT_SIZES:-"64 256 1000 4000"}
+# "all": every function ftrace can trace (available_filter_functions).
+DIRECT_SIZES=${BP_BENCH_DIRECT_SIZES:-"64 256 1000 4000 all"}
 DIRECT_RUNS=${BP_BENCH_DIRECT_RUNS:-3}
 BIG_RUNS=${BP_BENCH_BIG_RUNS:-3}      # repeats for N > 256
 BUDGET_S=${BP_BENCH_BUDGET_S:-60}     # one run of one method at one N
@@ -149,6 +150,9 @@ echo "BENCHINFO runs=$RUNS"
 echo "BENCHINFO direct_runs=$DIRECT_RUNS"
 echo "BENCHINFO big_runs=$BIG_RUNS"
 echo "BENCHINFO text_symbols=$(grep -ci ' t ' /proc/kallsyms)"
+echo "BENCHINFO ftrace_functions=$(wc -l < $T/available_filter_functions)"
+if [ -e /proc/lockdep ]; then echo "BENCHINFO lockdep=on"; else echo "BENCHINFO lockdep=off"; fi
+DIRECT_SIZES=$(echo "$DIRECT_SIZES" | sed "s/all/$(wc -l < $T/available_filter_functions)/")
 insmod /batchprobe.ko || exit 1
 echo 1 > /proc/sys/debug/kprobes-optimization
 method tracefs tracefs_run

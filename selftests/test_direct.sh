@@ -4,7 +4,7 @@
 # attached, unload with detach pending, and coexistence with the function
 # tracer and kprobes on the same function.
 . ./ktap.sh
-ktap_plan 28
+ktap_plan 30
 T=/sys/kernel/tracing
 direct_attached() { grep -c 'direct-->' $T/enabled_functions; }
 hits() { bp_probe_hits "$1" "$2"; }
@@ -26,6 +26,8 @@ ktap_check "retarget_back_to_count" bp_ctl 'direct big count\n'
 bp_expect_err "second_direct_caller_ebusy" 16 'd:dup/again __x64_sys_getppid\ncreate dup\n'
 ktap_check "ebusy_names_symbol" grep -q '__x64_sys_getppid' $BP_DEBUGFS/last_error
 ktap_check "ebusy_left_nothing_attached" test "$(direct_attached)" -eq $((base + 1001))
+bp_expect_err "same_function_twice_in_a_set_ebusy" 16 'd:tw/a __x64_sys_getpid\nd:tw/b __x64_sys_getpid\ncreate tw\n'
+ktap_check "twice_left_nothing_attached" test "$(direct_attached)" -eq $((base + 1001))
 # A text symbol ftrace cannot trace (not in available_filter_functions).
 untraceable=$(grep ' [tT] ' /proc/kallsyms | awk '{print $3}' | grep -v '\.' | head -400 | \
     while read -r s; do grep -qx "$s" $T/available_filter_functions || { echo "$s"; break; }; done)

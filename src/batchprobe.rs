@@ -12,6 +12,7 @@
 use kernel::c_str;
 use kernel::prelude::*;
 
+pub mod addrset;
 mod bindings;
 pub mod command;
 mod control;

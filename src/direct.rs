@@ -20,6 +20,7 @@ use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, Ordering};
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
+use crate::addrset;
 use crate::bindings;
 use crate::command::DirectMode;
 use crate::rcu::{self, RcuBox, RcuOption};
@@ -34,6 +35,8 @@ use crate::trampoline;
 pub(crate) struct DirectSlot {
     start: usize,
     end: usize,
+    /// The ftrace call site: what the filter is given.
+    fentry: usize,
     hits: AtomicU64,
     last_arg: AtomicU64,
     gate: *const AtomicBool,
@@ -42,11 +45,6 @@ pub(crate) struct DirectSlot {
 }
 
 impl DirectSlot {
-    /// The function's address.
-    pub(crate) fn start(&self) -> usize {
-        self.start
-    }
-
     /// Hits counted so far.
     pub(crate) fn hits(&self) -> u64 {
         self.hits.load(Ordering::Relaxed)
@@ -145,15 +143,17 @@ pub(crate) extern "C" fn handle_record(ret_ip: usize, arg0: usize) {
     handle(ret_ip, arg0, true);
 }
 
-/// Whether ftrace can trace the function at `addr` (has an fentry site).
-pub(crate) fn traceable(addr: usize) -> Result<(), i32> {
+/// Whether ftrace can trace the function at `addr`: the address of its
+/// ftrace call site if so, else the errno.
+pub(crate) fn traceable(addr: usize) -> Result<usize, i32> {
+    let mut fentry: kernel::ffi::c_ulong = 0;
     // SAFETY: Only the module's scratch ops is touched; callers hold the
-    // registry lock, which serialises all users of it.
-    let ret = unsafe { bindings::bp_ftrace_check_ip(addr as _) };
+    // registry lock, which serialises all users of it. `fentry` is writable.
+    let ret = unsafe { bindings::bp_ftrace_check_ip(addr as _, &mut fentry) };
     if ret < 0 {
         Err(ret)
     } else {
-        Ok(())
+        Ok(fentry as usize)
     }
 }
 
@@ -161,10 +161,12 @@ pub(crate) fn traceable(addr: usize) -> Result<(), i32> {
 pub(crate) fn taken(addr: usize) -> bool {
     let guard = rcu::read_lock();
     INDEX.get(&guard).is_some_and(|index| {
-        index
-            .entries
-            .iter()
-            .any(|e| e.start == addr && !e.slot.load(Ordering::Relaxed).is_null())
+        let from = index.entries.partition_point(|e| e.start < addr);
+        index.entries.get(from..).is_some_and(|rest| {
+            rest.iter()
+                .take_while(|e| e.start == addr)
+                .any(|e| !e.slot.load(Ordering::Relaxed).is_null())
+        })
     })
 }
 
@@ -184,6 +186,8 @@ pub(crate) struct DirectSet {
     /// `Strategy::Fprobe`: the fprobe.
     fprobe: Opaque<bindings::fprobe>,
     slots: KVVec<DirectSlot>,
+    /// The slots' start addresses, an [`addrset`] table (build time only).
+    seen: KVVec<usize>,
     mode: AtomicU8,
     attached: AtomicBool,
 }
@@ -237,6 +241,7 @@ impl DirectSet {
             per_function: KVVec::new(),
             fprobe: Opaque::new(fp),
             slots: KVVec::new(),
+            seen: KVVec::new(),
             mode: AtomicU8::new(0),
             attached: AtomicBool::new(false),
         }
@@ -261,8 +266,15 @@ impl DirectSet {
         }
     }
 
-    /// Allocates what `attach` needs beyond the slots (before `attach`).
+    /// Whether a function at `start` was added already.
+    pub(crate) fn has(&self, start: usize) -> bool {
+        addrset::contains(&self.seen, start)
+    }
+
+    /// Allocates what `attach` needs beyond the slots (before `attach`),
+    /// and drops what only the build needed.
     pub(crate) fn prepare(&mut self) -> Result {
+        self.seen = KVVec::new();
         if self.strategy == Strategy::OpsPerFunction {
             let mut v = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
             for _ in 0..self.slots.len() {
@@ -281,7 +293,19 @@ impl DirectSet {
         name: Option<&[u8]>,
         start: usize,
         size: usize,
+        fentry: usize,
     ) -> Result {
+        if addrset::needs_growth(self.slots.len(), self.seen.len()) {
+            let len = addrset::grown_len(self.seen.len());
+            let mut bigger = KVVec::from_elem(0usize, len, GFP_KERNEL)?;
+            for &k in self.seen.iter().filter(|&&k| k != 0) {
+                addrset::insert(&mut bigger, k);
+            }
+            self.seen = bigger;
+        }
+        if addrset::insert(&mut self.seen, start) != addrset::Inserted::New {
+            return Err(EEXIST);
+        }
         let mut sym = KVec::new();
         sym.extend_from_slice(symbol, GFP_KERNEL)?;
         let name = match name {
@@ -297,6 +321,7 @@ impl DirectSet {
             DirectSlot {
                 start,
                 end: start.saturating_add(size.max(1)),
+                fentry,
                 hits: AtomicU64::new(0),
                 last_arg: AtomicU64::new(0),
                 gate,
@@ -318,7 +343,7 @@ impl DirectSet {
         let oom = (ENOMEM, None);
         let mut ips = KVVec::with_capacity(self.slots.len(), GFP_KERNEL).map_err(|_| oom)?;
         for s in self.slots.iter() {
-            ips.push(s.start as _, GFP_KERNEL).map_err(|_| oom)?;
+            ips.push(s.fentry as _, GFP_KERNEL).map_err(|_| oom)?;
         }
         {
             let _lock = Lock::new();
@@ -410,7 +435,7 @@ impl DirectSet {
             // SAFETY: A live, unregistered ops that never moves (`attach`
             // allocated them all before the first registration).
             let mut ret =
-                unsafe { bindings::ftrace_set_filter_ips(ops, &mut { s.start as _ }, 1, 0, 1) };
+                unsafe { bindings::ftrace_set_filter_ips(ops, &mut { s.fentry as _ }, 1, 0, 1) };
             if ret == 0 {
                 // SAFETY: As above.
                 ret = unsafe { bindings::register_ftrace_direct(ops, tramp) };

@@ -155,7 +155,7 @@ impl Builder<'_> {
         let Some((addr, size)) = text else {
             return self.refused("direct", symbol, 0, explicit, ENOENT.to_errno(), "lookup");
         };
-        if direct::taken(addr) || self.probes.direct.iter().any(|s| s.start() == addr) {
+        if self.probes.direct.has(addr) || direct::taken(addr) {
             return self.refused(
                 "direct",
                 symbol,
@@ -165,20 +165,23 @@ impl Builder<'_> {
                 "attach (already has a direct caller)",
             );
         }
-        if let Err(errno) = direct::traceable(addr) {
-            return self.refused(
-                "direct",
-                symbol,
-                0,
-                explicit,
-                errno,
-                "attach (not ftrace-able)",
-            );
-        }
+        let fentry = match direct::traceable(addr) {
+            Ok(fentry) => fentry,
+            Err(errno) => {
+                return self.refused(
+                    "direct",
+                    symbol,
+                    0,
+                    explicit,
+                    errno,
+                    "attach (not ftrace-able)",
+                )
+            }
+        };
         let gate = core::ptr::addr_of!(self.probes.gate);
         self.probes
             .direct
-            .push(gate, symbol, name, addr, size)
+            .push(gate, symbol, name, addr, size, fentry)
             .map_err(|_| Failed::oom())?;
         Ok(true)
     }

@@ -9,3 +9,6 @@ pub mod lifecycle;
 
 #[path = "../../src/symname.rs"]
 pub mod symname;
+
+#[path = "../../src/addrset.rs"]
+pub mod addrset;

@@ -200,12 +200,18 @@ fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
     let _ = writeln!(o, "# batchprobe benchmarks\n");
     let _ = writeln!(
         o,
-        "Measured {} in one boot of the test kernel: Linux {}, {} vCPUs, {} (QEMU), {} runs per \
+        "Measured {} in one boot of the {}: Linux {}, {} vCPUs, {} (QEMU), {} runs per \
          kprobe point ({} for N > 256) and {} per direct point (one for one ops per function); \
          times are the median with [min–max] across runs. \
          Ratios compare methods within this one boot; absolute times under TCG are far slower \
          than on hardware.\n",
         a.date,
+        match info("lockdep").as_str() {
+            "off" =>
+                "bench kernel (the test kernel without lockdep: `scripts/config/bench.config`)",
+            "on" => "test kernel (with lockdep)",
+            _ => "test kernel",
+        },
         info("kernel"),
         info("vcpus"),
         a.accel.to_uppercase(),
@@ -263,8 +269,9 @@ fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
     let _ = writeln!(
         o,
         "## Reproduce\n\n```sh\nmake check   # once: installs, builds the test kernel\nmake bench   # \
-         ~13 min under TCG; BP_BENCH_RUNS, BP_BENCH_SIZES, BP_BENCH_DIRECT_RUNS, \
-         BP_BENCH_DIRECT_SIZES, BP_BENCH_BUDGET_S, BP_SMP, BP_ACCEL=kvm\n```\n\n\
+         builds the bench kernel once (~7 min), then ~13 min under TCG; BP_BENCH_RUNS, \
+         BP_BENCH_SIZES, BP_BENCH_DIRECT_RUNS, BP_BENCH_DIRECT_SIZES, BP_BENCH_BUDGET_S, \
+         BP_KERNEL_FLAVOR=test, BP_SMP, BP_ACCEL=kvm\n```\n\n\
          `make bench` writes `out/bench/{{raw.txt,results.csv,results.json,bench.svg,bench-direct.svg}}` \
          and rewrites this file and the plots in `docs/`."
     );
