@@ -3,6 +3,7 @@
 #   make demo     install, build, boot QEMU, show the module working
 #   make check    host tests + QEMU selftests, ends with "N passed, N failed"
 #   make bench    every method side by side in one boot: BENCHMARKS.md + plot
+#   make profile-direct  where a direct set's attach spends its time
 #   make module   build batchprobe.ko (KDIR=/path/to/6.12+ tree to use your own)
 #   make clippy   build with CLIPPY=1
 #   make kernel   build (or reuse) the cached test kernel
@@ -11,7 +12,7 @@
 KDIR ?=
 export KDIR
 
-.PHONY: all demo check bench module clippy kernel deps host-test fmt clean
+.PHONY: all demo check bench profile-direct module clippy kernel deps host-test fmt clean
 
 all: module
 
@@ -23,6 +24,9 @@ check:
 
 bench:
 	@scripts/bench.sh
+
+profile-direct:
+	@scripts/profile-direct.sh
 
 module:
 	@scripts/build-module.sh

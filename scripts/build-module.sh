@@ -11,6 +11,14 @@ fi
 [ -f "$KDIR/Makefile" ] || die "module: KDIR=$KDIR is not a kernel tree"
 bindgen=$(bindgen_bin) || die "module: bindgen not found (run scripts/install-deps.sh)"
 log "module: building against $KDIR"
+# Kbuild does not notice that KDIR changed (say from the test kernel to the
+# bench kernel): the module would keep the other kernel's struct module.
+stamp=$BP_ROOT/.batchprobe-kdir
+if [ "$(cat "$stamp" 2>/dev/null)" != "$KDIR" ]; then
+    make -C "$KDIR" M="$BP_ROOT" LLVM=1 RUSTC="$BP_RUSTC" clean >/dev/null 2>&1 || true
+    rm -f "$BP_ROOT/rust/bindings_generated.rs"
+    echo "$KDIR" > "$stamp"
+fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 make -C "$KDIR" M="$BP_ROOT" LLVM=1 RUSTC="$BP_RUSTC" BINDGEN="$bindgen" "$@" modules 2>&1 | tee "$out" >&2 \

@@ -11,7 +11,7 @@ RUNS=${BP_BENCH_RUNS:-5}
 SIZES=${BP_BENCH_SIZES:-"64 256 1024 4096"}
 # "all": every function ftrace can trace (available_filter_functions).
 DIRECT_SIZES=${BP_BENCH_DIRECT_SIZES:-"64 256 1000 4000 all"}
-DIRECT_RUNS=${BP_BENCH_DIRECT_RUNS:-3}
+DIRECT_RUNS=${BP_BENCH_DIRECT_RUNS:-5}  # 3 for "all"
 BIG_RUNS=${BP_BENCH_BIG_RUNS:-3}      # repeats for N > 256
 BUDGET_S=${BP_BENCH_BUDGET_S:-60}     # one run of one method at one N
 HITS=${BP_BENCH_HITS:-200000}
@@ -89,6 +89,20 @@ direct_run() { # method n run [create options]
     done
 }
 
+# direct and fprobe at each N, their runs interleaved (direct, fprobe,
+# direct, ...) so that both see the same guest state: the comparison
+# between them is the point, and the two are within noise of each other.
+direct_vs_fprobe() {
+    for n in $DIRECT_SIZES; do
+        nruns=$DIRECT_RUNS
+        [ "$n" -gt 4000 ] && [ "$nruns" -gt 3 ] && nruns=3
+        for r in $(seq 1 "$nruns"); do
+            direct_run direct "$n" "$r" ""
+            direct_run fprobe "$n" "$r" --fprobe
+        done
+    done
+}
+
 method() { # name runner [create options] [sizes] [runs] [budget_s]
     name=$1 runner=$2 opts=${3:-} sizes=${4:-$SIZES} runs=${5:-$RUNS} budget=${6:-$BUDGET_S}
     prev_n=0 prev_s=0
@@ -161,8 +175,7 @@ method tracefs-noopt tracefs_run
 echo 1 > /proc/sys/debug/kprobes-optimization
 method batchprobe bp_run
 method batchprobe-one-by-one bp_run --one-by-one
-method direct direct_run "" "$DIRECT_SIZES" "$DIRECT_RUNS"
-method fprobe direct_run --fprobe "$DIRECT_SIZES" "$DIRECT_RUNS"
+direct_vs_fprobe
 # One run each, with room for N = 1000: its detach alone is ~2 min here.
 method direct-ops-per-function direct_run --one-by-one "$DIRECT_SIZES" 1 150
 per_hit

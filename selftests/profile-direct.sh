@@ -1,8 +1,8 @@
 #!/bin/sh
-# Where a direct-set attach spends its time, for developers:
-#   scripts/run-qemu.sh ... bp.mode=profile-direct [bp.bench_N=1000]
-#       [bp.bench_FUNCS=text_poke_bp_batch,__text_poke]
-# Attaches N functions as one direct set and as one fprobe, RUNS (3) times
+# Where a direct-set attach spends its time (`make profile-direct`; guest
+# side, bp.mode=profile-direct, parameters bp.bench_N, _RUNS, _OPTS, _FUNCS).
+# Attaches N functions as one set per create option in OPTS (--one-ops: one
+# ftrace_ops; --fprobe; --one-by-one: one ops per function), RUNS times
 # each, with a kprobe event on entry and return of each kernel function in
 # FUNCS; prints the set's attach time and each function's calls and total
 # time from the trace buffer's timestamps. The kprobe events add their own
@@ -22,13 +22,13 @@ done
 echo 100000 > $T/buffer_size_kb
 echo "PROFILE ftrace-able functions: $(wc -l < $T/available_filter_functions)"
 for run in $(seq 1 "$RUNS"); do
-    for opt in "" --fprobe; do
+    for opt in ${BP_BENCH_OPTS:---one-ops --fprobe}; do
         echo > $T/trace
         echo 1 > $T/events/kprobes/enable
         bp_ctl "d:x$run * max=$N\n"
-        bp_ctl "create x$run $opt\n" || cat $BP_DEBUGFS/last_error
+        bp_ctl "create x$run ${opt#--one-ops}\n" || cat $BP_DEBUGFS/last_error
         echo 0 > $T/events/kprobes/enable
-        echo "PROFILE run=$run ${opt:---one-ops} functions=$(bp_field x$run direct)" \
+        echo "PROFILE run=$run $opt functions=$(bp_field x$run direct)" \
             "register_ms=$(($(bp_timing x$run register_ns) / 1000000))" \
             "attach_ms=$(($(bp_timing x$run attach_ns) / 1000000))"
         grep -v '^#' $T/trace | awk -v funcs="$FUNCS" '
