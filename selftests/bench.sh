@@ -167,6 +167,11 @@ echo "BENCHINFO text_symbols=$(grep -ci ' t ' /proc/kallsyms)"
 echo "BENCHINFO ftrace_functions=$(wc -l < $T/available_filter_functions)"
 if [ -e /proc/lockdep ]; then echo "BENCHINFO lockdep=on"; else echo "BENCHINFO lockdep=off"; fi
 DIRECT_SIZES=$(echo "$DIRECT_SIZES" | sed "s/all/$(wc -l < $T/available_filter_functions)/")
+# Kernel messages on the console would land in the middle of BENCH lines
+# (the serial console is shared): keep all but emergencies and alerts (an
+# oops still shows at once) off it until the end, then print the whole
+# kernel log, where the host looks for warnings and splats.
+dmesg -n 2
 insmod /batchprobe.ko || exit 1
 echo 1 > /proc/sys/debug/kprobes-optimization
 method tracefs tracefs_run
@@ -181,4 +186,6 @@ method direct-ops-per-function direct_run --one-by-one "$DIRECT_SIZES" 1 150
 per_hit
 per_hit_direct
 rmmod batchprobe
+dmesg -n 7
+dmesg
 echo "BENCHDONE"

@@ -290,7 +290,10 @@ fn direct_section(o: &mut String, b: &Bench, sum: &Summary) {
          attaches the same functions with one ops (and one patching pass) each; `fprobe` uses \
          `register_fprobe_ips` on the same functions. `register` includes walking the kernel's \
          symbols and checking each function; `attach` is the ftrace part alone; `detach` the \
-         unregistration, which waits for RCU-tasks grace periods.\n"
+         unregistration, which waits for RCU-tasks grace periods. The largest N is every \
+         function ftrace can trace; `direct` and `fprobe` runs alternate. `make \
+         profile-direct` shows how much of an attach is the kernel's text patching \
+         (`text_poke_bp_batch`).\n"
     );
     phase_table(
         o,
