@@ -79,6 +79,9 @@ bp_run() { # method n run [create options]
 # Direct calls on the first N ftrace-able text functions: one set (one ops,
 # one patching pass), one ops per function, or one fprobe.
 direct_run() { # method n run [create options]
+    # Let the previous run's deferred work (RCU-tasks callbacks that free
+    # ftrace hashes and trampolines) finish before timing the next.
+    sleep 1
     bp_ctl "d:d${3} * max=$2\n" || return 1
     bp_ctl "create d${3} $4\n" || { cat $BP_DEBUGFS/last_error; return 1; }
     got=$(bp_field "d$3" direct)
