@@ -5,7 +5,7 @@
 # Environment: BP_BENCH_RUNS (5), BP_BENCH_SIZES ("64 256 1024 4096"),
 # BP_BENCH_BUDGET_S (60: a method skips an N whose one run would take longer),
 # BP_KERNEL_FLAVOR (bench; test for the lockdep test kernel),
-# plus run-qemu.sh's BP_SMP, BP_ACCEL, BP_TIMEOUT.
+# plus run-qemu.sh's BP_SMP, BP_ACCEL, BP_TCG_THREAD, BP_TIMEOUT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -23,7 +23,7 @@ for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS; do
     eval "val=\${BP_BENCH_$v:-}"
     [ -n "$val" ] && args="$args bp.bench_$v=${val// /,}"
 done
-log "bench: booting the guest (${BP_ACCEL:-tcg}, ${BP_SMP:-2} vCPUs); console log: $logf"
+log "bench: booting the guest (${BP_ACCEL:-tcg} ${BP_TCG_THREAD:-single}, ${BP_SMP:-2} vCPUs); console log: $logf"
 BP_QUIET=1 BP_TIMEOUT=${BP_TIMEOUT:-1500} "$BP_ROOT/scripts/run-qemu.sh" \
     "$kdir/arch/x86/boot/bzImage" "$out/initramfs.cpio.gz" "$logf" $args
 grep -aq '^BENCHDONE' "$logf" || die "bench: the guest did not finish (see $logf)"
@@ -31,6 +31,7 @@ grep -aq '^BENCHDONE' "$logf" || die "bench: the guest did not finish (see $logf
     || die "bench: kernel splat or wrong CPU count in $logf"
 tr -d '\r' < "$logf" | grep -a '^BENCH' > "$out/raw.txt"
 accel=${BP_ACCEL:-tcg}
+[ "$accel" = tcg ] && accel="tcg thread=${BP_TCG_THREAD:-single}"
 (cd "$BP_ROOT/tools/benchreport" && cargo run --quiet --release -- \
     --input "$out/raw.txt" --out-dir "$out" --accel "$accel" --date "$(date -u +%Y-%m-%d)" \
     --markdown "$BP_ROOT/BENCHMARKS.md" --svg-dir "$BP_ROOT/docs")

@@ -4,7 +4,8 @@
 # Environment: BP_PROFILE_N (1000), BP_PROFILE_RUNS (3),
 # BP_PROFILE_OPTS ("--one-ops --fprobe"; also --one-by-one),
 # BP_PROFILE_FUNCS ("text_poke_bp_batch": kernel functions to time),
-# BP_KERNEL_FLAVOR (bench), plus run-qemu.sh's BP_SMP, BP_ACCEL, BP_TIMEOUT.
+# BP_KERNEL_FLAVOR (bench), plus run-qemu.sh's BP_SMP, BP_ACCEL, BP_TCG_THREAD,
+# BP_TIMEOUT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -1,7 +1,7 @@
 //! benchreport: batchprobe's benchmark lines → Markdown table (stdout and
 //! BENCHMARKS.md), CSV, JSON and an SVG plot (time vs N, log-log).
 //!
-//! Usage: benchreport --input RAW --out-dir DIR --accel tcg|kvm --date D
+//! Usage: benchreport --input RAW --out-dir DIR --accel 'tcg thread=single'|kvm --date D
 //!                    [--markdown FILE] [--svg-dir DIR]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -214,7 +214,10 @@ fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
         },
         info("kernel"),
         info("vcpus"),
-        a.accel.to_uppercase(),
+        match a.accel.split_once(' ') {
+            Some((acc, rest)) => format!("{} {rest}", acc.to_uppercase()),
+            None => a.accel.to_uppercase(),
+        },
         info("runs"),
         info("big_runs"),
         info("direct_runs")
