@@ -93,8 +93,8 @@ direct_run() { # method n run [create options]
 }
 
 # direct and fprobe at each N, their runs interleaved (direct, fprobe,
-# direct, ...) so that both see the same guest state: the comparison
-# between them is the point, and the two are within noise of each other.
+# direct, ...) so that both see the same guest state: both do one filter
+# update and one patching pass, and the comparison between them is the point.
 direct_vs_fprobe() {
     for n in $DIRECT_SIZES; do
         nruns=$DIRECT_RUNS
