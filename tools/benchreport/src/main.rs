@@ -272,7 +272,7 @@ fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
     let _ = writeln!(
         o,
         "## Reproduce\n\n```sh\nmake check   # once: installs, builds the test kernel\nmake bench   # \
-         builds the bench kernel once (~7 min), then ~13 min under TCG; BP_BENCH_RUNS, \
+         builds the bench kernel once (~6 min), then ~10 min under TCG; BP_BENCH_RUNS, \
          BP_BENCH_SIZES, BP_BENCH_DIRECT_RUNS, BP_BENCH_DIRECT_SIZES, BP_BENCH_BUDGET_S, \
          BP_KERNEL_FLAVOR=test, BP_SMP, BP_ACCEL=kvm\n```\n\n\
          `make bench` writes `out/bench/{{raw.txt,results.csv,results.json,bench.svg,bench-direct.svg}}` \
