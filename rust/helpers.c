@@ -14,6 +14,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/trace_recursion.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
@@ -46,12 +47,77 @@ void bp_flush_workqueue(struct workqueue_struct *wq)
 }
 
 /*
- * The baseline for the per-call cost of a direct call: a trampoline that
- * does nothing, in the style of samples/ftrace/ftrace-direct-multi.c.
+ * The ftrace-direct trampolines. ftrace patches a traced function's fentry
+ * site into "call TRAMP", so on entry the stack holds the return address into
+ * the traced function and its arguments are still in rdi, rsi, rdx, rcx, r8
+ * and r9 (rax: the vector count of a variadic callee). A trampoline saves
+ * those, calls its handler with (return address, first argument), restores
+ * them and returns into the traced function.
+ *
+ * They are written here, not in Rust's global_asm!, because what a correct
+ * trampoline looks like depends on the kernel's configuration and boot-time
+ * CPU features, and only the kernel's C headers spell that out, as
+ * samples/ftrace/ftrace-direct-multi.c uses them:
+ * - ASM_ENDBR: the endbr64 that IBT needs at an indirect-call target;
+ * - CALL_DEPTH_ACCOUNT: with call-depth tracking, the call-depth increment
+ *   that the patched fentry "call" did not do (callers' calls go to the
+ *   callee's accounting thunk; ftrace's does not). It is an alternative,
+ *   patched in at load time only on CPUs that use the mitigation;
+ * - ASM_RET: "jmp __x86_return_thunk" with return thunks (patched to the
+ *   call-depth return thunk where that is in use), "ret; int3" under SLS.
+ * The handler call itself is a plain "call": objtool lists it in the
+ * module's call sites, and the module loader redirects it to the handler's
+ * accounting thunk. The kernel builds with an 8-byte stack alignment
+ * (-mpreferred-stack-boundary=3), so nothing here realigns the stack.
+ *
+ * The handlers are Rust functions (src/direct.rs). Rust code is not compiled
+ * with fentry calls, so they cannot be traced themselves; what they call is
+ * notrace, and they take the ftrace recursion lock first (see
+ * bp_direct_recursion_trylock below).
  */
 #include <asm/ibt.h>
 #include <asm/nospec-branch.h>
 
+#define BP_DIRECT_TRAMPOLINE(name, handler)				\
+asm(									\
+"	.pushsection	.text, \"ax\", @progbits\n"			\
+"	.type		" #name ", @function\n"				\
+"	.globl		" #name "\n"					\
+#name ":"								\
+	ASM_ENDBR							\
+"	pushq %rbp\n"							\
+"	movq %rsp, %rbp\n"						\
+	CALL_DEPTH_ACCOUNT						\
+"	pushq %rdi\n"							\
+"	pushq %rsi\n"							\
+"	pushq %rdx\n"							\
+"	pushq %rcx\n"							\
+"	pushq %r8\n"							\
+"	pushq %r9\n"							\
+"	pushq %rax\n"							\
+"	movq 8(%rbp), %rdi\n"						\
+"	movq -8(%rbp), %rsi\n"						\
+"	call " #handler "\n"						\
+"	popq %rax\n"							\
+"	popq %r9\n"							\
+"	popq %r8\n"							\
+"	popq %rcx\n"							\
+"	popq %rdx\n"							\
+"	popq %rsi\n"							\
+"	popq %rdi\n"							\
+"	leave\n"							\
+	ASM_RET								\
+"	.size		" #name ", .-" #name "\n"				\
+"	.popsection\n"							\
+)
+
+BP_DIRECT_TRAMPOLINE(bp_direct_tramp_count, bp_direct_handle_count);
+BP_DIRECT_TRAMPOLINE(bp_direct_tramp_record, bp_direct_handle_record);
+
+/*
+ * The baseline for the per-call cost of a direct call: a trampoline that
+ * does nothing, in the style of samples/ftrace/ftrace-direct-multi.c.
+ */
 asm(
 "	.pushsection	.text, \"ax\", @progbits\n"
 "	.type		bp_direct_tramp_empty, @function\n"
@@ -66,6 +132,26 @@ asm(
 "	.size		bp_direct_tramp_empty, .-bp_direct_tramp_empty\n"
 "	.popsection\n"
 );
+
+/*
+ * The direct handlers' recursion guard and read-side critical section, in
+ * one: ftrace's own recursion lock (as fprobe and the function tracer take
+ * it) disables preemption with preempt_disable_notrace(). With RCU's
+ * consolidated flavors, a preemption-disabled region is an RCU read-side
+ * critical section that call_rcu() and synchronize_rcu() wait for, so the
+ * handler needs no rcu_read_lock(), which on PREEMPT_RCU is the traceable
+ * __rcu_read_lock(): a direct set on that very function would call its
+ * trampoline from its own handler, forever.
+ */
+notrace int bp_direct_recursion_trylock(unsigned long ip)
+{
+	return ftrace_test_recursion_trylock(ip, ip);
+}
+
+notrace void bp_direct_recursion_unlock(int bit)
+{
+	ftrace_test_recursion_unlock(bit);
+}
 
 static DEFINE_MUTEX(bp_direct_mutex);
 

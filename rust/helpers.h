@@ -43,6 +43,24 @@ void bp_flush_workqueue(struct workqueue_struct *wq);
 void rcu_expedite_gp(void);
 void rcu_unexpedite_gp(void);
 
+/*
+ * The direct handlers' recursion guard: ftrace_test_recursion_trylock() and
+ * _unlock(), static inlines. trylock returns the bit to pass to unlock, or
+ * < 0 when this context already runs a tracer callback (the call is then
+ * not counted); while held, preemption is disabled (notrace).
+ */
+int bp_direct_recursion_trylock(unsigned long ip);
+void bp_direct_recursion_unlock(int bit);
+
+/*
+ * The ftrace-direct trampolines (helpers.c). Not C functions: only their
+ * addresses are used. count and record call the Rust functions
+ * bp_direct_handle_count/_record(ret_ip, arg0) of src/direct.rs.
+ */
+void bp_direct_tramp_count(void);
+void bp_direct_tramp_record(void);
+void bp_direct_tramp_empty(void);
+
 /* Serialises updates of the direct backend's global index. */
 void bp_direct_lock(void);
 void bp_direct_unlock(void);

@@ -3,8 +3,9 @@
 # committed config fragment. The tree lives in the cache, keyed by the source
 # package version and a hash of the fragment and this script, so a rerun is a
 # no-op. Prints the kernel tree path (KDIR) on stdout.
-# BP_KERNEL_FLAVOR=bench builds the bench kernel instead: the same fragment
-# with scripts/config/bench.config's lines taking precedence.
+# BP_KERNEL_FLAVOR picks the flavor: test (the default), bench, distro or debug,
+# each the base fragment with scripts/config/FLAVOR.config's lines taking
+# precedence. Each flavor has its own clang (see flavor_clang in lib.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,12 +17,13 @@ TARBALL=/usr/src/linux-source-6.12.tar.xz
 pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
 flavor=${BP_KERNEL_FLAVOR:-test}
 case "$flavor" in
-    test) key=$(cat "$FRAGMENT" "$0" | sha256sum | cut -c1-12)
-          kdir=$BP_CACHE/kernel-$pkgver-$key/linux-source-6.12 ;;
-    bench) key=$(cat "$FRAGMENT" "$CONFIGS/bench.config" "$0" | sha256sum | cut -c1-12)
-           kdir=$BP_CACHE/kernel-bench-$pkgver-$key/linux-source-6.12 ;;
-    *) die "kernel: BP_KERNEL_FLAVOR must be test or bench" ;;
+    test) extra= ; name=kernel ;;
+    bench|distro|debug) extra=$CONFIGS/$flavor.config; name=kernel-$flavor ;;
+    *) die "kernel: BP_KERNEL_FLAVOR must be test, bench, distro or debug" ;;
 esac
+use_clang "$(flavor_clang "$flavor")"
+key=$(cat "$FRAGMENT" ${extra:+"$extra"} "$0" <(echo "clang$BP_LLVM") | sha256sum | cut -c1-12)
+kdir=$BP_CACHE/$name-$pkgver-$key/linux-source-6.12
 stamp=$kdir/.batchprobe-built
 
 if [ -f "$stamp" ]; then
@@ -34,7 +36,7 @@ mkdir -p "$BP_CACHE"
 exec 9>"$BP_CACHE/.kernel.lock"
 flock 9
 
-kmake() { make -C "$kdir" -s LLVM=1 RUSTC="$BP_RUSTC" BINDGEN="$(bindgen_bin)" "$@"; }
+kmake() { make -C "$kdir" -s LLVM="$BP_LLVM" RUSTC="$BP_RUSTC" BINDGEN="$(bindgen_bin)" "$@"; }
 
 if [ ! -f "$stamp" ]; then
     if [ ! -f "$kdir/Makefile" ]; then
@@ -45,11 +47,11 @@ if [ ! -f "$stamp" ]; then
         rm -rf "${kdir%/*}"
         mv "${kdir%/*}.tmp" "${kdir%/*}"
     fi
-    if [ "$flavor" = bench ]; then
-        # The base fragment minus what bench.config sets, then bench.config.
-        names=$(grep -o 'CONFIG_[A-Za-z0-9_]*' "$CONFIGS/bench.config" | sort -u)
+    if [ -n "$extra" ]; then
+        # The base fragment minus what the flavor's fragment sets, then it.
+        names=$(grep -o 'CONFIG_[A-Za-z0-9_]*' "$extra" | sort -u)
         grep -v -w -F "$names" "$FRAGMENT" > "$kdir/../fragment.config" || true
-        cat "$CONFIGS/bench.config" >> "$kdir/../fragment.config"
+        cat "$extra" >> "$kdir/../fragment.config"
         FRAGMENT=$kdir/../fragment.config
     fi
     log "kernel: configuring $flavor kernel (tinyconfig + $(basename "$FRAGMENT"))"
@@ -63,7 +65,7 @@ if [ ! -f "$stamp" ]; then
         grep -qx -- "$line" "$kdir/.config" || { log "kernel: config did not take: $line"; bad=1; }
     done < "$FRAGMENT"
     [ "$bad" -eq 0 ] || die "kernel: config fragment not satisfied (see above)"
-    log "kernel: building with $(nproc) jobs (a cold build takes several minutes)"
+    log "kernel: building $flavor with clang-${BP_LLVM#-}, $(nproc) jobs (a cold build takes several minutes)"
     start=$(date +%s)
     kmake -j"$(nproc)" >"$kdir/../build.log" 2>&1 \
         || { tail -40 "$kdir/../build.log" >&2; die "kernel: build failed (log: $kdir/../build.log)"; }

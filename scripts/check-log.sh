@@ -12,7 +12,7 @@ problems=0
 problem() { log "FAIL: $*"; problems=$((problems + 1)); }
 
 # Kernel splats. "Call Trace:" catches stack dumps that carry no other banner.
-splat_re='WARNING:|BUG:|Oops|KASAN|possible recursive locking|possible circular locking|suspicious RCU usage|kmemleak|Call Trace:|Kernel panic|general protection fault|self-detected stall|INFO: task .* blocked|UBSAN'
+splat_re='WARNING:|BUG:|Oops|KASAN|possible recursive locking|possible circular locking|suspicious RCU usage|suspected memory leak|kmemleak: suspected|unreferenced object|Call Trace:|Kernel panic|general protection fault|self-detected stall|INFO: task .* blocked|UBSAN'
 if grep -aEn "$splat_re" "$logf" >"$logf.splats"; then
     problem "kernel splat in the console log ($(wc -l <"$logf.splats") lines), first ones:"
     head -5 "$logf.splats" | sed 's/^/    /' >&2

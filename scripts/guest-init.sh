@@ -27,8 +27,25 @@ case "$inject" in
     hang) echo "injected fault: hanging"; while :; do sleep 60; done ;;
     splat) echo "WARNING: CPU: 0 PID: 1 at injected-by-bp.inject" > /dev/kmsg ;;
 esac
+# kmemleak (debug kernel): forget what boot left behind, so that the scan
+# after the tests reports only what they leaked.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+[ -e $KMEMLEAK ] && { echo scan > $KMEMLEAK; echo clear > $KMEMLEAK; }
 case "$mode" in
-    check) BP_INJECT=$inject /selftests/run.sh; rc=$? ;;
+    check) BP_INJECT=$inject /selftests/run.sh; rc=$?
+       # Every test unloads the module: anything unreferenced now leaked.
+       # kmemleak only reports objects older than 5 s, and a second scan
+       # settles what the first one saw mid-update.
+       if [ -e $KMEMLEAK ]; then
+           sleep 6; echo scan > $KMEMLEAK; echo scan > $KMEMLEAK
+           if [ -s $KMEMLEAK ]; then
+               echo "kmemleak: suspected leaks after the selftests:"
+               cat $KMEMLEAK
+               rc=1
+           else
+               echo "kmemleak scan after the selftests: clean"
+           fi
+       fi ;;
     demo) /selftests/demo.sh; rc=$? ;;
     bench) /selftests/bench.sh; rc=$? ;;
     shell) setsid cttyhack sh ;;

@@ -17,3 +17,34 @@ bindgen_bin() {
     done
     return 1
 }
+
+# The clang major version each kernel flavor is built with. A distro-like kernel
+# needs clang >= 15 (return thunks and call-depth tracking); the others use
+# Debian 12's default clang (14).
+flavor_clang() {
+    case "$1" in
+        distro) echo "${BP_DISTRO_CLANG:-19}" ;;
+        *) echo "${BP_CLANG:-14}" ;;
+    esac
+}
+
+# Sets BP_LLVM (the LLVM= value for make) and exports LIBCLANG_PATH for the
+# clang major version $1. bindgen-cli otherwise loads the newest libclang
+# installed, which rejects an older clang's kernel flags (and vice versa).
+use_clang() {
+    local major=$1
+    command -v "clang-$major" >/dev/null || die "clang-$major not found (run scripts/install-deps.sh)"
+    BP_LLVM=-$major
+    export LIBCLANG_PATH=/usr/lib/llvm-$major/lib
+}
+
+# The clang major version a built kernel tree was compiled with, from its
+# .config (CONFIG_CC_VERSION_TEXT): a module must use its kernel's compiler.
+kernel_clang() {
+    local text
+    text=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$1/.config" 2>/dev/null)
+    case "$text" in
+        *clang\ version\ *) sed 's/.*clang version \([0-9]*\).*/\1/' <<<"$text" ;;
+        *) die "$1/.config: not built with clang (CONFIG_CC_VERSION_TEXT=\"$text\"); batchprobe needs LLVM=1 kernels" ;;
+    esac
+}

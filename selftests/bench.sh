@@ -3,6 +3,7 @@
 # boot. Prints one line per measurement:
 #   BENCH method=M n=N run=R phase=P ns=T [offset=O] [got=K]
 #   BENCH method=M n=N status=over-budget projected_s=S
+#   BENCHGP method=M n=N run=R phase=P gp=RCU/RCU_TASKS/RCU_TASKS_RUDE
 #   BENCHINFO key=value
 # The host (scripts/bench.sh) turns them into tables and a plot.
 . /selftests/ktap.sh
@@ -74,6 +75,9 @@ bp_run() { # method n run [create options]
         echo "BENCH method=$1 n=$2 run=$3 phase=$p ns=$(bp_timing "b$3" ${p}_ns) offset=$off got=$got"
     done
     echo "BENCH method=$1 n=$2 run=$3 phase=unregister_call_wall ns=$wall"
+    for p in register enable disarm teardown; do
+        echo "BENCHGP method=$1 n=$2 run=$3 phase=$p gp=$(bp_gps "b$3" $p)"
+    done
 }
 
 # Direct calls on the first N ftrace-able text functions: one set (one ops,
@@ -89,6 +93,9 @@ direct_run() { # method n run [create options]
     bp_ctl "unregister d$3\nflush\n"
     for p in register attach unregister_call detach teardown unregister_complete; do
         echo "BENCH method=$1 n=$2 run=$3 phase=$p ns=$(bp_timing "d$3" ${p}_ns) got=$got"
+    done
+    for p in register detach teardown; do
+        echo "BENCHGP method=$1 n=$2 run=$3 phase=$p gp=$(bp_gps "d$3" $p)"
     done
 }
 

@@ -58,6 +58,12 @@ bp_timing() {
     awk -v s="$1" '$1 == "set" { cur = $2; next } cur == s && /register_ns=/ { print; exit }' \
         "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
+# bp_gps SET PHASE: the grace periods (rcu/rcu_tasks/rcu_tasks_rude, "-"
+# for a kind the kernel lacks) SET's PHASE waited for, from the stats file.
+bp_gps() {
+    awk -v s="$1" '$1 == "set" { cur = $2; next } cur == s && $1 == "grace_periods" { print; exit }' \
+        "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
 # The kernel's own count of registered kprobes.
 kprobes_registered() {
     wc -l < /sys/kernel/debug/kprobes/list

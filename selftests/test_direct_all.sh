@@ -1,10 +1,14 @@
 #!/bin/sh
+# description: one direct set on every function ftrace can trace
+# requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+#
 # Every function ftrace can trace as one direct set (the issue's "as many as
 # the kernel has"): one attach, calls counted while the whole kernel runs
 # through the trampoline (under lockdep and RCU checking in the test
-# kernel), and one detach that leaves no direct caller behind.
+# kernel; on the distro kernel the set includes __rcu_read_lock and the
+# scheduler), and one detach that leaves no direct caller behind.
 . ./ktap.sh
-ktap_plan 8
+ktap_plan 9
 T=/sys/kernel/tracing
 direct_attached() { grep -c 'direct-->' $T/enabled_functions; }
 base=$(direct_attached)
@@ -19,6 +23,12 @@ ktap_check "attached_every_one" test "$got" -eq "$total"
 ktap_check "ftrace_sees_every_one" test "$(direct_attached)" -eq $((base + got))
 bphit 100 > /dev/null
 ktap_check "counts_calls" test "$(bp_field all hits)" -ge 100
+# Whatever the handler's own path could call is in the set too, and counted.
+if grep -qx '__rcu_read_lock' $T/available_filter_functions; then
+    ktap_check "rcu_read_lock_in_set_and_counted" test "$(bp_probe_hits all __rcu_read_lock)" -gt 0
+else
+    ktap_skip "rcu_read_lock_in_set_and_counted" "rcu_read_lock() is inline on this kernel"
+fi
 ktap_check "detach_all" bp_ctl 'unregister all --sync\n'
 ktap_check "no_direct_caller_left" test "$(direct_attached)" -eq "$base"
 ktap_check "rmmod" rmmod batchprobe

@@ -18,6 +18,7 @@ pub mod command;
 mod control;
 mod debugfs;
 mod direct;
+mod gpcount;
 mod kallsyms;
 mod kprobe;
 mod kretprobe;
@@ -25,6 +26,7 @@ mod kvec;
 pub mod lifecycle;
 mod probe;
 mod rcu;
+mod recursion;
 mod registry;
 mod set;
 pub mod symname;
@@ -43,10 +45,13 @@ struct BatchProbe {
     /// Removed first on unload, so no control write can start afterwards.
     dir: Option<debugfs::Dir>,
     engine: Pin<KBox<registry::Engine>>,
+    /// Dropped last: the phases of retiring sets still count grace periods.
+    _gp_counters: gpcount::Counters,
 }
 
 impl kernel::Module for BatchProbe {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        let gp_counters = gpcount::Counters::register()?;
         let engine = KBox::pin_init(registry::Engine::new()?, GFP_KERNEL)?;
         let dir = debugfs::Dir::new(c_str!("batchprobe"))?;
         // SAFETY: `dir` is removed in `drop` before `engine` is dropped.
@@ -55,6 +60,7 @@ impl kernel::Module for BatchProbe {
         Ok(BatchProbe {
             dir: Some(dir),
             engine,
+            _gp_counters: gp_counters,
         })
     }
 }

@@ -24,6 +24,7 @@ use crate::addrset;
 use crate::bindings;
 use crate::command::DirectMode;
 use crate::rcu::{self, RcuBox, RcuOption};
+use crate::recursion::RecursionGuard;
 use crate::trampoline;
 
 /// One traced function of a direct set.
@@ -110,13 +111,26 @@ impl Drop for Lock {
     }
 }
 
+/// Counts a call of the function whose fentry call returns to `ret_ip`.
+///
+/// Runs in the traced function's context, which can be any context at all
+/// (NMI, the scheduler, RCU's own functions). It takes ftrace's recursion
+/// lock first: from then on preemption is disabled (notrace), which is also
+/// the read-side critical section for [`INDEX`]. It calls nothing traceable,
+/// so that even a set on `__rcu_read_lock` or on the recursion helpers'
+/// callees cannot recurse; should a callee ever be traced, the lock refuses
+/// the nested call.
+#[inline(always)]
 fn handle(ret_ip: usize, arg0: usize, record: bool) {
-    let guard = rcu::read_lock();
-    let Some(index) = INDEX.get(&guard) else {
-        return;
-    };
     // The return address is just past the fentry call, inside the function.
     let ip = ret_ip.wrapping_sub(1);
+    let Some(section) = RecursionGuard::try_lock(ip) else {
+        MISSED.fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    let Some(index) = INDEX.get(&section) else {
+        return;
+    };
     let i = index.entries.partition_point(|e| e.start <= ip);
     let Some(e) = i.checked_sub(1).and_then(|i| index.entries.get(i)) else {
         return;
@@ -127,19 +141,31 @@ fn handle(ret_ip: usize, arg0: usize, record: bool) {
     let slot = e.slot.load(Ordering::Acquire);
     // SAFETY: A non-null slot pointer in a published index is a live slot:
     // detach clears the pointer before the set frees its slots with
-    // `call_rcu`, and we are inside an RCU read-side critical section.
+    // `call_rcu`, and `section` is an RCU read-side critical section.
     if let Some(slot) = unsafe { slot.as_ref() } {
         slot.hit(arg0, record);
     }
 }
 
-/// The handler of `bp_direct_tramp_count`.
-pub(crate) extern "C" fn handle_count(ret_ip: usize, arg0: usize) {
+/// Direct calls not counted because ftrace's recursion lock was taken: the
+/// handler was called from inside another tracer callback (or itself) in
+/// the same context. As fprobe's `nmissed`.
+static MISSED: AtomicU64 = AtomicU64::new(0);
+
+/// Direct calls the recursion guard refused, since load.
+pub(crate) fn missed() -> u64 {
+    MISSED.load(Ordering::Relaxed)
+}
+
+/// The handler of `bp_direct_tramp_count` (called from `rust/helpers.c`'s asm).
+#[no_mangle]
+extern "C" fn bp_direct_handle_count(ret_ip: usize, arg0: usize) {
     handle(ret_ip, arg0, false);
 }
 
-/// The handler of `bp_direct_tramp_record`.
-pub(crate) extern "C" fn handle_record(ret_ip: usize, arg0: usize) {
+/// The handler of `bp_direct_tramp_record` (called from `rust/helpers.c`'s asm).
+#[no_mangle]
+extern "C" fn bp_direct_handle_record(ret_ip: usize, arg0: usize) {
     handle(ret_ip, arg0, true);
 }
 
@@ -223,7 +249,9 @@ unsafe extern "C" fn fprobe_entry(
 ) -> kernel::ffi::c_int {
     // SAFETY: The kernel passes the live registers of the traced call.
     let arg0 = unsafe { (*regs).di };
-    // `handle` expects a return address inside the function.
+    // `handle` expects a return address inside the function. fprobe holds
+    // the recursion lock already; `handle`'s nested trylock takes ftrace's
+    // one allowed nesting level for this context.
     handle(entry_ip.wrapping_add(1), arg0, false);
     0
 }

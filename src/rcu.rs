@@ -36,6 +36,20 @@ impl Drop for Guard {
     }
 }
 
+/// A value whose lifetime lies inside an RCU read-side critical section.
+///
+/// # Safety
+///
+/// While a value of the implementing type lives, the current CPU is in a
+/// read-side critical section that `call_rcu` callbacks wait for: between
+/// `rcu_read_lock` and `rcu_read_unlock`, or with preemption or interrupts
+/// disabled (RCU's flavors are consolidated since Linux 4.20, so a
+/// preemption-disabled region delays `call_rcu` like `rcu_read_lock` does).
+pub(crate) unsafe trait ReadSide {}
+
+// SAFETY: A `Guard` lives between `rcu_read_lock` and `rcu_read_unlock`.
+unsafe impl ReadSide for Guard {}
+
 /// Waits for a full RCU grace period. Sleeps. (Part of the wrapper's API,
 /// as upstream's `kernel::sync::rcu`; batchprobe's own paths use `call_rcu`
 /// and the kernel's batch calls, which synchronise inside.)
@@ -193,7 +207,7 @@ impl<T: Send + 'static> RcuOption<T> {
     }
 
     /// The published value, for as long as the read-side section `_guard` lasts.
-    pub(crate) fn get<'a>(&'a self, _guard: &'a Guard) -> Option<&'a T> {
+    pub(crate) fn get<'a, G: ReadSide>(&'a self, _guard: &'a G) -> Option<&'a T> {
         let p = self.0.load(core::sync::atomic::Ordering::Acquire);
         // SAFETY: Non-null means published (type invariant); it is freed
         // only by `call_rcu` after being taken, so it stays valid while the

@@ -485,6 +485,13 @@ impl Engine {
                 Ok(())
             }
             Show::Stats => {
+                write!(
+                    w,
+                    "# direct_missed={} grace_periods",
+                    crate::direct::missed()
+                )?;
+                crate::gpcount::write_totals(w)?;
+                writeln!(w)?;
                 for s in reg.sets.iter() {
                     s.write_stats(w)?;
                 }

@@ -15,6 +15,7 @@ use kernel::workqueue::{impl_has_work, new_work, Work, WorkItem};
 use crate::bindings;
 use crate::command::{CreateOptions, DirectMode, ProbeKind};
 use crate::direct::{self, DirectSet};
+use crate::gpcount::{self, PhaseGps};
 use crate::kprobe::Kprobe;
 use crate::kretprobe::Kretprobe;
 use crate::lifecycle::{self, Op, SetState};
@@ -219,6 +220,14 @@ pub(crate) struct Timings {
     pub(crate) unregister_call: AtomicU64,
     pub(crate) unregister_complete: AtomicU64,
     unregister_started: AtomicU64,
+    /// The grace periods each phase waited for (see [`gpcount`]).
+    pub(crate) gp_register: PhaseGps,
+    pub(crate) gp_enable: PhaseGps,
+    pub(crate) gp_disarm: PhaseGps,
+    pub(crate) gp_retarget: PhaseGps,
+    pub(crate) gp_teardown: PhaseGps,
+    /// Detaching the direct calls (part of `gp_teardown`).
+    pub(crate) gp_detach: PhaseGps,
 }
 
 /// An error that names what failed.
@@ -348,6 +357,7 @@ impl Set {
         build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
     ) -> Result<Arc<Set>, Failed> {
         let t0 = now_ns();
+        let gp0 = gpcount::snapshot();
         let oom = |_: AllocError| Failed::oom();
         // Allocate the set first: once a probe is registered, nothing may
         // fail but registration itself, whose failure is undone below.
@@ -427,6 +437,7 @@ impl Set {
         }
         let timings = Timings::default();
         timings.register.store(now_ns() - t0, Ordering::Relaxed);
+        timings.gp_register.record(gp0);
         timings.attach.store(attach_ns, Ordering::Relaxed);
         // INVARIANT: `kptrs`/`rptrs` hold exactly the probes registered above.
         let init = pin_init!(Set {
@@ -480,9 +491,9 @@ impl Set {
             return Ok(());
         };
         let t0 = now_ns();
+        let gp0 = gpcount::snapshot();
         // A disarm queued by an earlier disable must not run after this.
-        // SAFETY: `disarm_work` is a live, initialised work item of `self`.
-        unsafe { bindings::flush_work(Work::raw_get(core::ptr::addr_of!(self.disarm_work))) };
+        self.flush_disarm();
         let _fast = rcu::expedite();
         let res = arm_all::<Kprobe>(&self.kptrs).and_then(|()| {
             arm_all::<Kretprobe>(&self.rptrs).inspect_err(|_| {
@@ -492,6 +503,7 @@ impl Set {
         res?;
         self.gate(true);
         self.timings.enable.store(now_ns() - t0, Ordering::Relaxed);
+        self.timings.gp_enable.record(gp0);
         self.set_state(to);
         Ok(())
     }
@@ -517,6 +529,7 @@ impl Set {
             return;
         }
         let t0 = now_ns();
+        let gp0 = gpcount::snapshot();
         let _fast = rcu::expedite();
         // Runs to the end even if an unregister arrives meanwhile (its
         // teardown, queued behind, waits): stopping half way, so that the
@@ -526,6 +539,7 @@ impl Set {
         disarm_all::<Kprobe>(&self.kptrs);
         disarm_all::<Kretprobe>(&self.rptrs);
         self.timings.disarm.store(now_ns() - t0, Ordering::Relaxed);
+        self.timings.gp_disarm.record(gp0);
     }
 
     /// Switches the set's direct calls to the counting (`record == false`)
@@ -537,7 +551,10 @@ impl Set {
         let Some(p) = (unsafe { self.probes.get_unguarded() }) else {
             return Ok(());
         };
-        p.direct.retarget(mode).map_err(|e| {
+        let gp0 = gpcount::snapshot();
+        let res = p.direct.retarget(mode);
+        self.timings.gp_retarget.record(gp0);
+        res.map_err(|e| {
             Failed::new(
                 e,
                 format_args!(
@@ -576,6 +593,7 @@ impl Set {
             return;
         }
         let t0 = now_ns();
+        let gp0 = gpcount::snapshot();
         if self.options.one_by_one {
             // SAFETY: As below.
             unsafe {
@@ -595,19 +613,22 @@ impl Set {
         // SAFETY: Only this function takes the probes, and it runs once.
         if let Some(p) = unsafe { self.probes.get_unguarded() } {
             let t = now_ns();
+            let gp = gpcount::snapshot();
             p.direct.detach();
             self.timings.detach.store(now_ns() - t, Ordering::Relaxed);
-        }
-        // No handler runs any more: freeze the counts, then unpublish the
-        // slots; readers still looking at them are safe until a grace period
-        // has passed, when `call_rcu` frees them.
-        if let Some(p) = self.probes.take() {
-            let (hits, missed) = totals(&p);
+            self.timings.gp_detach.record(gp);
+            // No handler runs any more: freeze the counts before the slots
+            // are unpublished, so that a reader never sees neither.
+            let (hits, missed) = totals(p);
             self.final_counts.0.store(hits, Ordering::Relaxed);
             self.final_counts.1.store(missed, Ordering::Relaxed);
         }
+        // Unpublish the slots; readers still looking at them are safe until
+        // a grace period has passed, when `call_rcu` frees them.
+        drop(self.probes.take());
         let now = now_ns();
         self.timings.teardown.store(now - t0, Ordering::Relaxed);
+        self.timings.gp_teardown.record(gp0);
         let started = self.timings.unregister_started.load(Ordering::Relaxed);
         self.timings
             .unregister_complete
@@ -615,8 +636,17 @@ impl Set {
         self.set_state(SetState::Freed);
     }
 
+    /// Waits until a disarm queued by an earlier `disable` has run.
+    fn flush_disarm(&self) {
+        // SAFETY: `disarm_work` is a live, initialised work item of `self`.
+        unsafe { bindings::flush_work(Work::raw_get(core::ptr::addr_of!(self.disarm_work))) };
+    }
+
     /// Unregisters synchronously a set that was never published (rollback).
     pub(crate) fn discard(&self) {
+        // The same write may have disabled the set before a later line
+        // failed: its queued disarm must not run on probes freed here.
+        self.flush_disarm();
         if self.state().is_live() {
             self.set_state(SetState::Retiring);
             self.teardown();
@@ -688,6 +718,17 @@ impl Set {
             t.detach.load(Ordering::Relaxed),
             t.teardown.load(Ordering::Relaxed),
             t.unregister_complete.load(Ordering::Relaxed)
+        )?;
+        writeln!(
+            w,
+            "  grace_periods {} register={} enable={} disarm={} retarget={} teardown={} detach={}",
+            gpcount::NAMES,
+            t.gp_register,
+            t.gp_enable,
+            t.gp_disarm,
+            t.gp_retarget,
+            t.gp_teardown,
+            t.gp_detach
         )?;
         let Some(p) = p else { return Ok(()) };
         write_slots(w, &p.kprobes)?;

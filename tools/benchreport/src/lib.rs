@@ -1,8 +1,10 @@
 //! Parsing and summarising batchprobe's benchmark lines (pure; tested).
 //!
 //! The guest prints `BENCH method=M n=N run=R phase=P ns=T [offset=O] [got=K]`,
-//! `BENCH method=M n=N status=over-budget projected_s=S` and
-//! `BENCHINFO key=value`.
+//! `BENCH method=M n=N status=over-budget projected_s=S`,
+//! `BENCHGP method=M n=N run=R phase=P gp=A/B/C` (the grace periods of each
+//! kind in [`GP_KINDS`] that the phase waited for; `-` where the kernel has
+//! no such kind) and `BENCHINFO key=value`.
 
 use std::collections::BTreeMap;
 
@@ -26,10 +28,25 @@ pub struct OverBudget {
     pub projected_s: u64,
 }
 
+/// The grace-period kinds a `BENCHGP` line counts, in its order.
+pub const GP_KINDS: [&str; 3] = ["rcu", "rcu_tasks", "rcu_tasks_rude"];
+
+/// The grace periods one phase of one run waited for, per kind of
+/// [`GP_KINDS`] (`None`: the kernel has no such kind).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpSample {
+    pub method: String,
+    pub n: u64,
+    pub run: u64,
+    pub phase: String,
+    pub counts: [Option<u64>; 3],
+}
+
 /// Everything one boot printed.
 #[derive(Debug, Default)]
 pub struct Bench {
     pub samples: Vec<Sample>,
+    pub gps: Vec<GpSample>,
     pub over_budget: Vec<OverBudget>,
     pub info: BTreeMap<String, String>,
 }
@@ -52,7 +69,40 @@ pub fn parse(text: &str) -> Result<Bench, String> {
                 .parse::<u64>()
                 .map_err(|e| format!("line {}: {k}: {e}", i + 1))
         };
-        if line.starts_with("BENCHINFO ") {
+        if line.starts_with("BENCHGP ") {
+            let f = fields(line);
+            let text = |k: &str| -> Result<String, String> {
+                f.get(k)
+                    .map(|v| v.to_string())
+                    .ok_or_else(|| format!("line {}: no {k}=", i + 1))
+            };
+            let gp = text("gp")?;
+            let parts: Vec<&str> = gp.split('/').collect();
+            if parts.len() != GP_KINDS.len() {
+                return Err(format!(
+                    "line {}: gp={gp}: want {} counts",
+                    i + 1,
+                    GP_KINDS.len()
+                ));
+            }
+            let mut counts = [None; 3];
+            for (c, p) in counts.iter_mut().zip(parts) {
+                *c = match p {
+                    "-" => None,
+                    p => Some(
+                        p.parse::<u64>()
+                            .map_err(|e| format!("line {}: gp: {e}", i + 1))?,
+                    ),
+                };
+            }
+            b.gps.push(GpSample {
+                method: text("method")?,
+                n: num(&f, "n")?,
+                run: num(&f, "run")?,
+                phase: text("phase")?,
+                counts,
+            });
+        } else if line.starts_with("BENCHINFO ") {
             for (k, v) in fields(line) {
                 b.info.insert(k.to_string(), v.to_string());
             }
@@ -143,6 +193,35 @@ pub fn summarise(b: &Bench) -> BTreeMap<Key, Row<Stat>> {
         .collect()
 }
 
+/// One row per (method, phase, N) of grace-period counts: per kind, the
+/// median across runs (`None` where the kernel has no such kind).
+pub fn summarise_gp(b: &Bench) -> BTreeMap<Key, [Option<Stat>; 3]> {
+    let mut groups: BTreeMap<Key, [Vec<u64>; 3]> = BTreeMap::new();
+    for s in &b.gps {
+        let e = groups
+            .entry((s.method.clone(), s.phase.clone(), s.n))
+            .or_default();
+        for (v, c) in e.iter_mut().zip(s.counts) {
+            if let Some(c) = c {
+                v.push(c);
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(k, v)| (k, [stat(&v[0]), stat(&v[1]), stat(&v[2])]))
+        .collect()
+}
+
+/// A grace-period count for a table: the median, with the range if runs differ.
+pub fn fmt_gp(s: Option<Stat>) -> String {
+    match s {
+        None => "-".into(),
+        Some(s) if s.min == s.max => format!("{}", s.min),
+        Some(s) => format!("{} [{}–{}]", s.median, s.min, s.max),
+    }
+}
+
 /// The tracefs phase a batchprobe phase is compared with: tracefs removal is
 /// synchronous, so both the async return and the completed teardown are
 /// compared with it.
@@ -186,7 +265,11 @@ mod tests {
         BENCH method=batchprobe n=256 run=1 phase=unregister_complete ns=10000000 offset=5 got=256\n\
         BENCH method=batchprobe n=256 run=2 phase=unregister_complete ns=30000000 offset=5 got=255\n\
         BENCH method=batchprobe n=256 run=3 phase=unregister_complete ns=20000000 offset=5 got=256\n\
-        BENCH method=tracefs n=4096 status=over-budget projected_s=80\n";
+        BENCH method=tracefs n=4096 status=over-budget projected_s=80\n\
+        BENCHGP method=direct n=1000 run=1 phase=detach gp=0/1/1\n\
+        BENCHGP method=direct n=1000 run=2 phase=detach gp=1/1/1\n\
+        BENCHGP method=direct n=1000 run=3 phase=detach gp=0/1/1\n\
+        BENCHGP method=batchprobe n=256 run=1 phase=teardown gp=2/-/-\n";
 
     #[test]
     fn parses_every_kind_of_line() {
@@ -202,6 +285,21 @@ mod tests {
                 projected_s: 80
             }]
         );
+    }
+
+    #[test]
+    fn grace_period_lines() {
+        let b = parse(OUT).unwrap();
+        assert_eq!(b.gps.len(), 4);
+        assert_eq!(b.gps[3].counts, [Some(2), None, None]);
+        let g = summarise_gp(&b);
+        let d = g[&("direct".to_string(), "detach".to_string(), 1000)];
+        assert_eq!(fmt_gp(d[0]), "0 [0–1]");
+        assert_eq!(fmt_gp(d[1]), "1");
+        let t = g[&("batchprobe".to_string(), "teardown".to_string(), 256)];
+        assert_eq!(fmt_gp(t[1]), "-");
+        assert!(parse("BENCHGP method=x n=1 run=1 phase=p gp=1/2").is_err());
+        assert!(parse("BENCHGP method=x n=1 run=1 phase=p gp=1/x/2").is_err());
     }
 
     #[test]

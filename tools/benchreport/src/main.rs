@@ -1,8 +1,12 @@
 //! benchreport: batchprobe's benchmark lines → Markdown table (stdout and
 //! BENCHMARKS.md), CSV, JSON and an SVG plot (time vs N, log-log).
 //!
-//! Usage: benchreport --input RAW --out-dir DIR --accel 'tcg thread=single'|kvm --date D
-//!                    [--markdown FILE] [--svg-dir DIR]
+//! Usage: benchreport --input [FLAVOR=]RAW [--input FLAVOR=RAW ...] --out-dir DIR
+//!                    --accel 'tcg thread=single'|kvm --date D [--markdown FILE] [--svg-dir DIR]
+//!
+//! One `--input` per kernel flavor, each the raw output of one boot: the
+//! report puts the flavors' key figures side by side, then each flavor's
+//! tables; plots and CSV/JSON are per flavor (`bench-FLAVOR.svg`, ...).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -40,7 +44,7 @@ const DIRECT_PHASES: [&str; 6] = [
 const DIRECT_PLOTTED: [&str; 2] = ["attach", "detach"];
 
 struct Args {
-    input: PathBuf,
+    inputs: Vec<(String, PathBuf)>,
     out_dir: PathBuf,
     accel: String,
     date: String,
@@ -51,14 +55,25 @@ struct Args {
 fn args() -> Result<Args, String> {
     let mut a = std::env::args().skip(1);
     let mut m = BTreeMap::new();
+    let mut inputs = Vec::new();
     while let Some(k) = a.next() {
         let v = a.next().ok_or_else(|| format!("{k} needs a value"))?;
+        if k == "--input" {
+            inputs.push(match v.split_once('=') {
+                Some((f, path)) => (f.to_string(), PathBuf::from(path)),
+                None => ("bench".to_string(), PathBuf::from(v)),
+            });
+            continue;
+        }
         m.insert(k, v);
+    }
+    if inputs.is_empty() {
+        return Err("missing --input".into());
     }
     let take = |m: &mut BTreeMap<String, String>, k: &str| m.remove(k);
     let need = |m: &mut BTreeMap<String, String>, k: &str| take(m, k).ok_or(format!("missing {k}"));
     let args = Args {
-        input: need(&mut m, "--input")?.into(),
+        inputs,
         out_dir: need(&mut m, "--out-dir")?.into(),
         accel: need(&mut m, "--accel")?,
         date: need(&mut m, "--date")?,
@@ -193,31 +208,43 @@ fn speedup_table(
     table(o, title, &ns, (methods, phases), has, cell);
 }
 
-fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
+/// What each kernel flavor is, for the report.
+fn flavor_text(flavor: &str) -> String {
+    match flavor {
+        "bench" => {
+            "the bench kernel (the test kernel without lockdep: `scripts/config/bench.config`): \
+                    not preemptible, no CPU mitigations, so `synchronize_rcu_tasks()` is \
+                    `synchronize_rcu()`"
+                .into()
+        }
+        "distro" => "the distro kernel (`scripts/config/distro.config`, built with clang 19): \
+                     PREEMPT_DYNAMIC (voluntary), PREEMPT_RCU, real RCU-tasks grace periods, \
+                     IBT, retpolines, return thunks, call-depth tracking and SLS, as Debian's \
+                     6.12; no lockdep"
+            .into(),
+        "test" => "the test kernel (with lockdep)".into(),
+        f => format!("the `{f}` kernel"),
+    }
+}
+
+/// One flavor's section: its measurements, tables and goals.
+fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavor: &str) -> String {
     let ns = sizes(sum, b, &METHODS);
     let mut o = String::new();
     let info = |k: &str| b.info.get(k).cloned().unwrap_or_else(|| "?".into());
-    let _ = writeln!(o, "# batchprobe benchmarks\n");
+    let _ = writeln!(o, "# Flavor `{flavor}`\n");
     let _ = writeln!(
         o,
-        "Measured {} in one boot of the {}: Linux {}, {} vCPUs, {} (QEMU), {} runs per \
+        "Measured {} in one boot of {}: Linux {}, {} vCPUs, {} (QEMU), {} runs per \
          kprobe point ({} for N > 256) and {} per direct point (one for one ops per function); \
          times are the median with [min–max] across runs. \
          Ratios compare methods within this one boot; absolute times under TCG are far slower \
          than on hardware.\n",
         a.date,
-        match info("lockdep").as_str() {
-            "off" =>
-                "bench kernel (the test kernel without lockdep: `scripts/config/bench.config`)",
-            "on" => "test kernel (with lockdep)",
-            _ => "test kernel",
-        },
+        flavor_text(flavor),
         info("kernel"),
         info("vcpus"),
-        match a.accel.split_once(' ') {
-            Some((acc, rest)) => format!("{} {rest}", acc.to_uppercase()),
-            None => a.accel.to_uppercase(),
-        },
+        accel_text(&a.accel),
         info("runs"),
         info("big_runs"),
         info("direct_runs")
@@ -261,27 +288,83 @@ fn markdown(b: &Bench, sum: &Summary, a: &Args) -> String {
         &PHASES,
         tracefs_phase,
     );
-    goals(&mut o, sum, &ns);
-    direct_section(&mut o, b, sum);
+    goals(&mut o, sum, gp, &ns);
+    direct_section(&mut o, b, sum, gp);
+    gp_section(&mut o, gp);
     per_hit(&mut o, sum);
-    let _ = writeln!(
-        o,
-        "## Plots\n\n![kprobes: time vs N, log-log](docs/bench.svg)\n\n\
-         ![direct calls: time vs N, log-log](docs/bench-direct.svg)\n"
-    );
-    let _ = writeln!(
-        o,
-        "## Reproduce\n\n```sh\nmake check   # once: installs, builds the test kernel\nmake bench   # \
-         builds the bench kernel once (~6 min), then ~10 min under TCG; BP_BENCH_RUNS, \
-         BP_BENCH_SIZES, BP_BENCH_DIRECT_RUNS, BP_BENCH_DIRECT_SIZES, BP_BENCH_BUDGET_S, \
-         BP_KERNEL_FLAVOR=test, BP_SMP, BP_ACCEL=kvm\n```\n\n\
-         `make bench` writes `out/bench/{{raw.txt,results.csv,results.json,bench.svg,bench-direct.svg}}` \
-         and rewrites this file and the plots in `docs/`."
-    );
-    o
+    // Every heading one level down: the flavor's section sits in the report.
+    o.lines()
+        .map(|l| {
+            if l.starts_with('#') {
+                format!("#{l}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect()
 }
 
-fn direct_section(o: &mut String, b: &Bench, sum: &Summary) {
+/// `TCG thread=single` or `KVM`.
+fn accel_text(accel: &str) -> String {
+    match accel.split_once(' ') {
+        Some((acc, rest)) => format!("{} {rest}", acc.to_uppercase()),
+        None => accel.to_uppercase(),
+    }
+}
+
+type GpSummary = BTreeMap<Key, [Option<Stat>; 3]>;
+
+/// `rcu/rcu_tasks/rcu_tasks_rude` medians of one row, or `None`.
+fn gp_cell(gp: &GpSummary, method: &str, phase: &str, n: u64) -> Option<String> {
+    gp.get(&(method.to_string(), phase.to_string(), n))
+        .map(|k| format!("{}/{}/{}", fmt_gp(k[0]), fmt_gp(k[1]), fmt_gp(k[2])))
+}
+
+/// The most RCU-tasks grace periods (both kinds) any run of a row waited for.
+fn tasks_gps_max(gp: &GpSummary, method: &str, phase: &str, n: u64) -> Option<u64> {
+    let k = gp.get(&(method.to_string(), phase.to_string(), n))?;
+    Some(k[1].map_or(0, |s| s.max) + k[2].map_or(0, |s| s.max))
+}
+
+/// The grace periods each phase waited for, from the module's own counters.
+fn gp_section(o: &mut String, gp: &GpSummary) {
+    if gp.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "## Grace periods per phase\n\nCounted by the module itself (`stats`, \
+         `grace_periods`): kprobes on `synchronize_rcu` (expedited or not), \
+         `synchronize_rcu_tasks` and `synchronize_rcu_tasks_rude` count every wait that \
+         starts while the phase runs, by any task (a kprobe optimizer pass the phase is stuck \
+         behind included). Cells are `rcu/rcu_tasks/rcu_tasks_rude`, the median per run \
+         ([min–max] where runs differ); `-`: the kernel has no such kind (non-preemptible: \
+         `synchronize_rcu_tasks()` is `synchronize_rcu()`).\n"
+    );
+    let methods: Vec<&str> = METHODS
+        .iter()
+        .chain(DIRECT_METHODS.iter())
+        .copied()
+        .filter(|m| gp.keys().any(|k| k.0 == *m))
+        .collect();
+    let phases = ["register", "enable", "disarm", "teardown", "detach"];
+    let ns: Vec<u64> = gp
+        .keys()
+        .map(|k| k.2)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    table(
+        o,
+        "Grace periods waited for: rcu/rcu_tasks/rcu_tasks_rude",
+        &ns,
+        (&methods, &phases),
+        |m, p, n| gp_cell(gp, m, p, n).is_some(),
+        |m, p, n| gp_cell(gp, m, p, n).unwrap_or_else(|| "–".into()),
+    );
+}
+
+fn direct_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSummary) {
     if !sum.keys().any(|k| DIRECT_METHODS.contains(&k.0.as_str())) {
         return;
     }
@@ -359,11 +442,43 @@ fn direct_section(o: &mut String, b: &Bench, sum: &Summary) {
             if d <= f { "met" } else { "not met" }
         );
     }
+    if let Some(t) = tasks_gps_max(gp, "direct", "detach", 1000) {
+        let _ = writeln!(
+            o,
+            "- detach waits for ≤ 2 RCU-tasks grace periods (`rcu_tasks` + `rcu_tasks_rude`, \
+             the most of any run): **{t}** ({}); all kinds, median: {}.",
+            if t <= 2 { "met" } else { "not met" },
+            gp_cell(gp, "direct", "detach", 1000).unwrap_or_default()
+        );
+    }
     o.push('\n');
 }
 
-fn goals(o: &mut String, sum: &Summary, ns: &[u64]) {
+fn goals(o: &mut String, sum: &Summary, gp: &GpSummary, ns: &[u64]) {
     let _ = writeln!(o, "## Goals\n");
+    let slowest_call = ns
+        .iter()
+        .filter_map(|&n| median(sum, "batchprobe", "unregister_call", n).map(|v| (v, n)))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some((v, n)) = slowest_call {
+        let _ = writeln!(
+            o,
+            "- The `unregister` write returns in ≤ 1 ms: slowest median {} ms (N={n}) ({}).",
+            fmt_ms(v),
+            if v <= 1e6 { "met" } else { "not met" }
+        );
+    }
+    if let Some(&l) = ns.iter().max() {
+        for p in ["enable", "teardown"] {
+            if let Some(c) = gp_cell(gp, "batchprobe", p, l) {
+                let _ = writeln!(
+                    o,
+                    "- Grace periods (rcu/rcu_tasks/rcu_tasks_rude) batchprobe's {p} of {l} \
+                     probes waited for: {c}."
+                );
+            }
+        }
+    }
     let r256 = speedup(
         median(sum, "tracefs", "unregister_complete", 256),
         median(sum, "batchprobe", "unregister_complete", 256),
@@ -592,46 +707,180 @@ fn main() {
     }
 }
 
+/// One flavor's parsed boot.
+struct Flavor {
+    name: String,
+    b: Bench,
+    sum: Summary,
+    gp: GpSummary,
+}
+
+/// The report: the flavors' key figures side by side, then each flavor.
+fn document(flavors: &[Flavor], a: &Args) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "# batchprobe benchmarks\n");
+    let names: Vec<&str> = flavors.iter().map(|f| f.name.as_str()).collect();
+    let _ = writeln!(
+        o,
+        "Measured {} under {} (QEMU), one boot per kernel flavor ({}); every ratio compares \
+         methods within one boot. TCG makes a text patch cost about as much as a grace \
+         period: judge ratios, not absolute times.\n",
+        a.date,
+        accel_text(&a.accel),
+        names.join(", ")
+    );
+    let _ = writeln!(o, "## Side by side\n");
+    let _ = write!(o, "| figure |");
+    for f in flavors {
+        let _ = write!(o, " {} |", f.name);
+    }
+    let _ = write!(o, "\n| --- |");
+    for _ in flavors {
+        let _ = write!(o, " --- |");
+    }
+    o.push('\n');
+    type Cell = fn(&Flavor) -> Option<String>;
+    let rows: [(&str, Cell); 8] = [
+        (
+            "remove 256 kprobes, ms: tracefs / batchprobe (ratio)",
+            |f| {
+                let t = median(&f.sum, "tracefs", "unregister_complete", 256)?;
+                let b = median(&f.sum, "batchprobe", "unregister_complete", 256)?;
+                Some(format!("{} / {} (**{:.0}×**)", fmt_ms(t), fmt_ms(b), t / b))
+            },
+        ),
+        ("`unregister` write returns, ms (slowest N)", |f| {
+            f.sum
+                .iter()
+                .filter(|(k, _)| k.0 == "batchprobe" && k.1 == "unregister_call")
+                .map(|(_, (s, _, _))| s.median)
+                .max_by(f64::total_cmp)
+                .map(fmt_ms)
+        }),
+        ("disable at N=4096 / at N=256", |f| {
+            let a = median(&f.sum, "batchprobe", "disable", 4096)?;
+            let b = median(&f.sum, "batchprobe", "disable", 256)?;
+            Some(format!("{:.2}×", a / b))
+        }),
+        (
+            "direct attach 1000, ms: direct / fprobe / one ops per function",
+            |f| {
+                Some(format!(
+                    "{} / {} / {}",
+                    median(&f.sum, "direct", "attach", 1000).map_or("–".into(), fmt_ms),
+                    median(&f.sum, "fprobe", "attach", 1000).map_or("–".into(), fmt_ms),
+                    median(&f.sum, "direct-ops-per-function", "attach", 1000)
+                        .map_or("–".into(), fmt_ms)
+                ))
+            },
+        ),
+        (
+            "direct detach 1000, ms: direct / fprobe / one ops per function",
+            |f| {
+                Some(format!(
+                    "{} / {} / {}",
+                    median(&f.sum, "direct", "detach", 1000).map_or("–".into(), fmt_ms),
+                    median(&f.sum, "fprobe", "detach", 1000).map_or("–".into(), fmt_ms),
+                    median(&f.sum, "direct-ops-per-function", "detach", 1000)
+                        .map_or("–".into(), fmt_ms)
+                ))
+            },
+        ),
+        (
+            "grace periods, direct detach 1000 (rcu/rcu_tasks/rcu_tasks_rude)",
+            |f| gp_cell(&f.gp, "direct", "detach", 1000),
+        ),
+        ("grace periods, batchprobe enable 4096", |f| {
+            gp_cell(&f.gp, "batchprobe", "enable", 4096)
+        }),
+        ("grace periods, batchprobe teardown 4096", |f| {
+            gp_cell(&f.gp, "batchprobe", "teardown", 4096)
+        }),
+    ];
+    for (label, cell) in rows {
+        let _ = write!(o, "| {label} |");
+        for f in flavors {
+            let _ = write!(o, " {} |", cell(f).unwrap_or_else(|| "–".into()));
+        }
+        o.push('\n');
+    }
+    o.push('\n');
+    for f in flavors {
+        o.push_str(&markdown(&f.b, &f.sum, &f.gp, a, &f.name));
+    }
+    let _ = writeln!(o, "## Plots\n");
+    for f in flavors {
+        let _ = writeln!(
+            o,
+            "![{0}: kprobes, time vs N, log-log](docs/bench-{0}.svg)\n\n\
+             ![{0}: direct calls, time vs N, log-log](docs/bench-direct-{0}.svg)\n",
+            f.name
+        );
+    }
+    let _ = writeln!(
+        o,
+        "## Reproduce\n\n```sh\nmake check   # once: installs, builds the test and distro kernels\n\
+         make bench   # builds the bench kernel once (~6 min), then one boot per flavor, each \
+         ~10-15 min under TCG; BP_BENCH_FLAVORS (\"bench distro\"), BP_BENCH_RUNS, \
+         BP_BENCH_SIZES, BP_BENCH_DIRECT_RUNS, BP_BENCH_DIRECT_SIZES, BP_BENCH_BUDGET_S, \
+         BP_SMP, BP_ACCEL=kvm\n```\n\n\
+         `make bench` writes `out/bench/FLAVOR/{{raw.txt,console.log,results.csv,results.json}}` \
+         and the plots, and rewrites this file and the plots in `docs/`."
+    );
+    o
+}
+
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let a = args()?;
-    let text = std::fs::read_to_string(&a.input)?;
-    let b = parse(&text)?;
-    if b.samples.is_empty() {
-        return Err("no BENCH samples in the input".into());
-    }
-    let sum = summarise(&b);
-    std::fs::create_dir_all(&a.out_dir)?;
-    std::fs::write(a.out_dir.join("results.csv"), csv(&sum))?;
-    std::fs::write(
-        a.out_dir.join("results.json"),
-        serde_json::to_string_pretty(&json(&b, &sum, &a))?,
-    )?;
-    let plots = [
-        (
-            "bench.svg",
-            &METHODS[..],
-            &PLOTTED[..],
-            "kprobes, batchprobe vs tracefs: phase time vs number of probes (log-log)",
-        ),
-        (
-            "bench-direct.svg",
-            &DIRECT_METHODS[..],
-            &DIRECT_PLOTTED[..],
-            "ftrace-direct: attach / detach time vs number of functions (log-log)",
-        ),
-    ];
-    for (file, methods, phases, title) in plots {
-        let svg = a.out_dir.join(file);
-        if sizes(&sum, &b, methods).is_empty() {
-            continue;
+    let mut flavors = Vec::new();
+    for (name, path) in &a.inputs {
+        let text = std::fs::read_to_string(path)?;
+        let b = parse(&text)?;
+        if b.samples.is_empty() {
+            return Err(format!("{}: no BENCH samples", path.display()).into());
         }
-        plot(&sum, &b, methods, phases, title, &svg)?;
-        if let Some(dir) = &a.svg_dir {
-            std::fs::create_dir_all(dir)?;
-            std::fs::copy(&svg, dir.join(file))?;
+        let sum = summarise(&b);
+        let gp = summarise_gp(&b);
+        let dir = a.out_dir.join(name);
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join("results.csv"), csv(&sum))?;
+        std::fs::write(
+            dir.join("results.json"),
+            serde_json::to_string_pretty(&json(&b, &sum, &a))?,
+        )?;
+        let plots = [
+            (
+                format!("bench-{name}.svg"),
+                &METHODS[..],
+                &PLOTTED[..],
+                format!("{name}: kprobes, batchprobe vs tracefs: phase time vs number of probes (log-log)"),
+            ),
+            (
+                format!("bench-direct-{name}.svg"),
+                &DIRECT_METHODS[..],
+                &DIRECT_PLOTTED[..],
+                format!("{name}: ftrace-direct: attach / detach time vs number of functions (log-log)"),
+            ),
+        ];
+        for (file, methods, phases, title) in plots {
+            let svg = dir.join(&file);
+            if sizes(&sum, &b, methods).is_empty() {
+                continue;
+            }
+            plot(&sum, &b, methods, phases, &title, &svg)?;
+            if let Some(d) = &a.svg_dir {
+                std::fs::create_dir_all(d)?;
+                std::fs::copy(&svg, d.join(&file))?;
+            }
         }
+        flavors.push(Flavor {
+            name: name.clone(),
+            b,
+            sum,
+            gp,
+        });
     }
-    let md = markdown(&b, &sum, &a);
+    let md = document(&flavors, &a);
     if let Some(path) = &a.markdown {
         std::fs::write(path, &md)?;
     }
