@@ -4,6 +4,7 @@
  * real functions, and the debugfs file_operations that call into Rust.
  * Declared in helpers.h, which bindgen also reads.
  */
+#include <linux/capability.h>
 #include <linux/debugfs.h>
 #include <linux/ftrace.h>
 #include <linux/mutex.h>
@@ -11,6 +12,7 @@
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -19,6 +21,11 @@
 #include <linux/workqueue.h>
 
 #include "helpers.h"
+
+void bp_cond_resched(void)
+{
+	cond_resched();
+}
 
 u64 bp_ktime_get_ns(void)
 {
@@ -202,12 +209,24 @@ struct kretprobe *bp_get_kretprobe(struct kretprobe_instance *ri)
 }
 NOKPROBE_SYMBOL(bp_get_kretprobe);
 
+int bp_format_kptr(char *buf, size_t len, unsigned long value)
+{
+	return scnprintf(buf, len, "%pK", (void *)value);
+}
+
 static ssize_t bp_control_write(struct file *file, const char __user *ubuf,
 				size_t len, loff_t *ppos)
 {
 	ssize_t ret;
 	char *buf;
 
+	/*
+	 * The file is 0600, but root with CAP_SYS_ADMIN dropped must not
+	 * attach probes to the kernel either (as for kprobe_events, where
+	 * tracefs' own checks do this).
+	 */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	if (len > BP_MAX_WRITE)
 		return -E2BIG;
 	buf = kvmalloc(len + 1, GFP_KERNEL);

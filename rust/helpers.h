@@ -25,6 +25,17 @@ enum bp_show {
 	BP_SHOW_LAST_ERROR = 2,
 };
 
+/*
+ * Formats @value as "%pK" into @buf (@len bytes, NUL included): a raw
+ * value a probe recorded (maybe a kernel pointer) is shown as kptr_restrict
+ * allows the reader: hashed at 0, raw at 1 for CAP_SYSLOG, zeros at 2.
+ * Process context only. Returns the length written.
+ */
+int bp_format_kptr(char *buf, size_t len, unsigned long value);
+
+/* cond_resched() is a macro. */
+void bp_cond_resched(void);
+
 /* ktime_get_ns() is a static inline. */
 u64 bp_ktime_get_ns(void);
 

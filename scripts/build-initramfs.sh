@@ -11,6 +11,7 @@ busybox=/bin/busybox
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
+chmod 755 "$root"   # mktemp's 0700 would keep non-root guest users out of /
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc,selftests}
 cp "$busybox" "$root/bin/busybox"
 cp "$BP_ROOT/scripts/guest-init.sh" "$root/init"
@@ -19,6 +20,6 @@ cp "$BP_ROOT"/selftests/*.sh "$root/selftests/"
 # Helpers the selftests run, built static for the busybox guest.
 gcc -static -O2 -Wall -Werror -o "$root/bin/bptool" "$BP_ROOT/selftests/bptool.c" \
     || die "initramfs: building selftests/bptool.c failed (needs gcc and libc6-dev)"
-for t in bpwrite bptime bphit; do ln -s bptool "$root/bin/$t"; done
+for t in bpwrite bptime bphit bpnocap bpuser; do ln -s bptool "$root/bin/$t"; done
 chmod +x "$root/init" "$root"/selftests/*.sh
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out"

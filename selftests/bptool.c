@@ -11,12 +11,18 @@
  *   bptime CMD ARG..  run CMD, print its wall time in ns (CLOCK_MONOTONIC)
  *                     on stdout, exit with its status
  *   bphit N           call getppid() N times, print the ns per call
+ *   bpnocap CMD ARG.. run CMD as root without CAP_SYS_ADMIN (dropped from
+ *                     the bounding set and every capability set)
+ *   bpuser UID CMD..  run CMD as user and group UID, with no capabilities
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -104,6 +110,57 @@ static int bphit(int argc, char **argv)
 	return 0;
 }
 
+static int bpnocap(int argc, char **argv)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+	int i;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: bpnocap CMD [ARG...]\n");
+		return 2;
+	}
+	/* Out of the bounding set, so exec does not give it back to root. */
+	if (prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) ||
+	    syscall(SYS_capget, &hdr, data)) {
+		fprintf(stderr, "bpnocap: %s\n", strerror(errno));
+		return 2;
+	}
+	for (i = 0; i < 2; i++) {
+		unsigned int bit = CAP_TO_MASK(CAP_SYS_ADMIN);
+
+		if (i != CAP_TO_INDEX(CAP_SYS_ADMIN))
+			continue;
+		data[i].effective &= ~bit;
+		data[i].permitted &= ~bit;
+		data[i].inheritable &= ~bit;
+	}
+	if (syscall(SYS_capset, &hdr, data)) {
+		fprintf(stderr, "bpnocap: capset: %s\n", strerror(errno));
+		return 2;
+	}
+	execvp(argv[1], argv + 1);
+	fprintf(stderr, "bpnocap: exec %s: %s\n", argv[1], strerror(errno));
+	return 127;
+}
+
+static int bpuser(int argc, char **argv)
+{
+	unsigned long id;
+
+	if (argc < 3 || (id = strtoul(argv[1], NULL, 0)) == 0) {
+		fprintf(stderr, "usage: bpuser UID CMD [ARG...]\n");
+		return 2;
+	}
+	if (setgroups(0, NULL) || setgid(id) || setuid(id)) {
+		fprintf(stderr, "bpuser: %s\n", strerror(errno));
+		return 2;
+	}
+	execvp(argv[2], argv + 2);
+	fprintf(stderr, "bpuser: exec %s: %s\n", argv[2], strerror(errno));
+	return 127;
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -119,6 +176,10 @@ int main(int argc, char **argv)
 		return bptime(argc, argv);
 	if (!strcmp(name, "bphit"))
 		return bphit(argc, argv);
-	fprintf(stderr, "bptool: unknown tool %s (bpwrite, bptime, bphit)\n", name);
+	if (!strcmp(name, "bpnocap"))
+		return bpnocap(argc, argv);
+	if (!strcmp(name, "bpuser"))
+		return bpuser(argc, argv);
+	fprintf(stderr, "bptool: unknown tool %s (bpwrite, bptime, bphit, bpnocap, bpuser)\n", name);
 	return 2;
 }

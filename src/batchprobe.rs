@@ -13,6 +13,7 @@ use kernel::c_str;
 use kernel::prelude::*;
 
 pub mod addrset;
+pub mod batchkeys;
 mod bindings;
 pub mod command;
 mod control;
@@ -28,6 +29,7 @@ mod probe;
 mod rcu;
 mod recursion;
 mod registry;
+mod sched;
 mod set;
 pub mod symname;
 mod trampoline;

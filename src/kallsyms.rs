@@ -68,6 +68,12 @@ fn text_start(lookup: &mut Lookup) -> Result<usize> {
     Ok(start)
 }
 
+/// The offset of `addr` into the core-kernel symbol that contains it.
+pub(crate) fn offset_in_symbol(addr: usize) -> Option<u64> {
+    let mut lookup = Lookup::new().ok()?;
+    lookup.at(addr).map(|s| s.offset)
+}
+
 /// A core-kernel text symbol.
 pub(crate) struct TextSymbol<'a> {
     /// Its name.
@@ -83,7 +89,10 @@ pub(crate) struct TextSymbol<'a> {
 pub(crate) fn for_each_text_symbol(mut f: impl FnMut(TextSymbol<'_>) -> Result<bool>) -> Result {
     let mut lookup = Lookup::new()?;
     let mut addr = text_start(&mut lookup)?;
-    for _ in 0..MAX_STEPS {
+    for step in 0..MAX_STEPS {
+        if step % 256 == 255 {
+            crate::sched::cond_resched();
+        }
         let Some(sym) = lookup.at(addr) else { break };
         if sym.name == "_etext" || sym.size == 0 {
             break;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! What 6.12's `KVec` lacks and the registry needs: in-place `truncate`,
-//! `clear` and `retain`, none of which allocates.
+//! What 6.12's `KVec` and `KVVec` lack and the registry needs: in-place
+//! `truncate`, `clear` and `retain`, none of which allocates.
 
-use kernel::prelude::*;
+use kernel::alloc::{Allocator, Vec};
 
 /// Drops every element from `new_len` on.
-pub(crate) fn truncate<T>(v: &mut KVec<T>, new_len: usize) {
+pub(crate) fn truncate<T, A: Allocator>(v: &mut Vec<T, A>, new_len: usize) {
     let len = v.len();
     if new_len >= len {
         return;
@@ -22,12 +22,12 @@ pub(crate) fn truncate<T>(v: &mut KVec<T>, new_len: usize) {
 }
 
 /// Drops every element.
-pub(crate) fn clear<T>(v: &mut KVec<T>) {
+pub(crate) fn clear<T, A: Allocator>(v: &mut Vec<T, A>) {
     truncate(v, 0);
 }
 
 /// Keeps the elements for which `keep` is true, in order.
-pub(crate) fn retain<T>(v: &mut KVec<T>, mut keep: impl FnMut(&T) -> bool) {
+pub(crate) fn retain<T, A: Allocator>(v: &mut Vec<T, A>, mut keep: impl FnMut(&T) -> bool) {
     let s = v.as_mut_slice();
     let mut kept = 0;
     for i in 0..s.len() {

@@ -149,6 +149,17 @@ unsafe impl<B: Backend> Send for Slots<B> {}
 // SAFETY: See `Send`; shared access is through atomics or the kernel API.
 unsafe impl<B: Backend> Sync for Slots<B> {}
 
+/// How [`Slots::add`] sets up a probe.
+#[derive(Clone, Copy)]
+pub(crate) struct How {
+    /// The offset into the symbol.
+    pub(crate) offset: u32,
+    /// Kretprobes: instances to preallocate (0: the kernel's default).
+    pub(crate) maxactive: u32,
+    /// Handlers that do nothing (a benchmark baseline).
+    pub(crate) bare: bool,
+}
+
 /// What [`Slots::add`] did.
 pub(crate) enum Added<R> {
     /// Registered; the pointer is for batch unregistration.
@@ -171,16 +182,23 @@ impl<B: Backend> Slots<B> {
     }
 
     /// Sets up a probe on `symbol` (NUL-terminated) and registers it (no
-    /// grace period). A refused probe is dropped again at once.
+    /// grace period). A refused probe is dropped again at once. `verify`
+    /// then checks the registered probe (say, where the kernel put it): an
+    /// errno from it unregisters the probe again (one grace period, on this
+    /// failure path only) and refuses it.
     pub(crate) fn add(
         &mut self,
         gate: *const AtomicBool,
         symbol: KVec<u8>,
         name: Option<KVec<u8>>,
-        offset: u32,
-        maxactive: u32,
-        bare: bool,
+        how: How,
+        verify: impl FnOnce(*mut B::Raw) -> Result<(), i32>,
     ) -> Result<Added<B::Raw>> {
+        let How {
+            offset,
+            maxactive,
+            bare,
+        } = how;
         if self.chunks.last().map_or(true, |c| c.len() >= CHUNK) {
             self.chunks
                 .push(KVec::with_capacity(CHUNK, GFP_KERNEL)?, GFP_KERNEL)?;
@@ -216,6 +234,16 @@ impl<B: Backend> Slots<B> {
             // Never registered: the kernel holds no pointer into it.
             kvec::truncate(chunk, index);
             return Ok(Added::Refused(ret));
+        }
+        if let Err(errno) = verify(raw) {
+            let mut one = raw;
+            // SAFETY: `raw` was just registered (disarmed) and nothing else
+            // knows it; the kernel only reads the array.
+            unsafe { B::unregister_many(&mut one, 1) };
+            // Unregistered, and its grace period has passed: the kernel
+            // holds no pointer into it any more.
+            kvec::truncate(chunk, index);
+            return Ok(Added::Refused(errno));
         }
         Ok(Added::Registered(raw))
     }

@@ -19,6 +19,7 @@ use kernel::new_mutex;
 use kernel::prelude::*;
 use kernel::sync::{Arc, Mutex};
 
+use crate::batchkeys;
 use crate::command::{self, glob_match, Command, CreateOptions, ProbeKind, Target};
 use crate::kallsyms;
 use crate::kvec;
@@ -45,16 +46,29 @@ struct Staged {
 
 /// Sets and staged probes; protected by the engine's mutex.
 pub(crate) struct Registry {
-    sets: KVec<Arc<Set>>,
-    staged: KVec<Staged>,
+    sets: KVVec<Arc<Set>>,
+    /// At most [`MAX_STAGED`] entries.
+    staged: KVVec<Staged>,
     last_error: KVec<u8>,
     /// Numbers the `create`s of a write, for [`Staged::consumed`].
     creates: u32,
 }
 
+/// The most probe lines staged at once, all sets together (`ENOSPC`
+/// beyond): bounds the registry's memory between writes. Each line may be
+/// a glob that becomes thousands of probes at `create`.
+pub(crate) const MAX_STAGED: usize = 1 << 16;
+
+/// The most live (registered, enabled or disabled) sets (`ENOSPC` beyond).
+pub(crate) const MAX_SETS: usize = 4096;
+
+/// How many finished sets stay listed, with their final counts and timings,
+/// until the oldest is forgotten (or a new set takes its name).
+pub(crate) const FREED_KEPT: usize = 64;
+
 /// The simulated state of one set while a batch is validated.
-struct Sim<'a> {
-    name: &'a [u8],
+#[derive(Clone, Copy)]
+struct Sim {
     state: Option<SetState>,
     staged: usize,
 }
@@ -62,8 +76,8 @@ struct Sim<'a> {
 impl Registry {
     fn new() -> Self {
         Self {
-            sets: KVec::new(),
-            staged: KVec::new(),
+            sets: KVVec::new(),
+            staged: KVVec::new(),
             last_error: KVec::new(),
             creates: 0,
         }
@@ -93,39 +107,129 @@ impl Registry {
         });
     }
 
-    fn sim_index<'a>(&'a self, sims: &mut KVec<Sim<'a>>, name: &'a [u8]) -> Result<usize> {
-        if let Some(i) = sims.iter().position(|s| s.name == name) {
-            return Ok(i);
-        }
-        let state = self.find(name).map(|s| s.state());
-        let staged = self
-            .staged
+    /// Forgets the oldest finished sets beyond [`FREED_KEPT`], so that a
+    /// tool naming its sets `s1`, `s2`, ... does not grow memory and the
+    /// `sets` listing without bound.
+    fn expire_freed(&mut self) {
+        let freed = self
+            .sets
             .iter()
-            .filter(|e| e.set.as_slice() == name)
+            .filter(|s| s.state() == SetState::Freed)
             .count();
-        sims.push(
-            Sim {
-                name,
-                state,
-                staged,
-            },
-            GFP_KERNEL,
-        )?;
-        Ok(sims.len() - 1)
+        let mut extra = freed.saturating_sub(FREED_KEPT);
+        kvec::retain(&mut self.sets, |s| {
+            if extra > 0 && s.state() == SetState::Freed {
+                extra -= 1;
+                return false;
+            }
+            true
+        });
     }
 
-    /// Checks a whole batch against a simulation of the registry.
+    /// Indices of `sets`, sorted by name (then age), for [`Registry::find_in`].
+    fn sets_by_name(&self) -> Result<KVVec<u32>> {
+        let mut order = KVVec::from_elem(0u32, self.sets.len(), GFP_KERNEL)?;
+        for (i, o) in order.iter_mut().enumerate() {
+            *o = i as u32;
+        }
+        let name = |i: u32| self.sets.get(i as usize).map(|s| s.name());
+        order.sort_unstable_by(|&a, &b| name(a).cmp(&name(b)).then(a.cmp(&b)));
+        Ok(order)
+    }
+
+    /// [`Registry::find`] through `by_name` (from [`Registry::sets_by_name`]):
+    /// O(log n).
+    fn find_in(&self, by_name: &[u32], name: &[u8]) -> Option<&Arc<Set>> {
+        let set = |i: &u32| self.sets.get(*i as usize);
+        let from = by_name.partition_point(|i| set(i).map_or(true, |s| s.name() < name));
+        let mut found = None;
+        for s in by_name
+            .get(from..)?
+            .iter()
+            .map_while(|i| set(i).filter(|s| s.name() == name))
+        {
+            if s.state().is_live() {
+                return Some(s);
+            }
+            if s.state() == SetState::Retiring {
+                found = Some(s);
+            }
+        }
+        found
+    }
+
+    /// The index in `cmds` of the first probe line whose name is staged
+    /// already (in the registry, or by an earlier line of this write).
+    /// Sorts instead of comparing every pair: O(n log n).
+    fn first_name_repeat(&self, cmds: &[(usize, Command<'_>)]) -> Result<Option<usize>> {
+        let mut keys = KVVec::new();
+        for e in self.staged.iter() {
+            if let Some(n) = &e.name {
+                keys.push((e.set.as_slice(), n.as_slice()), GFP_KERNEL)?;
+            }
+        }
+        let in_registry = keys.len();
+        let mut line_of = KVVec::new();
+        for (i, (_, cmd)) in cmds.iter().enumerate() {
+            if let Command::Probe(p) = cmd {
+                if let Some(n) = p.name {
+                    keys.push((p.set.as_bytes(), n.as_bytes()), GFP_KERNEL)?;
+                    line_of.push(i, GFP_KERNEL)?;
+                }
+            }
+        }
+        let mut order = KVVec::from_elem(0u32, keys.len(), GFP_KERNEL)?;
+        Ok(batchkeys::first_repeat(&keys, &mut order)
+            .and_then(|r| r.checked_sub(in_registry))
+            .and_then(|r| line_of.get(r).copied()))
+    }
+
+    /// Checks a whole batch against a simulation of the registry. Sorts
+    /// what it looks up (set names, probe names), so a write of n lines
+    /// costs O(n log n), and reschedules as it goes.
     fn validate<'a>(&'a self, cmds: &[(usize, Command<'a>)]) -> Result<(), (usize, Failed)> {
+        let first = cmds.first().map_or(0, |c| c.0);
         let oom = |line| (line, Failed::oom());
-        let mut sims: KVec<Sim<'a>> = KVec::new();
+        let repeat = self.first_name_repeat(cmds).map_err(|_| oom(first))?;
+        let by_name = self.sets_by_name().map_err(|_| oom(first))?;
+        let mut staged_sets =
+            KVVec::with_capacity(self.staged.len(), GFP_KERNEL).map_err(|_| oom(first))?;
+        for e in self.staged.iter() {
+            staged_sets
+                .push(e.set.as_slice(), GFP_KERNEL)
+                .map_err(|_| oom(first))?;
+        }
+        staged_sets.sort_unstable();
+        // One simulated set per distinct set name of the write.
+        let mut keys = KVVec::with_capacity(cmds.len(), GFP_KERNEL).map_err(|_| oom(first))?;
+        for (_, cmd) in cmds.iter() {
+            keys.push(cmd.set().unwrap_or("").as_bytes(), GFP_KERNEL)
+                .map_err(|_| oom(first))?;
+        }
+        let mut order = KVVec::from_elem(0u32, cmds.len(), GFP_KERNEL).map_err(|_| oom(first))?;
+        let mut ids = KVVec::from_elem(0u32, cmds.len(), GFP_KERNEL).map_err(|_| oom(first))?;
+        let groups = batchkeys::group(&keys, &mut order, &mut ids);
+        let mut sims: KVVec<Option<Sim>> =
+            KVVec::from_elem(None, groups, GFP_KERNEL).map_err(|_| oom(first))?;
+        let mut staged_total = self.staged.len();
+        let mut live = self.sets.iter().filter(|s| s.state().is_live()).count();
         for (i, &(line, cmd)) in cmds.iter().enumerate() {
+            if i % 1024 == 1023 {
+                crate::sched::cond_resched();
+            }
             let Some(set) = cmd.set() else { continue };
-            let idx = self
-                .sim_index(&mut sims, set.as_bytes())
-                .map_err(|_| oom(line))?;
-            let Some(sim) = sims.get_mut(idx) else {
+            let name = set.as_bytes();
+            let Some(slot) = ids.get(i).and_then(|&id| sims.get_mut(id as usize)) else {
                 return Err(oom(line));
             };
+            let sim = slot.get_or_insert_with(|| {
+                let from = staged_sets.partition_point(|s| *s < name);
+                let to = staged_sets.partition_point(|s| *s <= name);
+                Sim {
+                    state: self.find_in(&by_name, name).map(|s| s.state()),
+                    staged: to - from,
+                }
+            });
             let fail = |e: Error, args: core::fmt::Arguments<'_>| Err((line, Failed::new(e, args)));
             match cmd {
                 Command::Probe(spec) => {
@@ -135,13 +239,18 @@ impl Registry {
                             format_args!("set {} exists: probes are added before create", set),
                         );
                     }
-                    if let Some(name) = spec.name {
-                        if self.name_taken(set, name) || earlier_name(cmds, i, set, name) {
-                            return fail(
-                                EEXIST,
-                                format_args!("probe {}/{} is already staged", set, name),
-                            );
-                        }
+                    if let (Some(name), true) = (spec.name, repeat == Some(i)) {
+                        return fail(
+                            EEXIST,
+                            format_args!("probe {}/{} is already staged", set, name),
+                        );
+                    }
+                    staged_total += 1;
+                    if staged_total > MAX_STAGED {
+                        return fail(
+                            ENOSPC,
+                            format_args!("more than {} probe lines staged", MAX_STAGED),
+                        );
                     }
                     sim.staged += 1;
                 }
@@ -152,7 +261,12 @@ impl Registry {
                     if sim.staged == 0 {
                         return fail(ENOENT, format_args!("no probe staged for set {}", set));
                     }
+                    live += 1;
+                    if live > MAX_SETS {
+                        return fail(ENOSPC, format_args!("more than {} live sets", MAX_SETS));
+                    }
                     sim.state = Some(SetState::Registered);
+                    staged_total = staged_total.saturating_sub(sim.staged);
                     sim.staged = 0;
                 }
                 Command::Enable(_)
@@ -169,7 +283,12 @@ impl Registry {
                         return fail(ENOENT, format_args!("no set {}", set));
                     };
                     match lifecycle::next(state, op) {
-                        Ok(to) => sim.state = Some(to.unwrap_or(state)),
+                        Ok(to) => {
+                            if state.is_live() && to.is_some_and(|t| !t.is_live()) {
+                                live = live.saturating_sub(1);
+                            }
+                            sim.state = Some(to.unwrap_or(state));
+                        }
                         Err(r) => {
                             return fail(
                                 Error::from_errno(-r.errno()),
@@ -184,13 +303,7 @@ impl Registry {
         Ok(())
     }
 
-    fn name_taken(&self, set: &str, name: &str) -> bool {
-        self.staged.iter().any(|e| {
-            e.set.as_slice() == set.as_bytes() && e.name.as_deref() == Some(name.as_bytes())
-        })
-    }
-
-    fn stage(&self, pending: &mut KVec<Staged>, spec: command::ProbeSpec<'_>) -> Result {
+    fn stage(&self, pending: &mut KVVec<Staged>, spec: command::ProbeSpec<'_>) -> Result {
         let limit = spec.limit;
         let skip = match spec.skip {
             Some(s) => Some(to_vec(s.as_bytes())?),
@@ -225,14 +338,13 @@ impl Registry {
     /// kernel's text symbols.
     fn create(
         &mut self,
-        pending: &mut KVec<Staged>,
+        pending: &mut KVVec<Staged>,
         name: &str,
         options: CreateOptions,
     ) -> Result<Arc<Set>, Failed> {
         self.creates = self.creates.wrapping_add(1).max(1);
         let gen = self.creates;
         let name_b = name.as_bytes();
-        self.forget_freed(name_b);
         for e in Iterator::chain(self.staged.iter_mut(), pending.iter_mut()) {
             if e.consumed == 0 && e.set.as_slice() == name_b {
                 e.consumed = gen;
@@ -248,8 +360,12 @@ impl Registry {
             }
             // Globs and explicit direct calls (which need addresses): one
             // walk of the kernel's text symbols serves them all.
-            let mut walked = KVec::new();
-            for e in mine().filter(|e| e.glob || e.kind == ProbeKind::Direct) {
+            // Explicit direct calls before globs: a function named on its own
+            // line belongs to that line, whatever the staging order, and a
+            // glob that also matches it leaves it alone.
+            let mut walked = KVVec::new();
+            let explicit_direct = mine().filter(|e| !e.glob && e.kind == ProbeKind::Direct);
+            for e in Iterator::chain(explicit_direct, mine().filter(|e| e.glob)) {
                 walked
                     .push((e, 0u32), GFP_KERNEL)
                     .map_err(|_| Failed::oom())?;
@@ -308,6 +424,8 @@ impl Registry {
             }
             Ok(())
         })?;
+        // Only now: a create that fails keeps the finished set listed.
+        self.forget_freed(name_b);
         if let Err(e) = self.sets.push(set.clone(), GFP_KERNEL) {
             set.discard();
             return Err(e.into());
@@ -327,14 +445,6 @@ impl Registry {
         );
         self.last_error = t.0;
     }
-}
-
-/// Whether an earlier line of this batch stages the same probe name.
-fn earlier_name(cmds: &[(usize, Command<'_>)], upto: usize, set: &str, name: &str) -> bool {
-    cmds.get(..upto)
-        .unwrap_or(&[])
-        .iter()
-        .any(|(_, c)| matches!(c, Command::Probe(p) if p.set == set && p.name == Some(name)))
 }
 
 fn to_vec(s: &[u8]) -> Result<KVec<u8>> {
@@ -371,7 +481,9 @@ impl Engine {
 
     /// Runs one write of the control file; returns the bytes consumed.
     pub(crate) fn write(&self, buf: &[u8]) -> Result<usize> {
-        let mut cmds = KVec::new();
+        // Sized by the input: up to BP_MAX_WRITE / 2 one-character lines,
+        // hence vmalloc-backed (a kmalloc of that size would warn).
+        let mut cmds = KVVec::new();
         for (line, parsed) in command::parse_batch(buf) {
             match parsed {
                 Ok(cmd) => cmds.push((line, cmd), GFP_KERNEL)?,
@@ -392,8 +504,8 @@ impl Engine {
                 pr_info!("control: line {}: {}\n", line, BStr(&f.what));
                 return Err(f.error);
             }
-            let mut pending = KVec::new();
-            let mut created: KVec<Arc<Set>> = KVec::new();
+            let mut pending = KVVec::new();
+            let mut created: KVVec<Arc<Set>> = KVVec::new();
             for &(line, cmd) in cmds.iter() {
                 let res = self.execute(&mut reg, &mut pending, &mut created, &mut wait, cmd);
                 if let Err(f) = res {
@@ -416,6 +528,7 @@ impl Engine {
             for e in pending.into_iter().filter(|e| e.consumed == 0) {
                 reg.staged.push(e, GFP_KERNEL)?;
             }
+            reg.expire_freed();
         }
         if wait {
             self.queue.flush();
@@ -426,8 +539,8 @@ impl Engine {
     fn execute(
         &self,
         reg: &mut Registry,
-        pending: &mut KVec<Staged>,
-        created: &mut KVec<Arc<Set>>,
+        pending: &mut KVVec<Staged>,
+        created: &mut KVVec<Arc<Set>>,
         wait: &mut bool,
         cmd: Command<'_>,
     ) -> Result<(), Failed> {
@@ -513,7 +626,7 @@ impl Engine {
                     set.unregister_returned();
                 }
             }
-            core::mem::take(&mut reg.sets)
+            core::mem::replace(&mut reg.sets, KVVec::new())
         };
         self.queue.flush();
         drop(sets);

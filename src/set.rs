@@ -16,10 +16,11 @@ use crate::bindings;
 use crate::command::{CreateOptions, DirectMode, ProbeKind};
 use crate::direct::{self, DirectSet};
 use crate::gpcount::{self, PhaseGps};
+use crate::kallsyms;
 use crate::kprobe::Kprobe;
 use crate::kretprobe::Kretprobe;
 use crate::lifecycle::{self, Op, SetState};
-use crate::probe::{self, Added, Backend, Slots};
+use crate::probe::{self, Added, Backend, How, Slots};
 use crate::rcu::{self, RcuBox, RcuOption};
 
 /// Monotonic nanoseconds.
@@ -87,27 +88,81 @@ impl Builder<'_> {
             None => None,
         };
         let gate = core::ptr::addr_of!(self.probes.gate);
+        // SYM+OFF must lie inside SYM: past its end, the kernel would probe
+        // whatever function follows. A glob member's size is known; an
+        // explicit symbol is checked where the kernel resolved it.
+        if let (ProbeKind::Kprobe, Some((_, size))) = (kind, text) {
+            if offset > 0 && offset as usize >= size {
+                return self.refused_past_end(symbol, offset, explicit);
+            }
+        }
+        let past_end = core::cell::Cell::new(false);
         // Reserve first: once a probe is registered nothing may fail.
         let (added, kind_name) = match kind {
             ProbeKind::Kprobe => {
                 self.kptrs.reserve(1, GFP_KERNEL).map_err(oom)?;
                 let bare = self.options.bare;
-                let added = self.probes.kprobes.add(gate, sym, name, offset, 0, bare);
+                let inside = |raw: *mut bindings::kprobe| {
+                    // SAFETY: `raw` is a registered kprobe; `addr` was set
+                    // by the kernel when it resolved the symbol.
+                    let addr = unsafe { (*raw).addr } as usize;
+                    if offset == 0 || kallsyms::offset_in_symbol(addr) == Some(offset as u64) {
+                        Ok(())
+                    } else {
+                        past_end.set(true);
+                        Err(EINVAL.to_errno())
+                    }
+                };
+                let how = How {
+                    offset,
+                    maxactive: 0,
+                    bare,
+                };
+                let added = self.probes.kprobes.add(gate, sym, name, how, inside);
                 (added.map(|a| a.map_into(self.kptrs)), Kprobe::NAME)
             }
             ProbeKind::Kretprobe { maxactive } => {
                 self.rptrs.reserve(1, GFP_KERNEL).map_err(oom)?;
                 let max = maxactive.unwrap_or(0);
                 let bare = self.options.bare;
-                let added = self.probes.kretprobes.add(gate, sym, name, 0, max, bare);
+                let how = How {
+                    offset: 0,
+                    maxactive: max,
+                    bare,
+                };
+                let added = self.probes.kretprobes.add(gate, sym, name, how, |_| Ok(()));
                 (added.map(|a| a.map_into(self.rptrs)), Kretprobe::NAME)
             }
             ProbeKind::Direct => return Err(oom(AllocError)),
         };
         match added.map_err(|_| Failed::oom())? {
             None => Ok(true),
+            // The kernel took it, but not inside SYM (see `inside`).
+            Some(_) if past_end.get() => self.refused_past_end(symbol, offset, explicit),
             Some(errno) => self.refused(kind_name, symbol, offset, explicit, errno, "register"),
         }
+    }
+
+    /// `SYM+OFF` past the end of SYM: EINVAL for an explicit probe,
+    /// skipped (and counted) for a glob member.
+    fn refused_past_end(
+        &mut self,
+        symbol: &[u8],
+        offset: u32,
+        explicit: bool,
+    ) -> Result<bool, Failed> {
+        if explicit {
+            return Err(Failed::new(
+                EINVAL,
+                format_args!(
+                    "kprobe {}+{}: offset past the end of {}",
+                    BStr(symbol),
+                    offset,
+                    BStr(symbol)
+                ),
+            ));
+        }
+        self.refused("kprobe", symbol, offset, false, EINVAL.to_errno(), "")
     }
 
     /// A refusal: fails the set for an explicit probe, else is skipped.
@@ -156,6 +211,10 @@ impl Builder<'_> {
         let Some((addr, size)) = text else {
             return self.refused("direct", symbol, 0, explicit, ENOENT.to_errno(), "lookup");
         };
+        if !explicit && self.probes.direct.has(addr) {
+            // Named on a line of its own too: already in, not a refusal.
+            return Ok(false);
+        }
         if self.probes.direct.has(addr) || direct::taken(addr) {
             return self.refused(
                 "direct",
@@ -736,11 +795,11 @@ impl Set {
         for s in p.direct.iter() {
             writeln!(
                 w,
-                "  direct {} {}+0 hits={} last_arg={:#x}",
+                "  direct {} {}+0 hits={} last_arg={}",
                 BStr(s.name()),
                 BStr(s.symbol()),
                 s.hits(),
-                s.last_arg()
+                Kptr(s.last_arg())
             )?;
         }
         for (sym, errno) in p.skipped.named.iter() {
@@ -819,6 +878,23 @@ fn disarm_all<B: Backend>(ptrs: &[*mut B::Raw]) {
 
 /// Bytes shown as text (names are ASCII by construction).
 pub(crate) struct BStr<'a>(pub(crate) &'a [u8]);
+
+/// A recorded raw value (a traced function's first argument, often a
+/// kernel pointer), shown as `%pK` shows it to the reader: hashed, raw or
+/// zeros as `kptr_restrict` and the reader's capabilities allow.
+struct Kptr(u64);
+
+impl core::fmt::Display for Kptr {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut buf = [0u8; 32];
+        // SAFETY: `buf` is writable for its length; `%pK` only reads the
+        // reader's credentials (process context: a `stats` read).
+        let n =
+            unsafe { bindings::bp_format_kptr(buf.as_mut_ptr().cast(), buf.len(), self.0 as _) };
+        let n = usize::try_from(n).unwrap_or(0).min(buf.len());
+        f.write_str(core::str::from_utf8(buf.get(..n).unwrap_or(&[])).unwrap_or("?"))
+    }
+}
 
 impl core::fmt::Display for BStr<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -12,3 +12,6 @@ pub mod symname;
 
 #[path = "../../src/addrset.rs"]
 pub mod addrset;
+
+#[path = "../../src/batchkeys.rs"]
+pub mod batchkeys;

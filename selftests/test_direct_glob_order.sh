@@ -1,0 +1,22 @@
+#!/bin/sh
+# description: a direct glob and an explicit line on the same function, in either order
+# requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+#
+# A function named on a d: line of its own belongs to that line (its name,
+# its counts), whether a glob of the same set that also matches it was
+# staged before or after; the glob leaves it alone and does not count it as
+# skipped. Two explicit lines on one function stay an error (EBUSY).
+. ./ktap.sh
+ktap_plan 8
+EBUSY=16
+
+ktap_check "insmod" insmod "$BP_KO"
+ktap_check "glob_first_then_explicit" bp_ctl 'd:g1 __x64_sys_getpp*\nd:g1/mine __x64_sys_getppid\ncreate g1\nenable g1\n'
+bphit 10 > /dev/null
+ktap_check "explicit_name_counts" test "$(bp_probe_hits g1 mine)" -ge 10
+ktap_check "glob_did_not_count_it_skipped" test "$(bp_field g1 skipped)" -eq 0
+ktap_check "retire_g1" bp_ctl 'unregister g1 --sync\n'
+ktap_check "explicit_first_then_glob" bp_ctl 'd:g2/mine __x64_sys_getppid\nd:g2 __x64_sys_getpp*\ncreate g2\n'
+bp_expect_err "two_explicit_lines_ebusy" "$EBUSY" 'd:g3/a __x64_sys_getpid\nd:g3/b __x64_sys_getpid\ncreate g3\n'
+ktap_check "rmmod" rmmod batchprobe
+ktap_finish

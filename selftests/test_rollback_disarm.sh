@@ -1,0 +1,26 @@
+#!/bin/sh
+# description: a write that disables a set it created, then fails, rolls back safely
+# requires: CONFIG_KPROBES
+#
+# `disable` queues the physical disarm on the module workqueue. When a later
+# line of the same write fails, the rollback unregisters and frees that set:
+# it must first wait for the queued disarm, which would otherwise call
+# disable_kprobe() on freed probes (a use-after-free that KASAN, on the
+# debug kernel, reports). Repeated so that the disarm is still running when
+# the rollback starts.
+. ./ktap.sh
+ktap_plan 5
+ENOENT=2
+
+ktap_check "insmod" insmod "$BP_KO"
+kp0=$(kprobes_registered)
+fails=0
+for i in 1 2 3 4 5 6 7 8; do
+    out=$(bp_ctl 'p:rb vfs_* max=64\ncreate rb\nenable rb\ndisable rb\np:rb2 no_such_function_xyz\ncreate rb2\n' 2>&1)
+    echo "$out" | grep -qF "(errno $ENOENT)" || fails=$((fails + 1))
+done
+ktap_check "every_write_refused_enoent" test "$fails" -eq 0
+ktap_check "nothing_left_registered" test "$(kprobes_registered)" -eq "$kp0"
+ktap_check "no_set_left" test -z "$(grep -v '^#' $BP_DEBUGFS/sets)"
+ktap_check "rmmod" rmmod batchprobe
+ktap_finish
