@@ -11,6 +11,7 @@
 #include <linux/fs.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -21,6 +22,11 @@
 #include <linux/workqueue.h>
 
 #include "helpers.h"
+
+void bp_pin_module(void)
+{
+	__module_get(THIS_MODULE);
+}
 
 void bp_cond_resched(void)
 {

@@ -33,6 +33,12 @@ enum bp_show {
  */
 int bp_format_kptr(char *buf, size_t len, unsigned long value);
 
+/*
+ * Takes a module reference that is never put: after ftrace refused to let
+ * go of a direct ops, its trampolines (module text) must never be freed.
+ */
+void bp_pin_module(void);
+
 /* cond_resched() is a macro. */
 void bp_cond_resched(void);
 

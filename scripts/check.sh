@@ -17,6 +17,7 @@ for f in $flavors; do
     kdirs[$f]=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
 done
 
+export CARGO_INCREMENTAL=0   # incremental caches only slow a one-shot build
 log "host tests: cargo test"
 host_out=$(mktemp)
 set +e

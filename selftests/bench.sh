@@ -166,6 +166,27 @@ per_hit() {
     done
 }
 
+# An int3 kprobe on getppid's path: past the fentry call (+5, or +9 after
+# endbr64 under IBT), in a default set (optimized into a jump once the
+# optimizer has run) and in a --noopt set (a post handler keeps it an int3
+# that single-steps the probed instruction).
+per_hit_offset() {
+    for off in 9 5; do
+        bp_ctl "p:ohit/getppid __x64_sys_getppid+$off\ncreate ohit\n" 2>/dev/null && break
+    done
+    bp_field ohit kprobes | grep -qx 1 || return 0
+    bp_ctl 'unregister ohit --sync\n'
+    echo "BENCHINFO per_hit_offset=$off"
+    for r in $(seq 1 "$RUNS"); do
+        for opts in "" --noopt; do
+            bp_ctl "p:ohit/getppid __x64_sys_getppid+$off\ncreate ohit $opts\nenable ohit\n"
+            sleep 1   # the optimizer's pass (default set)
+            echo "BENCH method=kprobe-offset${opts:+-noopt} n=1 run=$r phase=per_hit ns=$(bphit $HITS)"
+            bp_ctl 'unregister ohit --sync\n'
+        done
+    done
+}
+
 [ "${1:-}" = --lib ] && return 0
 
 echo "BENCHINFO kernel=$(uname -r)"
@@ -189,12 +210,14 @@ echo 0 > /proc/sys/debug/kprobes-optimization
 method tracefs-noopt tracefs_run
 echo 1 > /proc/sys/debug/kprobes-optimization
 method batchprobe bp_run
+method batchprobe-noopt bp_run --noopt
 method batchprobe-one-by-one bp_run --one-by-one
 direct_vs_fprobe
 # One run each, with room for N = 1000: its detach alone is ~2 min here.
 method direct-ops-per-function direct_run --one-by-one "$DIRECT_SIZES" 1 150
 per_hit
 per_hit_direct
+per_hit_offset
 rmmod batchprobe
 dmesg -n 7
 dmesg

@@ -15,9 +15,13 @@
 //! r[MAXACTIVE]:SET/NAME SYM
 //!                          kretprobe on SYM (no offset)
 //! d:SET/NAME SYM           ftrace-direct call on SYM (no offset)
-//! create SET [--one-by-one] [--bare] [--fprobe]
+//! create SET [--noopt] [--one-by-one] [--bare] [--fprobe]
 //!                          register the probes staged for SET as one batch;
-//!                          benchmark baselines: --one-by-one tears kprobes
+//!                          --noopt keeps its int3 kprobes from being
+//!                          optimized (no kprobe-optimizer pass, and so no
+//!                          RCU-tasks grace period, on enable, disarm or
+//!                          teardown; an extra trap per hit); benchmark
+//!                          baselines: --one-by-one tears kprobes
 //!                          down one unregister call (and grace period) per
 //!                          probe and attaches direct calls with one
 //!                          ftrace_ops per function, --bare installs handlers
@@ -119,9 +123,11 @@ impl DirectMode {
     }
 }
 
-/// Options of `create`, for benchmark baselines.
+/// Options of `create`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CreateOptions {
+    /// Kprobes that the kernel never optimizes (they get a post handler).
+    pub noopt: bool,
     /// Tear down with one unregister call per probe instead of one per batch.
     pub one_by_one: bool,
     /// Handlers that do nothing (not even count): the bare kprobe cost.
@@ -272,6 +278,7 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Command<'_>>, ParseError> {
             let mut options = CreateOptions::default();
             for w in words.by_ref() {
                 match w {
+                    "--noopt" => options.noopt = true,
                     "--one-by-one" => options.one_by_one = true,
                     "--bare" => options.bare = true,
                     "--fprobe" => options.fprobe = true,

@@ -386,9 +386,6 @@ impl DirectSet {
                     if slot.is_null() {
                         continue;
                     }
-                    if let Some(i) = self.slots.iter().position(|s| s.start == e.start) {
-                        return Err((EBUSY, Some(i)));
-                    }
                     let _ = entries.push(
                         Entry {
                             start: e.start,
@@ -410,7 +407,22 @@ impl DirectSet {
                     GFP_KERNEL,
                 );
             }
-            entries.as_mut_slice().sort_unstable_by_key(|e| e.start);
+            // Ours first among equal starts, so that a conflict is found as
+            // (ours, another set's) in one pass over the sorted entries:
+            // O(n log n), not every old entry against every new function.
+            let mine = |e: &Entry| self.slot_index(e.slot.load(Ordering::Relaxed)).is_some();
+            entries
+                .as_mut_slice()
+                .sort_unstable_by_key(|e| (e.start, !mine(e)));
+            for w in entries.windows(2) {
+                if let [a, b] = w {
+                    if a.start == b.start && !mine(b) {
+                        if let Some(i) = self.slot_index(a.slot.load(Ordering::Relaxed)) {
+                            return Err((EBUSY, Some(i)));
+                        }
+                    }
+                }
+            }
             let index = RcuBox::new(Index { entries }, GFP_KERNEL).map_err(|_| oom)?;
             drop(INDEX.replace(index));
         }
@@ -488,8 +500,11 @@ impl DirectSet {
 
     /// Detaches every function (one `unregister_ftrace_direct`, which waits
     /// until no task is inside the trampoline for them) and clears their
-    /// index entries. Sleeps.
-    pub(crate) fn detach(&self) {
+    /// index entries. Sleeps. Returns `false` if ftrace refused: then the
+    /// functions may still call the trampoline with this ops, so the caller
+    /// must keep this set's memory and the module's text for good.
+    pub(crate) fn detach(&self) -> bool {
+        let mut ok = true;
         if self.attached.swap(false, Ordering::AcqRel) {
             let ret = match self.strategy {
                 // SAFETY: `ops` is registered with the trampoline of `mode`.
@@ -508,19 +523,37 @@ impl DirectSet {
                 Strategy::Fprobe => unsafe { bindings::unregister_fprobe(self.fprobe.get()) },
             };
             if ret < 0 {
-                pr_warn!("detaching direct calls failed: {}\n", ret);
+                pr_warn!(
+                    "detaching {} direct calls failed (errno {}): their ops and the module stay\n",
+                    self.slots.len(),
+                    ret
+                );
+                ok = false;
             }
         }
         self.unindex();
+        ok
     }
 
+    /// The index in `slots` of `slot`, if it is one of this set's: an
+    /// address range check, O(1).
+    fn slot_index(&self, slot: *const DirectSlot) -> Option<usize> {
+        let base = self.slots.as_ptr() as usize;
+        let size = core::mem::size_of::<DirectSlot>().max(1);
+        let off = (slot as usize).checked_sub(base)?;
+        (off % size == 0 && off / size < self.slots.len()).then_some(off / size)
+    }
+
+    /// Clears this set's entries in the index: one pass, O(1) per entry.
     fn unindex(&self) {
         let _lock = Lock::new();
         // SAFETY: Only holders of `Lock` replace the index.
         if let Some(index) = unsafe { INDEX.get_unguarded() } {
-            for e in index.entries.iter() {
-                let slot = e.slot.load(Ordering::Relaxed);
-                if self.slots.iter().any(|s| core::ptr::eq(s, slot)) {
+            for (k, e) in index.entries.iter().enumerate() {
+                if k % 4096 == 4095 {
+                    crate::sched::cond_resched();
+                }
+                if self.slot_index(e.slot.load(Ordering::Relaxed)).is_some() {
                     e.slot.store(core::ptr::null_mut(), Ordering::Release);
                 }
             }
@@ -539,10 +572,22 @@ impl DirectSet {
         let tramp = trampoline::addr(mode) as _;
         match self.strategy {
             Strategy::OpsPerFunction => {
-                for ops in self.per_function.iter() {
+                for (i, ops) in self.per_function.iter().enumerate() {
                     // SAFETY: Every per-function ops is registered (attached).
                     let ret = unsafe { bindings::modify_ftrace_direct(ops.get(), tramp) };
-                    kernel::error::to_result(ret)?;
+                    if ret < 0 {
+                        // Switch the ones already moved back, so that every
+                        // ops matches `mode` again (detach passes it).
+                        let old = trampoline::addr(self.mode()) as _;
+                        for ops in self.per_function.iter().take(i) {
+                            // SAFETY: Registered, now with `tramp`.
+                            let back = unsafe { bindings::modify_ftrace_direct(ops.get(), old) };
+                            if back < 0 {
+                                pr_warn!("switching a direct call back failed: {}\n", back);
+                            }
+                        }
+                        return kernel::error::to_result(ret);
+                    }
                 }
             }
             _ => {

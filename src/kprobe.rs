@@ -5,7 +5,7 @@
 use kernel::ffi::{c_char, c_int};
 
 use crate::bindings;
-use crate::probe::{slot_of, Backend};
+use crate::probe::{slot_of, Backend, How};
 
 /// Kprobes, counted in their pre-handler.
 pub(crate) struct Kprobe;
@@ -35,22 +35,44 @@ unsafe extern "C" fn bare_pre_handler(
     0
 }
 
+/// The post-handler of `--noopt` kprobes: its presence alone keeps the
+/// probe from being optimized.
+///
+/// # Safety
+///
+/// None needed: it reads none of its arguments. `unsafe` only to match
+/// the type of the kernel's handler pointer.
+unsafe extern "C" fn noop_post_handler(
+    _p: *mut bindings::kprobe,
+    _regs: *mut bindings::pt_regs,
+    _flags: kernel::ffi::c_ulong,
+) {
+}
+
 // SAFETY: `pre_handler` only uses its pointer as the first field of a
 // `Slot<Kprobe>`; the functions below are the kprobe API.
 unsafe impl Backend for Kprobe {
     type Raw = bindings::kprobe;
     const NAME: &'static str = "kprobe";
 
-    fn init(
-        raw: &mut bindings::kprobe,
-        symbol: *const c_char,
-        offset: u32,
-        _maxactive: u32,
-        bare: bool,
-    ) {
+    fn init(raw: &mut bindings::kprobe, symbol: *const c_char, how: How) {
         raw.symbol_name = symbol;
-        raw.offset = offset;
-        raw.pre_handler = Some(if bare { bare_pre_handler } else { pre_handler });
+        raw.offset = how.offset;
+        raw.pre_handler = Some(if how.bare {
+            bare_pre_handler
+        } else {
+            pre_handler
+        });
+        // The kernel never optimizes a kprobe with a post handler (it must
+        // single-step the probed instruction to call it), so arming and
+        // disarming queue no optimizer pass and its RCU-tasks grace
+        // period. At +0 the probe is ftrace-based wherever ftrace can trace
+        // the function (never optimized either), and a post handler there
+        // would make it an IPMODIFY ftrace user, which direct calls on the
+        // same function cannot share: none there.
+        if how.noopt && how.offset > 0 {
+            raw.post_handler = Some(noop_post_handler);
+        }
         raw.flags = bindings::KPROBE_FLAG_DISABLED;
     }
 

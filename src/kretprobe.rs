@@ -5,7 +5,7 @@
 use kernel::ffi::{c_char, c_int};
 
 use crate::bindings;
-use crate::probe::{slot_of, Backend};
+use crate::probe::{slot_of, Backend, How};
 
 /// Kretprobes, counted when the probed function returns.
 pub(crate) struct Kretprobe;
@@ -49,16 +49,14 @@ unsafe impl Backend for Kretprobe {
     type Raw = bindings::kretprobe;
     const NAME: &'static str = "kretprobe";
 
-    fn init(
-        raw: &mut bindings::kretprobe,
-        symbol: *const c_char,
-        _offset: u32,
-        maxactive: u32,
-        bare: bool,
-    ) {
+    fn init(raw: &mut bindings::kretprobe, symbol: *const c_char, how: How) {
         raw.kp.symbol_name = symbol;
-        raw.handler = Some(if bare { bare_ret_handler } else { ret_handler });
-        raw.maxactive = maxactive as c_int;
+        raw.handler = Some(if how.bare {
+            bare_ret_handler
+        } else {
+            ret_handler
+        });
+        raw.maxactive = how.maxactive as c_int;
         raw.kp.flags = bindings::KPROBE_FLAG_DISABLED;
     }
 

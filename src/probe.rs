@@ -32,9 +32,9 @@ pub(crate) unsafe trait Backend: Sized + 'static {
     /// The kind's name in listings.
     const NAME: &'static str;
 
-    /// Fills a zeroed probe: target, handlers (`bare`: ones that do
-    /// nothing, a benchmark baseline), and registered disarmed.
-    fn init(raw: &mut Self::Raw, symbol: *const c_char, offset: u32, maxactive: u32, bare: bool);
+    /// Fills a zeroed probe: target and handlers as `how` says, and
+    /// registered disarmed.
+    fn init(raw: &mut Self::Raw, symbol: *const c_char, how: How);
 
     /// `register_kprobe` and friends: 0 or a negative errno.
     ///
@@ -158,6 +158,8 @@ pub(crate) struct How {
     pub(crate) maxactive: u32,
     /// Handlers that do nothing (a benchmark baseline).
     pub(crate) bare: bool,
+    /// Kprobes: never optimized (see [`crate::command::CreateOptions`]).
+    pub(crate) noopt: bool,
 }
 
 /// What [`Slots::add`] did.
@@ -194,11 +196,7 @@ impl<B: Backend> Slots<B> {
         how: How,
         verify: impl FnOnce(*mut B::Raw) -> Result<(), i32>,
     ) -> Result<Added<B::Raw>> {
-        let How {
-            offset,
-            maxactive,
-            bare,
-        } = how;
+        let offset = how.offset;
         if self.chunks.last().map_or(true, |c| c.len() >= CHUNK) {
             self.chunks
                 .push(KVec::with_capacity(CHUNK, GFP_KERNEL)?, GFP_KERNEL)?;
@@ -207,7 +205,7 @@ impl<B: Backend> Slots<B> {
             return Err(ENOMEM);
         };
         let mut raw = B::Raw::default();
-        B::init(&mut raw, symbol.as_ptr().cast(), offset, maxactive, bare);
+        B::init(&mut raw, symbol.as_ptr().cast(), how);
         let index = chunk.len();
         // INVARIANT: `gate` is the set's gate; `symbol`'s buffer moves with
         // the `KVec` header, not with its contents; the chunk has room, so

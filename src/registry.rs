@@ -504,8 +504,22 @@ impl Engine {
                 pr_info!("control: line {}: {}\n", line, BStr(&f.what));
                 return Err(f.error);
             }
-            let mut pending = KVVec::new();
-            let mut created: KVVec<Arc<Set>> = KVVec::new();
+            // Every vector this write will push to, reserved before the first
+            // command runs: once sets are registered, running out of memory
+            // must not leave one registered but unknown to the rollback, or
+            // staging half kept.
+            let probes = cmds
+                .iter()
+                .filter(|(_, c)| matches!(c, Command::Probe(_)))
+                .count();
+            let creates = cmds
+                .iter()
+                .filter(|(_, c)| matches!(c, Command::Create { .. }))
+                .count();
+            let mut pending = KVVec::with_capacity(probes, GFP_KERNEL)?;
+            let mut created: KVVec<Arc<Set>> = KVVec::with_capacity(creates, GFP_KERNEL)?;
+            reg.staged.reserve(probes, GFP_KERNEL)?;
+            reg.sets.reserve(creates, GFP_KERNEL)?;
             for &(line, cmd) in cmds.iter() {
                 let res = self.execute(&mut reg, &mut pending, &mut created, &mut wait, cmd);
                 if let Err(f) = res {

@@ -39,6 +39,12 @@ pub(crate) struct Probes {
     skipped: Skipped,
 }
 
+/// The most kretprobe instances (`r[MAXACTIVE]:`, summed over its probes)
+/// one set preallocates: `r4096:` on a glob of thousands of functions would
+/// otherwise ask for millions. Explicit lines beyond it fail with `ENOSPC`,
+/// glob members are skipped.
+const MAX_KRETPROBE_INSTANCES: usize = 1 << 18;
+
 /// How many refused glob members a set remembers by name.
 const SKIPPED_SHOWN: usize = 256;
 
@@ -51,6 +57,8 @@ struct Skipped {
 /// Registers a set's probes one by one (see [`Set::register`]).
 pub(crate) struct Builder<'a> {
     options: CreateOptions,
+    /// Kretprobe instances preallocated so far (`maxactive` summed).
+    instances: usize,
     probes: &'a mut Probes,
     kptrs: &'a mut KVec<*mut bindings::kprobe>,
     rptrs: &'a mut KVec<*mut bindings::kretprobe>,
@@ -117,18 +125,35 @@ impl Builder<'_> {
                     offset,
                     maxactive: 0,
                     bare,
+                    noopt: self.options.noopt,
                 };
                 let added = self.probes.kprobes.add(gate, sym, name, how, inside);
                 (added.map(|a| a.map_into(self.kptrs)), Kprobe::NAME)
             }
             ProbeKind::Kretprobe { maxactive } => {
-                self.rptrs.reserve(1, GFP_KERNEL).map_err(oom)?;
                 let max = maxactive.unwrap_or(0);
+                if self.instances + max as usize > MAX_KRETPROBE_INSTANCES {
+                    if explicit {
+                        return Err(Failed::new(
+                            ENOSPC,
+                            format_args!(
+                                "kretprobe {}: more than {} instances (maxactive) in the set",
+                                BStr(symbol),
+                                MAX_KRETPROBE_INSTANCES
+                            ),
+                        ));
+                    }
+                    let errno = ENOSPC.to_errno();
+                    return self.refused(Kretprobe::NAME, symbol, 0, false, errno, "");
+                }
+                self.instances += max as usize;
+                self.rptrs.reserve(1, GFP_KERNEL).map_err(oom)?;
                 let bare = self.options.bare;
                 let how = How {
                     offset: 0,
                     maxactive: max,
                     bare,
+                    noopt: false,
                 };
                 let added = self.probes.kretprobes.add(gate, sym, name, how, |_| Ok(()));
                 (added.map(|a| a.map_into(self.rptrs)), Kretprobe::NAME)
@@ -446,6 +471,7 @@ impl Set {
         let mut rptrs = KVec::new();
         let res = build(&mut Builder {
             options,
+            instances: 0,
             probes: probes.get_mut(),
             kptrs: &mut kptrs,
             rptrs: &mut rptrs,
@@ -653,6 +679,7 @@ impl Set {
         }
         let t0 = now_ns();
         let gp0 = gpcount::snapshot();
+        let mut detached = true;
         if self.options.one_by_one {
             // SAFETY: As below.
             unsafe {
@@ -673,7 +700,7 @@ impl Set {
         if let Some(p) = unsafe { self.probes.get_unguarded() } {
             let t = now_ns();
             let gp = gpcount::snapshot();
-            p.direct.detach();
+            detached = p.direct.detach();
             self.timings.detach.store(now_ns() - t, Ordering::Relaxed);
             self.timings.gp_detach.record(gp);
             // No handler runs any more: freeze the counts before the slots
@@ -684,7 +711,17 @@ impl Set {
         }
         // Unpublish the slots; readers still looking at them are safe until
         // a grace period has passed, when `call_rcu` frees them.
-        drop(self.probes.take());
+        let probes = self.probes.take();
+        if detached {
+            drop(probes);
+        } else if let Some(p) = probes {
+            // ftrace still holds the ops (in the slots' box) and may call
+            // the module's trampolines: keep both for good.
+            core::mem::forget(p);
+            // SAFETY: Takes a reference on this module, which is live (its
+            // code is running); it is never put, so the module stays.
+            unsafe { bindings::bp_pin_module() };
+        }
         let now = now_ns();
         self.timings.teardown.store(now - t0, Ordering::Relaxed);
         self.timings.gp_teardown.record(gp0);

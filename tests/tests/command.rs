@@ -165,7 +165,7 @@ fn set_commands() {
             options: CreateOptions {
                 one_by_one,
                 bare,
-                fprobe: false,
+                ..CreateOptions::default()
             },
         }))
     };
@@ -173,6 +173,17 @@ fn set_commands() {
         one("create s --fprobe"),
         Ok(Some(Command::Create {
             options: CreateOptions { fprobe: true, .. },
+            ..
+        }))
+    ));
+    assert!(matches!(
+        one("create s --noopt"),
+        Ok(Some(Command::Create {
+            options: CreateOptions {
+                noopt: true,
+                one_by_one: false,
+                ..
+            },
             ..
         }))
     ));

@@ -15,11 +15,12 @@ use std::path::{Path, PathBuf};
 use benchreport::*;
 use plotters::prelude::*;
 
-const METHODS: [&str; 4] = [
+const METHODS: [&str; 5] = [
     "tracefs",
     "tracefs-noopt",
     "batchprobe-one-by-one",
     "batchprobe",
+    "batchprobe-noopt",
 ];
 const PHASES: [&str; 8] = [
     "register",
@@ -546,8 +547,11 @@ fn per_hit(o: &mut String, sum: &Summary) {
         "## Per-hit overhead\n\n`getppid()` in a tight loop with `__x64_sys_getppid` unprobed, probed by a \
          bare kprobe (empty handler, `create --bare`), by a batchprobe kprobe (gate check + \
          atomic count), by a direct call to the empty C-style trampoline, to batchprobe's \
-         counting and recording Rust trampolines, and by an fprobe (all `+0`, so the kprobes \
-         are ftrace-based here):\n\n| config | ns per call: median [min–max] |\n| --- | ---: |"
+         counting and recording trampolines, and by an fprobe (all `+0`, so the kprobes \
+         are ftrace-based here); then by a batchprobe kprobe past the fentry call \
+         (`kprobe-offset`: an int3 kprobe, optimized into a jump after the optimizer has run) \
+         and the same in a `create --noopt` set (`kprobe-offset-noopt`: a post handler keeps \
+         it an int3 that single-steps):\n\n| config | ns per call: median [min–max] |\n| --- | ---: |"
     );
     for m in [
         "no-probe",
@@ -557,6 +561,8 @@ fn per_hit(o: &mut String, sum: &Summary) {
         "direct-count",
         "direct-record",
         "fprobe",
+        "kprobe-offset",
+        "kprobe-offset-noopt",
     ] {
         if let Some((s, _, _)) = sum.get(&(m.to_string(), "per_hit".to_string(), 1)) {
             let _ = writeln!(o, "| {m} | {:.0} [{}–{}] |", s.median, s.min, s.max);
