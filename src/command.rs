@@ -183,6 +183,63 @@ impl<'a> Command<'a> {
     }
 }
 
+impl fmt::Display for Command<'_> {
+    /// The command as a control line (without the newline), in canonical
+    /// form: parsing it gives the same command back.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Command::Probe(p) => {
+                match p.kind {
+                    ProbeKind::Kprobe => f.write_str("p:")?,
+                    ProbeKind::Direct => f.write_str("d:")?,
+                    ProbeKind::Kretprobe { maxactive: None } => f.write_str("r:")?,
+                    ProbeKind::Kretprobe { maxactive: Some(n) } => write!(f, "r{n}:")?,
+                }
+                f.write_str(p.set)?;
+                if let Some(n) = p.name {
+                    write!(f, "/{n}")?;
+                }
+                let (t, off) = match p.target {
+                    Target::Symbol { name, offset } => (name, offset),
+                    Target::Glob { pattern, offset } => (pattern, offset),
+                };
+                write!(f, " {t}")?;
+                if off != 0 {
+                    write!(f, "+{off}")?;
+                }
+                if let Some(n) = p.limit {
+                    write!(f, " max={n}")?;
+                }
+                if let Some(g) = p.skip {
+                    write!(f, " skip={g}")?;
+                }
+                Ok(())
+            }
+            Command::Create { set, options } => {
+                write!(f, "create {set}")?;
+                for (on, word) in [
+                    (options.noopt, " --noopt"),
+                    (options.one_by_one, " --one-by-one"),
+                    (options.bare, " --bare"),
+                    (options.fprobe, " --fprobe"),
+                ] {
+                    if on {
+                        f.write_str(word)?;
+                    }
+                }
+                Ok(())
+            }
+            Command::Enable(s) => write!(f, "enable {s}"),
+            Command::Disable(s) => write!(f, "disable {s}"),
+            Command::Unregister { set, sync } => {
+                write!(f, "unregister {set}{}", if sync { " --sync" } else { "" })
+            }
+            Command::Retarget { set, mode } => write!(f, "direct {set} {}", mode.as_str()),
+            Command::Flush => f.write_str("flush"),
+        }
+    }
+}
+
 /// Why a line was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParseError {
