@@ -20,6 +20,6 @@ cp "$BP_ROOT"/selftests/*.sh "$root/selftests/"
 # Helpers the selftests run, built static for the busybox guest.
 gcc -static -O2 -Wall -Werror -o "$root/bin/bptool" "$BP_ROOT/selftests/bptool.c" \
     || die "initramfs: building selftests/bptool.c failed (needs gcc and libc6-dev)"
-for t in bpwrite bptime bphit bpnocap bpuser; do ln -s bptool "$root/bin/$t"; done
+for t in bpwrite bptime bphit bpnocap bpuser bpfuzz; do ln -s bptool "$root/bin/$t"; done
 chmod +x "$root/init" "$root"/selftests/*.sh
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out"

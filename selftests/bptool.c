@@ -14,6 +14,12 @@
  *   bpnocap CMD ARG.. run CMD as root without CAP_SYS_ADMIN (dropped from
  *                     the bounding set and every capability set)
  *   bpuser UID CMD..  run CMD as user and group UID, with no capabilities
+ *   bpfuzz FILE SEED N [BLACKLISTED]
+ *                     write N seeded batches to the control FILE: valid,
+ *                     near-valid and junk lines (long lines, NULs, huge
+ *                     counts, UTF-8, offsets past a function's end,
+ *                     nonexistent and blacklisted symbols), some written
+ *                     truncated; print how many writes succeeded and failed
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -161,6 +167,124 @@ static int bpuser(int argc, char **argv)
 	return 127;
 }
 
+static unsigned long long fuzz_state;
+
+static unsigned int fuzz_rand(unsigned int n)
+{
+	/* xorshift64*: reproducible from the seed, any libc. */
+	fuzz_state ^= fuzz_state >> 12;
+	fuzz_state ^= fuzz_state << 25;
+	fuzz_state ^= fuzz_state >> 27;
+	return n ? (unsigned int)((fuzz_state * 2685821657736338717ULL) >> 33) % n : 0;
+}
+
+static const char *fuzz_pick(const char *const *v, unsigned int n)
+{
+	return v[fuzz_rand(n)];
+}
+
+#define PICK(v) fuzz_pick(v, sizeof(v) / sizeof(v[0]))
+
+/* Appends one line (no newline) to buf at *len; cap bounds it. */
+static void fuzz_line(char *buf, size_t *len, size_t cap, const char *black)
+{
+	static const char *const syms[] = {
+		"vfs_read", "vfs_write", "__x64_sys_getppid", "__x64_sys_getpid",
+		"version_proc_show", "no_such_function_xyz", "do_sys_open", "ksys_read",
+		"BLACK",
+	};
+	static const char *const globs[] = {
+		"vfs_*", "__x64_sys_getpp*", "*_show", "[", "a**b", "sys_.*", "__x64_sys_get*",
+	};
+	static const char *const offs[] = {
+		"", "", "", "+5", "+9", "+1", "+4096", "+0x10", "+99999999999", "+x", "+",
+	};
+	static const char *const kinds[] = { "p", "p", "r", "r4096", "r99999", "d", "d", "x", "r0" };
+	static const char *const verbs[] = {
+		"create", "create", "enable", "disable", "unregister", "unregister",
+		"flush", "direct", "creat",
+	};
+	static const char *const opts[] = {
+		"", "", "", " --sync", " --noopt", " --one-by-one", " --bare",
+		" count", " record", " empty", " --bogus", " extra words",
+	};
+	static const char *const extras[] = {
+		"", "", "", " max=16", " max=4294967296", " max=0", " skip=*lock*", " skip=+5",
+		" max=3 skip=vfs_w*", " \xc3\xa9t\xc3\xa9",
+	};
+	char line[2048];
+	const char *sym;
+	int n = 0, set = fuzz_rand(6);
+
+	switch (fuzz_rand(40)) {
+	case 0: /* junk bytes, NULs included */
+		n = fuzz_rand(40);
+		for (int i = 0; i < n; i++)
+			line[i] = (char)fuzz_rand(256);
+		break;
+	case 1: /* an over-long line */
+		n = 1000 + fuzz_rand(200);
+		memset(line, 'a', n);
+		memcpy(line, "p:long ", 7);
+		break;
+	case 2 ... 21:
+		sym = fuzz_rand(8) ? PICK(syms) : PICK(globs);
+		if (!strcmp(sym, "BLACK"))
+			sym = black;
+		n = snprintf(line, sizeof(line), "%s:s%d%s%s %s%s%s", PICK(kinds), set,
+			     fuzz_rand(3) ? "" : "/n", fuzz_rand(3) ? "" : "x", sym, PICK(offs),
+			     PICK(extras));
+		break;
+	default:
+		n = snprintf(line, sizeof(line), "%s s%d%s", PICK(verbs), set, PICK(opts));
+		break;
+	}
+	if (n < 0 || (size_t)n >= sizeof(line))
+		n = 0;
+	if (*len + n + 1 < cap) {
+		memcpy(buf + *len, line, n);
+		*len += n;
+		buf[(*len)++] = '\n';
+	}
+}
+
+static int bpfuzz(int argc, char **argv)
+{
+	unsigned long long n, i, ok = 0, failed = 0;
+	size_t cap = 1 << 16, len;
+	char *buf = malloc(cap);
+	const char *black = argc > 4 ? argv[4] : "kprobe_int3_handler";
+
+	if (argc < 4 || !buf || (n = strtoull(argv[3], NULL, 0)) == 0) {
+		fprintf(stderr, "usage: bpfuzz FILE SEED N [BLACKLISTED]\n");
+		return 2;
+	}
+	fuzz_state = strtoull(argv[2], NULL, 0) * 0x9E3779B97F4A7C15ULL + 1;
+	for (i = 0; i < n; i++) {
+		int fd = open(argv[1], O_WRONLY), lines = 1 + fuzz_rand(8);
+		ssize_t w;
+
+		if (fd < 0) {
+			fprintf(stderr, "bpfuzz: open: %s\n", strerror(errno));
+			return 1;
+		}
+		len = 0;
+		while (lines--)
+			fuzz_line(buf, &len, cap, black);
+		/* Now and then a truncated write: the batch cut anywhere. */
+		if (len && !fuzz_rand(10))
+			len = fuzz_rand(len);
+		w = write(fd, buf, len);
+		if (w < 0)
+			failed++;
+		else
+			ok++;
+		close(fd);
+	}
+	printf("%llu %llu\n", ok, failed);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -180,6 +304,8 @@ int main(int argc, char **argv)
 		return bpnocap(argc, argv);
 	if (!strcmp(name, "bpuser"))
 		return bpuser(argc, argv);
-	fprintf(stderr, "bptool: unknown tool %s (bpwrite, bptime, bphit, bpnocap, bpuser)\n", name);
+	if (!strcmp(name, "bpfuzz"))
+		return bpfuzz(argc, argv);
+	fprintf(stderr, "bptool: unknown tool %s (bpwrite, bptime, bphit, bpnocap, bpuser, bpfuzz)\n", name);
 	return 2;
 }

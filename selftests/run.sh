@@ -12,7 +12,7 @@ i=0 pass=0 fail=0 skip=0 rc=0
 for p in $progs; do
     i=$((i + 1))
     echo "# selftests: batchprobe: $p"
-    timeout "${BP_TEST_TIMEOUT:-300}" sh "./$p" > /tmp/ktap.out 2>&1
+    timeout "${BP_TEST_TIMEOUT:-900}" sh "./$p" > /tmp/ktap.out 2>&1
     prc=$?
     sed 's/^/# /' /tmp/ktap.out
     p_pass=$(grep -c '^ok .*' /tmp/ktap.out)

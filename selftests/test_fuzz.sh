@@ -1,0 +1,40 @@
+#!/bin/sh
+# description: 10,000 seeded valid, near-valid and junk batches; the kernel's view agrees after
+# requires: CONFIG_KPROBES, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+#
+# bpfuzz (selftests/bptool.c) writes BP_FUZZ_BATCHES (10,000) batches from
+# seed BP_FUZZ_SEED: kprobe, kretprobe and direct lines on real, missing and
+# blacklisted symbols and globs, offsets past a function's end, huge counts,
+# every command and option, junk bytes with NULs, over-long lines, UTF-8,
+# and writes cut short anywhere. Afterwards batchprobe's own listing agrees
+# with the kernel's (kprobes/list, enabled_functions), and unregistering
+# every set leaves neither with anything of ours.
+. ./ktap.sh
+ktap_plan 8
+T=/sys/kernel/tracing
+direct_attached() { grep -c 'direct-->' $T/enabled_functions; }
+seed=${BP_FUZZ_SEED:-1} batches=${BP_FUZZ_BATCHES:-10000}
+kp_base=$(kprobes_registered) d_base=$(direct_attached)
+
+ktap_check "insmod" insmod "$BP_KO"
+black=$(grep -v "^$" /sys/kernel/debug/kprobes/blacklist | awk '{print $2}' | grep -v '\.' | head -1)
+t0=$(cut -d' ' -f1 /proc/uptime)
+res=$(bpfuzz $BP_DEBUGFS/control "$seed" "$batches" "$black")
+echo "# seed $seed: $batches batches, $res (accepted refused), $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { print b - a }') s"
+ktap_check "every_batch_answered" test "$(echo $res | awk '{ print $1 + $2 }')" -eq "$batches"
+bp_ctl 'flush\n'
+# Ours as the module lists them: live sets' kprobes and kretprobes, plus the
+# grace-period counters (one kprobe per kind this kernel has).
+counters=$(head -1 $BP_DEBUGFS/stats | tr ' ' '\n' | grep -c '^rcu[a-z_]*=[0-9]')
+live() { grep -E '^[A-Za-z_0-9]+ (registered|enabled|disabled) ' $BP_DEBUGFS/sets; }
+sum() { live | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { s += $2 } END { print s + 0 }'; }
+echo "# live sets: $(live | wc -l); kprobes $(sum kprobes), kretprobes $(sum kretprobes), direct $(sum direct)"
+ktap_check "kprobes_agree_with_kernel" \
+    test "$(kprobes_registered)" -eq $((kp_base + counters + $(sum kprobes) + $(sum kretprobes)))
+ktap_check "direct_calls_agree_with_ftrace" test "$(direct_attached)" -eq $((d_base + $(sum direct)))
+all=$(live | awk '{ printf "unregister %s\\n", $1 }')
+ktap_check "unregister_everything" bp_ctl "${all}flush\n"
+ktap_check "only_the_counters_left" test "$(kprobes_registered)" -eq $((kp_base + counters))
+ktap_check "no_direct_call_left" test "$(direct_attached)" -eq "$d_base"
+ktap_check "rmmod" rmmod batchprobe
+ktap_finish

@@ -1,0 +1,64 @@
+#!/bin/sh
+# description: 4 writers on overlapping sets for 60 s while every CPU runs the probed functions
+# requires: CONFIG_KPROBES, CONFIG_KRETPROBES, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+#
+# Four writers create, enable, disable, retarget and unregister sets drawn
+# from one small pool of names (so they collide: EEXIST, ENOENT, EBUSY are
+# expected answers) for BP_STRESS_S (60) seconds, while one task per CPU
+# calls the probed functions. Nothing may hang (the runner's timeout and
+# the kernel's hung-task detector watch), the kernel's view must agree with
+# the module's afterwards, and a fresh set then counts exactly: its kprobe
+# and its direct call on the same function see the same calls.
+. ./ktap.sh
+ktap_plan 7
+T=/sys/kernel/tracing
+direct_attached() { grep -c 'direct-->' $T/enabled_functions; }
+secs=${BP_STRESS_S:-60}
+kp_base=$(kprobes_registered) d_base=$(direct_attached)
+
+ktap_check "insmod" insmod "$BP_KO"
+rm -f /tmp/stress-stop /tmp/stress-w*
+for c in $(seq 1 "$(grep -c ^processor /proc/cpuinfo)"); do
+    (while [ ! -e /tmp/stress-stop ]; do bphit 2000 > /dev/null; cat /proc/version > /dev/null; done) &
+done
+writer() {
+    i=0 end=$(($(cut -d. -f1 /proc/uptime) + secs))
+    while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
+        s=w$(((i * 7 + $1) % 5))
+        case $((i % 8)) in
+            0) bp_ctl "p:$s vfs_read\np:$s/g __x64_sys_getppid\nr:$s/r vfs_write\nd:$s/d __x64_sys_getppid\ncreate $s\n" ;;
+            1) bp_ctl "p:$s __x64_sys_get* max=8\nd:$s version_proc_show\ncreate $s --noopt\nenable $s\n" ;;
+            2) bp_ctl "enable $s\n" ;;
+            3) bp_ctl "disable $s\n" ;;
+            4) bp_ctl "direct $s record\n" ;;
+            5) bp_ctl "unregister $s\n" ;;
+            6) bp_ctl "enable $s\ndisable $s\nenable $s\n" ;;
+            7) bp_ctl "unregister $s --sync\n" ;;
+        esac > /dev/null 2>&1
+        i=$((i + 1))
+    done
+    echo "$i" > "/tmp/stress-w$1"
+}
+for w in 1 2 3 4; do writer "$w" & done
+wait_writers() { for w in 1 2 3 4; do while [ ! -e "/tmp/stress-w$w" ]; do sleep 1; done; done; }
+wait_writers
+touch /tmp/stress-stop
+wait
+echo "# $secs s: $(cat /tmp/stress-w* | awk '{ s += $1 } END { print s }') writes by 4 writers"
+bp_ctl 'flush\n'
+counters=$(head -1 $BP_DEBUGFS/stats | tr ' ' '\n' | grep -c '^rcu[a-z_]*=[0-9]')
+live() { grep -E '^[A-Za-z_0-9]+ (registered|enabled|disabled) ' $BP_DEBUGFS/sets; }
+sum() { live | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { s += $2 } END { print s + 0 }'; }
+ktap_check "kprobes_agree_with_kernel" \
+    test "$(kprobes_registered)" -eq $((kp_base + counters + $(sum kprobes) + $(sum kretprobes)))
+ktap_check "direct_calls_agree_with_ftrace" test "$(direct_attached)" -eq $((d_base + $(sum direct)))
+all=$(live | awk '{ printf "unregister %s\\n", $1 }')
+ktap_check "unregister_everything" bp_ctl "${all}flush\n"
+bp_ctl 'p:c/k __x64_sys_getppid\nd:c/d __x64_sys_getppid\ncreate c\nenable c\n'
+bphit 1000 > /dev/null
+bp_ctl 'disable c\n'
+k=$(bp_probe_hits c k) d=$(bp_probe_hits c d)
+echo "# fresh set after the stress: kprobe $k hits, direct $d hits"
+ktap_check "fresh_set_counts_exactly" sh -c "test '$k' -ge 1000 && test '$k' = '$d'"
+ktap_check "rmmod" rmmod batchprobe
+ktap_finish
