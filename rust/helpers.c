@@ -220,6 +220,14 @@ int bp_format_kptr(char *buf, size_t len, unsigned long value)
 	return scnprintf(buf, len, "%pK", (void *)value);
 }
 
+/*
+ * Serialises every control write and file read, killably: a task waiting
+ * behind a long batch (tens of thousands of lines, a glob over every kernel
+ * function) can be killed instead of sitting in D state. The registry's own
+ * lock inside is then never contended by file users.
+ */
+static DEFINE_MUTEX(bp_files_mutex);
+
 static ssize_t bp_control_write(struct file *file, const char __user *ubuf,
 				size_t len, loff_t *ppos)
 {
@@ -243,7 +251,11 @@ static ssize_t bp_control_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	}
 	buf[len] = '\0';
-	ret = bp_rust_control_write(file->private_data, buf, len);
+	ret = mutex_lock_killable(&bp_files_mutex);
+	if (!ret) {
+		ret = bp_rust_control_write(file->private_data, buf, len);
+		mutex_unlock(&bp_files_mutex);
+	}
 	kvfree(buf);
 	if (ret > 0)
 		*ppos += ret;
@@ -260,7 +272,13 @@ static const struct file_operations bp_control_fops = {
 #define BP_SHOW_FILE(fname, what)					\
 static int bp_##fname##_show(struct seq_file *m, void *v)		\
 {									\
-	return bp_rust_show(m->private, what, m);			\
+	int ret = mutex_lock_killable(&bp_files_mutex);			\
+									\
+	if (ret)							\
+		return ret;						\
+	ret = bp_rust_show(m->private, what, m);			\
+	mutex_unlock(&bp_files_mutex);					\
+	return ret;							\
 }									\
 DEFINE_SHOW_ATTRIBUTE(bp_##fname)
 

@@ -41,7 +41,7 @@ for f in $flavors; do
     # lints, and build-module.sh fails on any warning.
     ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh" CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver)
     initrd=$BP_ROOT/out/initramfs-check-$f.cpio.gz
-    "$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$ko"
+    "$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$ko" "$kdir"
     logf=$BP_ROOT/out/check-console-$f.log
     log "guest ($f kernel): booting QEMU (${BP_ACCEL:-tcg}, $smp vCPUs); console log: $logf"
     set +e

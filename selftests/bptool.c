@@ -185,66 +185,183 @@ static const char *fuzz_pick(const char *const *v, unsigned int n)
 
 #define PICK(v) fuzz_pick(v, sizeof(v) / sizeof(v[0]))
 
-/* Appends one line (no newline) to buf at *len; cap bounds it. */
-static void fuzz_line(char *buf, size_t *len, size_t cap, const char *black)
+/* Appends text to buf at *len if it fits (cap bounds it). */
+static void fuzz_put(char *buf, size_t *len, size_t cap, const char *text, int n)
+{
+	if (n > 0 && *len + n + 1 < cap) {
+		memcpy(buf + *len, text, n);
+		*len += n;
+		buf[(*len)++] = '\n';
+	}
+}
+
+/* One line that parses: probe lines on real, missing and blacklisted
+ * symbols and on globs, with offsets inside and past a function's end, and
+ * every command with its options. What the kernel and the registry do with
+ * it (refuse, EEXIST, EBUSY, ...) is what is being fuzzed. */
+static int fuzz_valid(char *line, size_t size, const char *black)
 {
 	static const char *const syms[] = {
 		"vfs_read", "vfs_write", "__x64_sys_getppid", "__x64_sys_getpid",
-		"version_proc_show", "no_such_function_xyz", "do_sys_open", "ksys_read",
-		"BLACK",
+		"version_proc_show", "no_such_function_xyz", "ksys_read", "BLACK",
 	};
 	static const char *const globs[] = {
-		"vfs_*", "__x64_sys_getpp*", "*_show", "[", "a**b", "sys_.*", "__x64_sys_get*",
+		"vfs_* max=16", "__x64_sys_getpp* max=2", "*_show max=8",
+		"__x64_sys_get* skip=*pid max=6", "ksys_* max=4",
 	};
-	static const char *const offs[] = {
-		"", "", "", "+5", "+9", "+1", "+4096", "+0x10", "+99999999999", "+x", "+",
-	};
-	static const char *const kinds[] = { "p", "p", "r", "r4096", "r99999", "d", "d", "x", "r0" };
-	static const char *const verbs[] = {
-		"create", "create", "enable", "disable", "unregister", "unregister",
-		"flush", "direct", "creat",
-	};
-	static const char *const opts[] = {
-		"", "", "", " --sync", " --noopt", " --one-by-one", " --bare",
-		" count", " record", " empty", " --bogus", " extra words",
-	};
-	static const char *const extras[] = {
-		"", "", "", " max=16", " max=4294967296", " max=0", " skip=*lock*", " skip=+5",
-		" max=3 skip=vfs_w*", " \xc3\xa9t\xc3\xa9",
-	};
-	char line[2048];
-	const char *sym;
-	int n = 0, set = fuzz_rand(6);
+	static const char *const offs[] = { "", "", "+5", "+9", "+1", "+4096", "+0x10" };
+	static const char *const rkinds[] = { "r", "r16", "r4096" };
+	static const char *const create_opts[] = { "", "", " --noopt", " --one-by-one", " --bare" };
+	static const char *const modes[] = { "count", "record", "empty" };
+	const char *sym = PICK(syms);
+	int set = fuzz_rand(6), name = fuzz_rand(4);
+	char nm[8] = "";
 
-	switch (fuzz_rand(40)) {
+	if (!strcmp(sym, "BLACK"))
+		sym = black;
+	if (name)
+		snprintf(nm, sizeof(nm), "/n%d", fuzz_rand(10));
+	switch (fuzz_rand(14)) {
+	case 0 ... 2:
+		return snprintf(line, size, "p:s%d%s %s%s", set, nm, sym, PICK(offs));
+	case 3: /* globs walk the kernel's symbols: fewer of them */
+		if (fuzz_rand(3))
+			return snprintf(line, size, "p:s%d%s %s", set, nm, sym);
+		return snprintf(line, size, "p:s%d %s", set, PICK(globs));
+	case 4:
+		return snprintf(line, size, "%s:s%d%s %s", PICK(rkinds), set, nm, sym);
+	case 5:
+		return snprintf(line, size, "d:s%d%s %s", set, nm, sym);
+	case 6:
+		if (fuzz_rand(3))
+			return snprintf(line, size, "d:s%d%s %s", set, nm, sym);
+		return snprintf(line, size, "d:s%d %s", set, PICK(globs));
+	case 7 ... 8:
+		return snprintf(line, size, "create s%d%s", set, PICK(create_opts));
+	case 9:
+		return snprintf(line, size, "enable s%d", set);
+	case 10:
+		return snprintf(line, size, "disable s%d", set);
+	case 11:
+		return snprintf(line, size, "unregister s%d%s", set, fuzz_rand(3) ? "" : " --sync");
+	case 12:
+		return snprintf(line, size, "direct s%d %s", set, PICK(modes));
+	default:
+		return snprintf(line, size, "flush");
+	}
+}
+
+/* One line that may not parse: near misses of every field, junk bytes
+ * (NULs included), over-long lines, UTF-8. */
+static int fuzz_invalid(char *line, size_t size, const char *black)
+{
+	static const char *const bad[] = {
+		"r99999:s1 vfs_read", "r0:s1 vfs_read", "x:s1 vfs_read", "p:s1 vfs_read+x",
+		"p:s1 vfs_read+99999999999", "p:s1 vfs_* max=4294967296", "p:s1 vfs_* max=0",
+		"p:s1 vfs_* skip=+5", "p:s1 vfs_read max=3", "d:s1 vfs_read+5", "r:s1 vfs_read+5",
+		"create s1 --bogus", "creat s1", "direct s1 fast", "unregister s1 now",
+		"p:1s vfs_read", "p:s1/ vfs_read", "p: vfs_read", "p:s1", "enable",
+		"p:s1 \xc3\xa9t\xc3\xa9", "p:s\xc3\xa9 vfs_read", "flush now",
+	};
+	int n;
+
+	switch (fuzz_rand(4)) {
 	case 0: /* junk bytes, NULs included */
-		n = fuzz_rand(40);
+		n = fuzz_rand((unsigned int)size < 64 ? (unsigned int)size : 64);
 		for (int i = 0; i < n; i++)
 			line[i] = (char)fuzz_rand(256);
-		break;
+		return n;
 	case 1: /* an over-long line */
 		n = 1000 + fuzz_rand(200);
+		if ((size_t)n >= size)
+			n = size - 1;
 		memset(line, 'a', n);
 		memcpy(line, "p:long ", 7);
-		break;
-	case 2 ... 21:
-		sym = fuzz_rand(8) ? PICK(syms) : PICK(globs);
-		if (!strcmp(sym, "BLACK"))
-			sym = black;
-		n = snprintf(line, sizeof(line), "%s:s%d%s%s %s%s%s", PICK(kinds), set,
-			     fuzz_rand(3) ? "" : "/n", fuzz_rand(3) ? "" : "x", sym, PICK(offs),
-			     PICK(extras));
-		break;
+		return n;
 	default:
-		n = snprintf(line, sizeof(line), "%s s%d%s", PICK(verbs), set, PICK(opts));
-		break;
+		(void)black;
+		return snprintf(line, size, "%s", PICK(bad));
 	}
-	if (n < 0 || (size_t)n >= sizeof(line))
-		n = 0;
-	if (*len + n + 1 < cap) {
-		memcpy(buf + *len, line, n);
-		*len += n;
-		buf[(*len)++] = '\n';
+}
+
+/* Which sets the fuzzer believes live (after a create that succeeded). */
+static int fuzz_live[6];
+
+/* One batch. A third builds a set that is not live (probe lines, create,
+ * maybe enable), a third acts on live sets (enable, disable, retarget,
+ * unregister), so that most writes get past validation into the kernel;
+ * the rest are random valid lines, one bad line among valid ones (all of
+ * it must be refused), or junk. *created and *retired report what the
+ * batch would do if it succeeds. */
+static void fuzz_batch(char *buf, size_t *len, size_t cap, const char *black,
+		       int *created, int *retired)
+{
+	static const char *const create_opts[] = { "", "", " --noopt", " --one-by-one", " --bare" };
+	static const char *const ops[] = { "enable", "disable", "direct %s record", "direct %s count" };
+	int lines = 1 + fuzz_rand(8), kind = fuzz_rand(12), bad = fuzz_rand(lines);
+	char line[2048], name[8];
+	int n, set = fuzz_rand(6);
+
+	*created = *retired = -1;
+	snprintf(name, sizeof(name), "s%d", set);
+	if (kind < 4 && !fuzz_live[set]) {
+		for (int i = 1 + fuzz_rand(3); i > 0; i--) {
+			/* A probe line (of the valid ones), moved to this set. */
+			do
+				n = fuzz_valid(line, sizeof(line), black);
+			while (!strchr(line, ':'));
+			if (n > 2 && strchr(line, ' ')) {
+				char tmp[2048];
+				const char *rest = strchr(line, ' ');
+				char kindw[16];
+				int k = strchr(line, ':') - line;
+
+				if (k > 0 && k < (int)sizeof(kindw) &&
+				    (line[0] == 'p' || line[0] == 'd' || line[0] == 'r')) {
+					memcpy(kindw, line, k);
+					kindw[k] = 0;
+					n = snprintf(tmp, sizeof(tmp), "%s:%s%s", kindw, name, rest);
+					memcpy(line, tmp, n + 1);
+				}
+			}
+			fuzz_put(buf, len, cap, line, n);
+		}
+		n = snprintf(line, sizeof(line), "create %s%s", name, PICK(create_opts));
+		fuzz_put(buf, len, cap, line, n);
+		if (fuzz_rand(2)) {
+			n = snprintf(line, sizeof(line), "enable %s", name);
+			fuzz_put(buf, len, cap, line, n);
+		}
+		*created = set;
+		return;
+	}
+	if (kind < 8 && fuzz_live[set]) {
+		for (int i = 1 + fuzz_rand(3); i > 0; i--) {
+			char fmt[32];
+
+			snprintf(fmt, sizeof(fmt), "%s", PICK(ops));
+			if (strchr(fmt, '%'))
+				n = snprintf(line, sizeof(line), fmt, name);
+			else
+				n = snprintf(line, sizeof(line), "%s %s", fmt, name);
+			fuzz_put(buf, len, cap, line, n);
+		}
+		if (fuzz_rand(3) == 0) {
+			n = snprintf(line, sizeof(line), "unregister %s%s", name,
+				     fuzz_rand(2) ? "" : " --sync");
+			fuzz_put(buf, len, cap, line, n);
+			*retired = set;
+		}
+		return;
+	}
+	for (int i = 0; i < lines; i++) {
+		if (kind == 11 || (kind >= 9 && i == bad))
+			n = fuzz_invalid(line, sizeof(line), black);
+		else
+			n = fuzz_valid(line, sizeof(line), black);
+		if (n >= (int)sizeof(line))
+			n = sizeof(line) - 1;
+		fuzz_put(buf, len, cap, line, n);
 	}
 }
 
@@ -261,24 +378,30 @@ static int bpfuzz(int argc, char **argv)
 	}
 	fuzz_state = strtoull(argv[2], NULL, 0) * 0x9E3779B97F4A7C15ULL + 1;
 	for (i = 0; i < n; i++) {
-		int fd = open(argv[1], O_WRONLY), lines = 1 + fuzz_rand(8);
+		int fd = open(argv[1], O_WRONLY);
 		ssize_t w;
 
 		if (fd < 0) {
 			fprintf(stderr, "bpfuzz: open: %s\n", strerror(errno));
 			return 1;
 		}
+		int created, retired;
+
 		len = 0;
-		while (lines--)
-			fuzz_line(buf, &len, cap, black);
+		fuzz_batch(buf, &len, cap, black, &created, &retired);
 		/* Now and then a truncated write: the batch cut anywhere. */
 		if (len && !fuzz_rand(10))
 			len = fuzz_rand(len);
 		w = write(fd, buf, len);
-		if (w < 0)
+		if (w < 0) {
 			failed++;
-		else
+		} else {
 			ok++;
+			if (created >= 0 && (size_t)w == len)
+				fuzz_live[created] = 1;
+			if (retired >= 0)
+				fuzz_live[retired] = 0;
+		}
 		close(fd);
 	}
 	printf("%llu %llu\n", ok, failed);

@@ -1,0 +1,43 @@
+#!/bin/sh
+# description: the kernel's own ftracetest kprobe cases pass with 1000 batchprobe probes attached
+# requires: CONFIG_KPROBE_EVENTS, the kernel tree's tools/testing/selftests/ftrace (copied to /ftracetest)
+#
+# batchprobe must coexist with every other kprobe user: with a set of 1000
+# kprobes enabled and one of direct calls attached, the kernel's own
+# ftracetest kprobe cases (run by ftracetest itself, from the same
+# linux-source tree) still pass, and the set still counts afterwards.
+. ./ktap.sh
+CASES="multiple_kprobes kprobe_insn_boundary kprobe_opt_types kprobe_ftrace busy_check add_and_remove"
+ktap_plan 11
+FT=/ftracetest
+
+ktap_check "insmod" insmod "$BP_KO"
+ktap_check "thousand_kprobes_enabled" bp_ctl 'p:bp *+5 max=1000 skip=*lock*\ncreate bp\nenable bp\n'
+ktap_check "direct_set_attached" bp_ctl 'd:bpd __x64_sys_getpp*\ncreate bpd\nenable bpd\n'
+echo "# batchprobe: $(bp_field bp kprobes) kprobes, $(bp_field bpd direct) direct calls"
+if [ ! -x $FT/ftracetest ]; then
+    ktap_skip "ftracetest_kprobe_cases" "no ftracetest in this initramfs"
+else
+    list=""
+    for c in $CASES; do list="$list test.d/kprobe/$c.tc"; done
+    out=$(cd $FT && ./ftracetest -l - $list 2>&1)
+    echo "$out" | sed 's/^/# /'
+    # ftracetest prints the cases' names, then their results, one per line
+    # and in the order given.
+    results=$(echo "$out" | grep -o '\[\(PASS\|FAIL\|UNRESOLVED\|UNTESTED\|UNSUPPORTED\|XFAIL\|UNDEFINED\)\]' | tr -d '[]')
+    i=0
+    for c in $CASES; do
+        i=$((i + 1))
+        r=$(echo "$results" | sed -n "${i}p")
+        case "$r" in
+            PASS) ktap_pass "ftracetest_$c" ;;
+            UNSUPPORTED) ktap_skip "ftracetest_$c" "ftracetest: unsupported on this kernel (see its requires: line)" ;;
+            *) ktap_fail "ftracetest_$c" "ftracetest: ${r:-no result}" ;;
+        esac
+    done
+fi
+before=$(bp_field bp hits)
+bphit 100 > /dev/null; cat /proc/version > /dev/null
+ktap_check "set_still_counts" test "$(bp_field bp hits)" -gt "$before"
+ktap_check "rmmod" sh -c "printf 'unregister bp\nunregister bpd\nflush\n' | bpwrite $BP_DEBUGFS/control && rmmod batchprobe"
+ktap_finish
