@@ -214,7 +214,9 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 	static const char *const create_opts[] = { "", "", " --noopt", " --one-by-one", " --bare" };
 	static const char *const modes[] = { "count", "record", "empty" };
 	const char *sym = PICK(syms);
-	int set = fuzz_rand(6), name = fuzz_rand(4);
+	/* Sets s6..s9: what this stages without creating (a missing symbol,
+	 * say) must not poison the sets the coherent batches build. */
+	int set = 6 + fuzz_rand(4), name = fuzz_rand(4);
 	char nm[8] = "";
 
 	if (!strcmp(sym, "BLACK"))
@@ -284,6 +286,34 @@ static int fuzz_invalid(char *line, size_t size, const char *black)
 	}
 }
 
+/* A probe line for set NAME that the kernel mostly accepts: functions
+ * every kernel has at +0 (a few past their end or missing, to be refused),
+ * kprobes, kretprobes and direct calls, named uniquely or after the symbol. */
+static int fuzz_good_probe(char *line, size_t size, const char *name)
+{
+	static const char *const good[] = {
+		"vfs_read", "vfs_write", "__x64_sys_getppid", "__x64_sys_getpid",
+		"version_proc_show", "ksys_read", "ksys_write",
+	};
+	static const char *const kinds[] = { "p", "p", "p", "p", "r", "r16", "d", "d" };
+	static unsigned int uniq;
+	const char *kind = PICK(kinds), *sym = PICK(good), *off = "";
+	char nm[16] = "";
+
+	if (fuzz_rand(2))
+		snprintf(nm, sizeof(nm), "/g%u", uniq++);
+	switch (fuzz_rand(20)) {
+	case 0:
+		sym = "no_such_function_xyz";
+		break;
+	case 1:
+		if (kind[0] == 'p')
+			off = "+4096";
+		break;
+	}
+	return snprintf(line, size, "%s:%s%s %s%s", kind, name, nm, sym, off);
+}
+
 /* Which sets the fuzzer believes live (after a create that succeeded). */
 static int fuzz_live[6];
 
@@ -291,10 +321,10 @@ static int fuzz_live[6];
  * maybe enable), a third acts on live sets (enable, disable, retarget,
  * unregister), so that most writes get past validation into the kernel;
  * the rest are random valid lines, one bad line among valid ones (all of
- * it must be refused), or junk. *created and *retired report what the
- * batch would do if it succeeds. */
+ * it must be refused), or junk. *created is the set a build creates,
+ * *retired the live set acted on, *dropped whether that unregisters it. */
 static void fuzz_batch(char *buf, size_t *len, size_t cap, const char *black,
-		       int *created, int *retired)
+		       int *created, int *retired, int *dropped)
 {
 	static const char *const create_opts[] = { "", "", " --noopt", " --one-by-one", " --bare" };
 	static const char *const ops[] = { "enable", "disable", "direct %s record", "direct %s count" };
@@ -303,27 +333,17 @@ static void fuzz_batch(char *buf, size_t *len, size_t cap, const char *black,
 	int n, set = fuzz_rand(6);
 
 	*created = *retired = -1;
+	*dropped = 0;
 	snprintf(name, sizeof(name), "s%d", set);
-	if (kind < 4 && !fuzz_live[set]) {
+	if (kind < 8 && fuzz_live[set]) {
+		/* Act on a live set; a dead one is built below instead. */
+		kind = 4;
+	} else if (kind < 8) {
+		kind = 0;
+	}
+	if (kind < 4) {
 		for (int i = 1 + fuzz_rand(3); i > 0; i--) {
-			/* A probe line (of the valid ones), moved to this set. */
-			do
-				n = fuzz_valid(line, sizeof(line), black);
-			while (!strchr(line, ':'));
-			if (n > 2 && strchr(line, ' ')) {
-				char tmp[2048];
-				const char *rest = strchr(line, ' ');
-				char kindw[16];
-				int k = strchr(line, ':') - line;
-
-				if (k > 0 && k < (int)sizeof(kindw) &&
-				    (line[0] == 'p' || line[0] == 'd' || line[0] == 'r')) {
-					memcpy(kindw, line, k);
-					kindw[k] = 0;
-					n = snprintf(tmp, sizeof(tmp), "%s:%s%s", kindw, name, rest);
-					memcpy(line, tmp, n + 1);
-				}
-			}
+			n = fuzz_good_probe(line, sizeof(line), name);
 			fuzz_put(buf, len, cap, line, n);
 		}
 		n = snprintf(line, sizeof(line), "create %s%s", name, PICK(create_opts));
@@ -335,7 +355,7 @@ static void fuzz_batch(char *buf, size_t *len, size_t cap, const char *black,
 		*created = set;
 		return;
 	}
-	if (kind < 8 && fuzz_live[set]) {
+	if (kind < 8) {
 		for (int i = 1 + fuzz_rand(3); i > 0; i--) {
 			char fmt[32];
 
@@ -350,8 +370,9 @@ static void fuzz_batch(char *buf, size_t *len, size_t cap, const char *black,
 			n = snprintf(line, sizeof(line), "unregister %s%s", name,
 				     fuzz_rand(2) ? "" : " --sync");
 			fuzz_put(buf, len, cap, line, n);
-			*retired = set;
+			*dropped = 1;
 		}
+		*retired = set;	/* unless it fails with ENOENT, it was live */
 		return;
 	}
 	for (int i = 0; i < lines; i++) {
@@ -385,21 +406,32 @@ static int bpfuzz(int argc, char **argv)
 			fprintf(stderr, "bpfuzz: open: %s\n", strerror(errno));
 			return 1;
 		}
-		int created, retired;
+		int created, retired, dropped;
 
 		len = 0;
-		fuzz_batch(buf, &len, cap, black, &created, &retired);
+		fuzz_batch(buf, &len, cap, black, &created, &retired, &dropped);
 		/* Now and then a truncated write: the batch cut anywhere. */
-		if (len && !fuzz_rand(10))
+		if (len && !fuzz_rand(10) && created < 0 && retired < 0) {
+			/* Only random batches (sets s6..s9): a cut probe line
+			 * stays staged, and would fail every create of its set. */
 			len = fuzz_rand(len);
+		}
 		w = write(fd, buf, len);
+		if (getenv("BPFUZZ_TRACE"))
+			fprintf(stderr, "--- batch %llu: %zd (%s)\n%.*s", i, w,
+				w < 0 ? strerror(errno) : "ok", (int)len, buf);
 		if (w < 0) {
 			failed++;
+			/* Learn from the refusal: the set exists after all, or not. */
+			if (created >= 0 && errno == EEXIST)
+				fuzz_live[created] = 1;
+			if (retired >= 0 && errno == ENOENT)
+				fuzz_live[retired] = 0;
 		} else {
 			ok++;
-			if (created >= 0 && (size_t)w == len)
+			if (created >= 0)
 				fuzz_live[created] = 1;
-			if (retired >= 0)
+			if (retired >= 0 && dropped)
 				fuzz_live[retired] = 0;
 		}
 		close(fd);

@@ -3,7 +3,8 @@
 # requires: CONFIG_KPROBES, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #
 # bpfuzz (selftests/bptool.c) writes BP_FUZZ_BATCHES (10,000) batches from
-# seed BP_FUZZ_SEED: kprobe, kretprobe and direct lines on real, missing and
+# seed BP_FUZZ_SEED: whole sets built and then enabled, disabled, retargeted
+# and retired; kprobe, kretprobe and direct lines on real, missing and
 # blacklisted symbols and globs, offsets past a function's end, huge counts,
 # every command and option, junk bytes with NULs, over-long lines, UTF-8,
 # and writes cut short anywhere. Afterwards batchprobe's own listing agrees
@@ -13,7 +14,11 @@
 ktap_plan 8
 T=/sys/kernel/tracing
 direct_attached() { grep -c 'direct-->' $T/enabled_functions; }
-seed=${BP_FUZZ_SEED:-1} batches=${BP_FUZZ_BATCHES:-10000}
+# 10,000 batches; 3,000 under KASAN (the debug kernel, with kmemleak), where
+# each costs several times more.
+default=10000
+[ -e /sys/kernel/debug/kmemleak ] && default=3000
+seed=${BP_FUZZ_SEED:-1} batches=${BP_FUZZ_BATCHES:-$default}
 kp_base=$(kprobes_registered) d_base=$(direct_attached)
 
 ktap_check "insmod" insmod "$BP_KO"
