@@ -128,7 +128,14 @@ fn handle(ret_ip: usize, arg0: usize, record: bool) {
         MISSED.fetch_add(1, Ordering::Relaxed);
         return;
     };
-    let Some(index) = INDEX.get(&section) else {
+    count(&section, ip, arg0, record);
+}
+
+/// Counts a call at `ip` in the slot of the function that contains it.
+/// `section` keeps the index alive (an RCU read-side critical section).
+#[inline(always)]
+fn count(section: &impl rcu::ReadSide, ip: usize, arg0: usize, record: bool) {
+    let Some(index) = INDEX.get(section) else {
         return;
     };
     let i = index.entries.partition_point(|e| e.start <= ip);
@@ -249,10 +256,10 @@ unsafe extern "C" fn fprobe_entry(
 ) -> kernel::ffi::c_int {
     // SAFETY: The kernel passes the live registers of the traced call.
     let arg0 = unsafe { (*regs).di };
-    // `handle` expects a return address inside the function. fprobe holds
-    // the recursion lock already; `handle`'s nested trylock takes ftrace's
-    // one allowed nesting level for this context.
-    handle(entry_ip.wrapping_add(1), arg0, false);
+    // SAFETY: fprobe calls its handlers holding ftrace's recursion lock,
+    // that is with preemption disabled.
+    let section = unsafe { rcu::PreemptDisabled::assume() };
+    count(&section, entry_ip, arg0, false);
     0
 }
 

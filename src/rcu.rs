@@ -50,6 +50,25 @@ pub(crate) unsafe trait ReadSide {}
 // SAFETY: A `Guard` lives between `rcu_read_lock` and `rcu_read_unlock`.
 unsafe impl ReadSide for Guard {}
 
+/// A read-side critical section that the caller's context already is:
+/// preemption is disabled for as long as this lives.
+pub(crate) struct PreemptDisabled(PhantomData<*mut ()>);
+
+impl PreemptDisabled {
+    /// Vouches that preemption stays disabled while the value lives.
+    ///
+    /// # Safety
+    ///
+    /// The caller runs with preemption (or interrupts) disabled, and keeps
+    /// it so until the value is dropped.
+    pub(crate) unsafe fn assume() -> Self {
+        Self(PhantomData)
+    }
+}
+
+// SAFETY: By `assume`'s contract preemption is disabled while it lives.
+unsafe impl ReadSide for PreemptDisabled {}
+
 /// Waits for a full RCU grace period. Sleeps. (Part of the wrapper's API,
 /// as upstream's `kernel::sync::rcu`; batchprobe's own paths use `call_rcu`
 /// and the kernel's batch calls, which synchronise inside.)
