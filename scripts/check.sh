@@ -3,7 +3,7 @@
 # run the host tests once, then for each flavor build the module, boot QEMU,
 # run the selftests and judge the log. Ends with one line "N passed, N failed"
 # totalled over the host tests and every flavor. BP_FLAVORS picks the flavors
-# (default "test distro"). BP_INJECT=fail|splat|hang makes
+# (default "test distro debug"). BP_INJECT=fail|splat|hang makes
 # the guest misbehave on purpose, to prove the harness catches it.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -11,7 +11,7 @@ set -euo pipefail
 t0=$(date +%s)
 "$BP_ROOT/scripts/install-deps.sh"
 # Every kernel flavor first, so that a broken build fails before any boot.
-flavors=${BP_FLAVORS:-test distro}
+flavors=${BP_FLAVORS:-test distro debug}
 declare -A kdirs
 for f in $flavors; do
     kdirs[$f]=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
