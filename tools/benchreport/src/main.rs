@@ -3,6 +3,7 @@
 //!
 //! Usage: benchreport --input [FLAVOR=]RAW [--input FLAVOR=RAW ...] --out-dir DIR
 //!                    --accel 'tcg thread=single'|kvm --date D [--markdown FILE] [--svg-dir DIR]
+//!                    [--note TEXT]
 //!
 //! One `--input` per kernel flavor, each the raw output of one boot: the
 //! report puts the flavors' key figures side by side, then each flavor's
@@ -51,6 +52,8 @@ struct Args {
     date: String,
     markdown: Option<PathBuf>,
     svg_dir: Option<PathBuf>,
+    /// How the boots were run, when it matters (`--note`).
+    note: Option<String>,
 }
 
 fn args() -> Result<Args, String> {
@@ -80,6 +83,7 @@ fn args() -> Result<Args, String> {
         date: need(&mut m, "--date")?,
         markdown: take(&mut m, "--markdown").map(Into::into),
         svg_dir: take(&mut m, "--svg-dir").map(Into::into),
+        note: take(&mut m, "--note"),
     };
     if let Some(k) = m.keys().next() {
         return Err(format!("unknown option {k}"));
@@ -735,6 +739,9 @@ fn document(flavors: &[Flavor], a: &Args) -> String {
         accel_text(&a.accel),
         names.join(", ")
     );
+    if let Some(note) = &a.note {
+        let _ = writeln!(o, "{note}\n");
+    }
     let _ = writeln!(o, "## Side by side\n");
     let _ = write!(o, "| figure |");
     for f in flavors {
