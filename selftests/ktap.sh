@@ -64,6 +64,36 @@ bp_gps() {
     awk -v s="$1" '$1 == "set" { cur = $2; next } cur == s && $1 == "grace_periods" { print; exit }' \
         "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
+# Functions ftrace calls a direct trampoline for, batchprobe's or another's.
+direct_attached() {
+    grep -c 'direct-->' /sys/kernel/tracing/enabled_functions
+}
+# The live (registered, enabled or disabled) sets' lines in the sets file.
+bp_live_sets() {
+    grep -E '^[A-Za-z_0-9]+ (registered|enabled|disabled) ' "$BP_DEBUGFS/sets"
+}
+# bp_live_sum FIELD: FIELD (kprobes, kretprobes, direct) summed over live sets.
+bp_live_sum() {
+    bp_live_sets | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { s += $2 } END { print s + 0 }'
+}
+# The module's own kprobes: one grace-period counter per kind this kernel has.
+bp_counter_kprobes() {
+    head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | grep -c '^rcu[a-z_]*=[0-9]'
+}
+# bp_agrees_kprobes KP_BASE, bp_agrees_direct DIRECT_BASE: the kernel's
+# kprobe (direct-call) count is what it had before batchprobe (the base) plus
+# what batchprobe lists: its counters and its live sets' probes.
+bp_agrees_kprobes() {
+    test "$(kprobes_registered)" -eq \
+        $(($1 + $(bp_counter_kprobes) + $(bp_live_sum kprobes) + $(bp_live_sum kretprobes)))
+}
+bp_agrees_direct() {
+    test "$(direct_attached)" -eq $(($1 + $(bp_live_sum direct)))
+}
+# Unregisters every live set and waits for the teardowns, in one write.
+bp_unregister_all() {
+    bp_ctl "$(bp_live_sets | awk '{ printf "unregister %s\\n", $1 }')flush\n"
+}
 # The kernel's own count of registered kprobes.
 kprobes_registered() {
     wc -l < /sys/kernel/debug/kprobes/list

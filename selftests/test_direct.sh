@@ -6,7 +6,6 @@
 . ./ktap.sh
 ktap_plan 30
 T=/sys/kernel/tracing
-direct_attached() { grep -c 'direct-->' $T/enabled_functions; }
 hits() { bp_probe_hits "$1" "$2"; }
 base=$(direct_attached)
 

@@ -10,7 +10,6 @@
 . ./ktap.sh
 ktap_plan 9
 T=/sys/kernel/tracing
-direct_attached() { grep -c 'direct-->' $T/enabled_functions; }
 base=$(direct_attached)
 total=$(wc -l < $T/available_filter_functions)   # core kernel: before insmod
 

@@ -11,7 +11,6 @@
 . ./ktap.sh
 ktap_plan 7
 T=/sys/kernel/tracing
-direct_attached() { grep -c 'direct-->' $T/enabled_functions; }
 base=$(direct_attached)
 
 ktap_check "insmod" insmod "$BP_KO"

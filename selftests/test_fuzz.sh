@@ -13,7 +13,6 @@
 . ./ktap.sh
 ktap_plan 8
 T=/sys/kernel/tracing
-direct_attached() { grep -c 'direct-->' $T/enabled_functions; }
 # 10,000 batches; 3,000 under KASAN (the debug kernel, with kmemleak), where
 # each costs several times more.
 default=10000
@@ -30,16 +29,11 @@ ktap_check "every_batch_answered" test "$(echo $res | awk '{ print $1 + $2 }')" 
 bp_ctl 'flush\n'
 # Ours as the module lists them: live sets' kprobes and kretprobes, plus the
 # grace-period counters (one kprobe per kind this kernel has).
-counters=$(head -1 $BP_DEBUGFS/stats | tr ' ' '\n' | grep -c '^rcu[a-z_]*=[0-9]')
-live() { grep -E '^[A-Za-z_0-9]+ (registered|enabled|disabled) ' $BP_DEBUGFS/sets; }
-sum() { live | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { s += $2 } END { print s + 0 }'; }
-echo "# live sets: $(live | wc -l); kprobes $(sum kprobes), kretprobes $(sum kretprobes), direct $(sum direct)"
-ktap_check "kprobes_agree_with_kernel" \
-    test "$(kprobes_registered)" -eq $((kp_base + counters + $(sum kprobes) + $(sum kretprobes)))
-ktap_check "direct_calls_agree_with_ftrace" test "$(direct_attached)" -eq $((d_base + $(sum direct)))
-all=$(live | awk '{ printf "unregister %s\\n", $1 }')
-ktap_check "unregister_everything" bp_ctl "${all}flush\n"
-ktap_check "only_the_counters_left" test "$(kprobes_registered)" -eq $((kp_base + counters))
+echo "# live sets: $(bp_live_sets | wc -l); kprobes $(bp_live_sum kprobes), kretprobes $(bp_live_sum kretprobes), direct $(bp_live_sum direct)"
+ktap_check "kprobes_agree_with_kernel" bp_agrees_kprobes "$kp_base"
+ktap_check "direct_calls_agree_with_ftrace" bp_agrees_direct "$d_base"
+ktap_check "unregister_everything" bp_unregister_all
+ktap_check "only_the_counters_left" bp_agrees_kprobes "$kp_base"
 ktap_check "no_direct_call_left" test "$(direct_attached)" -eq "$d_base"
 ktap_check "rmmod" rmmod batchprobe
 ktap_finish

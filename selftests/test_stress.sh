@@ -12,7 +12,6 @@
 . ./ktap.sh
 ktap_plan 7
 T=/sys/kernel/tracing
-direct_attached() { grep -c 'direct-->' $T/enabled_functions; }
 secs=${BP_STRESS_S:-60}
 kp_base=$(kprobes_registered) d_base=$(direct_attached)
 
@@ -46,14 +45,9 @@ touch /tmp/stress-stop
 wait
 echo "# $secs s: $(cat /tmp/stress-w* | awk '{ s += $1 } END { print s }') writes by 4 writers"
 bp_ctl 'flush\n'
-counters=$(head -1 $BP_DEBUGFS/stats | tr ' ' '\n' | grep -c '^rcu[a-z_]*=[0-9]')
-live() { grep -E '^[A-Za-z_0-9]+ (registered|enabled|disabled) ' $BP_DEBUGFS/sets; }
-sum() { live | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { s += $2 } END { print s + 0 }'; }
-ktap_check "kprobes_agree_with_kernel" \
-    test "$(kprobes_registered)" -eq $((kp_base + counters + $(sum kprobes) + $(sum kretprobes)))
-ktap_check "direct_calls_agree_with_ftrace" test "$(direct_attached)" -eq $((d_base + $(sum direct)))
-all=$(live | awk '{ printf "unregister %s\\n", $1 }')
-ktap_check "unregister_everything" bp_ctl "${all}flush\n"
+ktap_check "kprobes_agree_with_kernel" bp_agrees_kprobes "$kp_base"
+ktap_check "direct_calls_agree_with_ftrace" bp_agrees_direct "$d_base"
+ktap_check "unregister_everything" bp_unregister_all
 bp_ctl 'p:c/k __x64_sys_getppid\nd:c/d __x64_sys_getppid\ncreate c\nenable c\n'
 bphit 1000 > /dev/null
 bp_ctl 'disable c\n'

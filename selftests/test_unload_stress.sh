@@ -9,7 +9,6 @@
 . ./ktap.sh
 ktap_plan 4
 T=/sys/kernel/tracing
-direct_attached() { grep -c 'direct-->' $T/enabled_functions; }
 cycles=${BP_UNLOAD_CYCLES:-100}
 kp_base=$(kprobes_registered) d_base=$(direct_attached)
 bad=0

@@ -725,6 +725,17 @@ struct Flavor {
     gp: GpSummary,
 }
 
+/// `direct / fprobe / one ops per function` medians of `phase` at `n`, ms.
+fn direct_methods_at(f: &Flavor, phase: &str, n: u64) -> String {
+    let ms = |m: &str| median(&f.sum, m, phase, n).map_or("–".into(), fmt_ms);
+    format!(
+        "{} / {} / {}",
+        ms("direct"),
+        ms("fprobe"),
+        ms("direct-ops-per-function")
+    )
+}
+
 /// The report: the flavors' key figures side by side, then each flavor.
 fn document(flavors: &[Flavor], a: &Args) -> String {
     let mut o = String::new();
@@ -777,27 +788,11 @@ fn document(flavors: &[Flavor], a: &Args) -> String {
         }),
         (
             "direct attach 1000, ms: direct / fprobe / one ops per function",
-            |f| {
-                Some(format!(
-                    "{} / {} / {}",
-                    median(&f.sum, "direct", "attach", 1000).map_or("–".into(), fmt_ms),
-                    median(&f.sum, "fprobe", "attach", 1000).map_or("–".into(), fmt_ms),
-                    median(&f.sum, "direct-ops-per-function", "attach", 1000)
-                        .map_or("–".into(), fmt_ms)
-                ))
-            },
+            |f| Some(direct_methods_at(f, "attach", 1000)),
         ),
         (
             "direct detach 1000, ms: direct / fprobe / one ops per function",
-            |f| {
-                Some(format!(
-                    "{} / {} / {}",
-                    median(&f.sum, "direct", "detach", 1000).map_or("–".into(), fmt_ms),
-                    median(&f.sum, "fprobe", "detach", 1000).map_or("–".into(), fmt_ms),
-                    median(&f.sum, "direct-ops-per-function", "detach", 1000)
-                        .map_or("–".into(), fmt_ms)
-                ))
-            },
+            |f| Some(direct_methods_at(f, "detach", 1000)),
         ),
         (
             "grace periods, direct detach 1000 (rcu/rcu_tasks/rcu_tasks_rude)",
