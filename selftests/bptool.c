@@ -255,7 +255,7 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 
 /* One line that may not parse: near misses of every field, junk bytes
  * (NULs included), over-long lines, UTF-8. */
-static int fuzz_invalid(char *line, size_t size, const char *black)
+static int fuzz_invalid(char *line, size_t size)
 {
 	static const char *const bad[] = {
 		"r99999:s1 vfs_read", "r0:s1 vfs_read", "x:s1 vfs_read", "p:s1 vfs_read+x",
@@ -281,7 +281,6 @@ static int fuzz_invalid(char *line, size_t size, const char *black)
 		memcpy(line, "p:long ", 7);
 		return n;
 	default:
-		(void)black;
 		return snprintf(line, size, "%s", PICK(bad));
 	}
 }
@@ -377,7 +376,7 @@ static void fuzz_batch(char *buf, size_t *len, size_t cap, const char *black,
 	}
 	for (int i = 0; i < lines; i++) {
 		if (kind == 11 || (kind >= 9 && i == bad))
-			n = fuzz_invalid(line, sizeof(line), black);
+			n = fuzz_invalid(line, sizeof(line));
 		else
 			n = fuzz_valid(line, sizeof(line), black);
 		if (n >= (int)sizeof(line))

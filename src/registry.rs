@@ -86,16 +86,7 @@ impl Registry {
     /// The set called `name` that commands act on: the live one if any,
     /// else the most recent retiring one.
     fn find(&self, name: &[u8]) -> Option<&Arc<Set>> {
-        let mut found = None;
-        for s in self.sets.iter().filter(|s| s.name() == name) {
-            if s.state().is_live() {
-                return Some(s);
-            }
-            if s.state() == SetState::Retiring {
-                found = Some(s);
-            }
-        }
-        found
+        acted_on(self.sets.iter().filter(|s| s.name() == name))
     }
 
     /// Forgets finished sets called `name` (their probe memory already went
@@ -142,20 +133,12 @@ impl Registry {
     fn find_in(&self, by_name: &[u32], name: &[u8]) -> Option<&Arc<Set>> {
         let set = |i: &u32| self.sets.get(*i as usize);
         let from = by_name.partition_point(|i| set(i).map_or(true, |s| s.name() < name));
-        let mut found = None;
-        for s in by_name
-            .get(from..)?
-            .iter()
-            .map_while(|i| set(i).filter(|s| s.name() == name))
-        {
-            if s.state().is_live() {
-                return Some(s);
-            }
-            if s.state() == SetState::Retiring {
-                found = Some(s);
-            }
-        }
-        found
+        acted_on(
+            by_name
+                .get(from..)?
+                .iter()
+                .map_while(|i| set(i).filter(|s| s.name() == name)),
+        )
     }
 
     /// The index in `cmds` of the first probe line whose name is staged
@@ -445,6 +428,21 @@ impl Registry {
         );
         self.last_error = t.0;
     }
+}
+
+/// Of the sets of one name, oldest first, the one commands act on: the live
+/// one if any, else the most recent retiring one.
+fn acted_on<'a>(sets: impl Iterator<Item = &'a Arc<Set>>) -> Option<&'a Arc<Set>> {
+    let mut found = None;
+    for s in sets {
+        if s.state().is_live() {
+            return Some(s);
+        }
+        if s.state() == SetState::Retiring {
+            found = Some(s);
+        }
+    }
+    found
 }
 
 fn to_vec(s: &[u8]) -> Result<KVec<u8>> {
