@@ -42,8 +42,14 @@ void bp_pin_module(void);
 /* cond_resched() is a macro. */
 void bp_cond_resched(void);
 
-/* ktime_get_ns() is a static inline. */
-u64 bp_ktime_get_ns(void);
+/*
+ * Monotonic nanoseconds from a path no probe can hit (the TSC where the
+ * kernel trusts it, else ktime_get_ns()); bp_clock_init() decides which,
+ * once, at module init.
+ */
+void bp_clock_init(void);
+bool bp_clock_is_tsc(void);
+u64 bp_clock_ns(void);
 
 /* rcu_read_lock() and rcu_read_unlock() are static inlines. */
 void bp_rcu_read_lock(void);

@@ -53,6 +53,8 @@ struct BatchProbe {
 
 impl kernel::Module for BatchProbe {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        // SAFETY: called once, before any timing is taken.
+        unsafe { bindings::bp_clock_init() };
         let gp_counters = gpcount::Counters::register()?;
         let engine = KBox::pin_init(registry::Engine::new()?, GFP_KERNEL)?;
         let dir = debugfs::Dir::new(c_str!("batchprobe"))?;

@@ -612,7 +612,12 @@ impl Engine {
             Show::Stats => {
                 write!(
                     w,
-                    "# direct_missed={} grace_periods",
+                    "# clock={} direct_missed={} grace_periods",
+                    if crate::set::clock_is_tsc() {
+                        "tsc"
+                    } else {
+                        "ktime"
+                    },
                     crate::direct::missed()
                 )?;
                 crate::gpcount::write_totals(w)?;

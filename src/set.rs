@@ -23,10 +23,18 @@ use crate::lifecycle::{self, Op, SetState};
 use crate::probe::{self, Added, Backend, How, Slots};
 use crate::rcu::{self, RcuBox, RcuOption};
 
-/// Monotonic nanoseconds.
+/// Monotonic nanoseconds, read on a path that no probe can hit (see
+/// `bp_clock_ns` in `rust/helpers.c`): a timing must not include a trap
+/// taken by one of the probes it times.
 pub(crate) fn now_ns() -> u64 {
-    // SAFETY: `ktime_get_ns` may be called from any context.
-    unsafe { bindings::bp_ktime_get_ns() }
+    // SAFETY: `bp_clock_ns` may be called from any context.
+    unsafe { bindings::bp_clock_ns() }
+}
+
+/// Whether [`now_ns`] reads the TSC (else `ktime_get_ns()`), for `stats`.
+pub(crate) fn clock_is_tsc() -> bool {
+    // SAFETY: `bp_clock_is_tsc` only reads a flag.
+    unsafe { bindings::bp_clock_is_tsc() }
 }
 
 /// What a set's handlers touch: the enable gate and the slots.
