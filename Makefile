@@ -5,6 +5,7 @@
 #   make bench    every method side by side in one boot: BENCHMARKS.md + plot
 #   make profile-direct  where a direct set's attach spends its time
 #   make module   build batchprobe.ko (KDIR=/path/to/6.12+ tree to use your own)
+#   make clients  build the in-kernel API's sample clients (clients/c, clients/rust)
 #   make clippy   build with CLIPPY=1
 #   make kernel   build (or reuse) the cached test kernel
 #   make deps     install the Debian packages and bindgen-cli
@@ -12,7 +13,7 @@
 KDIR ?=
 export KDIR
 
-.PHONY: all demo check bench profile-direct module clippy kernel deps host-test fmt clean
+.PHONY: all demo check bench profile-direct module clients clippy kernel deps host-test fmt clean
 
 all: module
 
@@ -31,6 +32,9 @@ profile-direct:
 module:
 	@scripts/build-module.sh
 
+clients: module
+	@scripts/build-clients.sh
+
 clippy:
 	@scripts/build-module.sh CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver
 
@@ -46,6 +50,7 @@ host-test:
 
 fmt:
 	rustfmt --edition 2021 --config-path .rustfmt.toml src/batchprobe.rs
+	rustfmt --edition 2021 --config-path .rustfmt.toml clients/rust/bpclient_rs.rs
 	cd tests && cargo fmt
 	cd tools/benchreport && cargo fmt
 
@@ -53,4 +58,5 @@ clean:
 	rm -rf out tests/target tools/benchreport/target
 	find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
 		-o -name '.*.cmd' -o -name '.*.d' -o -name '*.rmeta' \) -delete
-	rm -f modules.order Module.symvers rust/bindings_generated.rs
+	rm -f modules.order Module.symvers rust/bindings_generated.rs \
+		clients/*/modules.order clients/*/Module.symvers clients/rust/batchprobe_bindings.rs

@@ -18,5 +18,6 @@
 #include <linux/timekeeping.h>
 
 #include "helpers.h"
+#include "../include/batchprobe.h"
 
 #endif /* BATCHPROBE_BINDINGS_INPUT_H */

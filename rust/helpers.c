@@ -31,6 +31,21 @@ void bp_pin_module(void)
 	__module_get(THIS_MODULE);
 }
 
+bool bp_try_module_get(struct module *mod)
+{
+	return try_module_get(mod);
+}
+
+void bp_module_put(struct module *mod)
+{
+	module_put(mod);
+}
+
+const char *bp_module_name(struct module *mod)
+{
+	return mod ? module_name(mod) : "kernel";
+}
+
 void bp_cond_resched(void)
 {
 	cond_resched();
@@ -73,6 +88,17 @@ notrace u64 bp_clock_ns(void)
 }
 
 /* notrace: the direct handlers call these; they must not recurse into ftrace. */
+notrace void bp_preempt_disable_notrace(void)
+{
+	preempt_disable_notrace();
+}
+
+notrace void bp_preempt_enable_notrace(void)
+{
+	preempt_enable_notrace();
+}
+
+/* notrace: the direct handlers call these; they must not recurse into ftrace. */
 notrace void bp_rcu_read_lock(void)
 {
 	rcu_read_lock();
@@ -98,8 +124,9 @@ void bp_flush_workqueue(struct workqueue_struct *wq)
  * site into "call TRAMP", so on entry the stack holds the return address into
  * the traced function and its arguments are still in rdi, rsi, rdx, rcx, r8
  * and r9 (rax: the vector count of a variadic callee). A trampoline saves
- * those, calls its handler with (return address, first argument), restores
- * them and returns into the traced function.
+ * those, calls its handler with (return address, first argument, frame
+ * pointer: the saved rdi, rsi, rdx, rcx, r8, r9 lie just below it, for an
+ * API client's handler), restores them and returns into the traced function.
  *
  * They are written here, not in Rust's global_asm!, because what a correct
  * trampoline looks like depends on the kernel's configuration and boot-time
@@ -144,6 +171,7 @@ asm(									\
 "	pushq %rax\n"							\
 "	movq 8(%rbp), %rdi\n"						\
 "	movq -8(%rbp), %rsi\n"						\
+"	movq %rbp, %rdx\n"						\
 "	call " #handler "\n"						\
 "	popq %rax\n"							\
 "	popq %r9\n"							\

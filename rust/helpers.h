@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 struct dentry;
+struct module;
 struct kretprobe;
 struct kretprobe_instance;
 struct seq_file;
@@ -39,6 +40,15 @@ int bp_format_kptr(char *buf, size_t len, unsigned long value);
  */
 void bp_pin_module(void);
 
+/*
+ * try_module_get() and module_put() of an API client's module (NULL: built-in
+ * code, nothing to take), and its name ("kernel" for NULL): static inlines
+ * and a macro.
+ */
+bool bp_try_module_get(struct module *mod);
+void bp_module_put(struct module *mod);
+const char *bp_module_name(struct module *mod);
+
 /* cond_resched() is a macro. */
 void bp_cond_resched(void);
 
@@ -50,6 +60,10 @@ void bp_cond_resched(void);
 void bp_clock_init(void);
 bool bp_clock_is_tsc(void);
 u64 bp_clock_ns(void);
+
+/* preempt_{disable,enable}_notrace() are macros; these are notrace. */
+void bp_preempt_disable_notrace(void);
+void bp_preempt_enable_notrace(void);
 
 /* rcu_read_lock() and rcu_read_unlock() are static inlines. */
 void bp_rcu_read_lock(void);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the guest's initramfs: busybox-static, our /init, the module, the
 # selftests, and (given the kernel tree) its own ftracetest.
-# Usage: build-initramfs.sh OUT.cpio.gz MODULE.ko [KDIR]
+# Usage: [BP_EXTRA_KO="A.ko B.ko"] build-initramfs.sh OUT.cpio.gz MODULE.ko [KDIR]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -17,6 +17,8 @@ mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc,selftests}
 cp "$busybox" "$root/bin/busybox"
 cp "$BP_ROOT/scripts/guest-init.sh" "$root/init"
 cp "$ko" "$root/batchprobe.ko"
+# BP_EXTRA_KO: more modules for the selftests (the API's sample clients).
+for k in ${BP_EXTRA_KO:-}; do cp "$k" "$root/"; done
 cp "$BP_ROOT"/selftests/*.sh "$root/selftests/"
 # Helpers the selftests run, built static for the busybox guest.
 gcc -static -O2 -Wall -Werror -o "$root/bin/bptool" "$BP_ROOT/selftests/bptool.c" \

@@ -31,6 +31,7 @@ rm -f "$host_out"
 
 log "lint: rustfmt --check"
 (cd "$BP_ROOT" && rustfmt --edition 2021 --config-path .rustfmt.toml --check src/batchprobe.rs \
+    && rustfmt --edition 2021 --config-path .rustfmt.toml --check clients/rust/bpclient_rs.rs \
     && cd tests && cargo fmt --check && cd ../tools/benchreport && cargo fmt --check) || die "lint: rustfmt would change the sources (run: make fmt)"
 mkdir -p "$BP_ROOT/out"
 smp=${BP_SMP:-2}
@@ -40,8 +41,10 @@ for f in $flavors; do
     # clippy-driver compiles the module too: one build gives the .ko and the
     # lints, and build-module.sh fails on any warning.
     ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh" CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver)
+    # The in-kernel API's sample clients, against this module's Module.symvers.
+    clients=$(KDIR="$kdir" "$BP_ROOT/scripts/build-clients.sh" CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver)
     initrd=$BP_ROOT/out/initramfs-check-$f.cpio.gz
-    "$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$ko" "$kdir"
+    BP_EXTRA_KO="$clients" "$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$ko" "$kdir"
     logf=$BP_ROOT/out/check-console-$f.log
     log "guest ($f kernel): booting QEMU (${BP_ACCEL:-tcg}, $smp vCPUs); console log: $logf"
     set +e

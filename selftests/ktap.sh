@@ -70,7 +70,7 @@ direct_attached() {
 }
 # The live (registered, enabled or disabled) sets' lines in the sets file.
 bp_live_sets() {
-    grep -E '^[A-Za-z_0-9]+ (registered|enabled|disabled) ' "$BP_DEBUGFS/sets"
+    grep -E '^[A-Za-z_0-9.]+ (registered|enabled|disabled) ' "$BP_DEBUGFS/sets"
 }
 # bp_live_sum FIELD: FIELD (kprobes, kretprobes, direct) summed over live sets.
 bp_live_sum() {
@@ -97,4 +97,36 @@ bp_unregister_all() {
 # The kernel's own count of registered kprobes.
 kprobes_registered() {
     wc -l < /sys/kernel/debug/kprobes/list
+}
+
+# In-kernel API clients (clients/c, clients/rust), copied to / when built.
+BP_CLIENT_C=/bpclient_c.ko
+BP_CLIENT_RS=/bpclient_rs.ko
+# bp_pick_kprobes SET N: creates (and leaves registered) a control-file set
+# SET of up to N kprobes at +5 on text symbols that accept one (as the seed
+# script picks them), and prints "p SYM+5" for each: targets the kernel is
+# known to accept, for the C client's targets file.
+bp_pick_kprobes() {
+    bp_ctl "p:$1 *+5 max=$2 skip=*lock*\ncreate $1\n" || return 1
+    awk -v s="$1" '$1 == "set" { cur = $2; next } cur == s && $1 == "kprobe" { print "p " $3 }' \
+        "$BP_DEBUGFS/stats"
+}
+# bp_client_c_load TARGETS ARGS...: loads the C client with defer=1, writes
+# TARGETS (lines) to its targets file in one write, then creates its set.
+bp_client_c_load() {
+    targets=$1; shift
+    insmod "$BP_CLIENT_C" defer=1 "$@" || return 1
+    printf '%s\n' "$targets" | bpwrite /sys/kernel/debug/bpclient_c/targets || return 1
+    printf create | bpwrite /sys/kernel/debug/bpclient_c/control
+}
+# bp_client_field KEY: a key=value of bpclient_c's status file.
+bp_client_field() {
+    tr ' ' '\n' < /sys/kernel/debug/bpclient_c/status | sed -n "s/^$1=//p"
+}
+# bp_modinfo_depends KO: what modinfo says KO depends on (busybox modinfo
+# needs a modules.dep, even an empty one, for the running kernel).
+bp_modinfo_depends() {
+    d=/lib/modules/$(uname -r)
+    [ -e "$d/modules.dep" ] || { mkdir -p "$d" && : > "$d/modules.dep"; }
+    modinfo -F depends "$1"
 }

@@ -7,18 +7,21 @@
 //! a set ([`set`]) → a backend ([`kprobe`], [`kretprobe`]) → the kernel's
 //! batch API. Teardown flows: set → module workqueue ([`workqueue`]) → one
 //! batch unregister per kind → `call_rcu` free ([`rcu`]). The crate root
-//! only wires the pieces together.
+//! only wires the pieces together. Other modules reach the same engine
+//! through the in-kernel API ([`api`], `include/batchprobe.h`).
 
 use kernel::c_str;
 use kernel::prelude::*;
 
 pub mod addrset;
+pub mod api;
 pub mod batchkeys;
 mod bindings;
 pub mod command;
 mod control;
 mod debugfs;
 mod direct;
+mod gate;
 mod gpcount;
 mod kallsyms;
 mod kprobe;
@@ -60,6 +63,9 @@ impl kernel::Module for BatchProbe {
         let dir = debugfs::Dir::new(c_str!("batchprobe"))?;
         // SAFETY: `dir` is removed in `drop` before `engine` is dropped.
         unsafe { dir.create_files(&*engine)? };
+        // SAFETY: `engine` is pinned and outlives the API: `drop`
+        // unpublishes it before the engine goes.
+        unsafe { api::publish(&engine) };
         pr_info!("loaded\n");
         Ok(BatchProbe {
             dir: Some(dir),
@@ -73,6 +79,7 @@ impl Drop for BatchProbe {
     fn drop(&mut self) {
         // debugfs removal waits for file operations in progress.
         drop(self.dir.take());
+        api::unpublish();
         self.engine.shutdown();
         pr_info!("unloaded\n");
     }

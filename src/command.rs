@@ -29,6 +29,8 @@
 //!                          functions with register_fprobe_ips instead
 //! enable SET | disable SET
 //! unregister SET [--sync]  retire SET; --sync waits for its teardown
+//!                          (these three also take OWNER.NAME, a set that
+//!                          module OWNER made through the in-kernel API)
 //! direct SET count|record|empty
 //!                          switch SET's direct calls, live, to the counting,
 //!                          the counting-and-recording, or the empty (a
@@ -345,10 +347,10 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Command<'_>>, ParseError> {
             }
             Command::Create { set, options }
         }
-        "enable" => Command::Enable(one_set(&mut words)?),
-        "disable" => Command::Disable(one_set(&mut words)?),
+        "enable" => Command::Enable(any_set(&mut words)?),
+        "disable" => Command::Disable(any_set(&mut words)?),
         "unregister" => {
-            let set = set_name(words.next().ok_or(ParseError::MissingArgument)?)?;
+            let set = any_set(&mut words)?;
             let mut sync = false;
             for w in words.by_ref() {
                 match w {
@@ -393,6 +395,35 @@ pub fn parse_batch(buf: &[u8]) -> impl Iterator<Item = (usize, Result<Command<'_
 
 fn one_set<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<&'a str, ParseError> {
     set_name(words.next().ok_or(ParseError::MissingArgument)?)
+}
+
+/// A set name, or the `OWNER.NAME` of a set an in-kernel client created.
+fn any_set<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<&'a str, ParseError> {
+    let s = words.next().ok_or(ParseError::MissingArgument)?;
+    match s.split_once('.') {
+        Some((owner, name)) => owned_set_name(owner, name).map(|_| s),
+        None => set_name(s),
+    }
+}
+
+/// The longest module name (the kernel's `MODULE_NAME_LEN` less the NUL
+/// and padding).
+pub const MAX_MODULE_NAME: usize = 55;
+
+/// `OWNER.NAME`, the name of a set made through the in-kernel API: a
+/// module name (`[A-Za-z0-9_]`, at most [`MAX_MODULE_NAME`] bytes) and a
+/// set name. Only `enable`, `disable` and `unregister` accept it: probe
+/// lines and `create` cannot make such a name, so a control-file set and an
+/// API set never share one.
+pub fn owned_set_name<'a>(owner: &str, name: &'a str) -> Result<&'a str, ParseError> {
+    let o = owner.as_bytes();
+    if o.is_empty()
+        || o.len() > MAX_MODULE_NAME
+        || !o.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    {
+        return Err(ParseError::BadName);
+    }
+    set_name(name)
 }
 
 /// `p:SET/NAME TARGET`, `r[N]:SET/NAME TARGET`, `d:SET/NAME TARGET`.

@@ -17,6 +17,8 @@
 
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, Ordering};
 
+use crate::gate::Gate;
+
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
@@ -39,16 +41,30 @@ pub(crate) struct DirectSlot {
     /// The ftrace call site: what the filter is given.
     fentry: usize,
     hits: AtomicU64,
+    /// Calls ftrace's recursion lock refused (see [`missed`]).
+    missed: AtomicU64,
     last_arg: AtomicU64,
-    gate: *const AtomicBool,
+    gate: *const Gate,
     symbol: KVec<u8>,
     name: Option<KVec<u8>>,
+    /// The target's index in an API client's array (0 in control-file sets).
+    index: u32,
 }
 
 impl DirectSlot {
     /// Hits counted so far.
     pub(crate) fn hits(&self) -> u64 {
         self.hits.load(Ordering::Relaxed)
+    }
+
+    /// Calls not delivered: refused by ftrace's recursion lock.
+    pub(crate) fn missed(&self) -> u64 {
+        self.missed.load(Ordering::Relaxed)
+    }
+
+    /// The target's index (see [`crate::api`]).
+    pub(crate) fn index(&self) -> u32 {
+        self.index
     }
 
     /// The first argument of the last recorded call (record mode).
@@ -66,13 +82,36 @@ impl DirectSlot {
         self.name.as_deref().unwrap_or(&self.symbol)
     }
 
+    /// Counts a call, records its first argument in record mode, and
+    /// hands it to the set's API client, if any, with the arguments the
+    /// trampoline saved below `frame` (null: none saved, as for fprobe).
     #[inline(always)]
-    fn hit(&self, arg0: usize, record: bool) {
+    fn hit(&self, arg0: usize, record: bool, frame: *const usize) {
         // SAFETY: By the type invariant `gate` outlives `self`.
-        if unsafe { (*self.gate).load(Ordering::Relaxed) } {
+        let gate = unsafe { &*self.gate };
+        if gate.is_open() {
             self.hits.fetch_add(1, Ordering::Relaxed);
             if record {
                 self.last_arg.store(arg0 as u64, Ordering::Relaxed);
+            }
+            if gate.has_client() {
+                let mut args = [0usize; 6];
+                args[0] = arg0;
+                if !frame.is_null() {
+                    for (i, a) in args.iter_mut().enumerate() {
+                        // SAFETY: The trampoline pushed rdi, rsi, rdx, rcx,
+                        // r8 and r9 right below its frame pointer `frame`,
+                        // and they stay there until the handler returns.
+                        *a = unsafe { frame.sub(i + 1).read() };
+                    }
+                }
+                let hit = bindings::batchprobe_hit {
+                    kind: bindings::batchprobe_kind_BATCHPROBE_DIRECT,
+                    ip: self.start as _,
+                    regs: core::ptr::null_mut(),
+                    args: args.map(|a| a as _),
+                };
+                gate.deliver(self.index, &hit);
             }
         }
     }
@@ -121,36 +160,45 @@ impl Drop for Lock {
 /// callees cannot recurse; should a callee ever be traced, the lock refuses
 /// the nested call.
 #[inline(always)]
-fn handle(ret_ip: usize, arg0: usize, record: bool) {
+fn handle(ret_ip: usize, arg0: usize, record: bool, frame: *const usize) {
     // The return address is just past the fentry call, inside the function.
     let ip = ret_ip.wrapping_sub(1);
     let Some(section) = RecursionGuard::try_lock(ip) else {
         MISSED.fetch_add(1, Ordering::Relaxed);
+        // Charge the miss to its function too, in a notrace
+        // preemption-disabled section (an RCU read side for the index).
+        let section = rcu::PreemptDisabledNotrace::new();
+        if let Some(slot) = slot_at(&section, ip) {
+            slot.missed.fetch_add(1, Ordering::Relaxed);
+        }
         return;
     };
-    count(&section, ip, arg0, record);
+    count(&section, ip, arg0, record, frame);
 }
 
-/// Counts a call at `ip` in the slot of the function that contains it.
-/// `section` keeps the index alive (an RCU read-side critical section).
+/// The slot of the attached function that contains `ip`, if any, alive as
+/// long as `section`.
 #[inline(always)]
-fn count(section: &impl rcu::ReadSide, ip: usize, arg0: usize, record: bool) {
-    let Some(index) = INDEX.get(section) else {
-        return;
-    };
+fn slot_at<'a, G: rcu::ReadSide>(section: &'a G, ip: usize) -> Option<&'a DirectSlot> {
+    let index = INDEX.get(section)?;
     let i = index.entries.partition_point(|e| e.start <= ip);
-    let Some(e) = i.checked_sub(1).and_then(|i| index.entries.get(i)) else {
-        return;
-    };
+    let e = index.entries.get(i.checked_sub(1)?)?;
     if ip >= e.end {
-        return;
+        return None;
     }
     let slot = e.slot.load(Ordering::Acquire);
     // SAFETY: A non-null slot pointer in a published index is a live slot:
     // detach clears the pointer before the set frees its slots with
     // `call_rcu`, and `section` is an RCU read-side critical section.
-    if let Some(slot) = unsafe { slot.as_ref() } {
-        slot.hit(arg0, record);
+    unsafe { slot.as_ref() }
+}
+
+/// Counts a call at `ip` in the slot of the function that contains it.
+/// `section` keeps the index alive (an RCU read-side critical section).
+#[inline(always)]
+fn count(section: &impl rcu::ReadSide, ip: usize, arg0: usize, record: bool, frame: *const usize) {
+    if let Some(slot) = slot_at(section, ip) {
+        slot.hit(arg0, record, frame);
     }
 }
 
@@ -164,16 +212,18 @@ pub(crate) fn missed() -> u64 {
     MISSED.load(Ordering::Relaxed)
 }
 
-/// The handler of `bp_direct_tramp_count` (called from `rust/helpers.c`'s asm).
+/// The handler of `bp_direct_tramp_count` (called from `rust/helpers.c`'s
+/// asm with the trampoline's frame pointer, below which it saved the
+/// argument registers).
 #[no_mangle]
-extern "C" fn bp_direct_handle_count(ret_ip: usize, arg0: usize) {
-    handle(ret_ip, arg0, false);
+extern "C" fn bp_direct_handle_count(ret_ip: usize, arg0: usize, frame: *const usize) {
+    handle(ret_ip, arg0, false, frame);
 }
 
 /// The handler of `bp_direct_tramp_record` (called from `rust/helpers.c`'s asm).
 #[no_mangle]
-extern "C" fn bp_direct_handle_record(ret_ip: usize, arg0: usize) {
-    handle(ret_ip, arg0, true);
+extern "C" fn bp_direct_handle_record(ret_ip: usize, arg0: usize, frame: *const usize) {
+    handle(ret_ip, arg0, true, frame);
 }
 
 /// Whether ftrace can trace the function at `addr`: the address of its
@@ -259,7 +309,7 @@ unsafe extern "C" fn fprobe_entry(
     // SAFETY: fprobe calls its handlers holding ftrace's recursion lock,
     // that is with preemption disabled.
     let section = unsafe { rcu::PreemptDisabled::assume() };
-    count(&section, entry_ip, arg0, false);
+    count(&section, entry_ip, arg0, false, core::ptr::null());
     0
 }
 
@@ -321,14 +371,16 @@ impl DirectSet {
     }
 
     /// Adds a function (before `attach` only).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn push(
         &mut self,
-        gate: *const AtomicBool,
+        gate: *const Gate,
         symbol: &[u8],
         name: Option<&[u8]>,
         start: usize,
         size: usize,
         fentry: usize,
+        index: u32,
     ) -> Result {
         if addrset::needs_growth(self.slots.len(), self.seen.len()) {
             let len = addrset::grown_len(self.seen.len());
@@ -358,10 +410,12 @@ impl DirectSet {
                 end: start.saturating_add(size.max(1)),
                 fentry,
                 hits: AtomicU64::new(0),
+                missed: AtomicU64::new(0),
                 last_arg: AtomicU64::new(0),
                 gate,
                 symbol: sym,
                 name,
+                index,
             },
             GFP_KERNEL,
         )?;

@@ -74,6 +74,37 @@ pub(crate) fn offset_in_symbol(addr: usize) -> Option<u64> {
     lookup.at(addr).map(|s| s.offset)
 }
 
+/// The core-kernel symbol that contains an address.
+pub(crate) struct OwnedSymbol {
+    /// Its name.
+    pub(crate) name: KVec<u8>,
+    /// The address's offset into it.
+    pub(crate) offset: u32,
+    /// Its size (up to the next symbol).
+    pub(crate) size: usize,
+}
+
+/// The core-kernel symbol that contains `addr` (`None`: a module's, or none).
+pub(crate) fn symbol_at(addr: usize) -> Result<Option<OwnedSymbol>> {
+    let mut lookup = Lookup::new()?;
+    let Some(sym) = lookup.at(addr) else {
+        return Ok(None);
+    };
+    let Ok(offset) = u32::try_from(sym.offset) else {
+        return Ok(None);
+    };
+    if sym.size == 0 || sym.offset >= sym.size {
+        return Ok(None);
+    }
+    let mut name = KVec::new();
+    name.extend_from_slice(sym.name.as_bytes(), GFP_KERNEL)?;
+    Ok(Some(OwnedSymbol {
+        name,
+        offset,
+        size: sym.size as usize,
+    }))
+}
+
 /// A core-kernel text symbol.
 pub(crate) struct TextSymbol<'a> {
     /// Its name.

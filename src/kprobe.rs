@@ -16,9 +16,15 @@ pub(crate) struct Kprobe;
 ///
 /// `p` must be the `raw` field of a live `Slot<Kprobe>`; the kernel only
 /// calls it for probes that `Kprobe::init` set up, which live in slots.
-unsafe extern "C" fn pre_handler(p: *mut bindings::kprobe, _regs: *mut bindings::pt_regs) -> c_int {
+unsafe extern "C" fn pre_handler(p: *mut bindings::kprobe, regs: *mut bindings::pt_regs) -> c_int {
     // SAFETY: See the function's safety section.
-    unsafe { slot_of::<Kprobe>(p) }.hit();
+    unsafe { slot_of::<Kprobe>(p) }.hit(|| bindings::batchprobe_hit {
+        kind: bindings::batchprobe_kind_BATCHPROBE_KPROBE,
+        // SAFETY: `p` is a live, registered kprobe (see above).
+        ip: unsafe { (*p).addr } as _,
+        regs,
+        args: [0; 6],
+    });
     0
 }
 
@@ -56,8 +62,12 @@ unsafe impl Backend for Kprobe {
     const NAME: &'static str = "kprobe";
 
     fn init(raw: &mut bindings::kprobe, symbol: *const c_char, how: How) {
-        raw.symbol_name = symbol;
-        raw.offset = how.offset;
+        if how.addr != 0 {
+            raw.addr = how.addr as _;
+        } else {
+            raw.symbol_name = symbol;
+            raw.offset = how.offset;
+        }
         raw.pre_handler = Some(if how.bare {
             bare_pre_handler
         } else {

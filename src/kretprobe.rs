@@ -18,7 +18,7 @@ pub(crate) struct Kretprobe;
 /// which lives as the `raw` field of a live `Slot<Kretprobe>`.
 unsafe extern "C" fn ret_handler(
     ri: *mut bindings::kretprobe_instance,
-    _regs: *mut bindings::pt_regs,
+    regs: *mut bindings::pt_regs,
 ) -> c_int {
     // SAFETY: The kernel passes a live instance of one of our kretprobes.
     let rp = unsafe { bindings::bp_get_kretprobe(ri) };
@@ -26,7 +26,13 @@ unsafe extern "C" fn ret_handler(
         return 0;
     }
     // SAFETY: `rp` is one of our kretprobes, the `raw` field of a live slot.
-    unsafe { slot_of::<Kretprobe>(rp) }.hit();
+    unsafe { slot_of::<Kretprobe>(rp) }.hit(|| bindings::batchprobe_hit {
+        kind: bindings::batchprobe_kind_BATCHPROBE_KRETPROBE,
+        // SAFETY: `rp` is a live, registered kretprobe.
+        ip: unsafe { (*rp).kp.addr } as _,
+        regs,
+        args: [0; 6],
+    });
     0
 }
 
@@ -50,7 +56,11 @@ unsafe impl Backend for Kretprobe {
     const NAME: &'static str = "kretprobe";
 
     fn init(raw: &mut bindings::kretprobe, symbol: *const c_char, how: How) {
-        raw.kp.symbol_name = symbol;
+        if how.addr != 0 {
+            raw.kp.addr = how.addr as _;
+        } else {
+            raw.kp.symbol_name = symbol;
+        }
         raw.handler = Some(if how.bare {
             bare_ret_handler
         } else {

@@ -11,12 +11,14 @@
 //! belong to the set's [`RcuBox`](crate::rcu::RcuBox) and are freed only a
 //! grace period after their probes are unregistered.
 
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use kernel::ffi::{c_char, c_int};
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
+use crate::bindings;
+use crate::gate::Gate;
 use crate::kvec;
 
 /// A kind of kernel probe that batchprobe can register in batches.
@@ -86,21 +88,33 @@ pub(crate) unsafe trait Backend: Sized + 'static {
 pub(crate) struct Slot<B: Backend> {
     raw: Opaque<B::Raw>,
     hits: AtomicU64,
-    gate: *const AtomicBool,
+    gate: *const Gate,
     symbol: KVec<u8>,
     name: Option<KVec<u8>>,
     offset: u32,
+    /// The target's index in an API client's array (0 in control-file sets).
+    index: u32,
 }
 
 impl<B: Backend> Slot<B> {
-    /// Counts a hit if the set is enabled. Called from probe handlers: no
-    /// locks, no allocation.
+    /// Counts a hit if the set is enabled, and hands it, as `describe`
+    /// says, to the set's API client if there is one. Called from probe
+    /// handlers: no locks, no allocation.
     #[inline(always)]
-    pub(crate) fn hit(&self) {
+    pub(crate) fn hit(&self, describe: impl FnOnce() -> bindings::batchprobe_hit) {
         // SAFETY: By the type invariant `gate` outlives `self`.
-        if unsafe { (*self.gate).load(Ordering::Relaxed) } {
+        let gate = unsafe { &*self.gate };
+        if gate.is_open() {
             self.hits.fetch_add(1, Ordering::Relaxed);
+            if gate.has_client() {
+                gate.deliver(self.index, &describe());
+            }
         }
+    }
+
+    /// The target's index (see [`crate::api`]).
+    pub(crate) fn index(&self) -> u32 {
+        self.index
     }
 
     /// Hits counted so far.
@@ -160,6 +174,10 @@ pub(crate) struct How {
     pub(crate) bare: bool,
     /// Kprobes: never optimized (see [`crate::command::CreateOptions`]).
     pub(crate) noopt: bool,
+    /// An address to probe instead of the symbol (API targets; 0: none).
+    pub(crate) addr: usize,
+    /// The target's index (see [`Slot::index`]).
+    pub(crate) index: u32,
 }
 
 /// What [`Slots::add`] did.
@@ -190,7 +208,7 @@ impl<B: Backend> Slots<B> {
     /// failure path only) and refuses it.
     pub(crate) fn add(
         &mut self,
-        gate: *const AtomicBool,
+        gate: *const Gate,
         symbol: KVec<u8>,
         name: Option<KVec<u8>>,
         how: How,
@@ -218,6 +236,7 @@ impl<B: Backend> Slots<B> {
                 symbol,
                 name,
                 offset,
+                index: how.index,
             },
             GFP_KERNEL,
         )?;

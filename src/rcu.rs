@@ -69,6 +69,32 @@ impl PreemptDisabled {
 // SAFETY: By `assume`'s contract preemption is disabled while it lives.
 unsafe impl ReadSide for PreemptDisabled {}
 
+/// Disables preemption with `preempt_disable_notrace()` (through a notrace
+/// C helper) until dropped: a read-side critical section that calls
+/// nothing ftrace can trace, for the direct handlers.
+pub(crate) struct PreemptDisabledNotrace(PhantomData<*mut ()>);
+
+impl PreemptDisabledNotrace {
+    /// Disables preemption.
+    #[inline(always)]
+    pub(crate) fn new() -> Self {
+        // SAFETY: May be called from any context; re-enabled in `drop`.
+        unsafe { bindings::bp_preempt_disable_notrace() };
+        Self(PhantomData)
+    }
+}
+
+impl Drop for PreemptDisabledNotrace {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: Matches the disable in `new`, on the same task (not `Send`).
+        unsafe { bindings::bp_preempt_enable_notrace() };
+    }
+}
+
+// SAFETY: Preemption is disabled while the value lives.
+unsafe impl ReadSide for PreemptDisabledNotrace {}
+
 /// Waits for a full RCU grace period. Sleeps. (Part of the wrapper's API,
 /// as upstream's `kernel::sync::rcu`; batchprobe's own paths use `call_rcu`
 /// and the kernel's batch calls, which synchronise inside.)

@@ -19,12 +19,14 @@ use kernel::new_mutex;
 use kernel::prelude::*;
 use kernel::sync::{Arc, Mutex};
 
+use crate::api::ApiTarget;
 use crate::batchkeys;
 use crate::command::{self, glob_match, Command, CreateOptions, ProbeKind, Target};
+use crate::gate::Client;
 use crate::kallsyms;
 use crate::kvec;
 use crate::lifecycle::{self, Op, SetState};
-use crate::set::{BStr, Failed, Set, Text};
+use crate::set::{At, BStr, Failed, Owner, Set, Text};
 use crate::symname::glob_candidate;
 use crate::workqueue::OwnedQueue;
 
@@ -336,10 +338,18 @@ impl Registry {
         let staged = &self.staged;
         let mine =
             || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
-        let set = Set::register(name_b, options, |b| {
+        let set = Set::register(name_b, options, None, None, |b| {
             // Kprobes and kretprobes named explicitly: the kernel resolves them.
             for e in mine().filter(|e| !e.glob && e.kind != ProbeKind::Direct) {
-                b.add(e.kind, &e.target, e.name.as_deref(), e.offset, true, None)?;
+                b.add(
+                    e.kind,
+                    &e.target,
+                    e.name.as_deref(),
+                    e.offset,
+                    true,
+                    None,
+                    At::default(),
+                )?;
             }
             // Globs and explicit direct calls (which need addresses): one
             // walk of the kernel's text symbols serves them all.
@@ -369,7 +379,9 @@ impl Registry {
                         open = true;
                         if e.target.as_slice() == sym.name.as_bytes() {
                             let name = e.name.as_deref();
-                            if let Err(f) = b.add(e.kind, &e.target, name, 0, true, text) {
+                            if let Err(f) =
+                                b.add(e.kind, &e.target, name, 0, true, text, At::default())
+                            {
                                 failed = Some(f);
                                 return Ok(false);
                             }
@@ -389,7 +401,15 @@ impl Registry {
                         && glob_candidate(sym.name, pattern)
                         && glob_match(pattern, sym.name)
                     {
-                        let added = b.add(e.kind, sym.name.as_bytes(), None, e.offset, false, text);
+                        let added = b.add(
+                            e.kind,
+                            sym.name.as_bytes(),
+                            None,
+                            e.offset,
+                            false,
+                            text,
+                            At::default(),
+                        );
                         if added.map_err(|f| f.error)? {
                             *count += 1;
                         }
@@ -403,7 +423,15 @@ impl Registry {
             walk.map_err(|e| Failed::new(e, format_args!("walking kernel symbols failed")))?;
             // An explicit direct call on a name the walk never met.
             for (e, _) in walked.iter().filter(|(e, c)| !e.glob && *c == 0) {
-                b.add(e.kind, &e.target, e.name.as_deref(), 0, true, None)?;
+                b.add(
+                    e.kind,
+                    &e.target,
+                    e.name.as_deref(),
+                    0,
+                    true,
+                    None,
+                    At::default(),
+                )?;
             }
             Ok(())
         })?;
@@ -416,16 +444,121 @@ impl Registry {
         Ok(set)
     }
 
+    /// See [`Engine::create_api`].
+    fn create_api(
+        &mut self,
+        name: &[u8],
+        options: CreateOptions,
+        client: Client,
+        owner: Owner,
+        targets: &[ApiTarget],
+    ) -> Result<Arc<Set>, Failed> {
+        if self.find(name).is_some_and(|s| s.state().is_live()) {
+            return Err(Failed::new(
+                EEXIST,
+                format_args!("set {} already exists", BStr(name)),
+            ));
+        }
+        if self.sets.iter().filter(|s| s.state().is_live()).count() >= MAX_SETS {
+            return Err(Failed::new(
+                ENOSPC,
+                format_args!("more than {} live sets", MAX_SETS),
+            ));
+        }
+        self.sets.reserve(1, GFP_KERNEL)?;
+        // Direct targets by symbol need their address: one walk of the
+        // kernel's text symbols finds them all, through their names sorted.
+        let mut by_name = KVVec::new();
+        for (i, t) in targets.iter().enumerate() {
+            if t.kind == ProbeKind::Direct && t.text.is_none() {
+                by_name.push(i, GFP_KERNEL)?;
+            }
+        }
+        let sym = |i: &usize| targets.get(*i).map_or(&[][..], |t| t.symbol.as_slice());
+        by_name.sort_unstable_by(|a, b| sym(a).cmp(sym(b)));
+        let set = Set::register(name, options, Some(client), Some(owner), |b| {
+            for t in targets
+                .iter()
+                .filter(|t| t.kind != ProbeKind::Direct || t.text.is_some())
+            {
+                let at = At {
+                    index: t.index,
+                    addr: t.addr,
+                };
+                b.add(t.kind, &t.symbol, None, t.offset, true, t.text, at)?;
+            }
+            if by_name.is_empty() {
+                return Ok(());
+            }
+            // The first symbol of each name, as a control-file `d:` line.
+            let mut found = KVVec::from_elem(false, by_name.len(), GFP_KERNEL)?;
+            let mut left = by_name.len();
+            let mut failed = None;
+            let walk = kallsyms::for_each_text_symbol(|s| {
+                let name = s.name.as_bytes();
+                let from = by_name.partition_point(|i| sym(i) < name);
+                for k in from..by_name.len() {
+                    let Some(&i) = by_name.get(k) else { break };
+                    if sym(&i) != name {
+                        break;
+                    }
+                    let Some(f) = found.get_mut(k).filter(|f| !**f) else {
+                        continue;
+                    };
+                    *f = true;
+                    left -= 1;
+                    let Some(t) = targets.get(i) else { continue };
+                    let at = At {
+                        index: t.index,
+                        addr: 0,
+                    };
+                    if let Err(e) =
+                        b.add(t.kind, &t.symbol, None, 0, true, Some((s.addr, s.size)), at)
+                    {
+                        failed = Some(e);
+                        return Ok(false);
+                    }
+                }
+                Ok(left > 0)
+            });
+            if let Some(f) = failed {
+                return Err(f);
+            }
+            walk.map_err(|e| Failed::new(e, format_args!("walking kernel symbols failed")))?;
+            // A name the walk never met: refused, naming it.
+            for (k, &i) in by_name.iter().enumerate() {
+                if !found.get(k).copied().unwrap_or(true) {
+                    if let Some(t) = targets.get(i) {
+                        b.add(t.kind, &t.symbol, None, 0, true, None, At::default())?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        self.forget_freed(name);
+        // Reserved above: does not fail.
+        if let Err(e) = self.sets.push(set.clone(), GFP_KERNEL) {
+            set.discard();
+            return Err(e.into());
+        }
+        Ok(set)
+    }
+
     fn set_last_error(&mut self, line: usize, f: &Failed) {
         let mut t = Text(core::mem::take(&mut self.last_error));
         kvec::clear(&mut t.0);
-        let _ = writeln!(
-            t,
-            "line {}: {} (errno {})",
-            line,
-            BStr(&f.what),
-            f.error.to_errno()
-        );
+        let _ = if line == 0 {
+            // From the in-kernel API, not a control write.
+            writeln!(t, "api: {} (errno {})", BStr(&f.what), f.error.to_errno())
+        } else {
+            writeln!(
+                t,
+                "line {}: {} (errno {})",
+                line,
+                BStr(&f.what),
+                f.error.to_errno()
+            )
+        };
         self.last_error = t.0;
     }
 }
@@ -593,6 +726,79 @@ impl Engine {
                 Ok(())
             }
         }
+    }
+
+    /// Creates a set for an API client ([`crate::api`]), named `name`
+    /// (`OWNER.NAME`): the targets in one batch, under the registry lock,
+    /// as a control-file `create` would. Errors are logged and shown in
+    /// `last_error`, naming the target.
+    pub(crate) fn create_api(
+        &self,
+        name: &[u8],
+        options: CreateOptions,
+        client: Client,
+        owner: Owner,
+        targets: &[ApiTarget],
+    ) -> Result<Arc<Set>> {
+        let mut reg = self.registry.lock();
+        let res = reg.create_api(name, options, client, owner, targets);
+        match res {
+            Ok(set) => {
+                reg.expire_freed();
+                Ok(set)
+            }
+            Err(f) => {
+                reg.set_last_error(0, &f);
+                pr_info!("api: set {}: {}\n", BStr(name), BStr(&f.what));
+                Err(f.error)
+            }
+        }
+    }
+
+    /// Enables an API set.
+    pub(crate) fn api_enable(&self, set: &Set) -> Result {
+        let _reg = self.registry.lock();
+        set.enable().map_err(|f| f.error)
+    }
+
+    /// Disables an API set; its disarm is queued as for `disable`.
+    pub(crate) fn api_disable(&self, set: &Set) -> Result {
+        let reg = self.registry.lock();
+        if set.disable().map_err(|f| f.error)? {
+            // The registry holds a reference to every set it knows.
+            if let Some(arc) = reg.sets.iter().find(|s| core::ptr::eq(&***s, set)) {
+                let _ = self.queue.enqueue::<Arc<Set>, 2>(arc.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// Retires an API set; `done(arg)` is called when its teardown has
+    /// completed.
+    pub(crate) fn api_unregister(
+        &self,
+        set: &Set,
+        done: Option<unsafe extern "C" fn(*mut kernel::ffi::c_void)>,
+        arg: *mut kernel::ffi::c_void,
+    ) -> Result {
+        let reg = self.registry.lock();
+        let Some(arc) = reg.sets.iter().find(|s| core::ptr::eq(&***s, set)).cloned() else {
+            // Forgotten by the registry: long retired.
+            return Err(ENOENT);
+        };
+        set.begin_unregister().map_err(|f| f.error)?;
+        if let Some(o) = set.owner() {
+            o.on_done(done, arg);
+        }
+        // Cannot be queued already: only this transition queues it.
+        let _ = self.queue.enqueue::<Arc<Set>, 0>(arc);
+        set.unregister_returned();
+        Ok(())
+    }
+
+    /// Waits for every queued teardown and disarm.
+    pub(crate) fn flush(&self) {
+        self.queue.flush();
     }
 
     /// Fills a read-only file.

@@ -5,7 +5,9 @@
 //! module's workqueue with one batch unregistration per kind.
 
 use core::fmt::Write;
-use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicU64, AtomicU8, Ordering};
+
+use kernel::ffi::c_void;
 
 use kernel::alloc::AllocError;
 use kernel::prelude::*;
@@ -15,6 +17,7 @@ use kernel::workqueue::{impl_has_work, new_work, Work, WorkItem};
 use crate::bindings;
 use crate::command::{CreateOptions, DirectMode, ProbeKind};
 use crate::direct::{self, DirectSet};
+use crate::gate::{Client, Gate};
 use crate::gpcount::{self, PhaseGps};
 use crate::kallsyms;
 use crate::kprobe::Kprobe;
@@ -39,8 +42,8 @@ pub(crate) fn clock_is_tsc() -> bool {
 
 /// What a set's handlers touch: the enable gate and the slots.
 pub(crate) struct Probes {
-    /// The enable gate: handlers count only while it is set.
-    pub(crate) gate: AtomicBool,
+    /// The enable gate: handlers count only while it is open.
+    pub(crate) gate: Gate,
     pub(crate) kprobes: Slots<Kprobe>,
     pub(crate) kretprobes: Slots<Kretprobe>,
     pub(crate) direct: DirectSet,
@@ -79,6 +82,10 @@ impl Builder<'_> {
     ///
     /// `text` is the symbol's address and size, which direct calls need
     /// (kprobes resolve the name themselves).
+    ///
+    /// `at` is what the API gives: the target's index, and an address to
+    /// probe instead of the symbol (0: by symbol).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn add(
         &mut self,
         kind: ProbeKind,
@@ -87,10 +94,11 @@ impl Builder<'_> {
         offset: u32,
         explicit: bool,
         text: Option<(usize, usize)>,
+        at: At,
     ) -> Result<bool, Failed> {
         let oom = |_| Failed::oom();
         if kind == ProbeKind::Direct {
-            return self.add_direct(symbol, name, explicit, text);
+            return self.add_direct(symbol, name, explicit, text, at.index);
         }
         let mut sym = KVec::with_capacity(symbol.len() + 1, GFP_KERNEL).map_err(oom)?;
         sym.extend_from_slice(symbol, GFP_KERNEL).map_err(oom)?;
@@ -134,6 +142,8 @@ impl Builder<'_> {
                     maxactive: 0,
                     bare,
                     noopt: self.options.noopt,
+                    addr: at.addr,
+                    index: at.index,
                 };
                 let added = self.probes.kprobes.add(gate, sym, name, how, inside);
                 (added.map(|a| a.map_into(self.kptrs)), Kprobe::NAME)
@@ -162,6 +172,8 @@ impl Builder<'_> {
                     maxactive: max,
                     bare,
                     noopt: false,
+                    addr: at.addr,
+                    index: at.index,
                 };
                 let added = self.probes.kretprobes.add(gate, sym, name, how, |_| Ok(()));
                 (added.map(|a| a.map_into(self.rptrs)), Kretprobe::NAME)
@@ -240,6 +252,7 @@ impl Builder<'_> {
         name: Option<&[u8]>,
         explicit: bool,
         text: Option<(usize, usize)>,
+        index: u32,
     ) -> Result<bool, Failed> {
         let Some((addr, size)) = text else {
             return self.refused("direct", symbol, 0, explicit, ENOENT.to_errno(), "lookup");
@@ -274,11 +287,126 @@ impl Builder<'_> {
         let gate = core::ptr::addr_of!(self.probes.gate);
         self.probes
             .direct
-            .push(gate, symbol, name, addr, size, fentry)
+            .push(gate, symbol, name, addr, size, fentry, index)
             .map_err(|_| Failed::oom())?;
         Ok(true)
     }
 }
+
+/// What the API gives [`Builder::add`] beyond a control line: the
+/// target's index in the client's array, and an address to probe instead
+/// of the symbol (0: by symbol).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct At {
+    pub(crate) index: u32,
+    pub(crate) addr: usize,
+}
+
+/// What a set made through the in-kernel API ([`crate::api`]) keeps
+/// beyond a control-file set.
+///
+/// # Invariants
+///
+/// `module` is null or a module on which this value holds one reference,
+/// put (once: the pointer is swapped out) by [`Owner::complete`] at the end
+/// of the set's teardown, or on drop.
+pub(crate) struct Owner {
+    module: AtomicPtr<bindings::module>,
+    /// `batchprobe_unregister`'s callback and its argument.
+    done: AtomicPtr<c_void>,
+    done_arg: AtomicPtr<c_void>,
+    /// Per-target hits and misses, frozen by the teardown.
+    frozen: KVVec<[AtomicU64; 2]>,
+}
+
+impl Owner {
+    /// Takes a reference on `module` (null: built-in code, none taken) for
+    /// a set of `targets` targets. `ENODEV` if the module is unloading.
+    pub(crate) fn new(module: *mut bindings::module, targets: usize) -> Result<Self> {
+        let mut frozen = KVVec::with_capacity(targets, GFP_KERNEL)?;
+        for _ in 0..targets {
+            frozen.push([AtomicU64::new(0), AtomicU64::new(0)], GFP_KERNEL)?;
+        }
+        // SAFETY: `module` is null or the caller's own live module.
+        if !module.is_null() && !unsafe { bindings::bp_try_module_get(module) } {
+            return Err(ENODEV);
+        }
+        // INVARIANT: the reference was just taken (or `module` is null).
+        Ok(Self {
+            module: AtomicPtr::new(module),
+            done: AtomicPtr::new(core::ptr::null_mut()),
+            done_arg: AtomicPtr::new(core::ptr::null_mut()),
+            frozen,
+        })
+    }
+
+    /// Remembers what to call when the teardown has completed.
+    pub(crate) fn on_done(
+        &self,
+        done: Option<unsafe extern "C" fn(*mut c_void)>,
+        arg: *mut c_void,
+    ) {
+        self.done_arg.store(arg, Ordering::Relaxed);
+        let f = done.map_or(core::ptr::null_mut(), |f| f as *mut c_void);
+        self.done.store(f, Ordering::Release);
+    }
+
+    /// Calls the completion callback, if any, then drops the module
+    /// reference. Called once, at the end of the teardown.
+    fn complete(&self) {
+        let f = self.done.swap(core::ptr::null_mut(), Ordering::AcqRel);
+        if !f.is_null() {
+            // SAFETY: `f` came from an `Option<unsafe extern "C" fn(*mut
+            // c_void)>` in `on_done`; the client's module is pinned by the
+            // reference put below, so its text is there.
+            let f: unsafe extern "C" fn(*mut c_void) = unsafe { core::mem::transmute(f) };
+            // SAFETY: The client's callback, with the argument it gave.
+            unsafe { f(self.done_arg.load(Ordering::Relaxed)) };
+        }
+        self.release();
+    }
+
+    /// Drops the module reference, if not dropped yet.
+    fn release(&self) {
+        let module = self.module.swap(core::ptr::null_mut(), Ordering::AcqRel);
+        if !module.is_null() {
+            // SAFETY: By the type invariant this puts the one reference
+            // taken in `new`, once (the swap above).
+            unsafe { bindings::bp_module_put(module) };
+        }
+    }
+
+    /// Freezes the per-target counts of `p`.
+    fn freeze(&self, p: &Probes) {
+        let put = |i: u32, h: u64, m: u64| {
+            if let Some(c) = self.frozen.get(i as usize) {
+                c[0].store(h, Ordering::Relaxed);
+                c[1].store(m, Ordering::Relaxed);
+            }
+        };
+        for s in p.kprobes.iter() {
+            put(s.index(), s.hits(), s.missed());
+        }
+        for s in p.kretprobes.iter() {
+            put(s.index(), s.hits(), s.missed());
+        }
+        for s in p.direct.iter() {
+            put(s.index(), s.hits(), s.missed());
+        }
+    }
+}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+// SAFETY: `module` is only passed to `module_put`; the callback is the
+// client's, callable from any process context; the rest is atomic.
+unsafe impl Send for Owner {}
+// SAFETY: See `Send`.
+unsafe impl Sync for Owner {}
 
 impl<R> Added<R> {
     /// Records a registered probe's pointer in `ptrs` (capacity reserved by
@@ -384,6 +512,8 @@ pub(crate) struct Set {
     ndirect: usize,
     /// Number of glob members the kernel refused (kept after teardown).
     nskipped: usize,
+    /// Sets made through the in-kernel API: their client.
+    owner: Option<Owner>,
     pub(crate) timings: Timings,
     #[pin]
     work: Work<Set>,
@@ -443,9 +573,15 @@ impl Set {
     /// a [`Builder`]: one `register_*probe` call each, no grace period. All
     /// or nothing: if `build` fails, every probe it registered is
     /// unregistered again (one batch per kind) and its error is returned.
+    ///
+    /// `client` is an API client's handler (see [`crate::gate`]); `owner`
+    /// its module and bookkeeping (dropped on failure, which puts the
+    /// module reference).
     pub(crate) fn register(
         name: &[u8],
         options: CreateOptions,
+        client: Option<Client>,
+        owner: Option<Owner>,
         build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
     ) -> Result<Arc<Set>, Failed> {
         let t0 = now_ns();
@@ -459,7 +595,7 @@ impl Set {
             .extend_from_slice(name, GFP_KERNEL)
             .map_err(oom)?;
         let probes = Probes {
-            gate: AtomicBool::new(false),
+            gate: Gate::new(client),
             kprobes: Slots::new(),
             kretprobes: Slots::new(),
             direct: DirectSet::new(if options.fprobe {
@@ -539,6 +675,7 @@ impl Set {
             state: AtomicU8::new(SetState::Registered as u8),
             ndirect: probes.direct.len(),
             nskipped: probes.skipped.total,
+            owner,
             probes: RcuOption::new(probes),
             final_counts: (AtomicU64::new(0), AtomicU64::new(0)),
             kptrs,
@@ -559,6 +696,45 @@ impl Set {
         &self.name
     }
 
+    /// The API client's bookkeeping, for sets made through the API.
+    pub(crate) fn owner(&self) -> Option<&Owner> {
+        self.owner.as_ref()
+    }
+
+    /// Fills `out[i]` with target `i`'s hits and misses (API sets; the
+    /// frozen counts once torn down). Returns how many were filled.
+    pub(crate) fn read_counts(&self, out: &mut [bindings::batchprobe_counts]) -> usize {
+        let Some(owner) = &self.owner else {
+            return 0;
+        };
+        let n = out.len().min(owner.frozen.len());
+        let guard = rcu::read_lock();
+        if let Some(p) = self.probes.get(&guard) {
+            let mut put = |i: u32, hits: u64, missed: u64| {
+                if let Some(c) = out.get_mut(i as usize).filter(|_| (i as usize) < n) {
+                    *c = bindings::batchprobe_counts { hits, missed };
+                }
+            };
+            for s in p.kprobes.iter() {
+                put(s.index(), s.hits(), s.missed());
+            }
+            for s in p.kretprobes.iter() {
+                put(s.index(), s.hits(), s.missed());
+            }
+            for s in p.direct.iter() {
+                put(s.index(), s.hits(), s.missed());
+            }
+        } else {
+            for (c, f) in out.iter_mut().zip(owner.frozen.iter()) {
+                *c = bindings::batchprobe_counts {
+                    hits: f[0].load(Ordering::Relaxed),
+                    missed: f[1].load(Ordering::Relaxed),
+                };
+            }
+        }
+        n
+    }
+
     /// Where the set is in its life cycle.
     pub(crate) fn state(&self) -> SetState {
         SetState::from_u8(self.state.load(Ordering::Acquire)).unwrap_or(SetState::Freed)
@@ -569,7 +745,7 @@ impl Set {
         // SAFETY: Only `teardown` takes the probes, and it runs after every
         // caller of this function is done with the set (state machine).
         if let Some(p) = unsafe { self.probes.get_unguarded() } {
-            p.gate.store(open, Ordering::Release);
+            p.gate.set(open);
         }
     }
 
@@ -716,6 +892,9 @@ impl Set {
             let (hits, missed) = totals(p);
             self.final_counts.0.store(hits, Ordering::Relaxed);
             self.final_counts.1.store(missed, Ordering::Relaxed);
+            if let Some(o) = &self.owner {
+                o.freeze(p);
+            }
         }
         // Unpublish the slots; readers still looking at them are safe until
         // a grace period has passed, when `call_rcu` frees them.
@@ -738,6 +917,11 @@ impl Set {
             .unregister_complete
             .store(now.saturating_sub(started), Ordering::Relaxed);
         self.set_state(SetState::Freed);
+        // No handler runs or will run: the client may free what they use,
+        // and unload once the reference is put.
+        if let Some(o) = &self.owner {
+            o.complete();
+        }
     }
 
     /// Waits until a disarm queued by an earlier `disable` has run.
@@ -840,10 +1024,11 @@ impl Set {
         for s in p.direct.iter() {
             writeln!(
                 w,
-                "  direct {} {}+0 hits={} last_arg={}",
+                "  direct {} {}+0 hits={} missed={} last_arg={}",
                 BStr(s.name()),
                 BStr(s.symbol()),
                 s.hits(),
+                s.missed(),
                 Kptr(s.last_arg())
             )?;
         }
@@ -866,7 +1051,7 @@ fn totals(p: &Probes) -> (u64, u64) {
     let mut missed = 0u64;
     let k = p.kprobes.iter().map(|s| (s.hits(), s.missed()));
     let r = p.kretprobes.iter().map(|s| (s.hits(), s.missed()));
-    let d = p.direct.iter().map(|s| (s.hits(), 0));
+    let d = p.direct.iter().map(|s| (s.hits(), s.missed()));
     for (h, m) in Iterator::chain(Iterator::chain(k, r), d) {
         hits = hits.wrapping_add(h);
         missed = missed.wrapping_add(m);

@@ -299,3 +299,43 @@ fn globs() {
     assert!(glob_match("*a*b*c", "xxaxxbxxbc"));
     assert!(!glob_match("*a*b*c", "xxaxxbxxb"));
 }
+
+/// `OWNER.NAME` names a set an in-kernel client made: `enable`, `disable`
+/// and `unregister` accept it; probe lines, `create` and `direct` do not, so
+/// a control-file set can never take an API set's name.
+#[test]
+fn owned_set_names() {
+    assert_eq!(
+        one("enable bpclient_c.main"),
+        Ok(Some(Command::Enable("bpclient_c.main")))
+    );
+    assert_eq!(
+        one("disable 8021q.s"),
+        Ok(Some(Command::Disable("8021q.s")))
+    );
+    assert_eq!(
+        one("unregister bpclient_rs.live --sync"),
+        Ok(Some(Command::Unregister {
+            set: "bpclient_rs.live",
+            sync: true
+        }))
+    );
+    for bad in [
+        "enable .s",
+        "enable m.",
+        "enable m.1s",
+        "enable m.s.t",
+        "enable m-x.s",
+        "unregister m..s",
+    ] {
+        assert_eq!(one(bad), Err(ParseError::BadName), "{bad}");
+    }
+    let long_owner = format!("enable {}.s", "m".repeat(MAX_MODULE_NAME + 1));
+    assert_eq!(one(&long_owner), Err(ParseError::BadName));
+    let max_owner = format!("enable {}.s", "m".repeat(MAX_MODULE_NAME));
+    assert!(one(&max_owner).is_ok());
+    assert_eq!(one("create m.s"), Err(ParseError::BadName));
+    assert_eq!(one("p:m.s foo"), Err(ParseError::BadName));
+    assert_eq!(one("d:m.s/x foo"), Err(ParseError::BadName));
+    assert_eq!(one("direct m.s count"), Err(ParseError::BadName));
+}

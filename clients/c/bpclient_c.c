@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpclient_c: a sample in-kernel client of batchprobe, in C.
+ *
+ * At load it creates one set through batchprobe's exported API
+ * (include/batchprobe.h) with its own handler:
+ *   target 0: a kprobe on version_proc_show (cat /proc/version calls it),
+ *             recording the first argument register;
+ *   target 1: a kretprobe on version_proc_show, recording the return value;
+ *   target 2: an ftrace-direct call on version_proc_show, recording its
+ *             first argument (the same seq_file the kprobe sees);
+ *   then one target per name in the kprobes=, kretprobes= and direct=
+ *   parameters (comma-separated; kprobes take SYM or SYM+OFF; a module
+ *   parameter string holds at most 1024 bytes), then one per line written
+ *   to bpclient_c/targets ("p SYM[+OFF]", "r SYM", "d SYM"; any number of
+ *   writes, BPCLIENT_TARGETS_MAX bytes in all).
+ * The handler counts hits per target. The set is created at load, unless
+ * defer=1 (then by a "create" written to bpclient_c/control, once the
+ * targets file is filled), and enabled unless enable=0.
+ *
+ * debugfs bpclient_c/control takes one word per write:
+ *   create                batchprobe_create() (with defer=1)
+ *   enable | disable      batchprobe_enable() / batchprobe_disable()
+ *   retire                batchprobe_unregister() with a completion
+ *                         callback, then waits for the completion
+ *   retire_nowait         batchprobe_unregister() with the callback, returns
+ *   retire_again          batchprobe_unregister() once more (must fail)
+ * bpclient_c/status shows the client's own counts and what it recorded;
+ * bpclient_c/counts shows batchprobe_read_counts() per target;
+ * bpclient_c/errors shows what each bad call of the API returned at load
+ * (with check_api=1).
+ *
+ * Lifetime: while the set exists, batchprobe holds a reference on this
+ * module, so rmmod fails until a retire has completed (see the header).
+ */
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/ptrace.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <batchprobe.h>
+
+static char *kprobes;
+module_param(kprobes, charp, 0400);
+MODULE_PARM_DESC(kprobes, "comma-separated SYM[+OFF] to add as kprobes");
+static char *kretprobes;
+module_param(kretprobes, charp, 0400);
+MODULE_PARM_DESC(kretprobes, "comma-separated SYM to add as kretprobes");
+static char *direct;
+module_param(direct, charp, 0400);
+MODULE_PARM_DESC(direct, "comma-separated SYM to add as ftrace-direct calls");
+static bool enable = true;
+module_param(enable, bool, 0400);
+MODULE_PARM_DESC(enable, "enable the set when created (default: yes)");
+static bool check_api;
+module_param(check_api, bool, 0400);
+MODULE_PARM_DESC(check_api, "at load, call the API with bad arguments and record what it returned");
+static bool defer;
+module_param(defer, bool, 0400);
+MODULE_PARM_DESC(defer, "create the set on a \"create\" control write, not at load");
+
+/* The most bytes of target lines bpclient_c/targets keeps. */
+#define BPCLIENT_TARGETS_MAX (1 << 20)
+
+#define FIXED_TARGETS 3
+
+struct client {
+	struct batchprobe_set *set;
+	unsigned int count;
+	atomic64_t *hits;		/* per target, counted by our handler */
+	unsigned long kprobe_di;	/* target 0: regs->di at the kprobe */
+	long retval;			/* target 1: the return value */
+	unsigned long direct_arg0;	/* target 2: args[0] of the direct call */
+	atomic_t bad_kind;		/* hits whose kind did not match */
+	struct completion retired;
+	atomic_t done_calls;
+	char errors[1024];
+	struct mutex lock;		/* serialises control and targets writes */
+	char *lines;			/* what was written to targets */
+	size_t lines_len;
+};
+
+static struct client client;
+static struct dentry *dir;
+
+static void handler(void *ctx, unsigned int index, const struct batchprobe_hit *hit)
+{
+	struct client *c = ctx;
+
+	if (index >= c->count)
+		return;
+	atomic64_inc(&c->hits[index]);
+	switch (index) {
+	case 0:
+		if (hit->kind != BATCHPROBE_KPROBE || !hit->regs)
+			atomic_inc(&c->bad_kind);
+		else
+			WRITE_ONCE(c->kprobe_di, hit->regs->di);
+		break;
+	case 1:
+		if (hit->kind != BATCHPROBE_KRETPROBE || !hit->regs)
+			atomic_inc(&c->bad_kind);
+		else
+			WRITE_ONCE(c->retval, regs_return_value(hit->regs));
+		break;
+	case 2:
+		if (hit->kind != BATCHPROBE_DIRECT || hit->regs)
+			atomic_inc(&c->bad_kind);
+		else
+			WRITE_ONCE(c->direct_arg0, hit->args[0]);
+		break;
+	}
+}
+
+/* Called from batchprobe's workqueue when the teardown has completed. */
+static void retired(void *arg)
+{
+	struct client *c = arg;
+
+	atomic_inc(&c->done_calls);
+	pr_info("bpclient_c: retire completed\n");
+	complete(&c->retired);
+}
+
+static unsigned int count_list(const char *s)
+{
+	unsigned int n = 0;
+
+	if (!s || !*s)
+		return 0;
+	for (n = 1; *s; s++)
+		n += *s == ',';
+	return n;
+}
+
+/* Splits @list (modified in place) into targets of @kind from *@i on. */
+static int add_list(struct batchprobe_target *t, unsigned int *i, char *list,
+		    enum batchprobe_kind kind)
+{
+	char *name;
+
+	while (list && (name = strsep(&list, ",")) != NULL) {
+		char *plus = strchr(name, '+');
+
+		if (!*name)
+			continue;
+		t[*i].kind = kind;
+		t[*i].symbol = name;
+		if (plus) {
+			*plus = '\0';
+			if (kstrtouint(plus + 1, 0, &t[*i].offset))
+				return -EINVAL;
+		}
+		(*i)++;
+	}
+	return 0;
+}
+
+/* The API's argument checks, each expected to fail with a documented errno. */
+static void check_errors(struct client *c)
+{
+	static const char long_name[] =
+		"a_name_longer_than_BATCHPROBE_MAX_NAME_which_is_48_bytes";
+	struct batchprobe_target good = { .symbol = "version_proc_show",
+					  .kind = BATCHPROBE_KPROBE };
+	struct batchprobe_target bad = good;
+	struct batchprobe_set_desc d = {
+		.owner = THIS_MODULE, .name = "bad", .targets = &good,
+		.count = 1, .handler = handler, .ctx = c,
+	};
+	struct batchprobe_set_desc e;
+	struct batchprobe_set *s;
+	char *sym;
+	size_t len = 0;
+
+#define TRY(label, desc) do {						\
+	s = batchprobe_create(desc);					\
+	if (!IS_ERR(s)) {						\
+		batchprobe_unregister_sync(s);				\
+		batchprobe_put(s);					\
+		s = ERR_PTR(0);						\
+	}								\
+	len += scnprintf(c->errors + len, sizeof(c->errors) - len,	\
+			 "%s %ld\n", label, PTR_ERR(s));		\
+} while (0)
+
+	TRY("null_desc", NULL);
+	e = d; e.targets = NULL;
+	TRY("null_targets", &e);
+	e = d; e.count = 0;
+	TRY("zero_count", &e);
+	e = d; e.count = BATCHPROBE_MAX_TARGETS + 1;
+	TRY("too_many", &e);
+	e = d; e.handler = NULL;
+	TRY("null_handler", &e);
+	e = d; e.name = NULL;
+	TRY("null_name", &e);
+	e = d; e.name = long_name;
+	TRY("long_name", &e);
+	e = d; e.name = "bad-name";
+	TRY("bad_name", &e);
+	e = d; e.flags = 0x80000000;
+	TRY("bad_flags", &e);
+	bad = good; bad.kind = 7;
+	e = d; e.targets = &bad;
+	TRY("bad_kind", &e);
+	bad = good; bad.addr = 0x1000;
+	TRY("symbol_and_addr", &e);
+	bad = good; bad.symbol = NULL;
+	TRY("neither_symbol_nor_addr", &e);
+	bad = good; bad.kind = BATCHPROBE_KRETPROBE; bad.offset = 4;
+	TRY("kretprobe_offset", &e);
+	bad = good; bad.symbol = "batchprobe_no_such_symbol";
+	TRY("unknown_symbol", &e);
+	bad = good; bad.kind = BATCHPROBE_DIRECT; bad.symbol = "batchprobe_no_such_symbol";
+	TRY("unknown_direct_symbol", &e);
+	sym = kmalloc(BATCHPROBE_MAX_SYMBOL + 2, GFP_KERNEL);
+	if (sym) {
+		memset(sym, 'a', BATCHPROBE_MAX_SYMBOL + 1);
+		sym[BATCHPROBE_MAX_SYMBOL + 1] = '\0';
+		bad = good; bad.symbol = sym;
+		TRY("long_symbol", &e);
+		kfree(sym);
+	}
+	len += scnprintf(c->errors + len, sizeof(c->errors) - len,
+			 "enable_null %d\n", batchprobe_enable(NULL));
+	len += scnprintf(c->errors + len, sizeof(c->errors) - len,
+			 "unregister_null %d\n", batchprobe_unregister(NULL, NULL, NULL));
+	len += scnprintf(c->errors + len, sizeof(c->errors) - len,
+			 "read_counts_null %d\n", batchprobe_read_counts(NULL, NULL, 0));
+#undef TRY
+}
+
+static int status_show(struct seq_file *m, void *v)
+{
+	struct client *c = &client;
+	u64 total = 0;
+	unsigned int i;
+
+	if (!smp_load_acquire(&c->set)) {
+		seq_puts(m, "no set\n");
+		return 0;
+	}
+	for (i = 0; i < c->count; i++)
+		total += atomic64_read(&c->hits[i]);
+	seq_printf(m, "targets=%u hits0=%lld hits1=%lld hits2=%lld total=%llu\n",
+		   c->count, atomic64_read(&c->hits[0]), atomic64_read(&c->hits[1]),
+		   atomic64_read(&c->hits[2]), total);
+	seq_printf(m, "kprobe_di=%lx direct_arg0=%lx retval=%ld bad_kind=%d done_calls=%d\n",
+		   READ_ONCE(c->kprobe_di), READ_ONCE(c->direct_arg0), READ_ONCE(c->retval),
+		   atomic_read(&c->bad_kind), atomic_read(&c->done_calls));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(status);
+
+static int counts_show(struct seq_file *m, void *v)
+{
+	struct client *c = &client;
+	struct batchprobe_counts *counts;
+	int n, i;
+
+	if (!smp_load_acquire(&c->set))
+		return 0;
+	counts = kvcalloc(c->count, sizeof(*counts), GFP_KERNEL);
+	if (!counts)
+		return -ENOMEM;
+	n = batchprobe_read_counts(c->set, counts, c->count);
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%d hits=%llu missed=%llu mine=%lld\n", i, counts[i].hits,
+			   counts[i].missed, atomic64_read(&c->hits[i]));
+	kvfree(counts);
+	return n < 0 ? n : 0;
+}
+DEFINE_SHOW_ATTRIBUTE(counts);
+
+static int errors_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, client.errors);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(errors);
+
+
+/* Adds one target per line of @text ("p SYM[+OFF]", "r SYM", "d SYM"). */
+static int add_lines(struct batchprobe_target *t, unsigned int *i, unsigned int max, char *text)
+{
+	char *line;
+
+	while (text && (line = strsep(&text, "\n")) != NULL) {
+		enum batchprobe_kind kind;
+		char *list;
+
+		line = strim(line);
+		if (!*line)
+			continue;
+		if (line[1] != ' ')
+			return -EINVAL;
+		switch (line[0]) {
+		case 'p': kind = BATCHPROBE_KPROBE; break;
+		case 'r': kind = BATCHPROBE_KRETPROBE; break;
+		case 'd': kind = BATCHPROBE_DIRECT; break;
+		default: return -EINVAL;
+		}
+		if (*i >= max)
+			return -E2BIG;
+		list = skip_spaces(line + 2);
+		if (strchr(list, ','))
+			return -EINVAL;
+		if (add_list(t, i, list, kind))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static unsigned int count_lines(const char *s)
+{
+	unsigned int n = 0;
+
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n + 1;
+}
+
+/* Builds the target array and creates (and enables) the set. */
+static int create_set(struct client *c)
+{
+	struct batchprobe_set_desc desc = {};
+	struct batchprobe_target *t;
+	char *lists[4] = {};
+	unsigned int n, i = FIXED_TARGETS;
+	atomic64_t *hits;
+	struct batchprobe_set *set;
+	int ret = -ENOMEM;
+
+	if (c->set)
+		return -EEXIST;
+	n = FIXED_TARGETS + count_list(kprobes) + count_list(kretprobes) + count_list(direct) +
+	    count_lines(c->lines);
+	t = kvcalloc(n, sizeof(*t), GFP_KERNEL);
+	hits = kvcalloc(n, sizeof(*hits), GFP_KERNEL);
+	lists[0] = kprobes ? kstrdup(kprobes, GFP_KERNEL) : NULL;
+	lists[1] = kretprobes ? kstrdup(kretprobes, GFP_KERNEL) : NULL;
+	lists[2] = direct ? kstrdup(direct, GFP_KERNEL) : NULL;
+	lists[3] = c->lines ? kvmemdup(c->lines, c->lines_len + 1, GFP_KERNEL) : NULL;
+	if (!t || !hits || (kprobes && !lists[0]) || (kretprobes && !lists[1]) ||
+	    (direct && !lists[2]) || (c->lines && !lists[3]))
+		goto out;
+	t[0] = (struct batchprobe_target){ .symbol = "version_proc_show", .kind = BATCHPROBE_KPROBE };
+	t[1] = (struct batchprobe_target){ .symbol = "version_proc_show", .kind = BATCHPROBE_KRETPROBE };
+	t[2] = (struct batchprobe_target){ .symbol = "version_proc_show", .kind = BATCHPROBE_DIRECT };
+	ret = add_list(t, &i, lists[0], BATCHPROBE_KPROBE) ?:
+	      add_list(t, &i, lists[1], BATCHPROBE_KRETPROBE) ?:
+	      add_list(t, &i, lists[2], BATCHPROBE_DIRECT) ?:
+	      add_lines(t, &i, n, lists[3]);
+	if (ret)
+		goto out;
+	/* The handler reads count and hits: set them before it can run. */
+	c->hits = hits;
+	c->count = i;
+	desc.owner = THIS_MODULE;
+	desc.name = "main";
+	desc.targets = t;
+	desc.count = i;
+	desc.handler = handler;
+	desc.ctx = c;
+	set = batchprobe_create(&desc);
+	if (IS_ERR(set)) {
+		ret = PTR_ERR(set);
+		pr_err("bpclient_c: batchprobe_create: %d\n", ret);
+		goto out;
+	}
+	if (enable) {
+		ret = batchprobe_enable(set);
+		if (ret) {
+			pr_err("bpclient_c: batchprobe_enable: %d\n", ret);
+			batchprobe_unregister_sync(set);
+			batchprobe_put(set);
+			goto out;
+		}
+	}
+	smp_store_release(&c->set, set);	/* after count and hits */
+	pr_info("bpclient_c: set main: %u targets\n", c->count);
+	ret = 0;
+out:
+	/* batchprobe copied what it needs: the array and strings can go. */
+	kfree(lists[0]);
+	kfree(lists[1]);
+	kfree(lists[2]);
+	kvfree(lists[3]);
+	kvfree(t);
+	if (ret) {
+		c->count = 0;
+		c->hits = NULL;
+		kvfree(hits);
+	}
+	return ret;
+}
+
+static ssize_t control_write(struct file *f, const char __user *ubuf, size_t n, loff_t *pos)
+{
+	struct client *c = &client;
+	char buf[32];
+	int ret;
+
+	if (n >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, n))
+		return -EFAULT;
+	buf[n] = '\0';
+	strim(buf);
+	mutex_lock(&c->lock);
+	if (!strcmp(buf, "create")) {
+		ret = create_set(c);
+	} else if (!c->set) {
+		ret = -ENOENT;
+	} else if (!strcmp(buf, "enable")) {
+		ret = batchprobe_enable(c->set);
+	} else if (!strcmp(buf, "disable")) {
+		ret = batchprobe_disable(c->set);
+	} else if (!strcmp(buf, "retire")) {
+		ret = batchprobe_unregister(c->set, retired, c);
+		if (!ret)
+			ret = wait_for_completion_killable(&c->retired);
+	} else if (!strcmp(buf, "retire_nowait")) {
+		ret = batchprobe_unregister(c->set, retired, c);
+	} else if (!strcmp(buf, "retire_again")) {
+		ret = batchprobe_unregister(c->set, retired, c);
+	} else {
+		ret = -EINVAL;
+	}
+	mutex_unlock(&c->lock);
+	return ret ? ret : n;
+}
+
+static const struct file_operations control_fops = {
+	.owner = THIS_MODULE,
+	.write = control_write,
+};
+
+static ssize_t targets_write(struct file *f, const char __user *ubuf, size_t n, loff_t *pos)
+{
+	struct client *c = &client;
+	char *grown;
+	ssize_t ret = n;
+
+	mutex_lock(&c->lock);
+	if (c->set || c->lines_len + n > BPCLIENT_TARGETS_MAX) {
+		ret = c->set ? -EBUSY : -E2BIG;
+		goto out;
+	}
+	grown = kvrealloc(c->lines, c->lines_len + n + 1, GFP_KERNEL);
+	if (!grown) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	c->lines = grown;
+	if (copy_from_user(c->lines + c->lines_len, ubuf, n)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	c->lines_len += n;
+	c->lines[c->lines_len] = '\0';
+out:
+	mutex_unlock(&c->lock);
+	return ret;
+}
+
+static const struct file_operations targets_fops = {
+	.owner = THIS_MODULE,
+	.write = targets_write,
+};
+
+static int __init bpclient_init(void)
+{
+	struct client *c = &client;
+	int ret;
+
+	init_completion(&c->retired);
+	mutex_init(&c->lock);
+	if (check_api)
+		check_errors(c);
+	else
+		strscpy(c->errors, "not checked (check_api=0)\n", sizeof(c->errors));
+	if (!defer) {
+		ret = create_set(c);
+		if (ret)
+			return ret;
+	}
+	dir = debugfs_create_dir("bpclient_c", NULL);
+	debugfs_create_file("control", 0200, dir, NULL, &control_fops);
+	debugfs_create_file("targets", 0200, dir, NULL, &targets_fops);
+	debugfs_create_file("status", 0400, dir, NULL, &status_fops);
+	debugfs_create_file("counts", 0400, dir, NULL, &counts_fops);
+	debugfs_create_file("errors", 0400, dir, NULL, &errors_fops);
+	return 0;
+}
+
+/*
+ * Runs only once batchprobe dropped its reference on this module, i.e.
+ * after the set's teardown completed: no handler can run any more.
+ */
+static void __exit bpclient_exit(void)
+{
+	debugfs_remove_recursive(dir);
+	batchprobe_put(client.set);	/* NULL (never created) is ignored */
+	kvfree(client.hits);
+	kvfree(client.lines);
+	pr_info("bpclient_c: unloaded\n");
+}
+
+module_init(bpclient_init);
+module_exit(bpclient_exit);
+MODULE_DESCRIPTION("A sample in-kernel client of batchprobe, in C");
+MODULE_LICENSE("GPL");

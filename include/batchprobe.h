@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * batchprobe: the in-kernel API.
+ *
+ * Other kernel modules create, arm and retire sets of kprobes, kretprobes and
+ * ftrace-direct calls through these functions, with their own handler. A set
+ * is made by the same engine as a `create` written to batchprobe's debugfs
+ * control file: one registration batch, O(1) grace periods to retire (one
+ * per probe kind, plus ftrace's two RCU-tasks waits for direct calls), the
+ * same teardown on batchprobe's own workqueue. API sets show in the debugfs
+ * `sets` and `stats` files as "OWNER.NAME", OWNER being the client module.
+ *
+ * Build a client against batchprobe's Module.symvers (KBUILD_EXTRA_SYMBOLS);
+ * modpost then records "depends: batchprobe" and the module loader loads the
+ * two in order and refuses to unload batchprobe while the client is loaded.
+ *
+ * Contexts
+ * --------
+ * Every function here may sleep (process context, no spinlock held, not
+ * from a handler) except batchprobe_read_counts(), which may be called
+ * from any context but NMI (it takes no lock and does not allocate).
+ *
+ * A handler runs in the context of the probed code:
+ *  - kprobe: from the int3 trap (or its optimized jump), preemption
+ *    disabled, interrupts as the probed code had them; NMI context is
+ *    possible when the probed function runs in NMI.
+ *  - kretprobe: from the function's return trampoline, preemption disabled,
+ *    NMI possible as above.
+ *  - direct: called from the traced function's fentry site through
+ *    batchprobe's trampoline, under ftrace's recursion lock (preemption
+ *    disabled, notrace), in any context at all: NMI, the scheduler, RCU's
+ *    own functions. A call made while the same context is already inside a
+ *    tracer callback is not delivered; it counts as a miss.
+ * So a handler must not sleep, take sleeping locks, allocate with anything
+ * but GFP_ATOMIC (better: not at all), or call batchprobe's API other than
+ * batchprobe_read_counts(). A direct handler should call only notrace code:
+ * a traced function it calls is not re-entered (the recursion lock refuses
+ * it) but that call is lost. Handlers of one set may run on many CPUs at
+ * once. A handler is called only while its set is enabled.
+ *
+ * Lifetimes
+ * ---------
+ * batchprobe_create() takes a reference on desc->owner (the client module)
+ * that it drops when the set's teardown has finished. A client module can
+ * therefore not be unloaded while any of its sets exists: `rmmod` fails
+ * with EBUSY ("in use"), and its module_exit() is not called. Retire the
+ * sets first (batchprobe_unregister()), from wherever the client decides
+ * it is done (a debugfs or sysfs file of its own, a work item); once every
+ * teardown has completed, the client unloads. A client unloading with a
+ * retire still pending is therefore refused, never torn down under its
+ * handler's feet.
+ *
+ * When the completion callback runs, no handler of the set runs or will
+ * run again: the handler, its context and anything the handler reads may
+ * be freed from then on (or from when batchprobe_unregister_sync()
+ * returns). The handle stays valid until batchprobe_put().
+ *
+ * A client that forgets to retire a set stays loaded (its module cannot be
+ * unloaded, nor, through the dependency, batchprobe). An administrator can
+ * retire such a set through debugfs: `echo "unregister OWNER.NAME" >
+ * /sys/kernel/debug/batchprobe/control`; the module reference is dropped
+ * when that teardown completes (no completion callback is called then). A
+ * client that forgets batchprobe_put() leaks the set's bookkeeping (a few
+ * hundred bytes plus the per-target counts) until batchprobe is unloaded.
+ *
+ * Failure
+ * -------
+ * Batches are all or nothing: when batchprobe_create() fails, no probe of
+ * the batch stays registered, no module reference is kept, and the error
+ * (naming the target) is logged and shown in debugfs `last_error`.
+ * Every function returns a negative errno (or an ERR_PTR) and validates its
+ * arguments: NULL pointers, a zero or too large count, an unknown kind,
+ * flags or field, names that are too long or not [A-Za-z_][A-Za-z0-9_]*.
+ */
+#ifndef _BATCHPROBE_H
+#define _BATCHPROBE_H
+
+#include <linux/types.h>
+
+struct module;
+struct pt_regs;
+struct batchprobe_set;
+
+/* What a target gets. */
+enum batchprobe_kind {
+	BATCHPROBE_KPROBE = 1,		/* a kprobe at symbol+offset */
+	BATCHPROBE_KRETPROBE = 2,	/* a kretprobe: the function's returns */
+	BATCHPROBE_DIRECT = 3,		/* an ftrace-direct call at its entry */
+};
+
+/* Most targets in one set (-E2BIG beyond). */
+#define BATCHPROBE_MAX_TARGETS		65536
+/* Longest set name, without the NUL (-ENAMETOOLONG beyond). */
+#define BATCHPROBE_MAX_NAME		48
+/* Longest symbol, without the NUL (kallsyms' KSYM_NAME_LEN - 1). */
+#define BATCHPROBE_MAX_SYMBOL		511
+/* Most kretprobe instances (maxactive) for one target. */
+#define BATCHPROBE_MAX_ACTIVE		4096
+
+/*
+ * One probe target. Exactly one of @symbol and @addr names it:
+ * @symbol: a core-kernel text symbol, NUL-terminated; or NULL to use @addr.
+ * @addr: an address inside core-kernel text (kprobe), or the start of a
+ *        function (kretprobe, direct); only when @symbol is NULL.
+ * @offset: kprobe by @symbol only: bytes into the symbol (must stay inside
+ *          it); 0 for every other kind.
+ * @kind: one of enum batchprobe_kind.
+ * @maxactive: kretprobe only: instances to preallocate (0: the kernel's
+ *             default, at most BATCHPROBE_MAX_ACTIVE); 0 for other kinds.
+ */
+struct batchprobe_target {
+	const char *symbol;
+	unsigned long addr;
+	unsigned int offset;
+	enum batchprobe_kind kind;
+	unsigned int maxactive;
+};
+
+/*
+ * What a handler is told about one hit.
+ * @kind: the target's kind.
+ * @ip: kprobe: the probed address; kretprobe and direct: the function's
+ *      address.
+ * @regs: kprobe: the registers at the probe; kretprobe: the registers at
+ *        the return (regs_return_value() is the return value); NULL for
+ *        direct calls.
+ * @args: direct: the first six integer arguments (rdi, rsi, rdx, rcx, r8,
+ *        r9 on x86-64) as the function received them; 0 for other kinds.
+ */
+struct batchprobe_hit {
+	enum batchprobe_kind kind;
+	unsigned long ip;
+	struct pt_regs *regs;
+	unsigned long args[6];
+};
+
+/*
+ * A set's handler: @ctx is batchprobe_set_desc.ctx, @index the target's
+ * index in batchprobe_set_desc.targets. See "Contexts" above.
+ */
+typedef void (*batchprobe_handler_t)(void *ctx, unsigned int index,
+				     const struct batchprobe_hit *hit);
+
+/* batchprobe_set_desc.flags */
+/*
+ * Kprobes at an offset > 0 are never optimized: no kprobe-optimizer pass,
+ * and so no RCU-tasks grace period, to arm, disarm or retire them, for one
+ * more trap per hit.
+ */
+#define BATCHPROBE_F_NOOPT		(1U << 0)
+#define BATCHPROBE_F_ALL		BATCHPROBE_F_NOOPT
+
+/*
+ * What to create.
+ * @owner: THIS_MODULE of the caller (NULL only for built-in code).
+ * @name: the set's name, [A-Za-z_][A-Za-z0-9_]*, at most
+ *        BATCHPROBE_MAX_NAME bytes; unique per owner among live sets.
+ * @targets: @count targets; batchprobe copies what it needs, so the array
+ *           and its strings may be freed when batchprobe_create() returns.
+ * @count: 1 to BATCHPROBE_MAX_TARGETS.
+ * @handler: called on every hit while the set is enabled.
+ * @ctx: passed to @handler; batchprobe never dereferences it.
+ * @flags: BATCHPROBE_F_* bits.
+ */
+struct batchprobe_set_desc {
+	struct module *owner;
+	const char *name;
+	const struct batchprobe_target *targets;
+	unsigned int count;
+	batchprobe_handler_t handler;
+	void *ctx;
+	unsigned int flags;
+};
+
+/* Per-target counts: see batchprobe_read_counts(). */
+struct batchprobe_counts {
+	u64 hits;	/* handler calls (while enabled) */
+	u64 missed;	/* hits the kernel could not deliver: kprobe recursion,
+			 * no free kretprobe instance, direct call refused by
+			 * ftrace's recursion lock */
+};
+
+/*
+ * Registers every target, disarmed, as one batch (one registration call
+ * each, no grace period; the direct calls are attached in one filter
+ * update and one text-patching pass). The set starts disabled: call
+ * batchprobe_enable() to arm it. Returns the set, or an ERR_PTR:
+ * -EINVAL (bad argument: NULL desc/targets/handler/name, bad kind, flags,
+ * offset or maxactive, both or neither of symbol and addr), -E2BIG (count),
+ * -ENAMETOOLONG (name or symbol), -EEXIST (the owner has a live set of
+ * that name), -ENOSPC (too many live sets), -ENODEV (owner is unloading),
+ * -ENOENT (unknown symbol or address outside core-kernel text), -EBUSY
+ * (a direct target is already traced by another direct caller), or what
+ * the kernel's register_kprobe()/register_ftrace_direct() returned.
+ * Sleeps. The caller owns one reference to the set: drop it with
+ * batchprobe_put().
+ */
+struct batchprobe_set *batchprobe_create(const struct batchprobe_set_desc *desc);
+
+/*
+ * Arms every probe (back to back), then lets hits reach the handler.
+ * All or nothing. 0 (also if already enabled), -EINVAL (NULL set), -EBUSY
+ * (retiring), -ENOENT (retired), or the kernel's errno. Sleeps.
+ */
+int batchprobe_enable(struct batchprobe_set *set);
+
+/*
+ * Stops delivering hits at once (O(1): the handler is not called after
+ * this returns, except by calls already running), then disarms the probes
+ * on batchprobe's workqueue. 0 (also if not enabled), -EINVAL, -EBUSY,
+ * -ENOENT as for batchprobe_enable(). Sleeps.
+ */
+int batchprobe_disable(struct batchprobe_set *set);
+
+/*
+ * Retires the set asynchronously: hits stop at once, the teardown (one
+ * unregister batch per kind) is queued on batchprobe's workqueue. When it
+ * has completed, @done(@arg) is called (if @done is not NULL) from that
+ * workqueue, in process context; then the owner's module reference is
+ * dropped. Returns 0, -EINVAL (NULL set), -EALREADY (already retiring), or
+ * -ENOENT (already retired). Sleeps (briefly: it does not wait for the
+ * teardown).
+ */
+int batchprobe_unregister(struct batchprobe_set *set,
+			  void (*done)(void *arg), void *arg);
+
+/*
+ * batchprobe_unregister() without a callback, then waits for the teardown
+ * to complete. Same returns. Sleeps.
+ */
+int batchprobe_unregister_sync(struct batchprobe_set *set);
+
+/*
+ * Drops the caller's reference to @set. The set is not retired by this
+ * (see "Lifetimes"); NULL and ERR_PTR values are ignored. Sleeps.
+ */
+void batchprobe_put(struct batchprobe_set *set);
+
+/*
+ * Waits until every teardown and disarm queued before the call, by any
+ * caller, has completed. Sleeps.
+ */
+void batchprobe_flush(void);
+
+/*
+ * Fills @counts[i] for target i, for the first @n targets of @set
+ * (@n at most the set's count). Valid in every state; after the teardown
+ * the final counts. Returns the number filled, or -EINVAL (NULL set or
+ * counts). Any context but NMI.
+ */
+int batchprobe_read_counts(struct batchprobe_set *set,
+			   struct batchprobe_counts *counts, unsigned int n);
+
+#endif /* _BATCHPROBE_H */

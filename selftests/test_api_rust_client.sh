@@ -1,0 +1,23 @@
+#!/bin/sh
+# description: the Rust sample client (clients/rust) uses the safe wrapper:
+#   a set dropped at load is retired by Drop; a kept set counts exact hits in
+#   its Handler (kprobe, kretprobe, direct on version_proc_show), keeps the
+#   client loaded until retired, and the counts agree with batchprobe's.
+# requires: bpclient_rs.ko
+. ./ktap.sh
+ktap_plan 12
+[ -f "$BP_CLIENT_RS" ] || { for i in $(seq 12); do ktap_skip "rust_client_$i" "no $BP_CLIENT_RS"; done; ktap_finish; exit; }
+ktap_check "modinfo_depends_batchprobe" test "$(bp_modinfo_depends $BP_CLIENT_RS)" = batchprobe
+ktap_check "insmod_batchprobe" insmod "$BP_KO"
+ktap_check "insmod_client" insmod "$BP_CLIENT_RS"
+ktap_check "drop_retired_scoped_set" test "$(bp_state bpclient_rs.scoped)" = freed
+ktap_check "live_set_enabled" test "$(bp_state bpclient_rs.live)" = enabled
+ktap_check "live_set_targets" test "$(bp_field bpclient_rs.live kprobes)/$(bp_field bpclient_rs.live kretprobes)/$(bp_field bpclient_rs.live direct)" = 1/1/1
+for i in 1 2 3 4 5 6 7; do cat /proc/version > /dev/null; done
+ktap_check "batchprobe_counts_7_per_target" test "$(bp_field bpclient_rs.live hits)" -eq 21
+ktap_check "rmmod_refused_while_live" sh -c "! rmmod bpclient_rs 2>/dev/null"
+ktap_check "admin_retires_live_set" bp_ctl 'unregister bpclient_rs.live --sync\n'
+ktap_check "rmmod_client" rmmod bpclient_rs
+ktap_check "handler_counted_exactly" sh -c "dmesg | grep -q 'bpclient_rs: handler kprobe=7 kretprobe=7 direct=7 wrong_kind=0 arg0_match=true batchprobe kprobe=7 kretprobe=7 direct=7 (of 3)'"
+ktap_check "rmmod_batchprobe" rmmod batchprobe
+ktap_finish

@@ -1,0 +1,42 @@
+#!/bin/sh
+# description: module lifetimes across the in-kernel API: a client records
+#   "depends: batchprobe"; batchprobe cannot unload while a client is loaded;
+#   a client cannot unload while its set exists or its retire is pending,
+#   and unloads once the teardown completed; an administrator can retire a
+#   client's forgotten set through debugfs, which lets the client unload.
+# requires: bpclient_c.ko
+. ./ktap.sh
+ktap_plan 14
+[ -f "$BP_CLIENT_C" ] || { for i in $(seq 14); do ktap_skip "api_unload_$i" "no $BP_CLIENT_C"; done; ktap_finish; exit; }
+ctl() { printf "$1" | bpwrite /sys/kernel/debug/bpclient_c/control; }
+# Completion callbacks logged so far (earlier tests of this boot log some).
+completions() { dmesg | grep -c 'bpclient_c: retire completed'; }
+ktap_check "modinfo_depends_batchprobe" test "$(bp_modinfo_depends $BP_CLIENT_C)" = batchprobe
+ktap_check "insmod_batchprobe" insmod "$BP_KO"
+ktap_check "insmod_client" insmod "$BP_CLIENT_C"
+ktap_check "rmmod_batchprobe_refused_while_client_loaded" sh -c "! rmmod batchprobe 2>/dev/null"
+ktap_check "rmmod_client_refused_while_set_exists" sh -c "! rmmod bpclient_c 2>/dev/null"
+# A retire queued behind a big teardown stays pending a while.
+bp_ctl 'p:big *+5 max=1000 skip=*lock*\ncreate big\nenable big\n'
+bp_ctl 'unregister big\n'
+n0=$(completions)
+ctl 'retire_nowait'
+pending=$(bp_state bpclient_c.main)
+if rmmod bpclient_c 2>/dev/null; then
+    # Only possible once the teardown completed and dropped the reference.
+    ktap_check "rmmod_only_after_teardown" test "$(completions)" -eq $((n0 + 1))
+else
+    ktap_check "rmmod_refused_while_retire_pending" test "$pending" = retiring -o "$pending" = freed
+    bp_ctl 'flush\n'
+    ktap_check "rmmod_after_teardown" rmmod bpclient_c
+fi
+ktap_check "client_gone" sh -c "! grep -q '^bpclient_c ' /proc/modules"
+# A client that never retires: the administrator retires its set.
+ktap_check "insmod_client_again" insmod "$BP_CLIENT_C"
+n1=$(completions)
+ktap_check "admin_retires_forgotten_set" bp_ctl 'unregister bpclient_c.main --sync\n'
+ktap_check "admin_retire_freed_it" test "$(bp_state bpclient_c.main)" = freed
+ktap_check "client_unloads_after_admin_retire" rmmod bpclient_c
+ktap_check "no_done_callback_for_admin_retire" test "$(completions)" -eq "$n1"
+ktap_check "rmmod_batchprobe" rmmod batchprobe
+ktap_finish
