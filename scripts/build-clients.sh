@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Build the sample in-kernel API clients (clients/c, clients/rust) against
-# KDIR and batchprobe's Module.symvers (KBUILD_EXTRA_SYMBOLS), with the
-# kernel's own compiler, as build-module.sh builds batchprobe.ko (run that
-# first). Prints the two .ko paths.
+# Build the sample in-kernel API clients (clients/c, clients/rust), the
+# README's API example and the selftests' helper modules (selftests/modules)
+# against KDIR and batchprobe's Module.symvers (KBUILD_EXTRA_SYMBOLS), with
+# the kernel's own compiler, as build-module.sh builds batchprobe.ko (run
+# that first). Prints the paths of the modules the selftests load.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -15,8 +16,25 @@ user_libclang=${LIBCLANG_PATH:-}
 use_clang "$(kernel_clang "$KDIR")"
 llvm=${LLVM:-$BP_LLVM}
 export LIBCLANG_PATH=${user_libclang:-$LIBCLANG_PATH}
-for c in c rust; do
-    dir=$BP_ROOT/clients/$c
+# The README's API example, compiled as shown (plus a module_init calling it).
+readme=$BP_ROOT/out/readme-example
+mkdir -p "$readme"
+awk '/^## In-kernel API/ { a = 1 } a && /^```c$/ { c = 1; next } c && /^```$/ { exit } c' \
+    "$BP_ROOT/README.md" > "$readme/readme_example.c"
+grep -q batchprobe_create "$readme/readme_example.c" || die "clients: no API example in README.md"
+cat >> "$readme/readme_example.c" <<'EOF'
+
+/* Appended by scripts/build-clients.sh: the README's example as a module. */
+static int __init readme_example_init(void)
+{
+	return start();
+}
+module_init(readme_example_init);
+MODULE_LICENSE("GPL");
+EOF
+printf 'obj-m := readme_example.o\nccflags-y += -I%s/include\n' "$BP_ROOT" > "$readme/Kbuild"
+for dir in "$BP_ROOT/clients/c" "$BP_ROOT/clients/rust" "$readme" "$BP_ROOT/selftests/modules/bp_foreign"; do
+    c=${dir#"$BP_ROOT"/}
     stamp=$dir/.batchprobe-kdir
     if [ "$(cat "$stamp" 2>/dev/null)" != "$KDIR" ]; then
         make -C "$KDIR" M="$dir" LLVM="$llvm" RUSTC="$BP_RUSTC" clean >/dev/null 2>&1 || true
@@ -26,11 +44,12 @@ for c in c rust; do
     out=$(mktemp)
     make -C "$KDIR" M="$dir" LLVM="$llvm" RUSTC="$BP_RUSTC" BINDGEN="$bindgen" \
         KBUILD_EXTRA_SYMBOLS="$BP_ROOT/Module.symvers" "$@" modules 2>&1 | tee "$out" >&2 \
-        || { rm -f "$out"; die "clients: building clients/$c failed"; }
+        || { rm -f "$out"; die "clients: building $c failed"; }
     if grep -E 'warning:|objtool:' "$out" >/dev/null; then
         rm -f "$out"
-        die "clients: building clients/$c printed warnings (see above)"
+        die "clients: building $c printed warnings (see above)"
     fi
     rm -f "$out"
 done
-ls "$BP_ROOT/clients/c/bpclient_c.ko" "$BP_ROOT/clients/rust/bpclient_rs.ko"
+ls "$BP_ROOT/clients/c/bpclient_c.ko" "$BP_ROOT/clients/rust/bpclient_rs.ko" \
+    "$BP_ROOT/selftests/modules/bp_foreign/bp_foreign.ko"

@@ -25,6 +25,7 @@ use kernel::types::Opaque;
 use crate::addrset;
 use crate::bindings;
 use crate::command::DirectMode;
+use crate::kvec;
 use crate::rcu::{self, RcuBox, RcuOption};
 use crate::recursion::RecursionGuard;
 use crate::trampoline;
@@ -49,6 +50,12 @@ pub(crate) struct DirectSlot {
     name: Option<KVec<u8>>,
     /// The target's index in an API client's array (0 in control-file sets).
     index: u32,
+    /// Named on a line of its own (or by an API client), not a glob member.
+    explicit: bool,
+    /// A glob member that another tracer holds (a foreign direct caller or
+    /// an IPMODIFY ftrace user): left out of the attach (see
+    /// [`DirectSet::attach`]). Set once, before the set is published.
+    refused: bool,
 }
 
 impl DirectSlot {
@@ -258,10 +265,14 @@ pub(crate) fn taken(addr: usize) -> bool {
 /// # Invariants
 ///
 /// `slots` never grows once `attach` has run; `ops` never moves (the set
-/// keeps this struct in its `RcuBox`); while `attached`, `ops` is
+/// keeps this struct in its `RcuBox`), nor do the boxed `groups`; while
+/// `attached`, either `ops` (`groups` empty) or every ops in `groups` is
 /// registered with the trampoline of `mode`.
 pub(crate) struct DirectSet {
     ops: Opaque<bindings::ftrace_ops>,
+    /// When another tracer holds some glob members: the rest, attached as
+    /// groups of one ops each (see [`DirectSet::attach`]).
+    groups: KVec<KBox<Opaque<bindings::ftrace_ops>>>,
     /// How the functions are attached (benchmark baselines aside: one ops).
     strategy: Strategy,
     /// `Strategy::OpsPerFunction`: one ops per slot, allocated by `attach`.
@@ -322,6 +333,7 @@ impl DirectSet {
         };
         Self {
             ops: Opaque::new(bindings::ftrace_ops::default()),
+            groups: KVec::new(),
             strategy,
             per_function: KVVec::new(),
             fprobe: Opaque::new(fp),
@@ -332,14 +344,24 @@ impl DirectSet {
         }
     }
 
-    /// Number of functions.
+    /// Number of functions (attached, or to attach).
     pub(crate) fn len(&self) -> usize {
-        self.slots.len()
+        self.slots.iter().filter(|s| !s.refused).count()
     }
 
-    /// Every function.
+    /// Every function (attached, or to attach).
     pub(crate) fn iter(&self) -> impl Iterator<Item = &DirectSlot> {
-        self.slots.iter()
+        self.slots.iter().filter(|s| !s.refused)
+    }
+
+    /// The glob members left out because another tracer holds them.
+    pub(crate) fn refused(&self) -> impl Iterator<Item = &DirectSlot> {
+        self.slots.iter().filter(|s| s.refused)
+    }
+
+    /// The function added `i`-th, refused or not (what `attach` errors name).
+    pub(crate) fn get(&self, i: usize) -> Option<&DirectSlot> {
+        self.slots.get(i)
     }
 
     /// The current trampoline.
@@ -381,6 +403,7 @@ impl DirectSet {
         size: usize,
         fentry: usize,
         index: u32,
+        explicit: bool,
     ) -> Result {
         if addrset::needs_growth(self.slots.len(), self.seen.len()) {
             let len = addrset::grown_len(self.seen.len());
@@ -416,6 +439,8 @@ impl DirectSet {
                 symbol: sym,
                 name,
                 index,
+                explicit,
+                refused: false,
             },
             GFP_KERNEL,
         )?;
@@ -424,8 +449,21 @@ impl DirectSet {
 
     /// Publishes the functions in the index, then attaches them all: one
     /// filter update and one `register_ftrace_direct`. On failure nothing
-    /// stays attached or indexed, and the error says why.
-    pub(crate) fn attach(&self) -> Result<(), (Error, Option<usize>)> {
+    /// stays attached or indexed, and the error says why (and which
+    /// function, as its index in the order of `push`, when it knows).
+    ///
+    /// If that fails with `EBUSY`, another tracer holds some of the
+    /// functions: a foreign direct caller (a BPF trampoline, another
+    /// module), or an IPMODIFY ftrace user (livepatch, a kprobe with a post
+    /// handler). ftrace refuses such a batch before patching anything, so
+    /// refusals are cheap: the functions are bisected into groups, each
+    /// registered as an ops of its own, until every refused group is one
+    /// function. Glob members so found are left out ([`DirectSet::refused`]);
+    /// an explicit one fails the set, named. With k such functions among n
+    /// that is O(k log n) registrations, one text-patching pass per group
+    /// that attached, and at detach one `unregister_ftrace_direct` (two
+    /// RCU-tasks grace periods) per group instead of one in all.
+    pub(crate) fn attach(&mut self) -> Result<(), (Error, Option<usize>)> {
         if self.slots.is_empty() {
             return Ok(());
         }
@@ -488,7 +526,17 @@ impl DirectSet {
             drop(INDEX.replace(index));
         }
         let ret = match self.strategy {
-            Strategy::OneOps => self.attach_one_ops(&mut ips),
+            Strategy::OneOps => match self.attach_one_ops(&mut ips) {
+                ret if ret == EBUSY.to_errno() && self.slots.len() > 1 => {
+                    drop(ips);
+                    if let Err(e) = self.attach_groups() {
+                        self.unindex();
+                        return Err(e);
+                    }
+                    0
+                }
+                ret => ret,
+            },
             Strategy::OpsPerFunction => self.attach_per_function(),
             Strategy::Fprobe => {
                 let n = ips.len() as _;
@@ -499,29 +547,121 @@ impl DirectSet {
         };
         if ret < 0 {
             self.unindex();
-            return Err((Error::from_errno(ret), None));
+            // A single function: the error is about it.
+            return Err((Error::from_errno(ret), (self.slots.len() == 1).then_some(0)));
         }
         self.attached.store(true, Ordering::Release);
         Ok(())
     }
 
-    fn attach_one_ops(&self, ips: &mut KVVec<kernel::ffi::c_ulong>) -> i32 {
-        let ops = self.ops.get();
+    /// [`DirectSet::attach`]'s bisection: attaches the functions in groups,
+    /// each as an ops of its own, leaving out (glob) or failing on
+    /// (explicit) the single functions another tracer holds.
+    fn attach_groups(&mut self) -> Result<(), (Error, Option<usize>)> {
+        let oom = (ENOMEM, None);
+        let n = self.slots.len();
+        let mut busy: KVec<usize> = KVec::new();
+        // Ranges of `slots` still to try; the whole was refused already.
+        let mut todo: KVec<(usize, usize)> = KVec::new();
+        let mid = n / 2;
+        todo.push((mid, n), GFP_KERNEL).map_err(|_| oom)?;
+        todo.push((0, mid), GFP_KERNEL).map_err(|_| oom)?;
+        let mut failed = None;
+        while let Some((lo, hi)) = kvec::pop(&mut todo) {
+            crate::sched::cond_resched();
+            match self.attach_group(lo, hi) {
+                Ok(true) => {}
+                Ok(false) if hi - lo == 1 => busy.push(lo, GFP_KERNEL).map_err(|_| oom)?,
+                Ok(false) => {
+                    let mid = lo + (hi - lo) / 2;
+                    todo.push((mid, hi), GFP_KERNEL).map_err(|_| oom)?;
+                    todo.push((lo, mid), GFP_KERNEL).map_err(|_| oom)?;
+                }
+                Err(e) => {
+                    failed = Some((e, None));
+                    break;
+                }
+            }
+        }
+        let explicit = busy
+            .iter()
+            .copied()
+            .find(|&i| self.slots.get(i).is_some_and(|s| s.explicit));
+        if failed.is_none() && (explicit.is_some() || self.groups.is_empty()) {
+            // An explicit function is taken, or every one is: refused, named.
+            failed = Some((EBUSY, explicit.or(busy.first().copied())));
+        }
+        if let Some(e) = failed {
+            self.detach_groups();
+            return Err(e);
+        }
+        for &i in busy.iter() {
+            if let Some(s) = self.slots.get_mut(i) {
+                s.refused = true;
+            }
+        }
+        // Their entries must not count calls the other tracer's patching
+        // sends elsewhere anyway: drop them from the index.
+        self.unindex_where(|s| s.refused);
+        Ok(())
+    }
+
+    /// Registers `slots[lo..hi]` as one more ops: `Ok(false)` if another
+    /// tracer holds one of them (`EBUSY`, nothing patched).
+    fn attach_group(&mut self, lo: usize, hi: usize) -> Result<bool, Error> {
+        let mut ips = KVVec::with_capacity(hi - lo, GFP_KERNEL)?;
+        for s in self.slots.get(lo..hi).unwrap_or(&[]) {
+            ips.push(s.fentry as _, GFP_KERNEL)?;
+        }
+        let ops = KBox::new(Opaque::new(bindings::ftrace_ops::default()), GFP_KERNEL)?;
+        self.groups.reserve(1, GFP_KERNEL)?;
+        let ret = Self::register_ops(ops.get(), &mut ips, trampoline::addr(self.mode()));
+        if ret == EBUSY.to_errno() {
+            return Ok(false);
+        }
+        kernel::error::to_result(ret)?;
+        // Reserved above: does not allocate, cannot fail.
+        let _ = self.groups.push(ops, GFP_ATOMIC);
+        Ok(true)
+    }
+
+    /// Unregisters every group ops (a failed bisection).
+    fn detach_groups(&mut self) {
+        let tramp = trampoline::addr(self.mode()) as _;
+        for ops in self.groups.iter() {
+            // SAFETY: Every group ops is registered with `tramp`.
+            let ret = unsafe { bindings::unregister_ftrace_direct(ops.get(), tramp, true) };
+            if ret < 0 {
+                pr_warn!("detaching a group of direct calls failed: {}\n", ret);
+            }
+        }
+        kvec::clear(&mut self.groups);
+    }
+
+    /// Sets `ops`'s filter to `ips` and registers it with `tramp`; frees the
+    /// filter again on failure.
+    fn register_ops(
+        ops: *mut bindings::ftrace_ops,
+        ips: &mut KVVec<kernel::ffi::c_ulong>,
+        tramp: usize,
+    ) -> i32 {
         let n = ips.len() as _;
         // SAFETY: `ops` is a live, unregistered ftrace_ops that never moves
-        // (type invariant); `ips` holds `n` addresses.
+        // (callers); `ips` holds `n` addresses.
         let mut ret = unsafe { bindings::ftrace_set_filter_ips(ops, ips.as_mut_ptr(), n, 0, 1) };
         if ret == 0 {
             // SAFETY: As above; the trampoline is a valid direct caller.
-            ret = unsafe {
-                bindings::register_ftrace_direct(ops, trampoline::addr(self.mode()) as _)
-            };
+            ret = unsafe { bindings::register_ftrace_direct(ops, tramp as _) };
         }
         if ret < 0 {
             // SAFETY: `ops` is not registered; this frees its filter hash.
             unsafe { bindings::ftrace_free_filter(ops) };
         }
         ret
+    }
+
+    fn attach_one_ops(&self, ips: &mut KVVec<kernel::ffi::c_ulong>) -> i32 {
+        Self::register_ops(self.ops.get(), ips, trampoline::addr(self.mode()))
     }
 
     /// The baseline: one ops, one filter update and one patching pass per
@@ -568,6 +708,18 @@ impl DirectSet {
         let mut ok = true;
         if self.attached.swap(false, Ordering::AcqRel) {
             let ret = match self.strategy {
+                Strategy::OneOps if !self.groups.is_empty() => {
+                    let tramp = trampoline::addr(self.mode()) as _;
+                    let mut worst = 0;
+                    for ops in self.groups.iter() {
+                        // SAFETY: Every group ops is registered with the
+                        // trampoline of `mode` (type invariant).
+                        let ret =
+                            unsafe { bindings::unregister_ftrace_direct(ops.get(), tramp, true) };
+                        worst = worst.min(ret);
+                    }
+                    worst
+                }
                 // SAFETY: `ops` is registered with the trampoline of `mode`.
                 Strategy::OneOps => unsafe {
                     bindings::unregister_ftrace_direct(
@@ -607,6 +759,11 @@ impl DirectSet {
 
     /// Clears this set's entries in the index: one pass, O(1) per entry.
     fn unindex(&self) {
+        self.unindex_where(|_| true);
+    }
+
+    /// Clears the index entries of this set's slots that `pick` picks.
+    fn unindex_where(&self, pick: impl Fn(&DirectSlot) -> bool) {
         let _lock = Lock::new();
         // SAFETY: Only holders of `Lock` replace the index.
         if let Some(index) = unsafe { INDEX.get_unguarded() } {
@@ -614,7 +771,8 @@ impl DirectSet {
                 if k % 4096 == 4095 {
                     crate::sched::cond_resched();
                 }
-                if self.slot_index(e.slot.load(Ordering::Relaxed)).is_some() {
+                let slot = self.slot_index(e.slot.load(Ordering::Relaxed));
+                if slot.and_then(|i| self.slots.get(i)).is_some_and(&pick) {
                     e.slot.store(core::ptr::null_mut(), Ordering::Release);
                 }
             }
@@ -641,6 +799,23 @@ impl DirectSet {
                         // ops matches `mode` again (detach passes it).
                         let old = trampoline::addr(self.mode()) as _;
                         for ops in self.per_function.iter().take(i) {
+                            // SAFETY: Registered, now with `tramp`.
+                            let back = unsafe { bindings::modify_ftrace_direct(ops.get(), old) };
+                            if back < 0 {
+                                pr_warn!("switching a direct call back failed: {}\n", back);
+                            }
+                        }
+                        return kernel::error::to_result(ret);
+                    }
+                }
+            }
+            Strategy::OneOps if !self.groups.is_empty() => {
+                for (i, ops) in self.groups.iter().enumerate() {
+                    // SAFETY: Every group ops is registered (attached).
+                    let ret = unsafe { bindings::modify_ftrace_direct(ops.get(), tramp) };
+                    if ret < 0 {
+                        let old = trampoline::addr(self.mode()) as _;
+                        for ops in self.groups.iter().take(i) {
                             // SAFETY: Registered, now with `tramp`.
                             let back = unsafe { bindings::modify_ftrace_direct(ops.get(), old) };
                             if back < 0 {

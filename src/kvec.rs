@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! What 6.12's `KVec` and `KVVec` lack and the registry needs: in-place
-//! `truncate`, `clear` and `retain`, none of which allocates.
+//! `truncate`, `clear`, `retain` and `pop`, none of which allocates.
 
 use kernel::alloc::{Allocator, Vec};
 
@@ -37,4 +37,11 @@ pub(crate) fn retain<T, A: Allocator>(v: &mut Vec<T, A>, mut keep: impl FnMut(&T
         }
     }
     truncate(v, kept);
+}
+
+/// Removes and returns the last element (a `Copy` one: read, then truncated).
+pub(crate) fn pop<T: Copy, A: Allocator>(v: &mut Vec<T, A>) -> Option<T> {
+    let last = *v.last()?;
+    truncate(v, v.len() - 1);
+    Some(last)
 }

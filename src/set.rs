@@ -65,6 +65,19 @@ struct Skipped {
     named: KVec<(KVec<u8>, i32)>,
 }
 
+impl Skipped {
+    /// Counts a refused glob member, naming the first few.
+    fn add(&mut self, symbol: &[u8], errno: i32) {
+        self.total += 1;
+        if self.named.len() < SKIPPED_SHOWN {
+            let mut v = KVec::new();
+            if v.extend_from_slice(symbol, GFP_KERNEL).is_ok() {
+                let _ = self.named.push((v, errno), GFP_KERNEL);
+            }
+        }
+    }
+}
+
 /// Registers a set's probes one by one (see [`Set::register`]).
 pub(crate) struct Builder<'a> {
     options: CreateOptions,
@@ -233,14 +246,7 @@ impl Builder<'_> {
                 ),
             ));
         }
-        let skipped = &mut self.probes.skipped;
-        skipped.total += 1;
-        if skipped.named.len() < SKIPPED_SHOWN {
-            let mut v = KVec::new();
-            if v.extend_from_slice(symbol, GFP_KERNEL).is_ok() {
-                let _ = skipped.named.push((v, errno), GFP_KERNEL);
-            }
-        }
+        self.probes.skipped.add(symbol, errno);
         Ok(false)
     }
 
@@ -287,7 +293,7 @@ impl Builder<'_> {
         let gate = core::ptr::addr_of!(self.probes.gate);
         self.probes
             .direct
-            .push(gate, symbol, name, addr, size, fentry, index)
+            .push(gate, symbol, name, addr, size, fentry, index, explicit)
             .map_err(|_| Failed::oom())?;
         Ok(true)
     }
@@ -639,21 +645,33 @@ impl Set {
                 .prepare()
                 .map_err(|_| Failed::oom())?;
             let t = now_ns();
-            let attached = probes.direct.attach();
+            let attached = probes.get_mut().direct.attach();
             attach_ns = now_ns() - t;
             attached.map_err(|(e, which)| {
                 let sym = which
-                    .and_then(|i| probes.direct.iter().nth(i))
+                    .and_then(|i| probes.direct.get(i))
                     .map_or(&b"(one of them)"[..], |s| s.symbol());
+                let why = if e == EBUSY {
+                    " (another tracer holds it: a direct caller or an IPMODIFY ftrace user)"
+                } else {
+                    ""
+                };
                 Failed::new(
                     e,
                     format_args!(
-                        "direct {}: attach failed, errno {}",
+                        "direct {}: attach failed, errno {}{}",
                         BStr(sym),
-                        e.to_errno()
+                        e.to_errno(),
+                        why
                     ),
                 )
-            })
+            })?;
+            // Glob members another tracer holds: skipped, as any refusal.
+            let p = probes.get_mut();
+            for s in p.direct.refused() {
+                p.skipped.add(s.symbol(), EBUSY.to_errno());
+            }
+            Ok(())
         });
         if let Err(e) = res {
             let _fast = rcu::expedite();

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bp_foreign: the other tracers batchprobe's direct sets meet on a real
+ * system, for its selftests.
+ *   direct=SYM    an ftrace-direct call on SYM from this module's own
+ *                 trampoline, as samples/ftrace/ftrace-direct.c does (a BPF
+ *                 trampoline or another direct-call module looks the same
+ *                 to ftrace);
+ *   ipmodify=SYM  a kprobe at SYM+0 with a post handler: on an ftrace-able
+ *                 function the kernel arms it through its IPMODIFY ftrace
+ *                 ops, as livepatch would, which no direct call may share.
+ * /sys/module/bp_foreign/parameters/calls counts the direct calls.
+ */
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/linkage.h>
+#include <asm/ibt.h>
+#include <asm/nospec-branch.h>
+
+static char *direct;
+module_param(direct, charp, 0400);
+static char *ipmodify;
+module_param(ipmodify, charp, 0400);
+static unsigned long calls;
+module_param(calls, ulong, 0400);
+
+/* Called from the trampoline below. */
+void bp_foreign_count(void);
+void bp_foreign_count(void)
+{
+	WRITE_ONCE(calls, READ_ONCE(calls) + 1);
+}
+
+extern void bp_foreign_tramp(void);
+
+asm(
+"	.pushsection	.text, \"ax\", @progbits\n"
+"	.type		bp_foreign_tramp, @function\n"
+"	.globl		bp_foreign_tramp\n"
+"bp_foreign_tramp:"
+	ASM_ENDBR
+"	pushq %rbp\n"
+"	movq %rsp, %rbp\n"
+	CALL_DEPTH_ACCOUNT
+"	pushq %rdi\n"
+"	pushq %rsi\n"
+"	pushq %rdx\n"
+"	pushq %rcx\n"
+"	pushq %r8\n"
+"	pushq %r9\n"
+"	pushq %rax\n"
+"	call bp_foreign_count\n"
+"	popq %rax\n"
+"	popq %r9\n"
+"	popq %r8\n"
+"	popq %rcx\n"
+"	popq %rdx\n"
+"	popq %rsi\n"
+"	popq %rdi\n"
+"	leave\n"
+	ASM_RET
+"	.size		bp_foreign_tramp, .-bp_foreign_tramp\n"
+"	.popsection\n"
+);
+
+static struct ftrace_ops direct_ops;
+static bool direct_on;
+
+static void post(struct kprobe *p, struct pt_regs *regs, unsigned long flags)
+{
+}
+
+static struct kprobe kp = { .post_handler = post };
+static bool kp_on;
+
+static int __init bp_foreign_init(void)
+{
+	int ret;
+
+	if (direct) {
+		unsigned long ip;
+		struct kprobe probe = { .symbol_name = direct };
+
+		/* The function's address, as kprobes resolve it. */
+		ret = register_kprobe(&probe);
+		if (ret)
+			return ret;
+		ip = (unsigned long)probe.addr;
+		unregister_kprobe(&probe);
+		ret = ftrace_set_filter_ip(&direct_ops, ip, 0, 0);
+		if (!ret)
+			ret = register_ftrace_direct(&direct_ops, (unsigned long)bp_foreign_tramp);
+		if (ret) {
+			pr_err("bp_foreign: direct call on %s: %d\n", direct, ret);
+			return ret;
+		}
+		direct_on = true;
+	}
+	if (ipmodify) {
+		kp.symbol_name = ipmodify;
+		ret = register_kprobe(&kp);
+		if (ret) {
+			pr_err("bp_foreign: IPMODIFY kprobe on %s: %d\n", ipmodify, ret);
+			if (direct_on)
+				unregister_ftrace_direct(&direct_ops, (unsigned long)bp_foreign_tramp, true);
+			return ret;
+		}
+		kp_on = true;
+	}
+	return 0;
+}
+
+static void __exit bp_foreign_exit(void)
+{
+	if (kp_on)
+		unregister_kprobe(&kp);
+	if (direct_on)
+		unregister_ftrace_direct(&direct_ops, (unsigned long)bp_foreign_tramp, true);
+}
+
+module_init(bp_foreign_init);
+module_exit(bp_foreign_exit);
+MODULE_DESCRIPTION("Another direct caller and an IPMODIFY user, for batchprobe's selftests");
+MODULE_LICENSE("GPL");
