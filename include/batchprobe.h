@@ -16,9 +16,10 @@
  *
  * Contexts
  * --------
- * Every function here may sleep (process context, no spinlock held, not
- * from a handler) except batchprobe_read_counts(), which may be called
- * from any context but NMI (it takes no lock and does not allocate).
+ * Every function here may sleep: call them from process context, with no
+ * spinlock held, never from a handler. batchprobe_read_counts() does not
+ * sleep (it takes no lock and does not allocate) and may also be called
+ * from atomic context, though not from a handler or NMI.
  *
  * A handler runs in the context of the probed code:
  *  - kprobe: from the int3 trap (or its optimized jump), preemption
@@ -32,28 +33,43 @@
  *    own functions. A call made while the same context is already inside a
  *    tracer callback is not delivered; it counts as a miss.
  * So a handler must not sleep, take sleeping locks, allocate with anything
- * but GFP_ATOMIC (better: not at all), or call batchprobe's API other than
- * batchprobe_read_counts(). A direct handler should call only notrace code:
- * a traced function it calls is not re-entered (the recursion lock refuses
- * it) but that call is lost. Handlers of one set may run on many CPUs at
- * once. A handler is called only while its set is enabled.
+ * but GFP_ATOMIC (better: not at all), or call batchprobe's API. Mark it
+ * notrace and NOKPROBE_SYMBOL(): a direct handler should call only notrace
+ * code (a traced function it calls is not re-entered, the recursion lock
+ * refuses it, but that call is lost). It must not modify *regs. Handlers
+ * of one set may run on many CPUs at once. A handler is called only while
+ * its set is enabled.
  *
  * Lifetimes
  * ---------
  * batchprobe_create() takes a reference on desc->owner (the client module)
- * that it drops when the set's teardown has finished. A client module can
- * therefore not be unloaded while any of its sets exists: `rmmod` fails
- * with EBUSY ("in use"), and its module_exit() is not called. Retire the
- * sets first (batchprobe_unregister()), from wherever the client decides
- * it is done (a debugfs or sysfs file of its own, a work item); once every
- * teardown has completed, the client unloads. A client unloading with a
- * retire still pending is therefore refused, never torn down under its
- * handler's feet.
+ * that it drops when the set's teardown has finished, right after the
+ * completion callback returns. A client module can therefore not be
+ * unloaded while any of its sets exists: `rmmod` is refused ("in use",
+ * EWOULDBLOCK from delete_module()), and its module_exit() is not called.
+ * Retire the sets first (batchprobe_unregister()), from wherever the
+ * client decides it is done (a debugfs or sysfs file of its own, a work
+ * item); once every teardown has completed and batchprobe_flush() (or
+ * batchprobe_unregister_sync()) has returned, the reference is gone and
+ * the client unloads. A client unloading with a retire still pending is
+ * therefore refused, never torn down under its handler's feet. If a
+ * client's module_init() fails after it created sets (or a forced unload),
+ * batchprobe retires them, and waits for their teardown and callbacks,
+ * from the module notifier, before the module's memory is freed; still,
+ * retire them on your init's error path.
  *
  * When the completion callback runs, no handler of the set runs or will
  * run again: the handler, its context and anything the handler reads may
  * be freed from then on (or from when batchprobe_unregister_sync()
- * returns). The handle stays valid until batchprobe_put().
+ * returns). The callback runs on batchprobe's completion workqueue, in
+ * process context; it may call batchprobe_create(), _enable(), _disable(),
+ * _unregister() and _put(), but not batchprobe_flush() or
+ * batchprobe_unregister_sync(), which wait for that very workqueue. The
+ * handle stays valid until batchprobe_put().
+ *
+ * Should ftrace ever refuse to detach a set's direct calls (it logs why),
+ * their handler could still be called: batchprobe then keeps the client's
+ * module reference for good and calls no completion callback.
  *
  * A client that forgets to retire a set stays loaded (its module cannot be
  * unloaded, nor, through the dependency, batchprobe). An administrator can
@@ -70,7 +86,8 @@
  * (naming the target) is logged and shown in debugfs `last_error`.
  * Every function returns a negative errno (or an ERR_PTR) and validates its
  * arguments: NULL pointers, a zero or too large count, an unknown kind,
- * flags or field, names that are too long or not [A-Za-z_][A-Za-z0-9_]*.
+ * flags or field, names that are too long or not [A-Za-z_][A-Za-z0-9_]*;
+ * what batchprobe_create() refuses is logged and shown in last_error too.
  */
 #ifndef _BATCHPROBE_H
 #define _BATCHPROBE_H
@@ -103,7 +120,7 @@ enum batchprobe_kind {
  * @addr: an address inside core-kernel text (kprobe), or the start of a
  *        function (kretprobe, direct); only when @symbol is NULL.
  * @offset: kprobe by @symbol only: bytes into the symbol (must stay inside
- *          it); 0 for every other kind.
+ *          it); 0 for every other kind and for @addr targets.
  * @kind: one of enum batchprobe_kind.
  * @maxactive: kretprobe only: instances to preallocate (0: the kernel's
  *             default, at most BATCHPROBE_MAX_ACTIVE); 0 for other kinds.
@@ -119,11 +136,12 @@ struct batchprobe_target {
 /*
  * What a handler is told about one hit.
  * @kind: the target's kind.
- * @ip: kprobe: the probed address; kretprobe and direct: the function's
- *      address.
+ * @ip: kprobe and kretprobe: the address the kernel put the probe at (for
+ *      a function's entry under IBT, past its endbr64); direct: the
+ *      function's address.
  * @regs: kprobe: the registers at the probe; kretprobe: the registers at
  *        the return (regs_return_value() is the return value); NULL for
- *        direct calls.
+ *        direct calls. Read only.
  * @args: direct: the first six integer arguments (rdi, rsi, rdx, rcx, r8,
  *        r9 on x86-64) as the function received them; 0 for other kinds.
  */
@@ -152,7 +170,8 @@ typedef void (*batchprobe_handler_t)(void *ctx, unsigned int index,
 
 /*
  * What to create.
- * @owner: THIS_MODULE of the caller (NULL only for built-in code).
+ * @owner: THIS_MODULE of the caller (not NULL: only modules can call this
+ *         API, and the owner's reference is what keeps @handler loaded).
  * @name: the set's name, [A-Za-z_][A-Za-z0-9_]*, at most
  *        BATCHPROBE_MAX_NAME bytes; unique per owner among live sets.
  * @targets: @count targets; batchprobe copies what it needs, so the array
@@ -185,13 +204,15 @@ struct batchprobe_counts {
  * each, no grace period; the direct calls are attached in one filter
  * update and one text-patching pass). The set starts disabled: call
  * batchprobe_enable() to arm it. Returns the set, or an ERR_PTR:
- * -EINVAL (bad argument: NULL desc/targets/handler/name, bad kind, flags,
- * offset or maxactive, both or neither of symbol and addr), -E2BIG (count),
+ * -EINVAL (bad argument: NULL desc/targets/handler/name/owner, bad kind,
+ * flags, offset or maxactive, both or neither of symbol and addr; or the
+ * kernel's: not probe-able or not ftrace-able text), -E2BIG (count),
  * -ENAMETOOLONG (name or symbol), -EEXIST (the owner has a live set of
  * that name), -ENOSPC (too many live sets), -ENODEV (owner is unloading),
- * -ENOENT (unknown symbol or address outside core-kernel text), -EBUSY
- * (a direct target is already traced by another direct caller), or what
- * the kernel's register_kprobe()/register_ftrace_direct() returned.
+ * -ENOENT (unknown symbol, or an address in no core-kernel symbol), -EBUSY
+ * (a direct target is traced already: by another set, by another tracer's
+ * direct call or IPMODIFY ftrace ops, or twice in this array), or what the
+ * kernel's register_kprobe()/register_ftrace_direct() returned.
  * Sleeps. The caller owns one reference to the set: drop it with
  * batchprobe_put().
  */
@@ -226,7 +247,9 @@ int batchprobe_unregister(struct batchprobe_set *set,
 
 /*
  * batchprobe_unregister() without a callback, then waits for the teardown
- * to complete. Same returns. Sleeps.
+ * (and every completion queued before it) to complete; if the set was
+ * retiring already, waits all the same and returns -EALREADY. Same
+ * returns. Sleeps.
  */
 int batchprobe_unregister_sync(struct batchprobe_set *set);
 
@@ -238,7 +261,8 @@ void batchprobe_put(struct batchprobe_set *set);
 
 /*
  * Waits until every teardown and disarm queued before the call, by any
- * caller, has completed. Sleeps.
+ * caller, and then every completion callback (and module reference drop)
+ * they queued, has completed. Sleeps; not from a completion callback.
  */
 void batchprobe_flush(void);
 
@@ -246,7 +270,7 @@ void batchprobe_flush(void);
  * Fills @counts[i] for target i, for the first @n targets of @set
  * (@n at most the set's count). Valid in every state; after the teardown
  * the final counts. Returns the number filled, or -EINVAL (NULL set or
- * counts). Any context but NMI.
+ * counts). Does not sleep; not from a handler or NMI (it is O(count)).
  */
 int batchprobe_read_counts(struct batchprobe_set *set,
 			   struct batchprobe_counts *counts, unsigned int n);

@@ -46,6 +46,35 @@ const char *bp_module_name(struct module *mod)
 	return mod ? module_name(mod) : "kernel";
 }
 
+/*
+ * A module going away (its init failed after it created sets, or a forced
+ * unload) is told to src/api.rs, which retires its sets while its text is
+ * still there. A normal unload never gets here with sets: each holds a
+ * reference on its client module.
+ */
+void bp_rust_module_going(struct module *mod);
+
+static int bp_module_notify(struct notifier_block *nb, unsigned long action, void *data)
+{
+	if (action == MODULE_STATE_GOING)
+		bp_rust_module_going(data);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block bp_module_nb = {
+	.notifier_call = bp_module_notify,
+};
+
+int bp_module_notifier_register(void)
+{
+	return register_module_notifier(&bp_module_nb);
+}
+
+void bp_module_notifier_unregister(void)
+{
+	unregister_module_notifier(&bp_module_nb);
+}
+
 void bp_cond_resched(void)
 {
 	cond_resched();

@@ -49,6 +49,10 @@ bool bp_try_module_get(struct module *mod);
 void bp_module_put(struct module *mod);
 const char *bp_module_name(struct module *mod);
 
+/* The module notifier that retires a going client's sets (src/api.rs). */
+int bp_module_notifier_register(void);
+void bp_module_notifier_unregister(void);
+
 /* cond_resched() is a macro. */
 void bp_cond_resched(void);
 

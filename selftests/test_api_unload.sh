@@ -3,11 +3,12 @@
 #   "depends: batchprobe"; batchprobe cannot unload while a client is loaded;
 #   a client cannot unload while its set exists or its retire is pending,
 #   and unloads once the teardown completed; an administrator can retire a
-#   client's forgotten set through debugfs, which lets the client unload.
+#   client's forgotten set through debugfs, which lets the client unload; a
+#   client whose init fails with a set live has it retired by batchprobe.
 # requires: bpclient_c.ko
 . ./ktap.sh
-ktap_plan 14
-[ -f "$BP_CLIENT_C" ] || { for i in $(seq 14); do ktap_skip "api_unload_$i" "no $BP_CLIENT_C"; done; ktap_finish; exit; }
+ktap_plan 18
+[ -f "$BP_CLIENT_C" ] || { for i in $(seq 18); do ktap_skip "api_unload_$i" "no $BP_CLIENT_C"; done; ktap_finish; exit; }
 ctl() { printf "$1" | bpwrite /sys/kernel/debug/bpclient_c/control; }
 # Completion callbacks logged so far (earlier tests of this boot log some).
 completions() { dmesg | grep -c 'bpclient_c: retire completed'; }
@@ -38,5 +39,11 @@ ktap_check "admin_retires_forgotten_set" bp_ctl 'unregister bpclient_c.main --sy
 ktap_check "admin_retire_freed_it" test "$(bp_state bpclient_c.main)" = freed
 ktap_check "client_unloads_after_admin_retire" rmmod bpclient_c
 ktap_check "no_done_callback_for_admin_retire" test "$(completions)" -eq "$n1"
+# A client whose init fails with its set live: retired by the module notifier.
+before=$(kprobes_registered)
+ktap_check "failed_init_refused" sh -c "! insmod $BP_CLIENT_C fail_init=1 2>/dev/null"
+ktap_check "failed_init_set_retired" test "$(bp_state bpclient_c.main)" = freed
+ktap_check "failed_init_probes_gone" test "$(kprobes_registered)" -eq "$before"
+ktap_check "client_loads_again" sh -c "insmod $BP_CLIENT_C && printf retire | bpwrite /sys/kernel/debug/bpclient_c/control && rmmod bpclient_c"
 ktap_check "rmmod_batchprobe" rmmod batchprobe
 ktap_finish

@@ -43,6 +43,24 @@ pub(crate) fn unpublish() {
     ENGINE.store(core::ptr::null_mut(), Ordering::Release);
 }
 
+/// Queues an API set's completion after its teardown (on the engine's
+/// completion queue; synchronously if the engine is gone, on unload).
+pub(crate) fn complete_later(set: Arc<Set>) {
+    match engine() {
+        Ok(e) => e.complete_later(set),
+        Err(_) => set.complete(),
+    }
+}
+
+/// Called by the module notifier (`rust/helpers.c`) when a module goes
+/// away: see [`Engine::owner_going`].
+#[no_mangle]
+extern "C" fn bp_rust_module_going(module: *mut bindings::module) {
+    if let Ok(e) = engine() {
+        e.owner_going(module);
+    }
+}
+
 fn engine() -> Result<&'static Engine> {
     let e = ENGINE.load(Ordering::Acquire);
     // SAFETY: Published by `publish`, whose caller keeps it alive until
@@ -133,6 +151,9 @@ fn target(t: &bindings::batchprobe_target, index: u32) -> Result<ApiTarget> {
         });
     }
     // An address: the core-kernel text symbol that contains it.
+    if t.offset > 0 {
+        return Err(EINVAL);
+    }
     let addr = t.addr;
     let sym = crate::kallsyms::symbol_at(addr)?.ok_or(ENOENT)?;
     if kind != ProbeKind::Kprobe && sym.offset != 0 {
@@ -158,20 +179,27 @@ unsafe fn create(desc: *const bindings::batchprobe_set_desc) -> Result<Arc<Set>>
     // SAFETY: Null or valid (caller).
     let desc = unsafe { desc.as_ref() }.ok_or(EINVAL)?;
     let engine = engine()?;
-    let handler = desc.handler.ok_or(EINVAL)?;
+    let bad = |what: &str| engine.api_error(EINVAL, what);
+    let handler = desc.handler.ok_or_else(|| bad("no handler"))?;
+    if desc.owner.is_null() {
+        // Only modules can call this API; without an owner nothing would
+        // keep the handler's module loaded.
+        return Err(bad("no owner module"));
+    }
     if desc.targets.is_null() || desc.count == 0 {
-        return Err(EINVAL);
+        return Err(bad("no targets"));
     }
     if desc.count as usize > MAX_TARGETS {
-        return Err(E2BIG);
+        return Err(engine.api_error(E2BIG, "more than BATCHPROBE_MAX_TARGETS targets"));
     }
     if desc.flags & !bindings::BATCHPROBE_F_ALL != 0 {
-        return Err(EINVAL);
+        return Err(bad("unknown flags"));
     }
     // SAFETY: A NUL-terminated string (header).
-    let name = unsafe { copy_str(desc.name, MAX_NAME) }?;
-    let name_str = core::str::from_utf8(&name).map_err(|_| EINVAL)?;
-    command::set_name(name_str).map_err(|_| EINVAL)?;
+    let name = unsafe { copy_str(desc.name, MAX_NAME) }
+        .map_err(|e| engine.api_error(e, "bad set name"))?;
+    let name_str = core::str::from_utf8(&name).map_err(|_| bad("bad set name"))?;
+    command::set_name(name_str).map_err(|_| bad("bad set name"))?;
     // SAFETY: `targets` holds `count` targets (header).
     let given = unsafe { core::slice::from_raw_parts(desc.targets, desc.count as usize) };
     let mut targets = KVVec::with_capacity(given.len(), GFP_KERNEL)?;
@@ -179,7 +207,13 @@ unsafe fn create(desc: *const bindings::batchprobe_set_desc) -> Result<Arc<Set>>
         if i % 1024 == 1023 {
             crate::sched::cond_resched();
         }
-        targets.push(target(t, i as u32)?, GFP_KERNEL)?;
+        let t = target(t, i as u32).map_err(|e| {
+            let mut what = crate::set::Text(KVec::new());
+            let _ =
+                core::fmt::Write::write_fmt(&mut what, format_args!("target {}: bad target", i));
+            engine.api_error(e, core::str::from_utf8(&what.0).unwrap_or("bad target"))
+        })?;
+        targets.push(t, GFP_KERNEL)?;
     }
     // The set's name: OWNER.NAME.
     // SAFETY: `owner` is null or the caller's live module.
@@ -288,9 +322,13 @@ pub unsafe extern "C" fn batchprobe_unregister_sync(set: *mut bindings::batchpro
     // SAFETY: As the function's own contract.
     let r = unsafe { handle(set) }.and_then(|s| {
         let e = engine()?;
-        e.api_unregister(s, None, core::ptr::null_mut())?;
-        e.flush();
-        Ok(())
+        let r = e.api_unregister(s, None, core::ptr::null_mut());
+        // Already retiring (by another caller, or an administrator): its
+        // teardown is queued all the same, and this call waits for it.
+        if r.is_ok() || r.is_err_and(|e| e.to_errno() == -(bindings::EALREADY as i32)) {
+            e.flush();
+        }
+        r
     });
     errno(r)
 }

@@ -66,6 +66,12 @@ impl kernel::Module for BatchProbe {
         // SAFETY: `engine` is pinned and outlives the API: `drop`
         // unpublishes it before the engine goes.
         unsafe { api::publish(&engine) };
+        // SAFETY: Registers a static notifier block; unregistered in `drop`.
+        let ret = unsafe { bindings::bp_module_notifier_register() };
+        if ret < 0 {
+            api::unpublish();
+            return Err(Error::from_errno(ret));
+        }
         pr_info!("loaded\n");
         Ok(BatchProbe {
             dir: Some(dir),
@@ -79,6 +85,8 @@ impl Drop for BatchProbe {
     fn drop(&mut self) {
         // debugfs removal waits for file operations in progress.
         drop(self.dir.take());
+        // SAFETY: Registered in `init`.
+        unsafe { bindings::bp_module_notifier_unregister() };
         api::unpublish();
         self.engine.shutdown();
         pr_info!("unloaded\n");

@@ -49,7 +49,7 @@ impl Gate {
     /// Whether hits are counted.
     #[inline(always)]
     pub(crate) fn is_open(&self) -> bool {
-        self.open.load(Ordering::Relaxed)
+        self.open.load(Ordering::Acquire)
     }
 
     /// Whether hits go to a client's handler.

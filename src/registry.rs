@@ -21,6 +21,7 @@ use kernel::sync::{Arc, Mutex};
 
 use crate::api::ApiTarget;
 use crate::batchkeys;
+use crate::bindings;
 use crate::command::{self, glob_match, Command, CreateOptions, ProbeKind, Target};
 use crate::gate::Client;
 use crate::kallsyms;
@@ -598,15 +599,21 @@ pub(crate) struct Engine {
     #[pin]
     registry: Mutex<Registry>,
     queue: OwnedQueue,
+    /// API clients' completions (callback, then module reference): not on
+    /// `queue`, so that a callback may call the API (whose `enable` waits
+    /// on `queue` under the registry lock) without a deadlock.
+    done_queue: OwnedQueue,
 }
 
 impl Engine {
     /// A new, empty engine with its own ordered workqueue.
     pub(crate) fn new() -> Result<impl PinInit<Self, Error>> {
         let queue = OwnedQueue::new_ordered(c_str!("batchprobe"))?;
+        let done_queue = OwnedQueue::new_ordered(c_str!("batchprobe_done"))?;
         Ok(try_pin_init!(Engine {
             registry <- new_mutex!(Registry::new(), "batchprobe::registry"),
             queue,
+            done_queue,
         }))
     }
 
@@ -676,7 +683,7 @@ impl Engine {
             reg.expire_freed();
         }
         if wait {
-            self.queue.flush();
+            self.flush();
         }
         Ok(buf.len())
     }
@@ -755,6 +762,15 @@ impl Engine {
         }
     }
 
+    /// Records an API call's invalid argument as `last_error` and in the
+    /// log, and gives back `error`.
+    pub(crate) fn api_error(&self, error: Error, what: &str) -> Error {
+        let f = Failed::new(error, format_args!("{}", what));
+        self.registry.lock().set_last_error(0, &f);
+        pr_info!("api: {} (errno {})\n", what, error.to_errno());
+        error
+    }
+
     /// Enables an API set.
     pub(crate) fn api_enable(&self, set: &Set) -> Result {
         let _reg = self.registry.lock();
@@ -796,9 +812,46 @@ impl Engine {
         Ok(())
     }
 
-    /// Waits for every queued teardown and disarm.
+    /// Waits for every queued teardown and disarm, and then for the API
+    /// completions they queued.
     pub(crate) fn flush(&self) {
         self.queue.flush();
+        self.done_queue.flush();
+    }
+
+    /// Queues an API set's completion ([`Set::complete`]).
+    pub(crate) fn complete_later(&self, set: Arc<Set>) {
+        // Only the one teardown queues it: it cannot be queued already.
+        let _ = self.done_queue.enqueue::<Arc<Set>, 3>(set);
+    }
+
+    /// `module` is going away (its init failed, or a forced unload): its
+    /// sets are retired, and their teardowns and completions waited for,
+    /// while its text is still there. (A normal unload cannot happen while
+    /// it has sets: each holds a reference on it.)
+    pub(crate) fn owner_going(&self, module: *mut bindings::module) {
+        let mut mine = 0;
+        {
+            let reg = self.registry.lock();
+            for set in reg
+                .sets
+                .iter()
+                .filter(|s| s.owner().is_some_and(|o| o.is(module)))
+            {
+                mine += 1;
+                if set.state().is_live() && set.begin_unregister().is_ok() {
+                    let _ = self.queue.enqueue::<Arc<Set>, 0>(set.clone());
+                    set.unregister_returned();
+                }
+            }
+        }
+        if mine > 0 {
+            pr_warn!(
+                "a client module is going with {} set(s) not retired: retiring them\n",
+                mine
+            );
+            self.flush();
+        }
     }
 
     /// Fills a read-only file.
@@ -852,6 +905,7 @@ impl Engine {
             core::mem::replace(&mut reg.sets, KVVec::new())
         };
         self.queue.flush();
+        self.done_queue.flush();
         drop(sets);
         crate::direct::shutdown();
         crate::rcu::barrier();

@@ -372,6 +372,27 @@ impl Owner {
         self.release();
     }
 
+    /// Keeps the module reference for good, and never calls back: ftrace
+    /// refused to detach the set's direct calls, so its handler may still
+    /// be called.
+    fn abandon(&self) {
+        self.done.store(core::ptr::null_mut(), Ordering::Release);
+        if !self
+            .module
+            .swap(core::ptr::null_mut(), Ordering::AcqRel)
+            .is_null()
+        {
+            pr_warn!(
+                "a client module stays pinned: its set's direct calls could not be detached\n"
+            );
+        }
+    }
+
+    /// Whether `module` is this set's client.
+    pub(crate) fn is(&self, module: *mut bindings::module) -> bool {
+        !module.is_null() && self.module.load(Ordering::Acquire) == module
+    }
+
     /// Drops the module reference, if not dropped yet.
     fn release(&self) {
         let module = self.module.swap(core::ptr::null_mut(), Ordering::AcqRel);
@@ -525,6 +546,8 @@ pub(crate) struct Set {
     work: Work<Set>,
     #[pin]
     disarm_work: Work<Set, 2>,
+    #[pin]
+    done_work: Work<Set, 3>,
 }
 
 // SAFETY: The raw pointers are registered probes inside `probes`, used only
@@ -547,7 +570,9 @@ impl PinnedDrop for Set {
                 self.state().as_str()
             );
             self.set_state(SetState::Retiring);
-            self.teardown();
+            if self.teardown() {
+                self.complete();
+            }
         }
     }
 }
@@ -555,6 +580,16 @@ impl PinnedDrop for Set {
 impl_has_work! {
     impl HasWork<Self> for Set { self.work }
     impl HasWork<Self, 2> for Set { self.disarm_work }
+    impl HasWork<Self, 3> for Set { self.done_work }
+}
+
+/// An API client's completion, on the completion queue.
+impl WorkItem<3> for Set {
+    type Pointer = Arc<Set>;
+
+    fn run(this: Arc<Set>) {
+        this.complete();
+    }
 }
 
 /// The physical disarm after a disable, off the writer's path.
@@ -570,7 +605,9 @@ impl WorkItem for Set {
     type Pointer = Arc<Set>;
 
     fn run(this: Arc<Set>) {
-        this.teardown();
+        if this.teardown() {
+            crate::api::complete_later(this);
+        }
     }
 }
 
@@ -701,6 +738,7 @@ impl Set {
             timings,
             work <- new_work!("Set::work"),
             disarm_work <- new_work!("Set::disarm_work"),
+            done_work <- new_work!("Set::done_work"),
         });
         // Cannot fail: the memory is allocated and the initialiser is infallible.
         match uninit.pin_init_with(init) {
@@ -874,10 +912,11 @@ impl Set {
     }
 
     /// Unregisters every probe: one batch call per kind, one grace period
-    /// each. Runs on the module workqueue, once.
-    fn teardown(&self) {
+    /// each. Runs on the module workqueue, once. Returns whether an API
+    /// client's completion is due ([`Set::complete`]).
+    fn teardown(&self) -> bool {
         if self.state() != SetState::Retiring {
-            return;
+            return false;
         }
         let t0 = now_ns();
         let gp0 = gpcount::snapshot();
@@ -935,8 +974,23 @@ impl Set {
             .unregister_complete
             .store(now.saturating_sub(started), Ordering::Relaxed);
         self.set_state(SetState::Freed);
-        // No handler runs or will run: the client may free what they use,
-        // and unload once the reference is put.
+        match &self.owner {
+            // No handler runs or will run: the client may free what they
+            // use, and unload once the reference is put ([`Set::complete`]).
+            Some(_) if detached => true,
+            Some(o) => {
+                // Its handler may still be called: the client stays too.
+                o.abandon();
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// An API set whose teardown has run: calls the client's completion
+    /// callback, then drops the module reference. Process context; not on
+    /// the teardown queue (see [`crate::api`]).
+    pub(crate) fn complete(&self) {
         if let Some(o) = &self.owner {
             o.complete();
         }
@@ -955,7 +1009,9 @@ impl Set {
         self.flush_disarm();
         if self.state().is_live() {
             self.set_state(SetState::Retiring);
-            self.teardown();
+            if self.teardown() {
+                self.complete();
+            }
         }
     }
 

@@ -39,6 +39,7 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/ptrace.h>
@@ -64,6 +65,9 @@ MODULE_PARM_DESC(enable, "enable the set when created (default: yes)");
 static bool check_api;
 module_param(check_api, bool, 0400);
 MODULE_PARM_DESC(check_api, "at load, call the API with bad arguments and record what it returned");
+static bool fail_init;
+module_param(fail_init, bool, 0400);
+MODULE_PARM_DESC(fail_init, "fail module_init after creating and enabling the set, without retiring it");
 static bool defer;
 module_param(defer, bool, 0400);
 MODULE_PARM_DESC(defer, "create the set on a \"create\" control write, not at load");
@@ -92,7 +96,11 @@ struct client {
 static struct client client;
 static struct dentry *dir;
 
-static void handler(void *ctx, unsigned int index, const struct batchprobe_hit *hit)
+/*
+ * Runs in the probed code's context (see the header): no locks, no
+ * allocation, and notrace, since direct calls may come from any function.
+ */
+static notrace void handler(void *ctx, unsigned int index, const struct batchprobe_hit *hit)
 {
 	struct client *c = ctx;
 
@@ -120,6 +128,8 @@ static void handler(void *ctx, unsigned int index, const struct batchprobe_hit *
 		break;
 	}
 }
+
+NOKPROBE_SYMBOL(handler);
 
 /* Called from batchprobe's workqueue when the teardown has completed. */
 static void retired(void *arg)
@@ -165,6 +175,11 @@ static int add_list(struct batchprobe_target *t, unsigned int *i, char *list,
 	return 0;
 }
 
+/* An address in this module, not in core-kernel text. */
+static noinline void bpclient_marker(void)
+{
+}
+
 /* The API's argument checks, each expected to fail with a documented errno. */
 static void check_errors(struct client *c)
 {
@@ -202,6 +217,8 @@ static void check_errors(struct client *c)
 	TRY("too_many", &e);
 	e = d; e.handler = NULL;
 	TRY("null_handler", &e);
+	e = d; e.owner = NULL;
+	TRY("null_owner", &e);
 	e = d; e.name = NULL;
 	TRY("null_name", &e);
 	e = d; e.name = long_name;
@@ -217,6 +234,8 @@ static void check_errors(struct client *c)
 	TRY("symbol_and_addr", &e);
 	bad = good; bad.symbol = NULL;
 	TRY("neither_symbol_nor_addr", &e);
+	bad = good; bad.symbol = NULL; bad.addr = (unsigned long)bpclient_marker; bad.offset = 1;
+	TRY("addr_with_offset", &e);
 	bad = good; bad.kind = BATCHPROBE_KRETPROBE; bad.offset = 4;
 	TRY("kretprobe_offset", &e);
 	bad = good; bad.symbol = "batchprobe_no_such_symbol";
@@ -428,8 +447,14 @@ static ssize_t control_write(struct file *f, const char __user *ubuf, size_t n, 
 		ret = batchprobe_disable(c->set);
 	} else if (!strcmp(buf, "retire")) {
 		ret = batchprobe_unregister(c->set, retired, c);
+		mutex_unlock(&c->lock);
+		/* Without the lock: other writes may go on meanwhile. */
 		if (!ret)
 			ret = wait_for_completion_killable(&c->retired);
+		/* The module reference goes right after the callback returns. */
+		if (!ret)
+			batchprobe_flush();
+		return ret ? ret : n;
 	} else if (!strcmp(buf, "retire_nowait")) {
 		ret = batchprobe_unregister(c->set, retired, c);
 	} else if (!strcmp(buf, "retire_again")) {
@@ -494,6 +519,16 @@ static int __init bpclient_init(void)
 		ret = create_set(c);
 		if (ret)
 			return ret;
+	}
+	if (fail_init) {
+		/*
+		 * A buggy init: the module's memory is freed although the set
+		 * holds a reference; batchprobe's module notifier retires the
+		 * set before that. (Real code would batchprobe_unregister_sync()
+		 * and batchprobe_put() here.)
+		 */
+		pr_info("bpclient_c: failing init with the set live\n");
+		return -EAGAIN;
 	}
 	dir = debugfs_create_dir("bpclient_c", NULL);
 	debugfs_create_file("control", 0200, dir, NULL, &control_fops);

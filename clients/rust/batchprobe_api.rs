@@ -98,8 +98,9 @@ impl Hit<'_> {
         self.0.ip
     }
 
-    /// Kprobes and kretprobes: the first argument register (`di`) at the
-    /// probe; direct calls: the first argument.
+    /// Kprobes: the first argument register (`di`) at the probe (the first
+    /// argument at a function's entry); direct calls: the first argument.
+    /// Kretprobes: `di` at the return, which no longer holds it.
     pub(crate) fn arg0(&self) -> usize {
         // SAFETY: `regs` is null or the live registers of this hit (header).
         match unsafe { self.0.regs.as_ref() } {
@@ -227,26 +228,36 @@ impl<H: Handler> ProbeSet<H> {
 
     /// Retires the set and waits for its teardown: dropping, with the
     /// error visible (`EALREADY`, `ENOENT`: it was retired already).
-    pub(crate) fn retire(self) -> Result {
-        // SAFETY: A live handle (type invariant).
-        let ret = unsafe { sys::batchprobe_unregister_sync(self.raw.as_ptr()) };
-        drop(self);
+    pub(crate) fn retire(mut self) -> Result {
+        let ret = self.retire_and_wait();
+        self.raw_put();
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: `this` is never used or dropped again; the handler box is
+        // moved out once and freed here, after the teardown completed.
+        drop(unsafe { core::ptr::read(&this.handler) });
         kernel::error::to_result(ret)
+    }
+
+    /// Retires the set and waits for its teardown (and, if it was retiring
+    /// already, by an administrator say, waits all the same).
+    fn retire_and_wait(&mut self) -> i32 {
+        // SAFETY: A live handle (type invariant); waits even on -EALREADY.
+        unsafe { sys::batchprobe_unregister_sync(self.raw.as_ptr()) }
+    }
+
+    /// Gives the handle's reference back.
+    fn raw_put(&mut self) {
+        // SAFETY: The handle's reference is given back once: by `retire`
+        // (which then skips `drop`) or by `drop`.
+        unsafe { sys::batchprobe_put(self.raw.as_ptr()) };
     }
 }
 
 impl<H: Handler> Drop for ProbeSet<H> {
     fn drop(&mut self) {
-        // SAFETY: A live handle (type invariant).
-        let ret = unsafe { sys::batchprobe_unregister_sync(self.raw.as_ptr()) };
-        if ret != 0 {
-            // Retired already (by `retire`, or by an administrator through
-            // debugfs): its teardown may still run; wait for it.
-            // SAFETY: No argument; may sleep, as `drop` may here.
-            unsafe { sys::batchprobe_flush() };
-        }
-        // SAFETY: The handle's reference is given back once; the handler
-        // box is freed after this, when no handler can run any more.
-        unsafe { sys::batchprobe_put(self.raw.as_ptr()) };
+        // -ENOENT: retired and torn down already; -EALREADY: waited for.
+        let _ = self.retire_and_wait();
+        self.raw_put();
+        // The handler box is freed after this, when no handler can run.
     }
 }
