@@ -19,7 +19,7 @@ for f in $flavors; do
     ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh")
     out=$BP_ROOT/out/bench/$f
     mkdir -p "$out"
-    "$BP_ROOT/scripts/build-initramfs.sh" "$out/initramfs.cpio.gz" "$ko"
+    "$BP_ROOT/scripts/build-initramfs.sh" "$out/initramfs.cpio.gz" "$ko" "$kdir"
     logf=$out/console.log
     args=bp.mode=bench
     for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS; do

@@ -3,7 +3,8 @@
 # run the host tests once, then for each flavor build the module, boot QEMU,
 # run the selftests and judge the log. Ends with one line "N passed, N failed"
 # totalled over the host tests and every flavor. BP_FLAVORS picks the flavors
-# (default "test distro debug"). BP_INJECT=fail|splat|hang makes
+# (default "test distro debug"), BP_TESTS a subset of the selftests (names
+# of selftests/test_*.sh, space-separated). BP_INJECT=fail|splat|hang makes
 # the guest misbehave on purpose, to prove the harness catches it.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -49,7 +50,7 @@ for f in $flavors; do
     log "guest ($f kernel): booting QEMU (${BP_ACCEL:-tcg}, $smp vCPUs); console log: $logf"
     set +e
     BP_QUIET=1 BP_SMP=$smp BP_TIMEOUT=${BP_TIMEOUT:-900} "$BP_ROOT/scripts/run-qemu.sh" \
-        "$kdir/arch/x86/boot/bzImage" "$initrd" "$logf" bp.mode=check ${BP_INJECT:+bp.inject=$BP_INJECT}
+        "$kdir/arch/x86/boot/bzImage" "$initrd" "$logf" bp.mode=check ${BP_INJECT:+bp.inject=$BP_INJECT} ${BP_TESTS:+bp.tests=${BP_TESTS// /,}}
     qemu_rc=$?
     guest=$("$BP_ROOT/scripts/check-log.sh" "$logf" "$smp")
     guest_rc=$?

@@ -8,7 +8,7 @@ kdir=$(KDIR= "$BP_ROOT/scripts/build-kernel.sh")
 ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh")
 mkdir -p "$BP_ROOT/out"
 initrd=$BP_ROOT/out/initramfs-demo.cpio.gz
-"$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$ko"
+"$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$ko" "$kdir"
 logf=$BP_ROOT/out/demo-console.log
 log "booting the guest (${BP_ACCEL:-tcg}); console log: $logf"
 BP_QUIET=1 BP_TIMEOUT=${BP_TIMEOUT:-600} "$BP_ROOT/scripts/run-qemu.sh" \

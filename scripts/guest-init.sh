@@ -1,22 +1,30 @@
 #!/bin/busybox sh
-# PID 1 of the test guest. Reads bp.mode= (check, demo, bench, shell, or
-# the name of another selftests/NAME.sh to run) and
+# PID 1 of the test guest. Reads bp.mode= (check: the kselftest runner on
+# our collection; demo, bench, shell, or the name of another script of the
+# collection to run) and
 # bp.inject= (a deliberate fault, to prove the harness catches it) from the
-# kernel command line, runs that, prints a done marker and powers off.
+# kernel command line (and bp.tests=, a comma-separated subset of the
+# collection for check), runs that, prints a done marker and powers off.
 /bin/busybox --install -s
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
+# What udev would make: the kselftest runner writes to /dev/stdout.
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 
-mode=check inject=
+mode=check inject= tests=
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
         bp.mode=*) mode=${arg#bp.mode=} ;;
         bp.inject=*) inject=${arg#bp.inject=} ;;
+        bp.tests=*) tests=${arg#bp.tests=} ;;
         bp.bench_*=*) v=${arg#bp.bench_}; export "BP_BENCH_${v%%=*}=$(echo "${v#*=}" | tr , ' ')" ;;
     esac
 done
@@ -31,8 +39,25 @@ esac
 # after the tests reports only what they leaked.
 KMEMLEAK=/sys/kernel/debug/kmemleak
 [ -e $KMEMLEAK ] && { echo scan > $KMEMLEAK; echo clear > $KMEMLEAK; }
+# The kselftest runner wants GNU timeout's --foreground, which busybox's
+# lacks: a wrapper drops it (busybox timeout runs the test in the
+# foreground anyway).
+rm -f /usr/bin/timeout
+printf '#!/bin/sh\n[ "$1" = --foreground ] && shift\nexec /bin/busybox timeout "$@"\n' > /usr/bin/timeout
+chmod +x /usr/bin/timeout
+KSFT=/kselftest
+cd $KSFT/batchprobe
 case "$mode" in
-    check) BP_INJECT=$inject /selftests/run.sh; rc=$?
+    check)
+       # bp.tests=A.sh,B.sh: only those (plus inject_failure.sh, which
+       # skips unless bp.inject=fail); else the whole collection.
+       if [ -n "$tests" ]; then
+           sel=""
+           for t in $(echo "$tests" | tr , ' ') inject_failure.sh; do sel="$sel -t batchprobe:$t"; done
+           $KSFT/run_kselftest.sh $sel; rc=$?
+       else
+           $KSFT/run_kselftest.sh -c batchprobe; rc=$?
+       fi
        # Every test unloads the module: anything unreferenced now leaked.
        # kmemleak only reports objects older than 5 s, and a second scan
        # settles what the first one saw mid-update.
@@ -46,10 +71,10 @@ case "$mode" in
                echo "kmemleak scan after the selftests: clean"
            fi
        fi ;;
-    demo) /selftests/demo.sh; rc=$? ;;
-    bench) /selftests/bench.sh; rc=$? ;;
+    demo) ./demo.sh; rc=$? ;;
+    bench) ./bench.sh; rc=$? ;;
     shell) setsid cttyhack sh ;;
-    *) if [ -x "/selftests/$mode.sh" ]; then "/selftests/$mode.sh"; rc=$?
+    *) if [ -f "./$mode.sh" ]; then sh "./$mode.sh"; rc=$?
        else echo "unknown bp.mode=$mode"; rc=1; fi ;;
 esac
 echo "BATCHPROBE-GUEST-DONE rc=$rc"

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Install everything batchprobe needs on a Debian 12 machine; idempotent.
 # Debian packages for the kernel, Rust-for-Linux, QEMU and the initramfs,
-# plus bindgen-cli from crates.io. clang-19 builds the distro flavor (return
+# plus bindgen-cli from crates.io. rsync: the kselftest install rules use it. clang-19 builds the distro flavor (return
 # thunks and call-depth tracking need clang >= 15; Debian 12's default is 14).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PKGS=(linux-source-6.12 rustc-web rust-web-src clang lld llvm libclang-dev
       qemu-system-x86 busybox-static flex bison bc libelf-dev libssl-dev cpio rust-web-clippy
-      kmod make gcc libc6-dev file xz-utils
+      kmod make gcc libc6-dev file xz-utils rsync
       clang-19 lld-19 llvm-19)
 BINDGEN_VERSION=${BINDGEN_VERSION:-0.73.2}
 

@@ -13,7 +13,7 @@ kdir=$(KDIR= BP_KERNEL_FLAVOR=${BP_KERNEL_FLAVOR:-bench} "$BP_ROOT/scripts/build
 ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh")
 out=$BP_ROOT/out/profile
 mkdir -p "$out"
-"$BP_ROOT/scripts/build-initramfs.sh" "$out/initramfs.cpio.gz" "$ko"
+"$BP_ROOT/scripts/build-initramfs.sh" "$out/initramfs.cpio.gz" "$ko" "$kdir"
 args=bp.mode=profile-direct
 for v in N RUNS OPTS FUNCS; do
     eval "val=\${BP_PROFILE_$v:-}"

@@ -6,7 +6,7 @@
 #   BENCHGP method=M n=N run=R phase=P gp=RCU/RCU_TASKS/RCU_TASKS_RUDE
 #   BENCHINFO key=value
 # The host (scripts/bench.sh) turns them into tables and a plot.
-. /selftests/ktap.sh
+. ./bp_lib.sh
 T=/sys/kernel/tracing
 RUNS=${BP_BENCH_RUNS:-5}
 SIZES=${BP_BENCH_SIZES:-"64 256 1024 4096"}
@@ -47,7 +47,7 @@ tracefs_register() {
 tracefs_run() { # method n run
     off=$(offset_for "$2")
     echo > $T/kprobe_events
-    ns=$(bptime sh -c ". /selftests/bench.sh --lib; tracefs_register $2 $off")
+    ns=$(bptime sh -c ". ./bench.sh --lib; tracefs_register $2 $off")
     got=$(wc -l < $T/kprobe_events)
     echo "BENCH method=$1 n=$2 run=$3 phase=register ns=$ns offset=$off got=$got"
     ns=$(bptime sh -c "echo 1 > $T/events/kprobes/enable")
@@ -69,7 +69,7 @@ bp_run() { # method n run [create options]
     sleep 0.5
     bp_ctl "disable b$3\n"
     sleep 0.5
-    wall=$(bptime sh -c ". /selftests/ktap.sh; bp_ctl 'unregister b$3\n'")
+    wall=$(bptime sh -c ". ./bp_lib.sh; bp_ctl 'unregister b$3\n'")
     bp_ctl "flush\n"
     for p in register enable disable disarm unregister_call teardown unregister_complete; do
         echo "BENCH method=$1 n=$2 run=$3 phase=$p ns=$(bp_timing "b$3" ${p}_ns) offset=$off got=$got"

@@ -7,7 +7,7 @@
 # FUNCS; prints the set's attach time and each function's calls and total
 # time from the trace buffer's timestamps. The kprobe events add their own
 # cost to every call they see: probe few, rarely called functions.
-. /selftests/ktap.sh
+. ./bp_lib.sh
 T=/sys/kernel/tracing
 N=${BP_BENCH_N:-1000}
 RUNS=${BP_BENCH_RUNS:-3}

@@ -2,7 +2,7 @@
 # Attach and detach the first N (4000) ftrace-able functions as one direct
 # set, CYCLES (100) times over: a soak for the kernel's text patching under
 # the emulator (bp.mode=stress-direct, bp.bench_N, bp.bench_CYCLES).
-. /selftests/ktap.sh
+. ./bp_lib.sh
 N=${BP_BENCH_N:-4000}
 CYCLES=${BP_BENCH_CYCLES:-100}
 insmod /batchprobe.ko || exit 1

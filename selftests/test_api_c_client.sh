@@ -6,10 +6,10 @@
 #   batchprobe's per-target counts agree; it retires asynchronously, waits
 #   on the completion, and unloads.
 # requires: bpclient_c.ko
-. ./ktap.sh
+. ./bp_lib.sh
+[ -f "$BP_CLIENT_C" ] || bp_skip_all "no $BP_CLIENT_C"
 ktap_plan 20
 ctl() { printf "$1" | bpwrite /sys/kernel/debug/bpclient_c/control; }
-[ -f "$BP_CLIENT_C" ] || { for i in $(seq 20); do ktap_skip "c_client_$i" "no $BP_CLIENT_C"; done; ktap_finish; exit; }
 
 ktap_check "insmod_batchprobe" insmod "$BP_KO"
 kp=$(bp_pick_kprobes pick 300)

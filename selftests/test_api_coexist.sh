@@ -4,9 +4,9 @@
 #   kretprobe on version_proc_show): each counts every hit, and each one's
 #   retirement leaves the other counting.
 # requires: bpclient_c.ko
-. ./ktap.sh
+. ./bp_lib.sh
+[ -f "$BP_CLIENT_C" ] || bp_skip_all "no $BP_CLIENT_C"
 ktap_plan 11
-[ -f "$BP_CLIENT_C" ] || { for i in $(seq 11); do ktap_skip "api_coexist_$i" "no $BP_CLIENT_C"; done; ktap_finish; exit; }
 ktap_check "insmod_batchprobe" insmod "$BP_KO"
 kp=$(bp_pick_kprobes dbg 300)
 bp_ctl 'p:ver/k version_proc_show\nr:ver/r version_proc_show\ncreate ver\nenable ver\nenable dbg\n'

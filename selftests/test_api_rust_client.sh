@@ -4,9 +4,9 @@
 #   its Handler (kprobe, kretprobe, direct on version_proc_show), keeps the
 #   client loaded until retired, and the counts agree with batchprobe's.
 # requires: bpclient_rs.ko
-. ./ktap.sh
+. ./bp_lib.sh
+[ -f "$BP_CLIENT_RS" ] || bp_skip_all "no $BP_CLIENT_RS"
 ktap_plan 12
-[ -f "$BP_CLIENT_RS" ] || { for i in $(seq 12); do ktap_skip "rust_client_$i" "no $BP_CLIENT_RS"; done; ktap_finish; exit; }
 ktap_check "modinfo_depends_batchprobe" test "$(bp_modinfo_depends $BP_CLIENT_RS)" = batchprobe
 ktap_check "insmod_batchprobe" insmod "$BP_KO"
 ktap_check "insmod_client" insmod "$BP_CLIENT_RS"

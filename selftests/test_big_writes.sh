@@ -9,7 +9,7 @@
 # checked in one pass; a repeated name is still found, at its line. At most
 # 65,536 probe lines are staged at once (ENOSPC beyond), and a refused
 # write changes nothing.
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 9
 EEXIST=17 ENOSPC=28
 

@@ -3,7 +3,7 @@
 # counts, a live trampoline switch, detach, refusals that leave nothing
 # attached, unload with detach pending, and coexistence with the function
 # tracer and kprobes on the same function.
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 30
 T=/sys/kernel/tracing
 hits() { bp_probe_hits "$1" "$2"; }
@@ -43,19 +43,19 @@ ktap_check "no_counts_after_detach" test "$(bp_field big hits)" = "$frozen"
 # The benchmark baselines: one ops per function, and an fprobe.
 ktap_check "ops_per_function_attach" bp_ctl 'd:ob * max=8\ncreate ob --one-by-one\n'
 ktap_check "ops_per_function_attached_8" test "$(direct_attached)" -eq $((base + 8))
-ktap_check "ops_per_function_detach" sh -c ". ./ktap.sh; bp_ctl 'unregister ob --sync\n' && test \$(grep -c 'direct-->' $T/enabled_functions) -eq $base"
+ktap_check "ops_per_function_detach" sh -c ". ./bp_lib.sh; bp_ctl 'unregister ob --sync\n' && test \$(grep -c 'direct-->' $T/enabled_functions) -eq $base"
 traced=$(wc -l < $T/enabled_functions)
-ktap_check "fprobe_attach_and_count" sh -c ". ./ktap.sh; bp_ctl 'd:fp/x __x64_sys_getppid\ncreate fp --fprobe\nenable fp\n' && bphit 10 >/dev/null && test \$(bp_probe_hits fp x) -ge 10"
+ktap_check "fprobe_attach_and_count" sh -c ". ./bp_lib.sh; bp_ctl 'd:fp/x __x64_sys_getppid\ncreate fp --fprobe\nenable fp\n' && bphit 10 >/dev/null && test \$(bp_probe_hits fp x) -ge 10"
 bp_expect_err "fprobe_set_cannot_retarget" 22 'direct fp record\n'
-ktap_check "fprobe_detach" sh -c ". ./ktap.sh; bp_ctl 'unregister fp --sync\n' && test \$(wc -l < $T/enabled_functions) -eq $traced"
+ktap_check "fprobe_detach" sh -c ". ./bp_lib.sh; bp_ctl 'unregister fp --sync\n' && test \$(wc -l < $T/enabled_functions) -eq $traced"
 # Same function: function tracer, a kprobe and a direct call together.
 echo __x64_sys_getppid > $T/set_ftrace_filter
 echo function > $T/current_tracer
 echo > $T/trace
 ktap_check "coexist_with_tracer_and_kprobe" bp_ctl 'p:co/kp __x64_sys_getppid\nd:co/dc __x64_sys_getppid\ncreate co\nenable co\n'
 bphit 20 > /dev/null
-ktap_check "all_three_see_the_calls" sh -c ". ./ktap.sh; test \$(bp_probe_hits co kp) -ge 20 && test \$(bp_probe_hits co dc) -ge 20 && test \$(grep -c getppid $T/trace) -ge 20"
+ktap_check "all_three_see_the_calls" sh -c ". ./bp_lib.sh; test \$(bp_probe_hits co kp) -ge 20 && test \$(bp_probe_hits co dc) -ge 20 && test \$(grep -c getppid $T/trace) -ge 20"
 echo nop > $T/current_tracer
 echo > $T/set_ftrace_filter
-ktap_check "unload_with_detach_pending" sh -c ". ./ktap.sh; bp_ctl 'unregister co\n' && rmmod batchprobe && test \$(grep -c 'direct-->' $T/enabled_functions) -eq $base"
+ktap_check "unload_with_detach_pending" sh -c ". ./bp_lib.sh; bp_ctl 'unregister co\n' && rmmod batchprobe && test \$(grep -c 'direct-->' $T/enabled_functions) -eq $base"
 ktap_finish

@@ -7,7 +7,7 @@
 # through the trampoline (under lockdep and RCU checking in the test
 # kernel; on the distro kernel the set includes __rcu_read_lock and the
 # scheduler), and one detach that leaves no direct caller behind.
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 9
 T=/sys/kernel/tracing
 base=$(direct_attached)

@@ -4,17 +4,16 @@
 #   the rest attach and count, the other tracer keeps working; an explicit
 #   line on such a function fails with EBUSY and names it.
 # requires: bp_foreign.ko (selftests/modules), CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
-. ./ktap.sh
+. ./bp_lib.sh
+[ -f "$BP_FOREIGN" ] || bp_skip_all "no $BP_FOREIGN"
 ktap_plan 15
-FOREIGN=/bp_foreign.ko
-[ -f "$FOREIGN" ] || { for i in $(seq 15); do ktap_skip "direct_foreign_$i" "no $FOREIGN"; done; ktap_finish; exit; }
 calls() { cat /sys/module/bp_foreign/parameters/calls; }
 skipped_errno() {
     awk -v s="$1" -v f="$2" '$1 == "set" { cur = $2; next } cur == s && $1 == "skipped" && $2 == f { print $3 }' \
         "$BP_DEBUGFS/stats"
 }
 ktap_check "insmod_batchprobe" insmod "$BP_KO"
-ktap_check "insmod_foreign_direct_and_ipmodify" insmod "$FOREIGN" direct=vfs_read ipmodify=vfs_write
+ktap_check "insmod_foreign_direct_and_ipmodify" insmod "$BP_FOREIGN" direct=vfs_read ipmodify=vfs_write
 foreign=$(direct_attached)
 ktap_check "glob_over_foreign_functions_attaches" bp_ctl 'd:g vfs_*\ncreate g\nenable g\n'
 ktap_check "foreign_direct_member_skipped_ebusy" test "$(skipped_errno g vfs_read)" = errno=-16
@@ -28,7 +27,7 @@ ktap_check "foreign_direct_still_called" test "$(calls)" -gt "$c0"
 bp_expect_err "explicit_foreign_direct_refused" 16 'd:e/r vfs_read\ncreate e\n'
 ktap_check "error_names_it" grep -q 'direct vfs_read: attach failed' "$BP_DEBUGFS/last_error"
 bp_expect_err "explicit_ipmodify_refused" 16 'd:e/w vfs_write\ncreate e\n'
-ktap_check "unregister_glob_set" sh -c ". ./ktap.sh; bp_ctl 'unregister g --sync\n' && test \$(direct_attached) -eq $foreign"
-ktap_check "rmmod_foreign_then_all_attach" sh -c ". ./ktap.sh; rmmod bp_foreign && bp_ctl 'd:h vfs_rea*\ncreate h\n' && test \"\$(bp_field h skipped)\" = 0 && grep -q '^  direct vfs_read ' $BP_DEBUGFS/stats"
+ktap_check "unregister_glob_set" sh -c ". ./bp_lib.sh; bp_ctl 'unregister g --sync\n' && test \$(direct_attached) -eq $foreign"
+ktap_check "rmmod_foreign_then_all_attach" sh -c ". ./bp_lib.sh; rmmod bp_foreign && bp_ctl 'd:h vfs_rea*\ncreate h\n' && test \"\$(bp_field h skipped)\" = 0 && grep -q '^  direct vfs_read ' $BP_DEBUGFS/stats"
 ktap_check "rmmod_batchprobe" rmmod batchprobe
 ktap_finish

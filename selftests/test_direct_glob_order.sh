@@ -6,7 +6,7 @@
 # its counts), whether a glob of the same set that also matches it was
 # staged before or after; the glob leaves it alone and does not count it as
 # skipped. Two explicit lines on one function stay an error (EBUSY).
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 8
 EBUSY=16
 

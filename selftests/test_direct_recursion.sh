@@ -8,7 +8,7 @@
 # new user's first try). The handler takes ftrace's recursion lock instead,
 # and calls nothing traceable. The set counts calls of both functions and
 # detaches cleanly; the kernel keeps running.
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 7
 T=/sys/kernel/tracing
 base=$(direct_attached)

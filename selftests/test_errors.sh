@@ -1,7 +1,7 @@
 #!/bin/sh
 # Bad input gets a clear errno and leaves state unchanged; batches are all
 # or nothing; the error names the line and the symbol.
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 24
 ENOENT=2 E2BIG=7 EEXIST=17 EBUSY=16 EINVAL=22 EILSEQ=84 EALREADY=114
 

@@ -7,7 +7,7 @@
 # most recent finished sets are kept: a tool naming its sets s1, s2, ...
 # does not grow memory or the listing without bound. Counts read while a
 # set tears down never drop to 0.
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 8
 ENOENT=2
 

@@ -6,7 +6,7 @@
 # kprobes enabled and one of direct calls attached, the kernel's own
 # ftracetest kprobe cases (run by ftracetest itself, from the same
 # linux-source tree) still pass, and the set still counts afterwards.
-. ./ktap.sh
+. ./bp_lib.sh
 CASES="multiple_kprobes kprobe_insn_boundary kprobe_opt_types kprobe_ftrace busy_check add_and_remove"
 ktap_plan 11
 FT=/ftracetest

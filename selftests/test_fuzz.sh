@@ -10,7 +10,7 @@
 # and writes cut short anywhere. Afterwards batchprobe's own listing agrees
 # with the kernel's (kprobes/list, enabled_functions), and unregistering
 # every set leaves neither with anything of ours.
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 8
 T=/sys/kernel/tracing
 # 10,000 batches; 3,000 under KASAN (the debug kernel, with kmemleak), where

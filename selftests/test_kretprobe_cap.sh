@@ -6,7 +6,7 @@
 # of functions that would be millions. A set preallocates at most 262,144
 # (maxactive summed): glob members beyond are skipped (ENOSPC), an explicit
 # line beyond fails the create with ENOSPC.
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 6
 ENOSPC=28
 

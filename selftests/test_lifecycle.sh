@@ -2,7 +2,7 @@
 # The life of a set of 257 kprobes (the seed's first 256 text symbols that
 # accept +5, plus one on a function this test calls) and of a kretprobe set:
 # register, enable, count, disable, re-enable, async unregister, flush.
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 25
 trig() { cat /proc/version > /dev/null; }
 
@@ -22,8 +22,8 @@ ktap_check "three_hits_counted" test "$(bp_probe_hits life trig)" = 3
 ktap_check "disable" bp_ctl 'disable life\n'
 trig
 ktap_check "no_hits_while_disabled" test "$(bp_probe_hits life trig)" = 3
-ktap_check "disarmed_in_background" sh -c ". ./ktap.sh; bp_ctl 'flush\n' && test \"\$(bp_timing life disarm_ns)\" -gt 0"
-ktap_check "reenable_counts_again" sh -c ". ./ktap.sh; bp_ctl 'enable life\n' && cat /proc/version >/dev/null && test \"\$(bp_probe_hits life trig)\" = 4"
+ktap_check "disarmed_in_background" sh -c ". ./bp_lib.sh; bp_ctl 'flush\n' && test \"\$(bp_timing life disarm_ns)\" -gt 0"
+ktap_check "reenable_counts_again" sh -c ". ./bp_lib.sh; bp_ctl 'enable life\n' && cat /proc/version >/dev/null && test \"\$(bp_probe_hits life trig)\" = 4"
 ktap_check "unregister_async" bp_ctl 'unregister life\n'
 ktap_check "flush" bp_ctl 'flush\n'
 ktap_check "freed_after_flush" test "$(bp_state life)" = freed
@@ -37,6 +37,6 @@ ktap_check "counts_frozen_after_teardown" test "$(bp_field life hits)" -ge 4
 ktap_check "kretprobe_set" bp_ctl 'r:ret/rv version_proc_show\ncreate ret\nenable ret\n'
 trig; trig
 ktap_check "kretprobe_counts_returns" test "$(bp_probe_hits ret rv)" = 2
-ktap_check "unregister_sync_waits" sh -c ". ./ktap.sh; bp_ctl 'unregister ret --sync\n' && test \"\$(bp_state ret)\" = freed"
+ktap_check "unregister_sync_waits" sh -c ". ./bp_lib.sh; bp_ctl 'unregister ret --sync\n' && test \"\$(bp_state ret)\" = freed"
 ktap_check "rmmod" rmmod batchprobe
 ktap_finish

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Module lifecycle: load, debugfs directory appears, unload, it is gone, reload.
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 8
 
 ktap_check "insmod" insmod "$BP_KO"

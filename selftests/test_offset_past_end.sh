@@ -6,7 +6,7 @@
 # past SYM's end that is the next function, and stats would still say
 # SYM+OFF. An explicit probe fails with EINVAL naming the symbol; a glob
 # skips (and counts) such members.
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 9
 EINVAL=22 ENOENT=2
 

@@ -8,7 +8,7 @@
 # first argument (often a kernel pointer); stats shows it as %pK does:
 # hashed with kptr_restrict=0, raw at 1 for a reader with CAP_SYSLOG,
 # zeros at 2.
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 9
 EPERM=1 EACCES=13
 

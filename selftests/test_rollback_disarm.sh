@@ -8,7 +8,7 @@
 # disable_kprobe() on freed probes (a use-after-free that KASAN, on the
 # debug kernel, reports). Repeated so that the disarm is still running when
 # the rollback starts.
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 5
 ENOENT=2
 

@@ -9,8 +9,8 @@
 # the kernel's hung-task detector watch), the kernel's view must agree with
 # the module's afterwards, and a fresh set then counts exactly: its kprobe
 # and its direct call on the same function see the same calls.
-. ./ktap.sh
-ktap_plan 7
+. ./bp_lib.sh
+ktap_plan 6
 T=/sys/kernel/tracing
 secs=${BP_STRESS_S:-60}
 kp_base=$(kprobes_registered) d_base=$(direct_attached)

@@ -2,7 +2,7 @@
 # Teardown: flush waits for async unregistration, unload with teardown
 # pending (and with live sets) leaves no probe behind, and the kernel's own
 # kprobe_events keep working alongside batchprobe on the same function.
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 14
 T=/sys/kernel/tracing
 trig() { cat /proc/version > /dev/null; }
@@ -23,7 +23,7 @@ ktap_check "tracefs_removal_alongside" sh -c "echo 0 > $T/events/kprobes/bpcoexi
 trig
 ktap_check "batchprobe_unaffected_by_tracefs_removal" test "$(bp_probe_hits t3 v)" = 3
 # Unload while t2's teardown is queued and t1 (new) and t3 are still live.
-ktap_check "unregister_async_then_rmmod" sh -c ". ./ktap.sh; bp_ctl 'unregister t2\n' && rmmod batchprobe"
+ktap_check "unregister_async_then_rmmod" sh -c ". ./bp_lib.sh; bp_ctl 'unregister t2\n' && rmmod batchprobe"
 ktap_check "no_probe_left_behind" test "$(kprobes_registered)" -eq "$kp0"
 ktap_check "reload_after_pending_unload" sh -c "insmod $BP_KO && rmmod batchprobe"
 ktap_finish

@@ -6,7 +6,7 @@
 # direct call, enables it, retires it asynchronously and unloads at once,
 # with the teardown still queued: unload must wait for it (and for the RCU
 # callbacks that free the slots), every time. BP_UNLOAD_CYCLES (100).
-. ./ktap.sh
+. ./bp_lib.sh
 ktap_plan 4
 T=/sys/kernel/tracing
 cycles=${BP_UNLOAD_CYCLES:-100}

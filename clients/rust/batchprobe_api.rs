@@ -31,6 +31,7 @@ use kernel::str::CStr;
     non_upper_case_globals,
     non_snake_case,
     unreachable_pub,
+    improper_ctypes,
     clippy::all,
     clippy::undocumented_unsafe_blocks
 )]

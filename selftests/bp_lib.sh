@@ -1,28 +1,52 @@
-# KTAP helpers for batchprobe's selftests (sourced; busybox sh).
-# A test program calls ktap_plan N, then one ktap_* result per case, then
-# ktap_finish, which prints the kselftest totals line and sets the exit code.
-KTAP_N=0 KTAP_PASS=0 KTAP_FAIL=0 KTAP_SKIP=0
-BP_DEBUGFS=/sys/kernel/debug/batchprobe
-BP_KO=/batchprobe.ko
+# batchprobe's selftest library (sourced; busybox sh): the KTAP output comes
+# from the kernel's own kselftest/ktap_helpers.sh, installed next to this
+# collection by the kselftest install (scripts/install-selftests.sh); below
+# it, a thin shim keeping this collection's names for it, then batchprobe's
+# own helpers (debugfs control and listings, the kernel's probe counts).
 
-ktap_plan() { echo "TAP version 13"; echo "1..$1"; }
-ktap_pass() { KTAP_N=$((KTAP_N + 1)) KTAP_PASS=$((KTAP_PASS + 1)); echo "ok $KTAP_N $1"; }
+# The kernel's KTAP helpers: ../kselftest/ in an installed kselftest tree.
+for d in "${KSFT_HELPERS_DIR:-}" ../kselftest /kselftest/kselftest; do
+    [ -n "$d" ] && [ -r "$d/ktap_helpers.sh" ] && { . "$d/ktap_helpers.sh"; break; }
+done
+command -v ktap_test_pass > /dev/null || { echo "bp_lib.sh: kselftest/ktap_helpers.sh not found" >&2; exit 1; }
+
+# The shim. A test program calls ktap_plan N, then one result per case,
+# then ktap_finish (it exits: 0 when every planned case passed or skipped).
+ktap_plan() { ktap_print_header; ktap_set_plan "$1"; }
+ktap_pass() { ktap_test_pass "$1"; }
 ktap_fail() {
-    KTAP_N=$((KTAP_N + 1)) KTAP_FAIL=$((KTAP_FAIL + 1))
-    echo "not ok $KTAP_N $1"
-    [ -n "${2:-}" ] && echo "# $1: $2"
+    [ -n "${2:-}" ] && ktap_print_msg "$1: $2"
+    ktap_test_fail "$1"
     return 0
 }
-ktap_skip() { KTAP_N=$((KTAP_N + 1)) KTAP_SKIP=$((KTAP_SKIP + 1)); echo "ok $KTAP_N $1 # SKIP ${2:-}"; }
+ktap_skip() { ktap_test_skip "$1${2:+ ($2)}"; }
 # ktap_check NAME COMMAND...: pass when COMMAND succeeds.
 ktap_check() {
     name=$1; shift
     if out=$("$@" 2>&1); then ktap_pass "$name"; else ktap_fail "$name" "'$*' failed: $out"; fi
 }
-ktap_finish() {
-    echo "# Totals: pass:$KTAP_PASS fail:$KTAP_FAIL xfail:0 xpass:0 skip:$KTAP_SKIP error:0"
-    [ "$KTAP_FAIL" -eq 0 ]
+ktap_finish() { ktap_finished; }
+# bp_skip_all REASON: the whole program cannot run here: kselftest's skip.
+bp_skip_all() {
+    ktap_print_header
+    ktap_skip_all "$1"
+    exit "$KSFT_SKIP"
 }
+
+# The modules the tests load: installed into this collection by make check
+# (scripts/install-selftests.sh), else at / (the guest's initramfs root).
+BP_MODDIR=${BP_MODDIR:-$([ -f ./batchprobe.ko ] && pwd || echo /)}
+BP_KO=${BP_KO:-$BP_MODDIR/batchprobe.ko}
+BP_CLIENT_C=$BP_MODDIR/bpclient_c.ko
+BP_CLIENT_RS=$BP_MODDIR/bpclient_rs.ko
+BP_FOREIGN=$BP_MODDIR/bp_foreign.ko
+BP_DEBUGFS=/sys/kernel/debug/batchprobe
+# bptool's names (bpwrite, bptime, ...): links to this collection's bptool.
+if [ -x ./bptool ] && ! command -v bpwrite > /dev/null; then
+    mkdir -p /tmp/bp-bin
+    for t in bpwrite bptime bphit bpnocap bpuser bpfuzz; do ln -sf "$PWD/bptool" "/tmp/bp-bin/$t"; done
+    PATH=/tmp/bp-bin:$PATH
+fi
 
 # bp_ctl TEXT: writes TEXT (printf-style escapes) to the control file in
 # exactly one write(2); on failure bpwrite prints "(errno N)".
@@ -99,9 +123,6 @@ kprobes_registered() {
     wc -l < /sys/kernel/debug/kprobes/list
 }
 
-# In-kernel API clients (clients/c, clients/rust), copied to / when built.
-BP_CLIENT_C=/bpclient_c.ko
-BP_CLIENT_RS=/bpclient_rs.ko
 # bp_pick_kprobes SET N: creates (and leaves registered) a control-file set
 # SET of up to N kprobes at +5 on text symbols that accept one (as the seed
 # script picks them), and prints "p SYM+5" for each: targets the kernel is

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Install batchprobe's kselftest collection (selftests/) as a kselftest tree,
+# with the kernel's own machinery from KDIR's tools/testing/selftests: its
+# runner (run_kselftest.sh, kselftest/runner.sh, kselftest/ktap_helpers.sh),
+# lib.mk's install rule for the collection, and lib.mk's emit_tests for
+# kselftest-list.txt, as the kernel's top-level selftests install does.
+# Usage: install-selftests.sh KDIR OUTDIR [MODULE.ko...]
+# The modules given are installed into the collection, where the tests look
+# for them. Run the tree with: OUTDIR/run_kselftest.sh -c batchprobe
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kdir=$1 out=$2; shift 2
+ks=$kdir/tools/testing/selftests
+[ -f "$ks/lib.mk" ] && [ -f "$ks/run_kselftest.sh" ] || die "selftests: no kselftest machinery in $ks"
+command -v rsync >/dev/null || die "selftests: lib.mk's install rule needs rsync (run scripts/install-deps.sh)"
+rm -rf "$out"
+mkdir -p "$out/kselftest"
+for f in module.sh runner.sh prefix.pl ktap_helpers.sh; do
+    install -m 744 "$ks/kselftest/$f" "$out/kselftest/"
+done
+install -m 744 "$ks/run_kselftest.sh" "$out/"
+build=$(mktemp -d)
+trap 'rm -rf "$build"' EXIT
+make -s --no-print-directory -C "$BP_ROOT/selftests" KSELFTEST_DIR="$ks" OUTPUT="$build" \
+    INSTALL_PATH="$out/batchprobe" install >&2 \
+    || die "selftests: building or installing the collection failed"
+make -s --no-print-directory -C "$BP_ROOT/selftests" KSELFTEST_DIR="$ks" OUTPUT="$build" \
+    COLLECTION=batchprobe emit_tests > "$out/kselftest-list.txt"
+[ -s "$out/kselftest-list.txt" ] || die "selftests: empty kselftest-list.txt"
+for ko in "$@"; do install -m 644 "$ko" "$out/batchprobe/"; done
+echo "$out"
