@@ -216,7 +216,7 @@ unsafe fn create(desc: *const bindings::batchprobe_set_desc) -> Result<Arc<Set>>
         targets.push(t, GFP_KERNEL)?;
     }
     // The set's name: OWNER.NAME.
-    // SAFETY: `owner` is null or the caller's live module.
+    // SAFETY: `owner` is the caller's live module (not null: checked above).
     let owner_name = unsafe { bindings::bp_module_name(desc.owner) };
     // SAFETY: `bp_module_name` returns a NUL-terminated string.
     let mut full = unsafe { copy_str(owner_name, 64) }?;
