@@ -203,7 +203,7 @@ DIRECT_SIZES=$(echo "$DIRECT_SIZES" | sed "s/all/$(wc -l < $T/available_filter_f
 # oops still shows at once) off it until the end, then print the whole
 # kernel log, where the host looks for warnings and splats.
 dmesg -n 2
-insmod /batchprobe.ko || exit 1
+insmod "$BP_KO" || exit 1
 echo 1 > /proc/sys/debug/kprobes-optimization
 method tracefs tracefs_run
 echo 0 > /proc/sys/debug/kprobes-optimization

@@ -12,7 +12,7 @@ T=/sys/kernel/tracing
 N=${BP_BENCH_N:-1000}
 RUNS=${BP_BENCH_RUNS:-3}
 FUNCS=${BP_BENCH_FUNCS:-text_poke_bp_batch}
-insmod /batchprobe.ko || exit 1
+insmod "$BP_KO" || exit 1
 i=0
 for f in $FUNCS; do
     echo "p:s$i $f" >> $T/kprobe_events && echo "r:e$i $f" >> $T/kprobe_events \

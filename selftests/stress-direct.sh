@@ -5,7 +5,7 @@
 . ./bp_lib.sh
 N=${BP_BENCH_N:-4000}
 CYCLES=${BP_BENCH_CYCLES:-100}
-insmod /batchprobe.ko || exit 1
+insmod "$BP_KO" || exit 1
 i=0
 while [ "$i" -lt "$CYCLES" ]; do
     bp_ctl "d:s$i * max=$N\ncreate s$i\nenable s$i\n" || { echo "STRESS create failed at $i"; exit 1; }
