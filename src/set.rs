@@ -411,15 +411,20 @@ impl Owner {
                 c[1].store(m, Ordering::Relaxed);
             }
         };
-        for s in p.kprobes.iter() {
-            put(s.index(), s.hits(), s.missed());
-        }
-        for s in p.kretprobes.iter() {
-            put(s.index(), s.hits(), s.missed());
-        }
-        for s in p.direct.iter() {
-            put(s.index(), s.hits(), s.missed());
-        }
+        per_target(p, put);
+    }
+}
+
+/// Calls `f(index, hits, missed)` for every probe of `p`, whatever its kind.
+fn per_target(p: &Probes, mut f: impl FnMut(u32, u64, u64)) {
+    for s in p.kprobes.iter() {
+        f(s.index(), s.hits(), s.missed());
+    }
+    for s in p.kretprobes.iter() {
+        f(s.index(), s.hits(), s.missed());
+    }
+    for s in p.direct.iter() {
+        f(s.index(), s.hits(), s.missed());
     }
 }
 
@@ -766,20 +771,12 @@ impl Set {
         let n = out.len().min(owner.frozen.len());
         let guard = rcu::read_lock();
         if let Some(p) = self.probes.get(&guard) {
-            let mut put = |i: u32, hits: u64, missed: u64| {
+            let put = |i: u32, hits: u64, missed: u64| {
                 if let Some(c) = out.get_mut(i as usize).filter(|_| (i as usize) < n) {
                     *c = bindings::batchprobe_counts { hits, missed };
                 }
             };
-            for s in p.kprobes.iter() {
-                put(s.index(), s.hits(), s.missed());
-            }
-            for s in p.kretprobes.iter() {
-                put(s.index(), s.hits(), s.missed());
-            }
-            for s in p.direct.iter() {
-                put(s.index(), s.hits(), s.missed());
-            }
+            per_target(p, put);
         } else {
             for (c, f) in out.iter_mut().zip(owner.frozen.iter()) {
                 *c = bindings::batchprobe_counts {
