@@ -34,22 +34,10 @@ MODULE_LICENSE("GPL");
 EOF
 printf 'obj-m := readme_example.o\nccflags-y += -I%s/include\n' "$BP_ROOT" > "$readme/Kbuild"
 for dir in "$BP_ROOT/clients/c" "$BP_ROOT/clients/rust" "$readme" "$BP_ROOT/selftests/modules/bp_foreign"; do
-    c=${dir#"$BP_ROOT"/}
-    stamp=$dir/.batchprobe-kdir
-    if [ "$(cat "$stamp" 2>/dev/null)" != "$KDIR" ]; then
-        make -C "$KDIR" M="$dir" LLVM="$llvm" RUSTC="$BP_RUSTC" clean >/dev/null 2>&1 || true
-        rm -f "$dir/batchprobe_bindings.rs"
-        echo "$KDIR" > "$stamp"
-    fi
-    out=$(mktemp)
-    make -C "$KDIR" M="$dir" LLVM="$llvm" RUSTC="$BP_RUSTC" BINDGEN="$bindgen" \
-        KBUILD_EXTRA_SYMBOLS="$BP_ROOT/Module.symvers" "$@" modules 2>&1 | tee "$out" >&2 \
-        || { rm -f "$out"; die "clients: building $c failed"; }
-    if grep -E 'warning:|objtool:' "$out" >/dev/null; then
-        rm -f "$out"
-        die "clients: building $c printed warnings (see above)"
-    fi
-    rm -f "$out"
+    gen=""
+    [ -f "$dir/batchprobe_api.rs" ] && gen=$dir/batchprobe_bindings.rs
+    kbuild_dir "clients: ${dir#"$BP_ROOT"/}" "$dir" "$gen" \
+        KBUILD_EXTRA_SYMBOLS="$BP_ROOT/Module.symvers" "$@"
 done
 ls "$BP_ROOT/clients/c/bpclient_c.ko" "$BP_ROOT/clients/rust/bpclient_rs.ko" \
     "$BP_ROOT/selftests/modules/bp_foreign/bp_foreign.ko"

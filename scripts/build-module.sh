@@ -18,22 +18,6 @@ use_clang "$(kernel_clang "$KDIR")"
 llvm=${LLVM:-$BP_LLVM}
 export LIBCLANG_PATH=${user_libclang:-$LIBCLANG_PATH}
 log "module: building against $KDIR (LLVM=$llvm)"
-# Kbuild does not notice that KDIR changed (say from the test kernel to the
-# bench kernel): the module would keep the other kernel's struct module.
-stamp=$BP_ROOT/.batchprobe-kdir
-if [ "$(cat "$stamp" 2>/dev/null)" != "$KDIR" ]; then
-    make -C "$KDIR" M="$BP_ROOT" LLVM="$llvm" RUSTC="$BP_RUSTC" clean >/dev/null 2>&1 || true
-    rm -f "$BP_ROOT/rust/bindings_generated.rs"
-    echo "$KDIR" > "$stamp"
-fi
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-make -C "$KDIR" M="$BP_ROOT" LLVM="$llvm" RUSTC="$BP_RUSTC" BINDGEN="$bindgen" "$@" modules 2>&1 | tee "$out" >&2 \
-    || die "module: build failed"
-# Warnings are errors here: an objtool warning on Rust code usually means a
-# panic path objtool does not know is noreturn, i.e. code that can panic.
-if grep -E 'warning:|objtool:' "$out" >/dev/null; then
-    die "module: the build printed warnings (see above); treat them as errors"
-fi
+kbuild_dir module "$BP_ROOT" "$BP_ROOT/rust/bindings_generated.rs" "$@"
 [ -f "$BP_ROOT/batchprobe.ko" ] || die "module: batchprobe.ko missing after build"
 echo "$BP_ROOT/batchprobe.ko"

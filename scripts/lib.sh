@@ -48,3 +48,28 @@ kernel_clang() {
         *) die "$1/.config: not built with clang (CONFIG_CC_VERSION_TEXT=\"$text\"); batchprobe needs LLVM=1 kernels" ;;
     esac
 }
+
+# kbuild_dir WHAT DIR GENERATED [MAKE ARGS...]: builds the out-of-tree
+# modules in DIR against $KDIR with LLVM=$llvm and BINDGEN=$bindgen (set by
+# the caller). Kbuild does not notice that KDIR changed (say from the test
+# kernel to the bench kernel): a stamp file does, and then DIR is cleaned
+# and GENERATED (bindgen output, "" for none) removed, so no module keeps
+# another kernel's struct module. Warnings are errors: an objtool warning
+# on Rust code usually means a panic path objtool does not know is
+# noreturn, i.e. code that can panic. WHAT names DIR in messages.
+kbuild_dir() {
+    local what=$1 dir=$2 generated=$3 out rc=0
+    shift 3
+    if [ "$(cat "$dir/.batchprobe-kdir" 2>/dev/null)" != "$KDIR" ]; then
+        make -C "$KDIR" M="$dir" LLVM="$llvm" RUSTC="$BP_RUSTC" clean >/dev/null 2>&1 || true
+        [ -z "$generated" ] || rm -f "$generated"
+        echo "$KDIR" > "$dir/.batchprobe-kdir"
+    fi
+    out=$(mktemp)
+    make -C "$KDIR" M="$dir" LLVM="$llvm" RUSTC="$BP_RUSTC" BINDGEN="$bindgen" "$@" modules 2>&1 \
+        | tee "$out" >&2 || rc=1
+    if [ "$rc" -eq 0 ] && grep -E 'warning:|objtool:' "$out" >/dev/null; then rc=2; fi
+    rm -f "$out"
+    [ "$rc" -ne 1 ] || die "$what: build failed"
+    [ "$rc" -ne 2 ] || die "$what: the build printed warnings (see above); treat them as errors"
+}
