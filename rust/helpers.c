@@ -392,3 +392,8 @@ int bp_debugfs_create_files(struct dentry *dir, void *engine)
 			return PTR_ERR(d[i]);
 	return 0;
 }
+
+unsigned int bp_num_possible_cpus(void)
+{
+	return num_possible_cpus();
+}

@@ -112,6 +112,7 @@ void bp_direct_unlock(void);
  * IBT), which ftrace then finds without a kallsyms lookup. Callers serialise.
  */
 int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry);
+unsigned int bp_num_possible_cpus(void);
 /* Frees the scratch ftrace_ops' filter (module unload). */
 void bp_ftrace_scratch_free(void);
 

@@ -113,6 +113,83 @@ direct_vs_fprobe() {
     done
 }
 
+# Entry probes at +0 on the same N functions, three ways: tracefs `p SYM`
+# (kprobes at +0 on ftrace-able functions are ftrace-based: one filter
+# update and patching pass each to arm and disarm), batchprobe forced to
+# kprobes (`p!:`), and batchprobe's automatic choice (`p:`: one fprobe, one
+# patching pass). The functions: ftrace-able (available_filter_functions),
+# core kernel, unique names, not on the kprobe blacklist, no '.' and no
+# *lock*; tracefs registers them until N are accepted, and the batchprobe
+# methods take exactly the ones it accepted. "all": every such function,
+# batchprobe's automatic choice only (the kprobe methods would take tens
+# of minutes here).
+ENTRY_SIZES=${BP_BENCH_ENTRY_SIZES:-"256 1024 4096 all"}
+entry_candidates() {
+    awk 'NF == 2 { print $2 }' /sys/kernel/debug/kprobes/blacklist | sort -u > /tmp/bp-black
+    grep -v '\[' $T/available_filter_functions | grep -v '\.' | grep -v lock | sort | uniq -u \
+        | grep -vxF -f /tmp/bp-black > /tmp/bp-entry-candidates
+}
+
+entry_tracefs() { # n run: registers, times, leaves the accepted list in /tmp/bp-entry
+    echo > $T/kprobe_events
+    ns=$(bptime sh -c "k=0; while read -r s; do echo \"p \$s\" >> $T/kprobe_events 2>/dev/null && k=\$((k + 1)); [ \$k -eq $1 ] && break; done < /tmp/bp-entry-candidates")
+    awk '{ print $2 }' $T/kprobe_events > /tmp/bp-entry
+    got=$(wc -l < /tmp/bp-entry)
+    echo "BENCH method=entry-tracefs n=$1 run=$2 phase=register ns=$ns got=$got"
+    ns=$(bptime sh -c "echo 1 > $T/events/kprobes/enable")
+    echo "BENCH method=entry-tracefs n=$1 run=$2 phase=enable ns=$ns"
+    ns=$(bptime sh -c "echo 0 > $T/events/kprobes/enable")
+    echo "BENCH method=entry-tracefs n=$1 run=$2 phase=disable ns=$ns"
+    ns=$(bptime sh -c "echo > $T/kprobe_events")
+    echo "BENCH method=entry-tracefs n=$1 run=$2 phase=unregister_complete ns=$ns"
+}
+
+entry_bp() { # method n run kind(p or p!): the functions in /tmp/bp-entry
+    set=e$3
+    # Staged in writes of at most 20000 lines (a write is at most 1 MiB).
+    split -l 20000 /tmp/bp-entry /tmp/bp-entry-part.
+    for f in /tmp/bp-entry-part.*; do
+        awk -v k="$4" -v s=$set '{ printf "%s:%s %s\n", k, s, $1 }' "$f" | bpwrite $BP_DEBUGFS/control || return 1
+    done
+    rm -f /tmp/bp-entry-part.*
+    bp_ctl "create $set\n" || { cat $BP_DEBUGFS/last_error; return 1; }
+    got=$(($(bp_field $set kprobes) + $(bp_field $set fprobes)))
+    bp_ctl "enable $set\n"
+    bp_ctl "disable $set\n"
+    # The physical disarm runs on the workqueue; unregister queues behind it.
+    bp_ctl "unregister $set\nflush\n"
+    for p in register enable disarm teardown unregister_complete; do
+        echo "BENCH method=$1 n=$2 run=$3 phase=$p ns=$(bp_timing $set ${p}_ns) got=$got"
+    done
+    for p in register enable disarm teardown; do
+        echo "BENCHGP method=$1 n=$2 run=$3 phase=$p gp=$(bp_gps $set $p)"
+    done
+    echo "BENCHINFO entry_backends_$1_$2=kprobes:$(bp_field $set kprobes),fprobes:$(bp_field $set fprobes)"
+}
+
+entry_probes() {
+    entry_candidates
+    echo "BENCHINFO entry_candidates=$(wc -l < /tmp/bp-entry-candidates)"
+    r=0
+    for n in $ENTRY_SIZES; do
+        if [ "$n" = all ]; then
+            cp /tmp/bp-entry-candidates /tmp/bp-entry
+            n=$(wc -l < /tmp/bp-entry)
+            r=$((r + 1)); entry_bp entry-auto "$n" "$r" p
+            echo "BENCH method=entry-kprobe n=$n status=over-budget projected_s=0"
+            continue
+        fi
+        nruns=1
+        [ "$n" -le 256 ] && nruns=3
+        for k in $(seq 1 $nruns); do
+            r=$((r + 1))
+            entry_tracefs "$n" "$r"
+            entry_bp entry-kprobe "$n" "$r" 'p!'
+            entry_bp entry-auto "$n" "$r" p
+        done
+    done
+}
+
 method() { # name runner [create options] [sizes] [runs] [budget_s]
     name=$1 runner=$2 opts=${3:-} sizes=${4:-$SIZES} runs=${5:-$RUNS} budget=${6:-$BUDGET_S}
     prev_n=0 prev_s=0
@@ -151,18 +228,18 @@ per_hit_direct() {
     bp_ctl 'unregister fhit --sync\n'
 }
 
+# At +0: `p!:` (an ftrace-based kprobe) and `p:` (the set's fprobe), each
+# bare (`--bare`: an empty handler) and counting.
 per_hit() {
-    echo "p:hit/getppid __x64_sys_getppid" | bpwrite $BP_DEBUGFS/control
-    echo "p:bare/getppid __x64_sys_getppid" | bpwrite $BP_DEBUGFS/control
     bphit $HITS > /dev/null    # warm up
     for r in $(seq 1 "$RUNS"); do
         echo "BENCH method=no-probe n=1 run=$r phase=per_hit ns=$(bphit $HITS)"
-        bp_ctl "create bare --bare\nenable bare\n"
-        echo "BENCH method=bare-kprobe n=1 run=$r phase=per_hit ns=$(bphit $HITS)"
-        bp_ctl "unregister bare --sync\np:bare/getppid __x64_sys_getppid\n"
-        bp_ctl "create hit\nenable hit\n"
-        echo "BENCH method=batchprobe n=1 run=$r phase=per_hit ns=$(bphit $HITS)"
-        bp_ctl "unregister hit --sync\np:hit/getppid __x64_sys_getppid\n"
+        for m in "bare-kprobe p! --bare" "batchprobe p!" "bare-fprobe p --bare" "batchprobe-fprobe p"; do
+            set -- $m
+            bp_ctl "$2:hit/getppid __x64_sys_getppid\ncreate hit ${3:-}\nenable hit\n"
+            echo "BENCH method=$1 n=1 run=$r phase=per_hit ns=$(bphit $HITS)"
+            bp_ctl "unregister hit --sync\n"
+        done
     done
 }
 
@@ -204,6 +281,8 @@ DIRECT_SIZES=$(echo "$DIRECT_SIZES" | sed "s/all/$(wc -l < $T/available_filter_f
 # kernel log, where the host looks for warnings and splats.
 dmesg -n 2
 insmod "$BP_KO" || exit 1
+# BP_BENCH_ONLY=entry: only the entry-probe comparison and the per-hit costs.
+if [ "${BP_BENCH_ONLY:-}" != entry ]; then
 echo 1 > /proc/sys/debug/kprobes-optimization
 method tracefs tracefs_run
 echo 0 > /proc/sys/debug/kprobes-optimization
@@ -215,9 +294,13 @@ method batchprobe-one-by-one bp_run --one-by-one
 direct_vs_fprobe
 # One run each, with room for N = 1000: its detach alone is ~2 min here.
 method direct-ops-per-function direct_run --one-by-one "$DIRECT_SIZES" 1 150
+fi
+entry_probes
 per_hit
+if [ "${BP_BENCH_ONLY:-}" != entry ]; then
 per_hit_direct
 per_hit_offset
+fi
 rmmod batchprobe
 dmesg -n 7
 dmesg

@@ -77,6 +77,16 @@ bp_probe_hits() {
     awk -v s="$1" -v n="$2" '$1 == "set" { cur = $2 } cur == s && $2 == n { sub("hits=", "", $4); print $4 }' \
         "$BP_DEBUGFS/stats"
 }
+# bp_probe_kind SET NAME: the backend probe NAME of SET got, the first word
+# of its stats line: kprobe, kretprobe, fprobe, fretprobe or direct.
+bp_probe_kind() {
+    awk -v s="$1" -v n="$2" '$1 == "set" { cur = $2; next } cur == s && $2 == n { print $1 }' \
+        "$BP_DEBUGFS/stats"
+}
+# bp_stats_field SET KEY: a key=value of SET's header line in the stats file.
+bp_stats_field() {
+    awk -v s="$1" '$1 == "set" && $2 == s' "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
 # bp_timing SET KEY: a phase timing (ns) of SET from the stats file.
 bp_timing() {
     awk -v s="$1" '$1 == "set" { cur = $2; next } cur == s && /register_ns=/ { print; exit }' \
@@ -92,11 +102,26 @@ bp_gps() {
 direct_attached() {
     grep -c 'direct-->' /sys/kernel/tracing/enabled_functions
 }
+# ftrace_users SYM: how many ftrace users (ftrace_ops: an fprobe, the shared
+# ops of kprobes on ftrace, a direct call, the function tracer) call out
+# from core function SYM: its count in enabled_functions, 0 when unlisted.
+ftrace_users() {
+    awk -v f="$1" '$1 == f { for (i = 2; i <= NF; i++) if ($i ~ /^\([0-9]+\)$/) { gsub(/[()]/, "", $i); n += $i; break } }
+        END { print n + 0 }' /sys/kernel/tracing/enabled_functions
+}
+# ftrace_enabled: every function ftrace calls out from, with its count of
+# users ("SYM (N)", a module's "SYM [MOD] (N)"), sorted; trampoline
+# addresses left out, so two readings compare equal when nothing changed.
+ftrace_enabled() {
+    awk '/^[^[:space:]]/ { s = $1; for (i = 2; i <= NF; i++) { s = s " " $i; if ($i ~ /^\([0-9]+\)$/) break }; print s }' \
+        /sys/kernel/tracing/enabled_functions | sort
+}
 # The live (registered, enabled or disabled) sets' lines in the sets file.
 bp_live_sets() {
     grep -E '^[A-Za-z_0-9.]+ (registered|enabled|disabled) ' "$BP_DEBUGFS/sets"
 }
-# bp_live_sum FIELD: FIELD (kprobes, kretprobes, direct) summed over live sets.
+# bp_live_sum FIELD: FIELD (kprobes, kretprobes, fprobes, fretprobes,
+# direct) summed over live sets.
 bp_live_sum() {
     bp_live_sets | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { s += $2 } END { print s + 0 }'
 }
@@ -106,7 +131,8 @@ bp_counter_kprobes() {
 }
 # bp_agrees_kprobes KP_BASE, bp_agrees_direct DIRECT_BASE: the kernel's
 # kprobe (direct-call) count is what it had before batchprobe (the base) plus
-# what batchprobe lists: its counters and its live sets' probes.
+# what batchprobe lists: its counters and its live sets' probes (kprobes and
+# kretprobes only: fprobe-served probes are ftrace users, not kprobes).
 bp_agrees_kprobes() {
     test "$(kprobes_registered)" -eq \
         $(($1 + $(bp_counter_kprobes) + $(bp_live_sum kprobes) + $(bp_live_sum kretprobes)))

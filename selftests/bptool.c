@@ -196,8 +196,9 @@ static void fuzz_put(char *buf, size_t *len, size_t cap, const char *text, int n
 }
 
 /* One line that parses: probe lines on real, missing and blacklisted
- * symbols and on globs, with offsets inside and past a function's end, and
- * every command with its options. What the kernel and the registry do with
+ * symbols and on globs (p: and r: also forced onto int3 kprobes, p!: and
+ * r!:), with offsets inside and past a function's end, and every command
+ * with its options. What the kernel and the registry do with
  * it (refuse, EEXIST, EBUSY, ...) is what is being fuzzed. */
 static int fuzz_valid(char *line, size_t size, const char *black)
 {
@@ -210,10 +211,11 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 		"__x64_sys_get* skip=*pid max=6", "ksys_* max=4",
 	};
 	static const char *const offs[] = { "", "", "+5", "+9", "+1", "+4096", "+0x10" };
-	static const char *const rkinds[] = { "r", "r16", "r4096" };
+	static const char *const rkinds[] = { "r", "r16", "r4096", "r!", "r16!", "r4096!" };
+	static const char *const pkinds[] = { "p", "p", "p!" };
 	static const char *const create_opts[] = { "", "", " --noopt", " --one-by-one", " --bare" };
 	static const char *const modes[] = { "count", "record", "empty" };
-	const char *sym = PICK(syms);
+	const char *sym = PICK(syms), *p = PICK(pkinds);
 	/* Sets s6..s9: what this stages without creating (a missing symbol,
 	 * say) must not poison the sets the coherent batches build. */
 	int set = 6 + fuzz_rand(4), name = fuzz_rand(4);
@@ -225,11 +227,11 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 		snprintf(nm, sizeof(nm), "/n%d", fuzz_rand(10));
 	switch (fuzz_rand(14)) {
 	case 0 ... 2:
-		return snprintf(line, size, "p:s%d%s %s%s", set, nm, sym, PICK(offs));
+		return snprintf(line, size, "%s:s%d%s %s%s", p, set, nm, sym, PICK(offs));
 	case 3: /* globs walk the kernel's symbols: fewer of them */
 		if (fuzz_rand(3))
-			return snprintf(line, size, "p:s%d%s %s", set, nm, sym);
-		return snprintf(line, size, "p:s%d %s", set, PICK(globs));
+			return snprintf(line, size, "%s:s%d%s %s", p, set, nm, sym);
+		return snprintf(line, size, "%s:s%d %s", p, set, PICK(globs));
 	case 4:
 		return snprintf(line, size, "%s:s%d%s %s", PICK(rkinds), set, nm, sym);
 	case 5:
@@ -264,6 +266,7 @@ static int fuzz_invalid(char *line, size_t size)
 		"create s1 --bogus", "creat s1", "direct s1 fast", "unregister s1 now",
 		"p:1s vfs_read", "p:s1/ vfs_read", "p: vfs_read", "p:s1", "enable",
 		"p:s1 \xc3\xa9t\xc3\xa9", "p:s\xc3\xa9 vfs_read", "flush now",
+		"p!!:s1 vfs_read", "!p:s1 vfs_read", "r!16:s1 vfs_read", "d!:s1 vfs_read",
 	};
 	int n;
 
@@ -287,14 +290,17 @@ static int fuzz_invalid(char *line, size_t size)
 
 /* A probe line for set NAME that the kernel mostly accepts: functions
  * every kernel has at +0 (a few past their end or missing, to be refused),
- * kprobes, kretprobes and direct calls, named uniquely or after the symbol. */
+ * kprobes and kretprobes (fprobe-served, or forced onto int3 with p!: and
+ * r!:) and direct calls, named uniquely or after the symbol. */
 static int fuzz_good_probe(char *line, size_t size, const char *name)
 {
 	static const char *const good[] = {
 		"vfs_read", "vfs_write", "__x64_sys_getppid", "__x64_sys_getpid",
 		"version_proc_show", "ksys_read", "ksys_write",
 	};
-	static const char *const kinds[] = { "p", "p", "p", "p", "r", "r16", "d", "d" };
+	static const char *const kinds[] = {
+		"p", "p", "p!", "p!", "r", "r!", "r16", "r16!", "d", "d",
+	};
 	static unsigned int uniq;
 	const char *kind = PICK(kinds), *sym = PICK(good), *off = "";
 	char nm[16] = "";

@@ -1,15 +1,16 @@
 #!/bin/sh
 # description: a set made through the in-kernel API and a control-file set
 #   probe the same functions at once (300 kprobes, and a kprobe and a
-#   kretprobe on version_proc_show): each counts every hit, and each one's
-#   retirement leaves the other counting.
+#   kretprobe on version_proc_show, forced with p!: and r!: as the API's
+#   are): each counts every hit, and each one's retirement leaves the other
+#   counting.
 # requires: bpclient_c.ko
 . ./bp_lib.sh
 [ -f "$BP_CLIENT_C" ] || bp_skip_all "no $BP_CLIENT_C"
 ktap_plan 11
 ktap_check "insmod_batchprobe" insmod "$BP_KO"
 kp=$(bp_pick_kprobes dbg 300)
-bp_ctl 'p:ver/k version_proc_show\nr:ver/r version_proc_show\ncreate ver\nenable ver\nenable dbg\n'
+bp_ctl 'p!:ver/k version_proc_show\nr!:ver/r version_proc_show\ncreate ver\nenable ver\nenable dbg\n'
 ktap_check "insmod_client_on_the_same_functions" bp_client_c_load "$kp"
 ktap_check "both_sets_enabled" test "$(bp_state dbg)/$(bp_state ver)/$(bp_state bpclient_c.main)" = enabled/enabled/enabled
 h0=$(bp_client_field hits0) h1=$(bp_client_field hits1) k=$(bp_probe_hits ver k) r=$(bp_probe_hits ver r)

@@ -1,12 +1,18 @@
 #!/bin/sh
+# description: bad input gets a clear errno and changes nothing; batches are all or nothing
+# requires: CONFIG_KPROBES
+#
 # Bad input gets a clear errno and leaves state unchanged; batches are all
-# or nothing; the error names the line and the symbol.
+# or nothing; the error names the line and the symbol. "Unchanged" counts
+# the kernel's kprobes: the lines that register something are forced onto
+# kprobes (p!:), as is the one on a blacklisted symbol (the blacklist is
+# the kprobes'; where a p: line on it goes is test_backend_fallback.sh's).
 . ./bp_lib.sh
 ktap_plan 24
 ENOENT=2 E2BIG=7 EEXIST=17 EBUSY=16 EINVAL=22 EILSEQ=84 EALREADY=114
 
 ktap_check "insmod" insmod "$BP_KO"
-ktap_check "baseline_set" bp_ctl 'p:base/v version_proc_show\ncreate base\n'
+ktap_check "baseline_set" bp_ctl 'p!:base/v version_proc_show\ncreate base\n'
 sets0=$(cat $BP_DEBUGFS/sets)
 kp0=$(kprobes_registered)
 unchanged() { test "$(cat $BP_DEBUGFS/sets)" = "$sets0" && test "$(kprobes_registered)" -eq "$kp0"; }
@@ -15,7 +21,7 @@ bp_expect_err "unknown_symbol_enoent" "$ENOENT" 'p:e1 no_such_function_xyz\ncrea
 ktap_check "unknown_symbol_state_unchanged" unchanged
 ktap_check "last_error_names_symbol" grep -q "no_such_function_xyz" $BP_DEBUGFS/last_error
 black=$(grep -v "^$" /sys/kernel/debug/kprobes/blacklist | awk '{print $2}' | grep -v '\.' | head -1)
-bp_expect_err "blacklisted_symbol_einval" "$EINVAL" "p:e2 $black\ncreate e2\n"
+bp_expect_err "blacklisted_symbol_einval" "$EINVAL" "p!:e2 $black\ncreate e2\n"
 ktap_check "blacklisted_names_symbol" grep -q "$black" $BP_DEBUGFS/last_error
 bp_expect_err "bad_offset_syntax" "$EINVAL" 'p:e3 vfs_read+zz\n'
 bp_expect_err "offset_inside_instruction" "$EILSEQ" 'p:e3 version_proc_show+1\ncreate e3\n'
@@ -30,7 +36,7 @@ bp_expect_err "binary_junk" "$EINVAL" '\377\376\001\002junk\n'
 bp_expect_err "enable_retiring_set" "$EBUSY" 'unregister base\nenable base\n'
 bp_expect_err "unregister_twice" "$EALREADY" 'unregister base\nunregister base\n'
 ktap_check "failed_batches_changed_nothing" unchanged
-bp_expect_err "all_or_nothing_across_sets" "$ENOENT" 'p:a1 vfs_read\ncreate a1\np:a2 vfs_write\np:a2 no_such_function_xyz\ncreate a2\n'
+bp_expect_err "all_or_nothing_across_sets" "$ENOENT" 'p!:a1 vfs_read\ncreate a1\np!:a2 vfs_write\np!:a2 no_such_function_xyz\ncreate a2\n'
 ktap_check "all_or_nothing_state_unchanged" unchanged
 # Two writers race to create the same set: one wins, the other sees EEXIST.
 (bp_ctl 'p:race vfs_* max=16\ncreate race\n' 2>/tmp/race1; echo $? > /tmp/race1.rc) &

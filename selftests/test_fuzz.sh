@@ -1,17 +1,19 @@
 #!/bin/sh
 # description: 10,000 seeded valid, near-valid and junk batches; the kernel's view agrees after
-# requires: CONFIG_KPROBES, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+# requires: CONFIG_KPROBES, CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #
 # bpfuzz (selftests/bptool.c) writes BP_FUZZ_BATCHES (10,000) batches from
 # seed BP_FUZZ_SEED: whole sets built and then enabled, disabled, retargeted
-# and retired; kprobe, kretprobe and direct lines on real, missing and
-# blacklisted symbols and globs, offsets past a function's end, huge counts,
-# every command and option, junk bytes with NULs, over-long lines, UTF-8,
-# and writes cut short anywhere. Afterwards batchprobe's own listing agrees
-# with the kernel's (kprobes/list, enabled_functions), and unregistering
-# every set leaves neither with anything of ours.
+# and retired; kprobe, kretprobe and direct lines (p: and r: served by
+# fprobes where ftrace can trace the function, p!: and r!: by kprobes) on
+# real, missing and blacklisted symbols and globs, offsets past a
+# function's end, huge counts, every command and option, junk bytes with
+# NULs, over-long lines, UTF-8, and writes cut short anywhere. Afterwards
+# batchprobe's own listing agrees with the kernel's (kprobes/list,
+# enabled_functions), and unregistering every set leaves neither with
+# anything of ours (no fprobe either).
 . ./bp_lib.sh
-ktap_plan 8
+ktap_plan 9
 T=/sys/kernel/tracing
 # 10,000 batches; 3,000 under KASAN (the debug kernel, with kmemleak), where
 # each costs several times more.
@@ -21,6 +23,7 @@ seed=${BP_FUZZ_SEED:-1} batches=${BP_FUZZ_BATCHES:-$default}
 kp_base=$(kprobes_registered) d_base=$(direct_attached)
 
 ktap_check "insmod" insmod "$BP_KO"
+ef0=$(ftrace_enabled)
 black=$(grep -v "^$" /sys/kernel/debug/kprobes/blacklist | awk '{print $2}' | grep -v '\.' | head -1)
 t0=$(cut -d' ' -f1 /proc/uptime)
 res=$(bpfuzz $BP_DEBUGFS/control "$seed" "$batches" "$black")
@@ -29,11 +32,12 @@ ktap_check "every_batch_answered" test "$(echo $res | awk '{ print $1 + $2 }')" 
 bp_ctl 'flush\n'
 # Ours as the module lists them: live sets' kprobes and kretprobes, plus the
 # grace-period counters (one kprobe per kind this kernel has).
-echo "# live sets: $(bp_live_sets | wc -l); kprobes $(bp_live_sum kprobes), kretprobes $(bp_live_sum kretprobes), direct $(bp_live_sum direct)"
+echo "# live sets: $(bp_live_sets | wc -l); kprobes $(bp_live_sum kprobes), kretprobes $(bp_live_sum kretprobes), fprobes $(bp_live_sum fprobes), fretprobes $(bp_live_sum fretprobes), direct $(bp_live_sum direct)"
 ktap_check "kprobes_agree_with_kernel" bp_agrees_kprobes "$kp_base"
 ktap_check "direct_calls_agree_with_ftrace" bp_agrees_direct "$d_base"
 ktap_check "unregister_everything" bp_unregister_all
 ktap_check "only_the_counters_left" bp_agrees_kprobes "$kp_base"
 ktap_check "no_direct_call_left" test "$(direct_attached)" -eq "$d_base"
+ktap_check "no_fprobe_or_ftrace_user_left" test "$(ftrace_enabled)" = "$ef0"
 ktap_check "rmmod" rmmod batchprobe
 ktap_finish

@@ -1,14 +1,18 @@
 #!/bin/sh
+# description: the life of a set of 257 kprobes and of a kretprobe set: register, enable, count, disable, re-enable, unregister
+# requires: CONFIG_KPROBES, CONFIG_KRETPROBES
+#
 # The life of a set of 257 kprobes (the seed's first 256 text symbols that
-# accept +5, plus one on a function this test calls) and of a kretprobe set:
-# register, enable, count, disable, re-enable, async unregister, flush.
+# accept +5, plus one on a function this test calls, forced onto a kprobe
+# with p!: as it sits at +0) and of a kretprobe set (r!:): register,
+# enable, count, disable, re-enable, async unregister, flush.
 . ./bp_lib.sh
 ktap_plan 25
 trig() { cat /proc/version > /dev/null; }
 
 ktap_check "insmod" insmod "$BP_KO"
 before=$(kprobes_registered)
-ktap_check "create_257_probes" bp_ctl 'p:life *+5 max=256 skip=*lock*\np:life/trig version_proc_show\ncreate life\n'
+ktap_check "create_257_probes" bp_ctl 'p:life *+5 max=256 skip=*lock*\np!:life/trig version_proc_show\ncreate life\n'
 ktap_check "registered_state" test "$(bp_state life)" = registered
 ktap_check "257_kprobes" test "$(bp_field life kprobes)" = 257
 ktap_check "skip_glob_left_out_lock_symbols" sh -c "! grep -q '^  kprobe [^ ]*lock' $BP_DEBUGFS/stats"
@@ -34,7 +38,7 @@ done_ns=$(bp_timing life unregister_complete_ns)
 ktap_check "unregister_returned_before_teardown_completed" test "$call" -gt 0 -a "$call" -lt "$done_ns"
 trig
 ktap_check "counts_frozen_after_teardown" test "$(bp_field life hits)" -ge 4
-ktap_check "kretprobe_set" bp_ctl 'r:ret/rv version_proc_show\ncreate ret\nenable ret\n'
+ktap_check "kretprobe_set" bp_ctl 'r!:ret/rv version_proc_show\ncreate ret\nenable ret\n'
 trig; trig
 ktap_check "kretprobe_counts_returns" test "$(bp_probe_hits ret rv)" = 2
 ktap_check "unregister_sync_waits" sh -c ". ./bp_lib.sh; bp_ctl 'unregister ret --sync\n' && test \"\$(bp_state ret)\" = freed"

@@ -1,32 +1,37 @@
 #!/bin/sh
 # description: 4 writers on overlapping sets for 60 s while every CPU runs the probed functions
-# requires: CONFIG_KPROBES, CONFIG_KRETPROBES, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+# requires: CONFIG_KPROBES, CONFIG_KRETPROBES, CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #
 # Four writers create, enable, disable, retarget and unregister sets drawn
 # from one small pool of names (so they collide: EEXIST, ENOENT, EBUSY are
 # expected answers) for BP_STRESS_S (60) seconds, while one task per CPU
 # calls the probed functions. Nothing may hang (the runner's timeout and
 # the kernel's hung-task detector watch), the kernel's view must agree with
-# the module's afterwards, and a fresh set then counts exactly: its kprobe
-# and its direct call on the same function see the same calls.
+# the module's afterwards, and a fresh set then counts exactly: its kprobe,
+# its fprobe and its direct call on the same function see the same calls.
+# Writers 2 and 4 force their p: and r: lines onto kprobes and kretprobes
+# (p!:, r!:), writers 1 and 3 leave them to fprobes where ftrace can trace
+# the function: the sets they share by name mix both backends.
 . ./bp_lib.sh
-ktap_plan 6
+ktap_plan 7
 T=/sys/kernel/tracing
 secs=${BP_STRESS_S:-60}
 kp_base=$(kprobes_registered) d_base=$(direct_attached)
 
 ktap_check "insmod" insmod "$BP_KO"
+ef0=$(ftrace_enabled)
 rm -f /tmp/stress-stop /tmp/stress-w*
 for c in $(seq 1 "$(grep -c ^processor /proc/cpuinfo)"); do
     (while [ ! -e /tmp/stress-stop ]; do bphit 2000 > /dev/null; cat /proc/version > /dev/null; done) &
 done
 writer() {
     i=0 end=$(($(cut -d. -f1 /proc/uptime) + secs))
+    b=; [ $(($1 % 2)) -eq 0 ] && b='!'
     while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
         s=w$(((i * 7 + $1) % 5))
         case $((i % 8)) in
-            0) bp_ctl "p:$s vfs_read\np:$s/g __x64_sys_getppid\nr:$s/r vfs_write\nd:$s/d __x64_sys_getppid\ncreate $s\n" ;;
-            1) bp_ctl "p:$s __x64_sys_get* max=8\nd:$s version_proc_show\ncreate $s --noopt\nenable $s\n" ;;
+            0) bp_ctl "p$b:$s vfs_read\np$b:$s/g __x64_sys_getppid\nr$b:$s/r vfs_write\nd:$s/d __x64_sys_getppid\ncreate $s\n" ;;
+            1) bp_ctl "p$b:$s __x64_sys_get* max=8\nd:$s version_proc_show\ncreate $s --noopt\nenable $s\n" ;;
             2) bp_ctl "enable $s\n" ;;
             3) bp_ctl "disable $s\n" ;;
             4) bp_ctl "direct $s record\n" ;;
@@ -48,11 +53,14 @@ bp_ctl 'flush\n'
 ktap_check "kprobes_agree_with_kernel" bp_agrees_kprobes "$kp_base"
 ktap_check "direct_calls_agree_with_ftrace" bp_agrees_direct "$d_base"
 ktap_check "unregister_everything" bp_unregister_all
-bp_ctl 'p:c/k __x64_sys_getppid\nd:c/d __x64_sys_getppid\ncreate c\nenable c\n'
+# ftrace calls out from what it did before the writers (batchprobe's own
+# counters: kprobes, on ftrace where their functions are traceable), only.
+ktap_check "no_fprobe_or_ftrace_user_left" test "$(ftrace_enabled)" = "$ef0"
+bp_ctl 'p!:c/k __x64_sys_getppid\np:c/f __x64_sys_getppid\nd:c/d __x64_sys_getppid\ncreate c\nenable c\n'
 bphit 1000 > /dev/null
 bp_ctl 'disable c\n'
-k=$(bp_probe_hits c k) d=$(bp_probe_hits c d)
-echo "# fresh set after the stress: kprobe $k hits, direct $d hits"
-ktap_check "fresh_set_counts_exactly" sh -c "test '$k' -ge 1000 && test '$k' = '$d'"
+k=$(bp_probe_hits c k) f=$(bp_probe_hits c f) d=$(bp_probe_hits c d)
+echo "# fresh set after the stress: kprobe $k hits, fprobe $f hits, direct $d hits"
+ktap_check "fresh_set_counts_exactly" sh -c "test '$k' -ge 1000 && test '$k' = '$d' && test '$k' = '$f'"
 ktap_check "rmmod" rmmod batchprobe
 ktap_finish

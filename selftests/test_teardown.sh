@@ -1,7 +1,12 @@
 #!/bin/sh
+# description: flush waits for teardowns; unload with teardown pending leaves no kprobe; tracefs kprobes alongside
+# requires: CONFIG_KPROBES, CONFIG_KPROBE_EVENTS
+#
 # Teardown: flush waits for async unregistration, unload with teardown
 # pending (and with live sets) leaves no probe behind, and the kernel's own
 # kprobe_events keep working alongside batchprobe on the same function.
+# The +0 lines are forced onto kprobes (p!:), as they were before fprobes
+# served p: at +0: this is about kprobes.
 . ./bp_lib.sh
 ktap_plan 14
 T=/sys/kernel/tracing
@@ -9,10 +14,10 @@ trig() { cat /proc/version > /dev/null; }
 kp0=$(kprobes_registered)
 
 ktap_check "insmod" insmod "$BP_KO"
-ktap_check "many_sets" bp_ctl 'p:t1 *+5 max=256 skip=*lock*\ncreate t1\nenable t1\np:t2 vfs_* max=32\ncreate t2\np:t3/v version_proc_show\ncreate t3\nenable t3\n'
+ktap_check "many_sets" bp_ctl 'p:t1 *+5 max=256 skip=*lock*\ncreate t1\nenable t1\np!:t2 vfs_* max=32\ncreate t2\np!:t3/v version_proc_show\ncreate t3\nenable t3\n'
 ktap_check "unregister_then_flush_in_one_write" bp_ctl 'unregister t1\nflush\n'
 ktap_check "flushed_set_is_freed" test "$(bp_state t1)" = freed
-ktap_check "name_reusable_after_teardown" bp_ctl 'p:t1/again version_proc_show\ncreate t1\n'
+ktap_check "name_reusable_after_teardown" bp_ctl 'p!:t1/again version_proc_show\ncreate t1\n'
 ktap_check "reused_name_is_live" test "$(bp_state t1)" = registered
 # tracefs kprobe event on the same function as a batchprobe probe.
 ktap_check "tracefs_kprobe_alongside" sh -c "echo 'p:kprobes/bpcoexist version_proc_show' >> $T/kprobe_events && echo 1 > $T/events/kprobes/bpcoexist/enable"

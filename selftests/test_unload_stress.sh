@@ -1,20 +1,22 @@
 #!/bin/sh
 # description: 100 cycles of load, create, enable, async unregister, unload with teardown pending
-# requires: CONFIG_KPROBES, CONFIG_KRETPROBES, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+# requires: CONFIG_KPROBES, CONFIG_KRETPROBES, CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #
-# Each cycle loads the module, creates a set of kprobes, kretprobes and a
-# direct call, enables it, retires it asynchronously and unloads at once,
-# with the teardown still queued: unload must wait for it (and for the RCU
-# callbacks that free the slots), every time. BP_UNLOAD_CYCLES (100).
+# Each cycle loads the module, creates a set of kprobes, kretprobes (both
+# forced: p!:, r!:), fprobes, fretprobes (p: and r: at +0) and a direct
+# call, enables it, retires it asynchronously and unloads at once, with the
+# teardown still queued: unload must wait for it (and for the RCU callbacks
+# that free the slots), every time, and leave no kprobe, direct call or
+# other ftrace user behind. BP_UNLOAD_CYCLES (100).
 . ./bp_lib.sh
-ktap_plan 4
+ktap_plan 5
 T=/sys/kernel/tracing
 cycles=${BP_UNLOAD_CYCLES:-100}
-kp_base=$(kprobes_registered) d_base=$(direct_attached)
+kp_base=$(kprobes_registered) d_base=$(direct_attached) ef_base=$(ftrace_enabled)
 bad=0
 for i in $(seq 1 "$cycles"); do
     insmod "$BP_KO" || { bad=$((bad + 1)); continue; }
-    bp_ctl 'p:u vfs_read\np:u/g __x64_sys_get* max=4\nr:u/r vfs_write\nd:u/d __x64_sys_getppid\ncreate u\nenable u\nunregister u\n' || bad=$((bad + 1))
+    bp_ctl 'p!:u vfs_read\np!:u/g __x64_sys_get* max=4\nr!:u/r vfs_write\np:u/f vfs_read\np:u/fg __x64_sys_get* max=4\nr:u/fr vfs_write\nd:u/d __x64_sys_getppid\ncreate u\nenable u\nunregister u\n' || bad=$((bad + 1))
     bphit 10 > /dev/null
     rmmod batchprobe || bad=$((bad + 1))
 done
@@ -23,4 +25,5 @@ ktap_check "every_cycle_loaded_created_and_unloaded" test "$bad" -eq 0
 ktap_check "module_gone" sh -c "! grep -q '^batchprobe ' /proc/modules"
 ktap_check "no_kprobe_left" test "$(kprobes_registered)" -eq "$kp_base"
 ktap_check "no_direct_call_left" test "$(direct_attached)" -eq "$d_base"
+ktap_check "no_fprobe_or_ftrace_user_left" test "$(ftrace_enabled)" = "$ef_base"
 ktap_finish

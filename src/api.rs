@@ -19,6 +19,7 @@ use kernel::ffi::{c_char, c_int, c_uint, c_void};
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
+use crate::backend::Target;
 use crate::bindings;
 use crate::command::{self, ProbeKind};
 use crate::gate::Client;
@@ -79,6 +80,25 @@ pub(crate) struct ApiTarget {
     /// For an address target: the start and size of its symbol.
     pub(crate) text: Option<(usize, usize)>,
     pub(crate) index: u32,
+}
+
+impl ApiTarget {
+    /// As a backend target: API targets are always explicit, and kprobe
+    /// targets always int3 kprobes (the header's contract: a client's
+    /// handler gets what a kprobe handler gets).
+    pub(crate) fn target(&self, text: Option<(usize, usize)>, addr: usize) -> Target<'_> {
+        Target {
+            kind: self.kind,
+            int3: true,
+            symbol: &self.symbol,
+            name: None,
+            offset: self.offset,
+            explicit: true,
+            text,
+            index: self.index,
+            addr,
+        }
+    }
 }
 
 /// The longest name, as the header says.
@@ -208,7 +228,7 @@ unsafe fn create(desc: *const bindings::batchprobe_set_desc) -> Result<Arc<Set>>
             crate::sched::cond_resched();
         }
         let t = target(t, i as u32).map_err(|e| {
-            let mut what = crate::set::Text(KVec::new());
+            let mut what = crate::error::Text(KVec::new());
             let _ =
                 core::fmt::Write::write_fmt(&mut what, format_args!("target {}: bad target", i));
             engine.api_error(e, core::str::from_utf8(&what.0).unwrap_or("bad target"))

@@ -4,9 +4,10 @@
 //!
 //! A control write flows: parser ([`command`], pure) → validation against
 //! the registry ([`registry`], with the pure [`lifecycle`] state machine) →
-//! a set ([`set`]) → a backend ([`kprobe`], [`kretprobe`]) → the kernel's
-//! batch API. Teardown flows: set → module workqueue ([`workqueue`]) → one
-//! batch unregister per kind → `call_rcu` free ([`rcu`]). The crate root
+//! a set ([`set`]) → for each target the backend that serves it best
+//! ([`backend`]: [`fprobe`], [`kprobe`], [`kretprobe`], [`direct`]) → the
+//! kernel's batch API. Teardown flows: set → module workqueue
+//! ([`workqueue`]) → one batch per backend → `call_rcu` free ([`rcu`]). The crate root
 //! only wires the pieces together. Other modules reach the same engine
 //! through the in-kernel API ([`api`], `include/batchprobe.h`).
 
@@ -15,12 +16,16 @@ use kernel::prelude::*;
 
 pub mod addrset;
 pub mod api;
+mod backend;
 pub mod batchkeys;
 mod bindings;
 pub mod command;
 mod control;
 mod debugfs;
 mod direct;
+pub mod errno;
+mod error;
+mod fprobe;
 mod gate;
 mod gpcount;
 mod kallsyms;

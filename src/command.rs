@@ -13,7 +13,9 @@
 //!                          (* ? [...]) and not GLOB2, in address order; with
 //!                          max=N only the first N the kernel accepts
 //! r[MAXACTIVE]:SET/NAME SYM
-//!                          kretprobe on SYM (no offset)
+//!                          return probe on SYM (no offset)
+//! p!:... r!:... rN!:...    the same, always served by int3 kprobes and
+//!                          kretprobes (see below)
 //! d:SET/NAME SYM           ftrace-direct call on SYM (no offset)
 //! create SET [--noopt] [--one-by-one] [--bare] [--fprobe]
 //!                          register the probes staged for SET as one batch;
@@ -39,10 +41,19 @@
 //! # comment, and blank lines, are ignored
 //! ```
 //!
+//! A `p:` at offset 0 and an `r:` on a function that ftrace can trace are
+//! served by the set's fprobe (one `ftrace_ops` for all of them, patched in
+//! one pass); any other target by an int3 kprobe or kretprobe. The `!`
+//! forms ask for int3 probes whatever the target, for users who need kprobe
+//! semantics (a `kprobes/list` entry, a probe ftrace does not see, the
+//! kretprobe instance pool).
+//!
 //! This file has no kernel types in it: the module and the host-side tests in
 //! `tests/` compile this very source, so everything here must stay `core`-only.
 
 use core::fmt;
+
+use crate::errno::{E2BIG, EINVAL};
 
 /// The longest line the control file accepts, in bytes (without the newline).
 pub const MAX_LINE: usize = 1024;
@@ -91,6 +102,8 @@ pub enum Target<'a> {
 pub struct ProbeSpec<'a> {
     /// Kprobe, kretprobe or direct.
     pub kind: ProbeKind,
+    /// `p!:`/`r!:`: served by an int3 kprobe or kretprobe, never an fprobe.
+    pub int3: bool,
     /// The set the probe joins.
     pub set: &'a str,
     /// The probe's name; `None` names it after each symbol it attaches to.
@@ -311,11 +324,6 @@ impl fmt::Display for ParseError {
     }
 }
 
-/// `EINVAL`, kept here so this file needs no kernel crate.
-pub const EINVAL: i32 = 22;
-/// `E2BIG`, kept here so this file needs no kernel crate.
-pub const E2BIG: i32 = 7;
-
 /// Parses one line (without its newline). Blank and comment lines give `Ok(None)`.
 pub fn parse_line(line: &[u8]) -> Result<Option<Command<'_>>, ParseError> {
     if line.len() > MAX_LINE {
@@ -435,6 +443,11 @@ fn probe_line<'a>(
         Some((k, g)) => (k, Some(g)),
         None => (head, None),
     };
+    let (kind_word, int3) = match kind_word.strip_suffix('!') {
+        Some(k) if k != "d" => (k, true),
+        Some(_) => return Err(ParseError::UnknownCommand),
+        None => (kind_word, false),
+    };
     let kind = match kind_word {
         "p" => ProbeKind::Kprobe,
         "d" => ProbeKind::Direct,
@@ -488,6 +501,7 @@ fn probe_line<'a>(
     }
     Ok(ProbeSpec {
         kind,
+        int3,
         set,
         name,
         skip,

@@ -23,11 +23,14 @@ use kernel::prelude::*;
 use kernel::types::Opaque;
 
 use crate::addrset;
+use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
 use crate::bindings;
-use crate::command::DirectMode;
+use crate::command::{CreateOptions, DirectMode, ProbeKind};
+use crate::error::{BStr, Failed};
 use crate::kvec;
 use crate::rcu::{self, RcuBox, RcuOption};
 use crate::recursion::RecursionGuard;
+use crate::registry::Locked;
 use crate::trampoline;
 
 /// One traced function of a direct set.
@@ -54,7 +57,7 @@ pub(crate) struct DirectSlot {
     explicit: bool,
     /// A glob member that another tracer holds (a foreign direct caller or
     /// an IPMODIFY ftrace user): left out of the attach (see
-    /// [`DirectSet::attach`]). Set once, before the set is published.
+    /// [`DirectSet::attach_all`]). Set once, before the set is published.
     refused: bool,
 }
 
@@ -238,10 +241,11 @@ extern "C" fn bp_direct_handle_record(ret_ip: usize, arg0: usize, frame: *const 
 
 /// Whether ftrace can trace the function at `addr`: the address of its
 /// ftrace call site if so, else the errno.
-pub(crate) fn traceable(addr: usize) -> Result<usize, i32> {
+pub(crate) fn traceable(_locked: Locked<'_>, addr: usize) -> Result<usize, i32> {
     let mut fentry: kernel::ffi::c_ulong = 0;
-    // SAFETY: Only the module's scratch ops is touched; callers hold the
-    // registry lock, which serialises all users of it. `fentry` is writable.
+    // SAFETY: Only the module's scratch ops is touched; `_locked` proves
+    // the registry lock held, which serialises all users of it. `fentry`
+    // is writable.
     let ret = unsafe { bindings::bp_ftrace_check_ip(addr as _, &mut fentry) };
     if ret < 0 {
         Err(ret)
@@ -274,7 +278,7 @@ pub(crate) fn taken(addr: usize) -> bool {
 pub(crate) struct DirectSet {
     ops: Opaque<bindings::ftrace_ops>,
     /// When another tracer holds some glob members: the rest, attached as
-    /// groups of one ops each (see [`DirectSet::attach`]).
+    /// groups of one ops each (see [`DirectSet::attach_all`]).
     groups: KVec<KBox<Opaque<bindings::ftrace_ops>>>,
     /// How the functions are attached (benchmark baselines aside: one ops).
     strategy: Strategy,
@@ -328,6 +332,18 @@ unsafe extern "C" fn fprobe_entry(
 }
 
 impl DirectSet {
+    /// No functions yet, attached as `options` say: one ops for all, or
+    /// a benchmark baseline (`--fprobe`, `--one-by-one`).
+    pub(crate) fn for_options(options: &CreateOptions) -> Self {
+        Self::new(if options.fprobe {
+            Strategy::Fprobe
+        } else if options.one_by_one {
+            Strategy::OpsPerFunction
+        } else {
+            Strategy::OneOps
+        })
+    }
+
     /// No functions yet.
     pub(crate) fn new(strategy: Strategy) -> Self {
         let fp = bindings::fprobe {
@@ -358,12 +374,12 @@ impl DirectSet {
     }
 
     /// The glob members left out because another tracer holds them.
-    pub(crate) fn refused(&self) -> impl Iterator<Item = &DirectSlot> {
+    fn refused(&self) -> impl Iterator<Item = &DirectSlot> {
         self.slots.iter().filter(|s| s.refused)
     }
 
     /// The function added `i`-th, refused or not (what `attach` errors name).
-    pub(crate) fn get(&self, i: usize) -> Option<&DirectSlot> {
+    fn get(&self, i: usize) -> Option<&DirectSlot> {
         self.slots.get(i)
     }
 
@@ -377,13 +393,13 @@ impl DirectSet {
     }
 
     /// Whether a function at `start` was added already.
-    pub(crate) fn has(&self, start: usize) -> bool {
+    fn has(&self, start: usize) -> bool {
         addrset::contains(&self.seen, start)
     }
 
     /// Allocates what `attach` needs beyond the slots (before `attach`),
     /// and drops what only the build needed.
-    pub(crate) fn prepare(&mut self) -> Result {
+    fn prepare(&mut self) -> Result {
         self.seen = KVVec::new();
         if self.strategy == Strategy::OpsPerFunction {
             let mut v = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
@@ -397,7 +413,7 @@ impl DirectSet {
 
     /// Adds a function (before `attach` only).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn push(
+    fn push(
         &mut self,
         gate: *const Gate,
         symbol: &[u8],
@@ -466,7 +482,7 @@ impl DirectSet {
     /// that is O(k log n) registrations, one text-patching pass per group
     /// that attached, and at detach one `unregister_ftrace_direct` (two
     /// RCU-tasks grace periods) per group instead of one in all.
-    pub(crate) fn attach(&mut self) -> Result<(), (Error, Option<usize>)> {
+    fn attach_all(&mut self) -> Result<(), (Error, Option<usize>)> {
         if self.slots.is_empty() {
             return Ok(());
         }
@@ -557,7 +573,7 @@ impl DirectSet {
         Ok(())
     }
 
-    /// [`DirectSet::attach`]'s bisection: attaches the functions in groups,
+    /// [`DirectSet::attach_all`]'s bisection: attaches the functions in groups,
     /// each as an ops of its own, leaving out (glob) or failing on
     /// (explicit) the single functions another tracer holds.
     fn attach_groups(&mut self) -> Result<(), (Error, Option<usize>)> {
@@ -707,7 +723,7 @@ impl DirectSet {
     /// index entries. Sleeps. Returns `false` if ftrace refused: then the
     /// functions may still call the trampoline with this ops, so the caller
     /// must keep this set's memory and the module's text for good.
-    pub(crate) fn detach(&self) -> bool {
+    fn detach(&self) -> bool {
         let mut ok = true;
         if self.attached.swap(false, Ordering::AcqRel) {
             let ret = match self.strategy {
@@ -847,4 +863,110 @@ pub(crate) fn shutdown() {
     unsafe { bindings::bp_ftrace_scratch_free() };
     let _lock = Lock::new();
     drop(INDEX.take());
+}
+
+impl SetBackend for DirectSet {
+    fn name(&self) -> &'static str {
+        "direct"
+    }
+
+    fn fit(&self, _ctx: &Ctx<'_>, t: &Target<'_>) -> Fit {
+        if t.kind == ProbeKind::Direct {
+            Fit::Best
+        } else {
+            Fit::No
+        }
+    }
+
+    /// Adds a function to attach after the build: it must be ftrace-able
+    /// and not traced by another set.
+    fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
+        let Some((addr, size)) = t.text else {
+            return Ok(Added::Refused(ENOENT.to_errno(), "lookup failed"));
+        };
+        if !t.explicit && self.has(addr) {
+            // Named on a line of its own too: already in, not a refusal.
+            return Ok(Added::Already);
+        }
+        if self.has(addr) || taken(addr) {
+            return Ok(Added::Refused(
+                EBUSY.to_errno(),
+                "attach failed (already has a direct caller)",
+            ));
+        }
+        let fentry = match traceable(ctx.locked, addr) {
+            Ok(fentry) => fentry,
+            Err(errno) => return Ok(Added::Refused(errno, "attach failed (not ftrace-able)")),
+        };
+        self.push(
+            ctx.gate, t.symbol, t.name, addr, size, fentry, t.index, t.explicit,
+        )?;
+        Ok(Added::Yes)
+    }
+
+    /// One filter update and one text-patching pass for all the functions.
+    fn attach(&mut self, skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed> {
+        if self.slots.is_empty() {
+            return Ok(());
+        }
+        self.prepare()?;
+        self.attach_all().map_err(|(e, which)| {
+            let sym = which
+                .and_then(|i| self.get(i))
+                .map_or(&b"(one of them)"[..], |s| s.symbol());
+            let why = if e == EBUSY {
+                " (another tracer holds it: a direct caller or an IPMODIFY ftrace user)"
+            } else {
+                ""
+            };
+            Failed::new(
+                e,
+                format_args!(
+                    "direct {}: attach failed, errno {}{}",
+                    BStr(sym),
+                    e.to_errno(),
+                    why
+                ),
+            )
+        })?;
+        // Glob members another tracer holds: skipped, as any refusal.
+        for s in self.refused() {
+            skip(s.symbol(), EBUSY.to_errno());
+        }
+        Ok(())
+    }
+
+    /// Attached at create: a set's gate alone decides whether calls count.
+    fn arm(&self) -> Result<(), Failed> {
+        Ok(())
+    }
+
+    fn disarm(&self) {}
+
+    fn retire(&self, _one_by_one: bool) -> bool {
+        self.detach()
+    }
+
+    fn ftrace_based(&self) -> bool {
+        true
+    }
+
+    fn tally(&self, f: &mut dyn FnMut(&'static str, usize)) {
+        f("direct", self.len());
+    }
+
+    fn each(&self, f: &mut dyn FnMut(&ProbeView<'_>)) {
+        for s in self.iter() {
+            f(&ProbeView {
+                kind: "direct",
+                name: s.name(),
+                symbol: s.symbol(),
+                offset: 0,
+                hits: s.hits(),
+                missed: s.missed(),
+                index: s.index(),
+                last_arg: Some(s.last_arg()),
+            });
+        }
+    }
 }

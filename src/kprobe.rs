@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The kprobe backend: `p:SET/NAME SYM[+OFF]`.
+//! The kprobe backend: `p:SET/NAME SYM+OFF`, `p!:SET/NAME SYM[+OFF]`, and
+//! any `p:` at +0 that the fprobe backend cannot serve.
 
 use kernel::ffi::{c_char, c_int};
+use kernel::prelude::*;
 
+use crate::backend::{Fit, Target};
 use crate::bindings;
-use crate::probe::{slot_of, Backend, How};
+use crate::command::ProbeKind;
+use crate::kallsyms;
+use crate::probe::{slot_of, How, Int3Kind};
 
 /// Kprobes, counted in their pre-handler.
 pub(crate) struct Kprobe;
@@ -55,11 +60,46 @@ unsafe extern "C" fn noop_post_handler(
 ) {
 }
 
+/// What a refusal of `SYM+OFF` past the end of SYM says.
+const PAST_END: &str = "offset past the end of the symbol";
+
 // SAFETY: `pre_handler` only uses its pointer as the first field of a
 // `Slot<Kprobe>`; the functions below are the kprobe API.
-unsafe impl Backend for Kprobe {
+unsafe impl Int3Kind for Kprobe {
     type Raw = bindings::kprobe;
     const NAME: &'static str = "kprobe";
+    const FIELD: &'static str = "kprobes";
+
+    fn fit(t: &Target<'_>) -> Fit {
+        match (t.kind, t.int3) {
+            (ProbeKind::Kprobe, true) => Fit::Best,
+            (ProbeKind::Kprobe, false) => Fit::Fallback,
+            _ => Fit::No,
+        }
+    }
+
+    /// SYM+OFF must lie inside SYM: past its end, the kernel would probe
+    /// whatever function follows. A glob member's size is known here.
+    fn precheck(t: &Target<'_>) -> Option<(i32, &'static str)> {
+        match t.text {
+            Some((_, size)) if t.offset > 0 && t.offset as usize >= size => {
+                Some((EINVAL.to_errno(), PAST_END))
+            }
+            _ => None,
+        }
+    }
+
+    /// An explicit symbol's size is checked where the kernel resolved it.
+    fn verify(raw: *mut bindings::kprobe, t: &Target<'_>) -> Result<(), (i32, &'static str)> {
+        // SAFETY: `raw` is a registered kprobe; `addr` was set by the
+        // kernel when it resolved the symbol.
+        let addr = unsafe { (*raw).addr } as usize;
+        if t.offset == 0 || kallsyms::offset_in_symbol(addr) == Some(t.offset as u64) {
+            Ok(())
+        } else {
+            Err((EINVAL.to_errno(), PAST_END))
+        }
+    }
 
     fn init(raw: &mut bindings::kprobe, symbol: *const c_char, how: How) {
         if how.addr != 0 {

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The kretprobe backend: `r[MAXACTIVE]:SET/NAME SYM`.
+//! The kretprobe backend: `r[MAXACTIVE]!:SET/NAME SYM`, and any `r:` that
+//! the fprobe backend cannot serve.
 
 use kernel::ffi::{c_char, c_int};
 
+use crate::backend::{Fit, Target};
 use crate::bindings;
-use crate::probe::{slot_of, Backend, How};
+use crate::command::ProbeKind;
+use crate::probe::{slot_of, How, Int3Kind};
 
 /// Kretprobes, counted when the probed function returns.
 pub(crate) struct Kretprobe;
@@ -51,9 +54,18 @@ unsafe extern "C" fn bare_ret_handler(
 
 // SAFETY: `ret_handler` only uses the kretprobe as the first field of a
 // `Slot<Kretprobe>`; the functions below are the kretprobe API.
-unsafe impl Backend for Kretprobe {
+unsafe impl Int3Kind for Kretprobe {
     type Raw = bindings::kretprobe;
     const NAME: &'static str = "kretprobe";
+    const FIELD: &'static str = "kretprobes";
+
+    fn fit(t: &Target<'_>) -> Fit {
+        match (t.kind, t.int3) {
+            (ProbeKind::Kretprobe { .. }, true) => Fit::Best,
+            (ProbeKind::Kretprobe { .. }, false) => Fit::Fallback,
+            _ => Fit::No,
+        }
+    }
 
     fn init(raw: &mut bindings::kretprobe, symbol: *const c_char, how: How) {
         if how.addr != 0 {

@@ -14,6 +14,8 @@
 //! a no-op, as in tracefs. Everything but the teardown itself is refused once
 //! a set is retiring. No kernel types here: `tests/` compiles this file too.
 
+use crate::errno::{EALREADY, EBUSY, EINVAL, ENOENT};
+
 /// Where a set is in its life cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -95,10 +97,10 @@ impl Refusal {
     /// The errno (positive) for this refusal.
     pub fn errno(self) -> i32 {
         match self {
-            Refusal::Retiring => 16,         // EBUSY
-            Refusal::AlreadyRetiring => 114, // EALREADY
-            Refusal::Gone => 2,              // ENOENT
-            Refusal::NotRetiring => 22,      // EINVAL
+            Refusal::Retiring => EBUSY,
+            Refusal::AlreadyRetiring => EALREADY,
+            Refusal::Gone => ENOENT,
+            Refusal::NotRetiring => EINVAL,
         }
     }
 

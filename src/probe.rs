@@ -1,38 +1,58 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Preallocated probe slots shared by the kprobe and kretprobe backends.
+//! The int3 probe backends' common part: kprobes and kretprobes, one
+//! [`Int3Set`] of each per set, and the per-probe [`Meta`] (counter, gate,
+//! names) that the fprobe backend shares.
 //!
 //! A [`Slot`] embeds the C probe structure as its first field, so a probe
 //! handler, which receives a pointer to that structure, finds its slot (and
 //! its hit counter and its set's enable gate) without any lookup, lock or
-//! allocation. Slots live in fixed-capacity chunks that never move once a
-//! probe in them is registered, so a set can keep registering (a glob walks
-//! thousands of candidates) while its first probes already fire. The chunks
-//! belong to the set's [`RcuBox`](crate::rcu::RcuBox) and are freed only a
-//! grace period after their probes are unregistered.
+//! allocation. The slots belong to the set's [`RcuBox`](crate::rcu::RcuBox)
+//! and are freed only a grace period after their probes are unregistered.
 
 use core::sync::atomic::{AtomicU64, Ordering};
 
+use kernel::alloc::AllocError;
 use kernel::ffi::{c_char, c_int};
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
+use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
 use crate::bindings;
+use crate::command::{CreateOptions, ProbeKind};
+use crate::error::{BStr, Failed};
 use crate::gate::Gate;
 use crate::kvec;
 
-/// A kind of kernel probe that batchprobe can register in batches.
+/// A kind of int3 kernel probe that batchprobe registers in batches.
 ///
 /// # Safety
 ///
 /// `init` must install handlers that only treat the probe pointer they are
 /// given as the first field of a live `Slot<Self>`, and the `unsafe`
 /// functions must be the matching kernel API for `Self::Raw`.
-pub(crate) unsafe trait Backend: Sized + 'static {
+pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
     /// The C probe structure (`struct kprobe`, `struct kretprobe`).
     type Raw: Default;
     /// The kind's name in listings.
     const NAME: &'static str;
+    /// Its count's field in the `sets` line.
+    const FIELD: &'static str;
+
+    /// How well this kind serves `t` (see [`crate::backend::Fit`]).
+    fn fit(t: &Target<'_>) -> Fit;
+
+    /// A refusal known before registering (say, an offset past the end of
+    /// the symbol), as [`Added::Refused`] gives it.
+    fn precheck(_t: &Target<'_>) -> Option<(i32, &'static str)> {
+        None
+    }
+
+    /// Checks a registered probe (say, where the kernel put it): an error
+    /// unregisters it again and refuses the target.
+    fn verify(_raw: *mut Self::Raw, _t: &Target<'_>) -> Result<(), (i32, &'static str)> {
+        Ok(())
+    }
 
     /// Fills a zeroed probe: target and handlers as `how` says, and
     /// registered disarmed.
@@ -76,17 +96,15 @@ pub(crate) unsafe trait Backend: Sized + 'static {
     unsafe fn missed(raw: *const Self::Raw) -> u64;
 }
 
-/// One registered probe and its counter.
+/// What a probe's handler touches besides the C probe: its counter, its
+/// set's gate, and what listings show.
 ///
 /// # Invariants
 ///
-/// `gate` points to the enable gate of the set that owns this slot, which
-/// outlives it. `raw` is the first field, so a pointer to it is a pointer to
-/// the slot. `symbol` is NUL-terminated and its buffer never moves (the
-/// kernel keeps `symbol_name` pointing into it).
-#[repr(C)]
-pub(crate) struct Slot<B: Backend> {
-    raw: Opaque<B::Raw>,
+/// `gate` points to the enable gate of the set that owns this probe, which
+/// outlives it. `symbol` is NUL-terminated and its buffer never moves (the
+/// kernel may keep a pointer into it).
+pub(crate) struct Meta {
     hits: AtomicU64,
     gate: *const Gate,
     symbol: KVec<u8>,
@@ -96,7 +114,32 @@ pub(crate) struct Slot<B: Backend> {
     index: u32,
 }
 
-impl<B: Backend> Slot<B> {
+impl Meta {
+    /// The counters and names of a probe on `t`, of the set whose gate is
+    /// `gate`.
+    pub(crate) fn new(gate: *const Gate, t: &Target<'_>) -> Result<Self, AllocError> {
+        let mut symbol = KVec::with_capacity(t.symbol.len() + 1, GFP_KERNEL)?;
+        symbol.extend_from_slice(t.symbol, GFP_KERNEL)?;
+        symbol.push(0, GFP_KERNEL)?;
+        let name = match t.name {
+            Some(n) => {
+                let mut v = KVec::new();
+                v.extend_from_slice(n, GFP_KERNEL)?;
+                Some(v)
+            }
+            None => None,
+        };
+        // INVARIANT: the caller's `gate` is the owning set's.
+        Ok(Self {
+            hits: AtomicU64::new(0),
+            gate,
+            symbol,
+            name,
+            offset: t.offset,
+            index: t.index,
+        })
+    }
+
     /// Counts a hit if the set is enabled, and hands it, as `describe`
     /// says, to the set's API client if there is one. Called from probe
     /// handlers: no locks, no allocation.
@@ -112,20 +155,9 @@ impl<B: Backend> Slot<B> {
         }
     }
 
-    /// The target's index (see [`crate::api`]).
-    pub(crate) fn index(&self) -> u32 {
-        self.index
-    }
-
-    /// Hits counted so far.
-    pub(crate) fn hits(&self) -> u64 {
-        self.hits.load(Ordering::Relaxed)
-    }
-
-    /// Hits the kernel missed (recursion, no free kretprobe instance).
-    pub(crate) fn missed(&self) -> u64 {
-        // SAFETY: `raw` is a live probe for as long as `self` is.
-        unsafe { B::missed(self.raw.get()) }
+    /// The symbol, NUL-terminated, for the kernel.
+    pub(crate) fn symbol_ptr(&self) -> *const c_char {
+        self.symbol.as_ptr().cast()
     }
 
     /// The symbol, without its NUL.
@@ -133,37 +165,57 @@ impl<B: Backend> Slot<B> {
         self.symbol.split_last().map(|(_, s)| s).unwrap_or(&[])
     }
 
-    /// The probe's name: the one given, else the symbol.
-    pub(crate) fn name(&self) -> &[u8] {
-        self.name.as_deref().unwrap_or(self.symbol())
+    /// How listings see this probe, served by `kind`, with `missed`.
+    pub(crate) fn view(&self, kind: &'static str, missed: u64) -> ProbeView<'_> {
+        ProbeView {
+            kind,
+            name: self.name.as_deref().unwrap_or(self.symbol()),
+            symbol: self.symbol(),
+            offset: self.offset,
+            hits: self.hits.load(Ordering::Relaxed),
+            missed,
+            index: self.index,
+            last_arg: None,
+        }
+    }
+}
+
+/// One registered int3 probe: the C probe, then its counter and names.
+///
+/// # Invariants
+///
+/// `raw` is the first field, so a pointer to it is a pointer to the slot;
+/// the kernel's `symbol_name` points into `meta`'s symbol.
+#[repr(C)]
+pub(crate) struct Slot<B: Int3Kind> {
+    raw: Opaque<B::Raw>,
+    meta: Meta,
+}
+
+impl<B: Int3Kind> Slot<B> {
+    /// Counts a hit (see [`Meta::hit`]).
+    #[inline(always)]
+    pub(crate) fn hit(&self, describe: impl FnOnce() -> bindings::batchprobe_hit) {
+        self.meta.hit(describe)
     }
 
-    /// The offset into the symbol.
-    pub(crate) fn offset(&self) -> u32 {
-        self.offset
+    /// The symbol, without its NUL.
+    pub(crate) fn symbol(&self) -> &[u8] {
+        self.meta.symbol()
+    }
+
+    /// How listings see it.
+    fn view(&self) -> ProbeView<'_> {
+        // SAFETY: `raw` is a live probe for as long as `self` is.
+        let missed = unsafe { B::missed(self.raw.get()) };
+        self.meta.view(B::NAME, missed)
     }
 }
 
 /// Slots per chunk; a chunk is allocated whole and never grows.
 const CHUNK: usize = 64;
 
-/// The registered probes of one kind in a set.
-///
-/// # Invariants
-///
-/// Every chunk was allocated with capacity [`CHUNK`] and never holds more,
-/// so its buffer never moves; only registered slots are kept.
-pub(crate) struct Slots<B: Backend> {
-    chunks: KVec<KVec<Slot<B>>>,
-}
-
-// SAFETY: `gate` points into memory owned by the same set, the C probe is
-// only handed to the kernel's own thread-safe API, and counters are atomic.
-unsafe impl<B: Backend> Send for Slots<B> {}
-// SAFETY: See `Send`; shared access is through atomics or the kernel API.
-unsafe impl<B: Backend> Sync for Slots<B> {}
-
-/// How [`Slots::add`] sets up a probe.
+/// How [`Int3Set::add`] sets up a probe.
 #[derive(Clone, Copy)]
 pub(crate) struct How {
     /// The offset into the symbol.
@@ -176,67 +228,72 @@ pub(crate) struct How {
     pub(crate) noopt: bool,
     /// An address to probe instead of the symbol (API targets; 0: none).
     pub(crate) addr: usize,
-    /// The target's index (see [`Slot::index`]).
-    pub(crate) index: u32,
 }
 
-/// What [`Slots::add`] did.
-pub(crate) enum Added<R> {
-    /// Registered; the pointer is for batch unregistration.
-    Registered(*mut R),
-    /// The kernel refused it with this (negative) errno; nothing is kept.
-    Refused(i32),
+/// The int3 probes of one kind in a set: the [`SetBackend`] of kprobes
+/// and kretprobes. Slots live in fixed-capacity chunks that never move
+/// once a probe in them is registered, so a set can keep registering (a
+/// glob walks thousands of candidates) while its first probes already
+/// fire; `ptrs` lists them for the kernel's batch calls.
+///
+/// # Invariants
+///
+/// Every chunk was allocated with capacity [`CHUNK`] and never holds more,
+/// so its buffer never moves; only registered slots are kept, and `ptrs`
+/// holds exactly their `raw` fields, registered until `retire` runs (once).
+pub(crate) struct Int3Set<B: Int3Kind> {
+    chunks: KVec<KVec<Slot<B>>>,
+    ptrs: KVec<*mut B::Raw>,
 }
 
-impl<B: Backend> Slots<B> {
+// SAFETY: `gate` points into memory owned by the same set, the C probe is
+// only handed to the kernel's own thread-safe API, and counters are atomic.
+unsafe impl<B: Int3Kind> Send for Int3Set<B> {}
+// SAFETY: See `Send`; shared access is through atomics or the kernel API.
+unsafe impl<B: Int3Kind> Sync for Int3Set<B> {}
+
+impl<B: Int3Kind> Int3Set<B> {
     /// An empty table.
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(_options: &CreateOptions) -> Self {
         Self {
             chunks: KVec::new(),
+            ptrs: KVec::new(),
         }
     }
 
     /// Every registered probe.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &Slot<B>> {
+    fn iter(&self) -> impl Iterator<Item = &Slot<B>> {
         self.chunks.iter().flat_map(|c| c.iter())
     }
 
-    /// Sets up a probe on `symbol` (NUL-terminated) and registers it (no
-    /// grace period). A refused probe is dropped again at once. `verify`
-    /// then checks the registered probe (say, where the kernel put it): an
-    /// errno from it unregisters the probe again (one grace period, on this
-    /// failure path only) and refuses it.
-    pub(crate) fn add(
+    /// Sets up a probe as `how` says and registers it (no grace period).
+    /// A refused probe is dropped again at once. `verify` then checks the
+    /// registered probe: an error from it unregisters the probe again (one
+    /// grace period, on this failure path only) and refuses it.
+    fn register(
         &mut self,
-        gate: *const Gate,
-        symbol: KVec<u8>,
-        name: Option<KVec<u8>>,
+        meta: Meta,
         how: How,
-        verify: impl FnOnce(*mut B::Raw) -> Result<(), i32>,
-    ) -> Result<Added<B::Raw>> {
-        let offset = how.offset;
+        verify: impl FnOnce(*mut B::Raw) -> Result<(), (i32, &'static str)>,
+    ) -> Result<Added, AllocError> {
+        self.ptrs.reserve(1, GFP_KERNEL)?;
         if self.chunks.last().map_or(true, |c| c.len() >= CHUNK) {
             self.chunks
                 .push(KVec::with_capacity(CHUNK, GFP_KERNEL)?, GFP_KERNEL)?;
         }
         let Some(chunk) = self.chunks.last_mut() else {
-            return Err(ENOMEM);
+            return Err(AllocError);
         };
         let mut raw = B::Raw::default();
-        B::init(&mut raw, symbol.as_ptr().cast(), how);
+        B::init(&mut raw, meta.symbol_ptr(), how);
         let index = chunk.len();
-        // INVARIANT: `gate` is the set's gate; `symbol`'s buffer moves with
-        // the `KVec` header, not with its contents; the chunk has room, so
-        // this push does not reallocate it.
+        // INVARIANT: the symbol's buffer moves with the `KVec` header, not
+        // with its contents; the chunk has room, so this push does not
+        // reallocate it.
         chunk.push(
             Slot {
                 raw: Opaque::new(raw),
-                hits: AtomicU64::new(0),
-                gate,
-                symbol,
-                name,
-                offset,
-                index: how.index,
+                meta,
             },
             GFP_KERNEL,
         )?;
@@ -250,9 +307,9 @@ impl<B: Backend> Slots<B> {
         if ret < 0 {
             // Never registered: the kernel holds no pointer into it.
             kvec::truncate(chunk, index);
-            return Ok(Added::Refused(ret));
+            return Ok(Added::Refused(ret, "register failed"));
         }
-        if let Err(errno) = verify(raw) {
+        if let Err((errno, what)) = verify(raw) {
             let mut one = raw;
             // SAFETY: `raw` was just registered (disarmed) and nothing else
             // knows it; the kernel only reads the array.
@@ -260,9 +317,114 @@ impl<B: Backend> Slots<B> {
             // Unregistered, and its grace period has passed: the kernel
             // holds no pointer into it any more.
             kvec::truncate(chunk, index);
-            return Ok(Added::Refused(errno));
+            return Ok(Added::Refused(errno, what));
         }
-        Ok(Added::Registered(raw))
+        // INVARIANT: registered; capacity was reserved, so this does not
+        // allocate.
+        let _ = self.ptrs.push(raw, GFP_ATOMIC);
+        Ok(Added::Yes)
+    }
+
+    /// Disarms `ptrs`. Disabling a disabled probe is a no-op for the kernel.
+    fn disarm_some(ptrs: &[*mut B::Raw]) {
+        for &raw in ptrs {
+            // SAFETY: The type invariant: `raw` is registered.
+            unsafe { B::disable(raw) };
+        }
+    }
+}
+
+impl<B: Int3Kind> SetBackend for Int3Set<B> {
+    fn name(&self) -> &'static str {
+        B::NAME
+    }
+
+    fn fit(&self, _ctx: &Ctx<'_>, t: &Target<'_>) -> Fit {
+        B::fit(t)
+    }
+
+    fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
+        if let Some((errno, what)) = B::precheck(t) {
+            return Ok(Added::Refused(errno, what));
+        }
+        let maxactive = match t.kind {
+            ProbeKind::Kretprobe { maxactive } => maxactive.unwrap_or(0),
+            _ => 0,
+        };
+        let how = How {
+            offset: t.offset,
+            maxactive,
+            bare: ctx.options.bare,
+            noopt: ctx.options.noopt,
+            addr: t.addr,
+        };
+        let meta = Meta::new(ctx.gate, t)?;
+        Ok(self.register(meta, how, |raw| B::verify(raw, t))?)
+    }
+
+    fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed> {
+        Ok(())
+    }
+
+    fn arm(&self) -> Result<(), Failed> {
+        for (i, &raw) in self.ptrs.iter().enumerate() {
+            // SAFETY: The type invariant: `raw` is registered.
+            let ret = unsafe { B::enable(raw) };
+            if ret < 0 {
+                Self::disarm_some(self.ptrs.get(..i).unwrap_or(&[]));
+                // SAFETY: The pointers are the `raw` fields of live slots.
+                let slot = unsafe { slot_of::<B>(raw) };
+                return Err(Failed::new(
+                    Error::from_errno(ret),
+                    format_args!(
+                        "{} {}: enable failed, errno {}",
+                        B::NAME,
+                        BStr(slot.symbol()),
+                        ret
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn disarm(&self) {
+        Self::disarm_some(&self.ptrs);
+    }
+
+    fn retire(&self, one_by_one: bool) -> bool {
+        if self.ptrs.is_empty() {
+            return true;
+        }
+        if one_by_one {
+            // The naive path batchprobe exists to avoid, kept as a
+            // benchmark baseline: one call and one grace period per probe.
+            for &raw in self.ptrs.iter() {
+                let mut one = raw;
+                // SAFETY: The type invariant: registered, and `retire`
+                // runs once.
+                unsafe { B::unregister_many(&mut one, 1) };
+            }
+        } else {
+            let n = c_int::try_from(self.ptrs.len()).unwrap_or(c_int::MAX);
+            // SAFETY: As above; the kernel only reads the array.
+            unsafe { B::unregister_many(self.ptrs.as_ptr().cast_mut(), n) };
+        }
+        true
+    }
+
+    fn ftrace_based(&self) -> bool {
+        false
+    }
+
+    fn tally(&self, f: &mut dyn FnMut(&'static str, usize)) {
+        f(B::FIELD, self.ptrs.len());
+    }
+
+    fn each(&self, f: &mut dyn FnMut(&ProbeView<'_>)) {
+        for s in self.iter() {
+            f(&s.view());
+        }
     }
 }
 
@@ -271,36 +433,7 @@ impl<B: Backend> Slots<B> {
 /// # Safety
 ///
 /// `raw` is the `raw` field of a live `Slot<B>`.
-pub(crate) unsafe fn slot_of<'a, B: Backend>(raw: *mut B::Raw) -> &'a Slot<B> {
+pub(crate) unsafe fn slot_of<'a, B: Int3Kind>(raw: *mut B::Raw) -> &'a Slot<B> {
     // SAFETY: `raw` is the first field of the `repr(C)` slot (caller).
     unsafe { &*raw.cast::<Slot<B>>() }
-}
-
-/// Unregisters `ptrs` one call (and one grace period) per probe: the naive
-/// path batchprobe exists to avoid, kept as a benchmark baseline.
-///
-/// # Safety
-///
-/// As for [`unregister_all`].
-pub(crate) unsafe fn unregister_one_by_one<B: Backend>(ptrs: &[*mut B::Raw]) {
-    for &raw in ptrs {
-        let mut one = raw;
-        // SAFETY: Guaranteed by the caller, one probe at a time.
-        unsafe { B::unregister_many(&mut one, 1) };
-    }
-}
-
-/// Unregisters all of `ptrs` in one call (one grace period).
-///
-/// # Safety
-///
-/// Every pointer in `ptrs` is a registered probe of kind `B`, and none is
-/// unregistered again afterwards.
-pub(crate) unsafe fn unregister_all<B: Backend>(ptrs: &[*mut B::Raw]) {
-    if ptrs.is_empty() {
-        return;
-    }
-    let n = c_int::try_from(ptrs.len()).unwrap_or(c_int::MAX);
-    // SAFETY: Guaranteed by the caller; the kernel only reads the array.
-    unsafe { B::unregister_many(ptrs.as_ptr().cast_mut(), n) };
 }

@@ -20,14 +20,16 @@ use kernel::prelude::*;
 use kernel::sync::{Arc, Mutex};
 
 use crate::api::ApiTarget;
+use crate::backend::Target as ProbeTarget;
 use crate::batchkeys;
 use crate::bindings;
 use crate::command::{self, glob_match, Command, CreateOptions, ProbeKind, Target};
+use crate::error::{BStr, Failed, Text};
 use crate::gate::Client;
 use crate::kallsyms;
 use crate::kvec;
 use crate::lifecycle::{self, Op, SetState};
-use crate::set::{At, BStr, Failed, Owner, Set, Text};
+use crate::set::{Owner, Set};
 use crate::symname::glob_candidate;
 use crate::workqueue::OwnedQueue;
 
@@ -36,6 +38,8 @@ struct Staged {
     set: KVec<u8>,
     name: Option<KVec<u8>>,
     kind: ProbeKind,
+    /// `p!:`/`r!:`: int3 probes only.
+    int3: bool,
     target: KVec<u8>,
     offset: u32,
     glob: bool,
@@ -46,6 +50,46 @@ struct Staged {
     /// Which `create` of the write being executed took it (0: none yet).
     consumed: u32,
 }
+
+impl Staged {
+    /// The line as a backend target: `text` is the symbol's address and
+    /// size if a walk found it.
+    fn target<'a>(
+        &'a self,
+        symbol: &'a [u8],
+        explicit: bool,
+        text: Option<(usize, usize)>,
+    ) -> ProbeTarget<'a> {
+        ProbeTarget {
+            kind: self.kind,
+            int3: self.int3,
+            symbol,
+            name: if explicit { self.name.as_deref() } else { None },
+            offset: self.offset,
+            explicit,
+            text,
+            index: 0,
+            addr: 0,
+        }
+    }
+
+    /// An explicit line whose target needs its address from the walk of
+    /// the kernel's text symbols: direct calls, and what an fprobe may
+    /// serve. Other explicit lines are resolved by the kernel.
+    fn walked_explicitly(&self) -> bool {
+        !self.glob
+            && match self.kind {
+                ProbeKind::Direct => true,
+                ProbeKind::Kprobe => !self.int3 && self.offset == 0,
+                ProbeKind::Kretprobe { .. } => !self.int3,
+            }
+    }
+}
+
+/// Proof that the registry lock is held: only the registry makes one, from
+/// a reference to itself (which the engine's mutex guards).
+#[derive(Clone, Copy)]
+pub(crate) struct Locked<'a>(core::marker::PhantomData<&'a Registry>);
 
 /// Sets and staged probes; protected by the engine's mutex.
 pub(crate) struct Registry {
@@ -77,6 +121,11 @@ struct Sim {
 }
 
 impl Registry {
+    /// Proof that the caller holds the lock (it has the registry).
+    pub(crate) fn locked(&self) -> Locked<'_> {
+        Locked(core::marker::PhantomData)
+    }
+
     fn new() -> Self {
         Self {
             sets: KVVec::new(),
@@ -308,6 +357,7 @@ impl Registry {
                 set: to_vec(spec.set.as_bytes())?,
                 name,
                 kind: spec.kind,
+                int3: spec.int3,
                 target: to_vec(target.as_bytes())?,
                 offset,
                 glob,
@@ -339,57 +389,62 @@ impl Registry {
         let staged = &self.staged;
         let mine =
             || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
-        let set = Set::register(name_b, options, None, None, |b| {
-            // Kprobes and kretprobes named explicitly: the kernel resolves them.
-            for e in mine().filter(|e| !e.glob && e.kind != ProbeKind::Direct) {
-                b.add(
-                    e.kind,
-                    &e.target,
-                    e.name.as_deref(),
-                    e.offset,
-                    true,
-                    None,
-                    At::default(),
-                )?;
+        let locked = Locked(core::marker::PhantomData);
+        let set = Set::register(locked, name_b, options, None, None, |b| {
+            // Explicit lines the kernel resolves by name: int3 probes.
+            for e in mine().filter(|e| !e.glob && !e.walked_explicitly()) {
+                b.add(&e.target(&e.target, true, None))?;
             }
-            // Globs and explicit direct calls (which need addresses): one
-            // walk of the kernel's text symbols serves them all.
-            // Explicit direct calls before globs: a function named on its own
-            // line belongs to that line, whatever the staging order, and a
-            // glob that also matches it leaves it alone.
-            let mut walked = KVVec::new();
-            let explicit_direct = mine().filter(|e| !e.glob && e.kind == ProbeKind::Direct);
-            for e in Iterator::chain(explicit_direct, mine().filter(|e| e.glob)) {
-                walked
+            // Globs and explicit lines that need addresses: one walk of the
+            // kernel's text symbols serves them all. Explicit lines before
+            // globs: a function named on its own line belongs to that line,
+            // whatever the staging order, and a glob that also matches it
+            // leaves it alone (direct calls).
+            // Explicit lines sorted by name (stable: staging order among
+            // equals), so that each symbol the walk meets finds them by
+            // binary search: thousands of explicit lines cost O(log n) per
+            // symbol, not O(n).
+            let mut explicit = KVVec::new();
+            for (seq, e) in mine().filter(|e| e.walked_explicitly()).enumerate() {
+                explicit
+                    .push((e, 0u32, seq), GFP_KERNEL)
+                    .map_err(|_| Failed::oom())?;
+            }
+            explicit.sort_unstable_by(|a, b| {
+                (a.0.target.as_slice(), a.2).cmp(&(b.0.target.as_slice(), b.2))
+            });
+            let mut globs = KVVec::new();
+            for e in mine().filter(|e| e.glob) {
+                globs
                     .push((e, 0u32), GFP_KERNEL)
                     .map_err(|_| Failed::oom())?;
             }
-            if walked.is_empty() {
+            if explicit.is_empty() && globs.is_empty() {
                 return Ok(());
             }
+            let mut unmatched = explicit.len();
             let mut failed = None;
             let walk = kallsyms::for_each_text_symbol(|sym| {
                 let text = Some((sym.addr, sym.size));
-                let mut open = false;
-                for (e, count) in walked.iter_mut() {
-                    if !e.glob {
-                        // An explicit direct call: its first match only.
-                        if *count > 0 {
-                            continue;
-                        }
-                        open = true;
-                        if e.target.as_slice() == sym.name.as_bytes() {
-                            let name = e.name.as_deref();
-                            if let Err(f) =
-                                b.add(e.kind, &e.target, name, 0, true, text, At::default())
-                            {
-                                failed = Some(f);
-                                return Ok(false);
-                            }
-                            *count = 1;
-                        }
+                let name = sym.name.as_bytes();
+                let from = explicit.partition_point(|(e, _, _)| e.target.as_slice() < name);
+                for (e, count, _) in explicit.get_mut(from..).unwrap_or(&mut []).iter_mut() {
+                    if e.target.as_slice() != name {
+                        break;
+                    }
+                    // An explicit line: its first match only.
+                    if *count > 0 {
                         continue;
                     }
+                    if let Err(f) = b.add(&e.target(&e.target, true, text)) {
+                        failed = Some(f);
+                        return Ok(false);
+                    }
+                    *count = 1;
+                    unmatched -= 1;
+                }
+                let mut open = unmatched > 0;
+                for (e, count) in globs.iter_mut() {
                     if e.limit.is_some_and(|l| *count >= l) {
                         continue;
                     }
@@ -402,15 +457,7 @@ impl Registry {
                         && glob_candidate(sym.name, pattern)
                         && glob_match(pattern, sym.name)
                     {
-                        let added = b.add(
-                            e.kind,
-                            sym.name.as_bytes(),
-                            None,
-                            e.offset,
-                            false,
-                            text,
-                            At::default(),
-                        );
+                        let added = b.add(&e.target(name, false, text));
                         if added.map_err(|f| f.error)? {
                             *count += 1;
                         }
@@ -422,17 +469,10 @@ impl Registry {
                 return Err(f);
             }
             walk.map_err(|e| Failed::new(e, format_args!("walking kernel symbols failed")))?;
-            // An explicit direct call on a name the walk never met.
-            for (e, _) in walked.iter().filter(|(e, c)| !e.glob && *c == 0) {
-                b.add(
-                    e.kind,
-                    &e.target,
-                    e.name.as_deref(),
-                    0,
-                    true,
-                    None,
-                    At::default(),
-                )?;
+            // An explicit line on a name the walk never met (a module's
+            // symbol, or none): the kernel resolves it, or refuses it.
+            for (e, _, _) in explicit.iter().filter(|(_, c, _)| *c == 0) {
+                b.add(&e.target(&e.target, true, None))?;
             }
             Ok(())
         })?;
@@ -477,16 +517,13 @@ impl Registry {
         }
         let sym = |i: &usize| targets.get(*i).map_or(&[][..], |t| t.symbol.as_slice());
         by_name.sort_unstable_by(|a, b| sym(a).cmp(sym(b)));
-        let set = Set::register(name, options, Some(client), Some(owner), |b| {
+        let locked = Locked(core::marker::PhantomData);
+        let set = Set::register(locked, name, options, Some(client), Some(owner), |b| {
             for t in targets
                 .iter()
                 .filter(|t| t.kind != ProbeKind::Direct || t.text.is_some())
             {
-                let at = At {
-                    index: t.index,
-                    addr: t.addr,
-                };
-                b.add(t.kind, &t.symbol, None, t.offset, true, t.text, at)?;
+                b.add(&t.target(t.text, t.addr))?;
             }
             if by_name.is_empty() {
                 return Ok(());
@@ -509,13 +546,7 @@ impl Registry {
                     *f = true;
                     left -= 1;
                     let Some(t) = targets.get(i) else { continue };
-                    let at = At {
-                        index: t.index,
-                        addr: 0,
-                    };
-                    if let Err(e) =
-                        b.add(t.kind, &t.symbol, None, 0, true, Some((s.addr, s.size)), at)
-                    {
+                    if let Err(e) = b.add(&t.target(Some((s.addr, s.size)), 0)) {
                         failed = Some(e);
                         return Ok(false);
                     }
@@ -530,7 +561,7 @@ impl Registry {
             for (k, &i) in by_name.iter().enumerate() {
                 if !found.get(k).copied().unwrap_or(true) {
                     if let Some(t) = targets.get(i) {
-                        b.add(t.kind, &t.symbol, None, 0, true, None, At::default())?;
+                        b.add(&t.target(None, 0))?;
                     }
                 }
             }
@@ -708,10 +739,10 @@ impl Engine {
                 let set = reg.create(pending, name, options)?;
                 created.push(set, GFP_KERNEL).map_err(oom)
             }
-            Command::Enable(name) => find(reg, name)?.enable(),
+            Command::Enable(name) => find(reg, name)?.enable(reg.locked()),
             Command::Disable(name) => {
                 let set = find(reg, name)?;
-                if set.disable()? {
+                if set.disable(reg.locked())? {
                     // Already queued (a quick disable, enable, disable)
                     // is fine: that disarm will see the final state.
                     let _ = self.queue.enqueue::<Arc<Set>, 2>(set);
@@ -720,14 +751,14 @@ impl Engine {
             }
             Command::Unregister { set, sync } => {
                 let set = find(reg, set)?;
-                set.begin_unregister()?;
+                set.begin_unregister(reg.locked())?;
                 // Cannot be queued already: only this transition queues it.
                 let _ = self.queue.enqueue::<Arc<Set>, 0>(set.clone());
                 set.unregister_returned();
                 *wait |= sync;
                 Ok(())
             }
-            Command::Retarget { set, mode } => find(reg, set)?.retarget(mode),
+            Command::Retarget { set, mode } => find(reg, set)?.retarget(reg.locked(), mode),
             Command::Flush => {
                 *wait = true;
                 Ok(())
@@ -773,14 +804,14 @@ impl Engine {
 
     /// Enables an API set.
     pub(crate) fn api_enable(&self, set: &Set) -> Result {
-        let _reg = self.registry.lock();
-        set.enable().map_err(|f| f.error)
+        let reg = self.registry.lock();
+        set.enable(reg.locked()).map_err(|f| f.error)
     }
 
     /// Disables an API set; its disarm is queued as for `disable`.
     pub(crate) fn api_disable(&self, set: &Set) -> Result {
         let reg = self.registry.lock();
-        if set.disable().map_err(|f| f.error)? {
+        if set.disable(reg.locked()).map_err(|f| f.error)? {
             // The registry holds a reference to every set it knows.
             if let Some(arc) = reg.sets.iter().find(|s| core::ptr::eq(&***s, set)) {
                 let _ = self.queue.enqueue::<Arc<Set>, 2>(arc.clone());
@@ -802,7 +833,7 @@ impl Engine {
             // Forgotten by the registry: long retired.
             return Err(ENOENT);
         };
-        set.begin_unregister().map_err(|f| f.error)?;
+        set.begin_unregister(reg.locked()).map_err(|f| f.error)?;
         if let Some(o) = set.owner() {
             o.on_done(done, arg);
         }
@@ -839,7 +870,7 @@ impl Engine {
                 .filter(|s| s.owner().is_some_and(|o| o.is(module)))
             {
                 mine += 1;
-                if set.state().is_live() && set.begin_unregister().is_ok() {
+                if set.state().is_live() && set.begin_unregister(reg.locked()).is_ok() {
                     let _ = self.queue.enqueue::<Arc<Set>, 0>(set.clone());
                     set.unregister_returned();
                 }
@@ -897,7 +928,7 @@ impl Engine {
             let mut reg = self.registry.lock();
             kvec::clear(&mut reg.staged);
             for set in reg.sets.iter() {
-                if set.state().is_live() && set.begin_unregister().is_ok() {
+                if set.state().is_live() && set.begin_unregister(reg.locked()).is_ok() {
                     let _ = self.queue.enqueue::<Arc<Set>, 0>(set.clone());
                     set.unregister_returned();
                 }

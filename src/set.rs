@@ -1,30 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A probe set: a named group of kprobes and kretprobes registered in one
+//! A probe set's life cycle: a named group of probes registered in one
 //! batch, armed and disarmed together, and torn down asynchronously on the
-//! module's workqueue with one batch unregistration per kind.
+//! module's workqueue with one batch per backend.
+//!
+//! The probes themselves belong to the backends ([`crate::backend`]); how
+//! a set is built is in [`build`], what it shows in [`report`], and what an
+//! in-kernel API client keeps in [`owner`].
 
-use core::fmt::Write;
-use core::sync::atomic::{AtomicPtr, AtomicU64, AtomicU8, Ordering};
-
-use kernel::ffi::c_void;
+use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use kernel::alloc::AllocError;
 use kernel::prelude::*;
 use kernel::sync::{Arc, UniqueArc};
 use kernel::workqueue::{impl_has_work, new_work, Work, WorkItem};
 
+use crate::backend::{Backends, Ctx};
 use crate::bindings;
-use crate::command::{CreateOptions, DirectMode, ProbeKind};
-use crate::direct::{self, DirectSet};
+use crate::command::{CreateOptions, DirectMode};
+use crate::error::{BStr, Failed};
 use crate::gate::{Client, Gate};
 use crate::gpcount::{self, PhaseGps};
-use crate::kallsyms;
-use crate::kprobe::Kprobe;
-use crate::kretprobe::Kretprobe;
 use crate::lifecycle::{self, Op, SetState};
-use crate::probe::{self, Added, Backend, How, Slots};
 use crate::rcu::{self, RcuBox, RcuOption};
+use crate::registry::Locked;
+
+mod build;
+mod owner;
+mod report;
+
+pub(crate) use build::Builder;
+pub(crate) use owner::Owner;
 
 /// Monotonic nanoseconds, read on a path that no probe can hit (see
 /// `bp_clock_ns` in `rust/helpers.c`): a timing must not include a trap
@@ -40,419 +46,12 @@ pub(crate) fn clock_is_tsc() -> bool {
     unsafe { bindings::bp_clock_is_tsc() }
 }
 
-/// What a set's handlers touch: the enable gate and the slots.
+/// What a set's handlers touch: the enable gate and the backends' probes.
 pub(crate) struct Probes {
     /// The enable gate: handlers count only while it is open.
     pub(crate) gate: Gate,
-    pub(crate) kprobes: Slots<Kprobe>,
-    pub(crate) kretprobes: Slots<Kretprobe>,
-    pub(crate) direct: DirectSet,
-    skipped: Skipped,
-}
-
-/// The most kretprobe instances (`r[MAXACTIVE]:`, summed over its probes)
-/// one set preallocates: `r4096:` on a glob of thousands of functions would
-/// otherwise ask for millions. Explicit lines beyond it fail with `ENOSPC`,
-/// glob members are skipped.
-const MAX_KRETPROBE_INSTANCES: usize = 1 << 18;
-
-/// How many refused glob members a set remembers by name.
-const SKIPPED_SHOWN: usize = 256;
-
-/// Glob members the kernel refused: all counted, the first few named.
-struct Skipped {
-    total: usize,
-    named: KVec<(KVec<u8>, i32)>,
-}
-
-impl Skipped {
-    /// Counts a refused glob member, naming the first few.
-    fn add(&mut self, symbol: &[u8], errno: i32) {
-        self.total += 1;
-        if self.named.len() < SKIPPED_SHOWN {
-            let mut v = KVec::new();
-            if v.extend_from_slice(symbol, GFP_KERNEL).is_ok() {
-                let _ = self.named.push((v, errno), GFP_KERNEL);
-            }
-        }
-    }
-}
-
-/// Registers a set's probes one by one (see [`Set::register`]).
-pub(crate) struct Builder<'a> {
-    options: CreateOptions,
-    /// Kretprobe instances preallocated so far (`maxactive` summed).
-    instances: usize,
-    probes: &'a mut Probes,
-    kptrs: &'a mut KVec<*mut bindings::kprobe>,
-    rptrs: &'a mut KVec<*mut bindings::kretprobe>,
-}
-
-impl Builder<'_> {
-    /// Registers a probe on `symbol`. A refusal fails the set when the
-    /// probe was named `explicit`ly (the error names it), else it is
-    /// recorded as skipped and `Ok(false)` returned.
-    ///
-    /// `text` is the symbol's address and size, which direct calls need
-    /// (kprobes resolve the name themselves).
-    ///
-    /// `at` is what the API gives: the target's index, and an address to
-    /// probe instead of the symbol (0: by symbol).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn add(
-        &mut self,
-        kind: ProbeKind,
-        symbol: &[u8],
-        name: Option<&[u8]>,
-        offset: u32,
-        explicit: bool,
-        text: Option<(usize, usize)>,
-        at: At,
-    ) -> Result<bool, Failed> {
-        let oom = |_| Failed::oom();
-        if kind == ProbeKind::Direct {
-            return self.add_direct(symbol, name, explicit, text, at.index);
-        }
-        let mut sym = KVec::with_capacity(symbol.len() + 1, GFP_KERNEL).map_err(oom)?;
-        sym.extend_from_slice(symbol, GFP_KERNEL).map_err(oom)?;
-        sym.push(0, GFP_KERNEL).map_err(oom)?;
-        let name = match name {
-            Some(n) => {
-                let mut v = KVec::new();
-                v.extend_from_slice(n, GFP_KERNEL).map_err(oom)?;
-                Some(v)
-            }
-            None => None,
-        };
-        let gate = core::ptr::addr_of!(self.probes.gate);
-        // SYM+OFF must lie inside SYM: past its end, the kernel would probe
-        // whatever function follows. A glob member's size is known; an
-        // explicit symbol is checked where the kernel resolved it.
-        if let (ProbeKind::Kprobe, Some((_, size))) = (kind, text) {
-            if offset > 0 && offset as usize >= size {
-                return self.refused_past_end(symbol, offset, explicit);
-            }
-        }
-        let past_end = core::cell::Cell::new(false);
-        // Reserve first: once a probe is registered nothing may fail.
-        let (added, kind_name) = match kind {
-            ProbeKind::Kprobe => {
-                self.kptrs.reserve(1, GFP_KERNEL).map_err(oom)?;
-                let bare = self.options.bare;
-                let inside = |raw: *mut bindings::kprobe| {
-                    // SAFETY: `raw` is a registered kprobe; `addr` was set
-                    // by the kernel when it resolved the symbol.
-                    let addr = unsafe { (*raw).addr } as usize;
-                    if offset == 0 || kallsyms::offset_in_symbol(addr) == Some(offset as u64) {
-                        Ok(())
-                    } else {
-                        past_end.set(true);
-                        Err(EINVAL.to_errno())
-                    }
-                };
-                let how = How {
-                    offset,
-                    maxactive: 0,
-                    bare,
-                    noopt: self.options.noopt,
-                    addr: at.addr,
-                    index: at.index,
-                };
-                let added = self.probes.kprobes.add(gate, sym, name, how, inside);
-                (added.map(|a| a.map_into(self.kptrs)), Kprobe::NAME)
-            }
-            ProbeKind::Kretprobe { maxactive } => {
-                let max = maxactive.unwrap_or(0);
-                if self.instances + max as usize > MAX_KRETPROBE_INSTANCES {
-                    if explicit {
-                        return Err(Failed::new(
-                            ENOSPC,
-                            format_args!(
-                                "kretprobe {}: more than {} instances (maxactive) in the set",
-                                BStr(symbol),
-                                MAX_KRETPROBE_INSTANCES
-                            ),
-                        ));
-                    }
-                    let errno = ENOSPC.to_errno();
-                    return self.refused(Kretprobe::NAME, symbol, 0, false, errno, "");
-                }
-                self.instances += max as usize;
-                self.rptrs.reserve(1, GFP_KERNEL).map_err(oom)?;
-                let bare = self.options.bare;
-                let how = How {
-                    offset: 0,
-                    maxactive: max,
-                    bare,
-                    noopt: false,
-                    addr: at.addr,
-                    index: at.index,
-                };
-                let added = self.probes.kretprobes.add(gate, sym, name, how, |_| Ok(()));
-                (added.map(|a| a.map_into(self.rptrs)), Kretprobe::NAME)
-            }
-            ProbeKind::Direct => return Err(oom(AllocError)),
-        };
-        match added.map_err(|_| Failed::oom())? {
-            None => Ok(true),
-            // The kernel took it, but not inside SYM (see `inside`).
-            Some(_) if past_end.get() => self.refused_past_end(symbol, offset, explicit),
-            Some(errno) => self.refused(kind_name, symbol, offset, explicit, errno, "register"),
-        }
-    }
-
-    /// `SYM+OFF` past the end of SYM: EINVAL for an explicit probe,
-    /// skipped (and counted) for a glob member.
-    fn refused_past_end(
-        &mut self,
-        symbol: &[u8],
-        offset: u32,
-        explicit: bool,
-    ) -> Result<bool, Failed> {
-        if explicit {
-            return Err(Failed::new(
-                EINVAL,
-                format_args!(
-                    "kprobe {}+{}: offset past the end of {}",
-                    BStr(symbol),
-                    offset,
-                    BStr(symbol)
-                ),
-            ));
-        }
-        self.refused("kprobe", symbol, offset, false, EINVAL.to_errno(), "")
-    }
-
-    /// A refusal: fails the set for an explicit probe, else is skipped.
-    fn refused(
-        &mut self,
-        kind_name: &str,
-        symbol: &[u8],
-        offset: u32,
-        explicit: bool,
-        errno: i32,
-        what: &str,
-    ) -> Result<bool, Failed> {
-        if explicit {
-            return Err(Failed::new(
-                Error::from_errno(errno),
-                format_args!(
-                    "{} {}+{}: {} failed, errno {}",
-                    kind_name,
-                    BStr(symbol),
-                    offset,
-                    what,
-                    errno
-                ),
-            ));
-        }
-        self.probes.skipped.add(symbol, errno);
-        Ok(false)
-    }
-
-    /// Adds a function to the set's direct calls (attached all at once after
-    /// the build): it must be ftrace-able and not traced by another set.
-    fn add_direct(
-        &mut self,
-        symbol: &[u8],
-        name: Option<&[u8]>,
-        explicit: bool,
-        text: Option<(usize, usize)>,
-        index: u32,
-    ) -> Result<bool, Failed> {
-        let Some((addr, size)) = text else {
-            return self.refused("direct", symbol, 0, explicit, ENOENT.to_errno(), "lookup");
-        };
-        if !explicit && self.probes.direct.has(addr) {
-            // Named on a line of its own too: already in, not a refusal.
-            return Ok(false);
-        }
-        if self.probes.direct.has(addr) || direct::taken(addr) {
-            return self.refused(
-                "direct",
-                symbol,
-                0,
-                explicit,
-                EBUSY.to_errno(),
-                "attach (already has a direct caller)",
-            );
-        }
-        let fentry = match direct::traceable(addr) {
-            Ok(fentry) => fentry,
-            Err(errno) => {
-                return self.refused(
-                    "direct",
-                    symbol,
-                    0,
-                    explicit,
-                    errno,
-                    "attach (not ftrace-able)",
-                )
-            }
-        };
-        let gate = core::ptr::addr_of!(self.probes.gate);
-        self.probes
-            .direct
-            .push(gate, symbol, name, addr, size, fentry, index, explicit)
-            .map_err(|_| Failed::oom())?;
-        Ok(true)
-    }
-}
-
-/// What the API gives [`Builder::add`] beyond a control line: the
-/// target's index in the client's array, and an address to probe instead
-/// of the symbol (0: by symbol).
-#[derive(Clone, Copy, Default)]
-pub(crate) struct At {
-    pub(crate) index: u32,
-    pub(crate) addr: usize,
-}
-
-/// What a set made through the in-kernel API ([`crate::api`]) keeps
-/// beyond a control-file set.
-///
-/// # Invariants
-///
-/// `module` is null or a module on which this value holds one reference,
-/// put (once: the pointer is swapped out) by [`Owner::complete`] at the end
-/// of the set's teardown, or on drop.
-pub(crate) struct Owner {
-    module: AtomicPtr<bindings::module>,
-    /// `batchprobe_unregister`'s callback and its argument.
-    done: AtomicPtr<c_void>,
-    done_arg: AtomicPtr<c_void>,
-    /// Per-target hits and misses, frozen by the teardown.
-    frozen: KVVec<[AtomicU64; 2]>,
-}
-
-impl Owner {
-    /// Takes a reference on `module` (null: built-in code, none taken) for
-    /// a set of `targets` targets. `ENODEV` if the module is unloading.
-    pub(crate) fn new(module: *mut bindings::module, targets: usize) -> Result<Self> {
-        let mut frozen = KVVec::with_capacity(targets, GFP_KERNEL)?;
-        for _ in 0..targets {
-            frozen.push([AtomicU64::new(0), AtomicU64::new(0)], GFP_KERNEL)?;
-        }
-        // SAFETY: `module` is null or the caller's own live module.
-        if !module.is_null() && !unsafe { bindings::bp_try_module_get(module) } {
-            return Err(ENODEV);
-        }
-        // INVARIANT: the reference was just taken (or `module` is null).
-        Ok(Self {
-            module: AtomicPtr::new(module),
-            done: AtomicPtr::new(core::ptr::null_mut()),
-            done_arg: AtomicPtr::new(core::ptr::null_mut()),
-            frozen,
-        })
-    }
-
-    /// Remembers what to call when the teardown has completed.
-    pub(crate) fn on_done(
-        &self,
-        done: Option<unsafe extern "C" fn(*mut c_void)>,
-        arg: *mut c_void,
-    ) {
-        self.done_arg.store(arg, Ordering::Relaxed);
-        let f = done.map_or(core::ptr::null_mut(), |f| f as *mut c_void);
-        self.done.store(f, Ordering::Release);
-    }
-
-    /// Calls the completion callback, if any, then drops the module
-    /// reference. Called once, at the end of the teardown.
-    fn complete(&self) {
-        let f = self.done.swap(core::ptr::null_mut(), Ordering::AcqRel);
-        if !f.is_null() {
-            // SAFETY: `f` came from an `Option<unsafe extern "C" fn(*mut
-            // c_void)>` in `on_done`; the client's module is pinned by the
-            // reference put below, so its text is there.
-            let f: unsafe extern "C" fn(*mut c_void) = unsafe { core::mem::transmute(f) };
-            // SAFETY: The client's callback, with the argument it gave.
-            unsafe { f(self.done_arg.load(Ordering::Relaxed)) };
-        }
-        self.release();
-    }
-
-    /// Keeps the module reference for good, and never calls back: ftrace
-    /// refused to detach the set's direct calls, so its handler may still
-    /// be called.
-    fn abandon(&self) {
-        self.done.store(core::ptr::null_mut(), Ordering::Release);
-        if !self
-            .module
-            .swap(core::ptr::null_mut(), Ordering::AcqRel)
-            .is_null()
-        {
-            pr_warn!(
-                "a client module stays pinned: its set's direct calls could not be detached\n"
-            );
-        }
-    }
-
-    /// Whether `module` is this set's client.
-    pub(crate) fn is(&self, module: *mut bindings::module) -> bool {
-        !module.is_null() && self.module.load(Ordering::Acquire) == module
-    }
-
-    /// Drops the module reference, if not dropped yet.
-    fn release(&self) {
-        let module = self.module.swap(core::ptr::null_mut(), Ordering::AcqRel);
-        if !module.is_null() {
-            // SAFETY: By the type invariant this puts the one reference
-            // taken in `new`, once (the swap above).
-            unsafe { bindings::bp_module_put(module) };
-        }
-    }
-
-    /// Freezes the per-target counts of `p`.
-    fn freeze(&self, p: &Probes) {
-        let put = |i: u32, h: u64, m: u64| {
-            if let Some(c) = self.frozen.get(i as usize) {
-                c[0].store(h, Ordering::Relaxed);
-                c[1].store(m, Ordering::Relaxed);
-            }
-        };
-        per_target(p, put);
-    }
-}
-
-/// Calls `f(index, hits, missed)` for every probe of `p`, whatever its kind.
-fn per_target(p: &Probes, mut f: impl FnMut(u32, u64, u64)) {
-    for s in p.kprobes.iter() {
-        f(s.index(), s.hits(), s.missed());
-    }
-    for s in p.kretprobes.iter() {
-        f(s.index(), s.hits(), s.missed());
-    }
-    for s in p.direct.iter() {
-        f(s.index(), s.hits(), s.missed());
-    }
-}
-
-impl Drop for Owner {
-    fn drop(&mut self) {
-        self.release();
-    }
-}
-
-// SAFETY: `module` is only passed to `module_put`; the callback is the
-// client's, callable from any process context; the rest is atomic.
-unsafe impl Send for Owner {}
-// SAFETY: See `Send`.
-unsafe impl Sync for Owner {}
-
-impl<R> Added<R> {
-    /// Records a registered probe's pointer in `ptrs` (capacity reserved by
-    /// the caller); gives back the errno of a refused one.
-    fn map_into(self, ptrs: &mut KVec<*mut R>) -> Option<i32> {
-        match self {
-            Added::Registered(raw) => {
-                // Capacity was reserved: this does not allocate.
-                let _ = ptrs.push(raw, GFP_ATOMIC);
-                None
-            }
-            Added::Refused(errno) => Some(errno),
-        }
-    }
+    pub(crate) backends: Backends,
+    skipped: build::Skipped,
 }
 
 /// The last duration of each phase, in nanoseconds (0: not run yet).
@@ -482,53 +81,13 @@ pub(crate) struct Timings {
     pub(crate) gp_detach: PhaseGps,
 }
 
-/// An error that names what failed.
-pub(crate) struct Failed {
-    pub(crate) error: Error,
-    pub(crate) what: KVec<u8>,
-}
-
-impl Failed {
-    /// `ENOMEM`.
-    pub(crate) fn oom() -> Self {
-        Self::new(ENOMEM, format_args!("out of memory"))
-    }
-
-    /// `error`, described by `args`.
-    pub(crate) fn new(error: Error, args: core::fmt::Arguments<'_>) -> Self {
-        let mut what = Text(KVec::new());
-        let _ = what.write_fmt(args);
-        Self {
-            error,
-            what: what.0,
-        }
-    }
-}
-
-impl From<AllocError> for Failed {
-    fn from(_: AllocError) -> Self {
-        Failed::oom()
-    }
-}
-
-/// A growable text buffer for `write!`; drops what it cannot allocate.
-pub(crate) struct Text(pub(crate) KVec<u8>);
-
-impl Write for Text {
-    fn write_str(&mut self, s: &str) -> core::fmt::Result {
-        self.0
-            .extend_from_slice(s.as_bytes(), GFP_KERNEL)
-            .map_err(|_| core::fmt::Error)
-    }
-}
-
 /// A registered set of probes.
 ///
 /// # Invariants
 ///
-/// Every pointer in `kptrs`/`rptrs` is a probe in `probes` that was
-/// registered and stays registered until [`Set::teardown`] runs (once: only
-/// the transition to `Retiring` queues it).
+/// While `probes` is published, every probe in it is registered (or
+/// attached, or noted for arming) and stays so until [`Set::teardown`]
+/// runs (once: only the transition to `Retiring` queues it).
 #[pin_data(PinnedDrop)]
 pub(crate) struct Set {
     name: KVec<u8>,
@@ -538,10 +97,9 @@ pub(crate) struct Set {
     probes: RcuOption<Probes>,
     /// Hit and miss totals, frozen by the teardown.
     final_counts: (AtomicU64, AtomicU64),
-    kptrs: KVec<*mut bindings::kprobe>,
-    rptrs: KVec<*mut bindings::kretprobe>,
-    /// Number of direct-call functions.
-    ndirect: usize,
+    /// Probes per backend field (`kprobes`, `fprobes`, ...), kept after
+    /// teardown.
+    tally: KVec<(&'static str, usize)>,
     /// Number of glob members the kernel refused (kept after teardown).
     nskipped: usize,
     /// Sets made through the in-kernel API: their client.
@@ -555,9 +113,8 @@ pub(crate) struct Set {
     done_work: Work<Set, 3>,
 }
 
-// SAFETY: The raw pointers are registered probes inside `probes`, used only
-// through the kernel's thread-safe kprobe API; everything else is atomic or
-// immutable after construction.
+// SAFETY: The probes are only used through the kernel's thread-safe probe
+// APIs; everything else is atomic or immutable after construction.
 unsafe impl Send for Set {}
 // SAFETY: See `Send`.
 unsafe impl Sync for Set {}
@@ -618,14 +175,17 @@ impl WorkItem for Set {
 
 impl Set {
     /// Registers a new set named `name`, whose probes `build` adds through
-    /// a [`Builder`]: one `register_*probe` call each, no grace period. All
-    /// or nothing: if `build` fails, every probe it registered is
-    /// unregistered again (one batch per kind) and its error is returned.
+    /// a [`Builder`] (each routed to its backend, registered disarmed, no
+    /// grace period), then attaches what attaches at create (direct calls:
+    /// one patching pass). All or nothing: if anything fails, every probe
+    /// is unregistered again (one batch per backend) and the error
+    /// returned.
     ///
     /// `client` is an API client's handler (see [`crate::gate`]); `owner`
     /// its module and bookkeeping (dropped on failure, which puts the
     /// module reference).
     pub(crate) fn register(
+        locked: Locked<'_>,
         name: &[u8],
         options: CreateOptions,
         client: Option<Client>,
@@ -642,85 +202,60 @@ impl Set {
         owned_name
             .extend_from_slice(name, GFP_KERNEL)
             .map_err(oom)?;
+        let mut tally = KVec::new();
         let probes = Probes {
             gate: Gate::new(client),
-            kprobes: Slots::new(),
-            kretprobes: Slots::new(),
-            direct: DirectSet::new(if options.fprobe {
-                direct::Strategy::Fprobe
-            } else if options.one_by_one {
-                direct::Strategy::OpsPerFunction
-            } else {
-                direct::Strategy::OneOps
-            }),
-            skipped: Skipped {
-                total: 0,
-                named: KVec::new(),
-            },
+            backends: Backends::new(&options),
+            skipped: build::Skipped::new(),
         };
+        // The handlers find the gate and the slots in this box, which
+        // never moves: build in place.
         let mut probes = RcuBox::new(probes, GFP_KERNEL).map_err(|_| oom(AllocError))?;
-        let mut kptrs = KVec::new();
-        let mut rptrs = KVec::new();
-        let res = build(&mut Builder {
+        let p = probes.get_mut();
+        let ctx = Ctx {
+            gate: core::ptr::addr_of!(p.gate),
             options,
+            locked,
+        };
+        let res = build(&mut Builder {
+            ctx,
             instances: 0,
-            probes: probes.get_mut(),
-            kptrs: &mut kptrs,
-            rptrs: &mut rptrs,
+            probes: &mut *p,
         });
         let res = res.and_then(|()| {
-            if kptrs.is_empty() && rptrs.is_empty() && probes.direct.len() == 0 {
-                Err(Failed::new(
+            if p.backends.is_empty() {
+                return Err(Failed::new(
                     ENOENT,
                     format_args!("no probe of set {} could be registered", BStr(name)),
-                ))
-            } else {
-                Ok(())
-            }
-        });
-        // Last: one filter update and one text-patching pass for all direct calls.
-        let mut attach_ns = 0;
-        let res = res.and_then(|()| {
-            probes
-                .get_mut()
-                .direct
-                .prepare()
-                .map_err(|_| Failed::oom())?;
-            let t = now_ns();
-            let attached = probes.get_mut().direct.attach();
-            attach_ns = now_ns() - t;
-            attached.map_err(|(e, which)| {
-                let sym = which
-                    .and_then(|i| probes.direct.get(i))
-                    .map_or(&b"(one of them)"[..], |s| s.symbol());
-                let why = if e == EBUSY {
-                    " (another tracer holds it: a direct caller or an IPMODIFY ftrace user)"
-                } else {
-                    ""
-                };
-                Failed::new(
-                    e,
-                    format_args!(
-                        "direct {}: attach failed, errno {}{}",
-                        BStr(sym),
-                        e.to_errno(),
-                        why
-                    ),
-                )
-            })?;
-            // Glob members another tracer holds: skipped, as any refusal.
-            let p = probes.get_mut();
-            for s in p.direct.refused() {
-                p.skipped.add(s.symbol(), EBUSY.to_errno());
+                ));
             }
             Ok(())
         });
+        // Last: what attaches at create, one batch per backend.
+        let t = now_ns();
+        let res = res.and_then(|()| {
+            let Probes {
+                backends, skipped, ..
+            } = &mut *p;
+            for b in backends.all_mut() {
+                b.attach(&mut |sym, errno| skipped.add(sym, errno))?;
+            }
+            Ok(())
+        });
+        let attach_ns = now_ns() - t;
+        let res = res.and_then(|()| {
+            let mut pushed = Ok(());
+            for b in p.backends.all() {
+                b.tally(&mut |field, n| {
+                    pushed = pushed.and(tally.push((field, n), GFP_KERNEL));
+                });
+            }
+            pushed.map_err(oom)
+        });
         if let Err(e) = res {
             let _fast = rcu::expedite();
-            // SAFETY: The builder put exactly the registered probes there.
-            unsafe {
-                probe::unregister_all::<Kprobe>(&kptrs);
-                probe::unregister_all::<Kretprobe>(&rptrs);
+            for b in p.backends.all() {
+                b.retire(false);
             }
             return Err(e);
         }
@@ -728,18 +263,17 @@ impl Set {
         timings.register.store(now_ns() - t0, Ordering::Relaxed);
         timings.gp_register.record(gp0);
         timings.attach.store(attach_ns, Ordering::Relaxed);
-        // INVARIANT: `kptrs`/`rptrs` hold exactly the probes registered above.
+        let nskipped = p.skipped.total;
+        // INVARIANT: every probe the builder added is registered.
         let init = pin_init!(Set {
             name: owned_name,
             options,
             state: AtomicU8::new(SetState::Registered as u8),
-            ndirect: probes.direct.len(),
-            nskipped: probes.skipped.total,
+            tally,
+            nskipped,
             owner,
             probes: RcuOption::new(probes),
             final_counts: (AtomicU64::new(0), AtomicU64::new(0)),
-            kptrs,
-            rptrs,
             timings,
             work <- new_work!("Set::work"),
             disarm_work <- new_work!("Set::disarm_work"),
@@ -768,17 +302,20 @@ impl Set {
         let Some(owner) = &self.owner else {
             return 0;
         };
-        let n = out.len().min(owner.frozen.len());
+        let n = out.len().min(owner.frozen().len());
         let guard = rcu::read_lock();
         if let Some(p) = self.probes.get(&guard) {
-            let put = |i: u32, hits: u64, missed: u64| {
-                if let Some(c) = out.get_mut(i as usize).filter(|_| (i as usize) < n) {
-                    *c = bindings::batchprobe_counts { hits, missed };
+            p.backends.each(&mut |v| {
+                let i = v.index as usize;
+                if let Some(c) = out.get_mut(i).filter(|_| i < n) {
+                    *c = bindings::batchprobe_counts {
+                        hits: v.hits,
+                        missed: v.missed,
+                    };
                 }
-            };
-            per_target(p, put);
+            });
         } else {
-            for (c, f) in out.iter_mut().zip(owner.frozen.iter()) {
+            for (c, f) in out.iter_mut().zip(owner.frozen().iter()) {
                 *c = bindings::batchprobe_counts {
                     hits: f[0].load(Ordering::Relaxed),
                     missed: f[1].load(Ordering::Relaxed),
@@ -794,9 +331,10 @@ impl Set {
     }
 
     /// Opens or closes the gate the handlers check.
-    fn gate(&self, open: bool) {
+    fn gate(&self, _locked: Locked<'_>, open: bool) {
         // SAFETY: Only `teardown` takes the probes, and it runs after every
-        // caller of this function is done with the set (state machine).
+        // caller of this function is done with the set: they hold the
+        // registry lock (`_locked`) and the state machine orders them.
         if let Some(p) = unsafe { self.probes.get_unguarded() } {
             p.gate.set(open);
         }
@@ -806,9 +344,9 @@ impl Set {
         self.state.store(s as u8, Ordering::Release);
     }
 
-    /// Arms every probe, back to back, then opens the gate. All or nothing.
-    /// Callers serialise enable, disable and unregister (the registry lock).
-    pub(crate) fn enable(&self) -> Result<(), Failed> {
+    /// Arms every probe, backend after backend, then opens the gate. All
+    /// or nothing.
+    pub(crate) fn enable(&self, locked: Locked<'_>) -> Result<(), Failed> {
         let Some(to) = self.step(Op::Enable)? else {
             return Ok(());
         };
@@ -816,14 +354,21 @@ impl Set {
         let gp0 = gpcount::snapshot();
         // A disarm queued by an earlier disable must not run after this.
         self.flush_disarm();
-        let _fast = rcu::expedite();
-        let res = arm_all::<Kprobe>(&self.kptrs).and_then(|()| {
-            arm_all::<Kretprobe>(&self.rptrs).inspect_err(|_| {
-                disarm_all::<Kprobe>(&self.kptrs);
-            })
-        });
-        res?;
-        self.gate(true);
+        // SAFETY: Only `teardown` takes the probes; it cannot run while a
+        // command holds the registry lock on a live set (state machine).
+        if let Some(p) = unsafe { self.probes.get_unguarded() } {
+            let _fast = rcu::expedite();
+            let all = p.backends.all();
+            for (i, b) in all.iter().enumerate() {
+                if let Err(e) = b.arm() {
+                    for armed in all.get(..i).unwrap_or(&[]) {
+                        armed.disarm();
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        self.gate(locked, true);
         self.timings.enable.store(now_ns() - t0, Ordering::Relaxed);
         self.timings.gp_enable.record(gp0);
         self.set_state(to);
@@ -833,12 +378,12 @@ impl Set {
     /// Closes the gate: from here on no hit is counted, in O(1). Returns
     /// whether the caller must queue the physical disarm ([`Set::disarm`])
     /// on the module workqueue.
-    pub(crate) fn disable(&self) -> Result<bool, Failed> {
+    pub(crate) fn disable(&self, locked: Locked<'_>) -> Result<bool, Failed> {
         let Some(to) = self.step(Op::Disable)? else {
             return Ok(false);
         };
         let t0 = now_ns();
-        self.gate(false);
+        self.gate(locked, false);
         self.set_state(to);
         self.timings.disable.store(now_ns() - t0, Ordering::Relaxed);
         Ok(true)
@@ -858,23 +403,29 @@ impl Set {
         // teardown met half-disarmed optimized probes, left a stray int3 in
         // kernel text twice in TCG benchmark runs at N = 4096 ("Oops: int3"
         // at a former probe site after the teardown).
-        disarm_all::<Kprobe>(&self.kptrs);
-        disarm_all::<Kretprobe>(&self.rptrs);
+        // SAFETY: Only `teardown` takes the probes, and it is queued behind
+        // this work on the same ordered workqueue.
+        if let Some(p) = unsafe { self.probes.get_unguarded() } {
+            for b in p.backends.all() {
+                b.disarm();
+            }
+        }
         self.timings.disarm.store(now_ns() - t0, Ordering::Relaxed);
         self.timings.gp_disarm.record(gp0);
     }
 
     /// Switches the set's direct calls to the counting (`record == false`)
     /// or the counting-and-recording trampoline, without detaching.
-    pub(crate) fn retarget(&self, mode: DirectMode) -> Result<(), Failed> {
+    pub(crate) fn retarget(&self, _locked: Locked<'_>, mode: DirectMode) -> Result<(), Failed> {
         self.step(Op::Retarget)?;
         // SAFETY: Only `teardown` takes the probes, and the state machine
-        // keeps it from running while a command is being executed.
+        // keeps it from running while a command (holding the registry
+        // lock, `_locked`) is being executed.
         let Some(p) = (unsafe { self.probes.get_unguarded() }) else {
             return Ok(());
         };
         let gp0 = gpcount::snapshot();
-        let res = p.direct.retarget(mode);
+        let res = p.backends.direct.retarget(mode);
         self.timings.gp_retarget.record(gp0);
         res.map_err(|e| {
             Failed::new(
@@ -889,12 +440,12 @@ impl Set {
     }
 
     /// Moves the set to `Retiring`; the caller then queues its teardown.
-    pub(crate) fn begin_unregister(&self) -> Result<(), Failed> {
+    pub(crate) fn begin_unregister(&self, locked: Locked<'_>) -> Result<(), Failed> {
         let to = self.step(Op::Unregister)?.unwrap_or(SetState::Retiring);
         self.timings
             .unregister_started
             .store(now_ns(), Ordering::Relaxed);
-        self.gate(false);
+        self.gate(locked, false);
         self.set_state(to);
         Ok(())
     }
@@ -908,9 +459,10 @@ impl Set {
             .store(now_ns().saturating_sub(started), Ordering::Relaxed);
     }
 
-    /// Unregisters every probe: one batch call per kind, one grace period
-    /// each. Runs on the module workqueue, once. Returns whether an API
-    /// client's completion is due ([`Set::complete`]).
+    /// Unregisters every probe: one batch per backend, int3 probes first
+    /// (one grace period each), then what ftrace serves (timed as
+    /// `detach`). Runs on the module workqueue, once. Returns whether an
+    /// API client's completion is due ([`Set::complete`]).
     fn teardown(&self) -> bool {
         if self.state() != SetState::Retiring {
             return false;
@@ -918,32 +470,26 @@ impl Set {
         let t0 = now_ns();
         let gp0 = gpcount::snapshot();
         let mut detached = true;
-        if self.options.one_by_one {
-            // SAFETY: As below.
-            unsafe {
-                probe::unregister_one_by_one::<Kprobe>(&self.kptrs);
-                probe::unregister_one_by_one::<Kretprobe>(&self.rptrs);
-            }
-        } else {
-            let _fast = rcu::expedite();
-            // SAFETY: By the type invariant the pointers are registered
-            // probes; the state check above and the single queueing make
-            // this run once.
-            unsafe {
-                probe::unregister_all::<Kprobe>(&self.kptrs);
-                probe::unregister_all::<Kretprobe>(&self.rptrs);
-            }
-        }
+        let one_by_one = self.options.one_by_one;
         // SAFETY: Only this function takes the probes, and it runs once.
         if let Some(p) = unsafe { self.probes.get_unguarded() } {
+            let all = p.backends.all();
+            {
+                let _fast = (!one_by_one).then(rcu::expedite);
+                for b in all.iter().filter(|b| !b.ftrace_based()) {
+                    detached &= b.retire(one_by_one);
+                }
+            }
             let t = now_ns();
             let gp = gpcount::snapshot();
-            detached = p.direct.detach();
+            for b in all.iter().filter(|b| b.ftrace_based()) {
+                detached &= b.retire(one_by_one);
+            }
             self.timings.detach.store(now_ns() - t, Ordering::Relaxed);
             self.timings.gp_detach.record(gp);
             // No handler runs any more: freeze the counts before the slots
             // are unpublished, so that a reader never sees neither.
-            let (hits, missed) = totals(p);
+            let (hits, missed) = p.backends.totals();
             self.final_counts.0.store(hits, Ordering::Relaxed);
             self.final_counts.1.store(missed, Ordering::Relaxed);
             if let Some(o) = &self.owner {
@@ -956,8 +502,8 @@ impl Set {
         if detached {
             drop(probes);
         } else if let Some(p) = probes {
-            // ftrace still holds the ops (in the slots' box) and may call
-            // the module's trampolines: keep both for good.
+            // ftrace still holds an ops (in the slots' box) and may call
+            // the module's code: keep both for good.
             core::mem::forget(p);
             // SAFETY: Takes a reference on this module, which is live (its
             // code is running); it is never put, so the module stays.
@@ -1014,29 +560,11 @@ impl Set {
 
     fn step(&self, op: Op) -> Result<Option<SetState>, Failed> {
         lifecycle::next(self.state(), op).map_err(|r| {
-            Failed::new(
-                Error::from_errno(-r.errno()),
+            Failed::errno(
+                r.errno(),
                 format_args!("set {}: {}", BStr(&self.name), r.as_str()),
             )
         })
-    }
-
-    /// Writes the one-line summary used by the `sets` file.
-    pub(crate) fn write_summary(&self, w: &mut impl Write) -> core::fmt::Result {
-        let guard = rcu::read_lock();
-        let p = self.probes.get(&guard);
-        let (hits, _) = p.map_or_else(|| self.frozen(), totals);
-        writeln!(
-            w,
-            "{} {} kprobes={} kretprobes={} direct={} skipped={} hits={}",
-            BStr(&self.name),
-            self.state().as_str(),
-            self.kptrs.len(),
-            self.rptrs.len(),
-            self.ndirect,
-            self.nskipped,
-            hits
-        )
     }
 
     fn frozen(&self) -> (u64, u64) {
@@ -1044,164 +572,5 @@ impl Set {
             self.final_counts.0.load(Ordering::Relaxed),
             self.final_counts.1.load(Ordering::Relaxed),
         )
-    }
-
-    /// Writes the full statistics used by the `stats` file.
-    pub(crate) fn write_stats(&self, w: &mut impl Write) -> core::fmt::Result {
-        let guard = rcu::read_lock();
-        let p = self.probes.get(&guard);
-        let t = &self.timings;
-        let (hits, missed) = p.map_or_else(|| self.frozen(), totals);
-        writeln!(
-            w,
-            "set {} state={} kprobes={} kretprobes={} direct={} mode={} skipped={} hits={} missed={}",
-            BStr(&self.name),
-            self.state().as_str(),
-            self.kptrs.len(),
-            self.rptrs.len(),
-            self.ndirect,
-            p.map_or("-", |p| p.direct.mode().as_str()),
-            self.nskipped,
-            hits,
-            missed
-        )?;
-        writeln!(
-            w,
-            "  register_ns={} attach_ns={} enable_ns={} disable_ns={} disarm_ns={} unregister_call_ns={} detach_ns={} teardown_ns={} unregister_complete_ns={}",
-            t.register.load(Ordering::Relaxed),
-            t.attach.load(Ordering::Relaxed),
-            t.enable.load(Ordering::Relaxed),
-            t.disable.load(Ordering::Relaxed),
-            t.disarm.load(Ordering::Relaxed),
-            t.unregister_call.load(Ordering::Relaxed),
-            t.detach.load(Ordering::Relaxed),
-            t.teardown.load(Ordering::Relaxed),
-            t.unregister_complete.load(Ordering::Relaxed)
-        )?;
-        writeln!(
-            w,
-            "  grace_periods {} register={} enable={} disarm={} retarget={} teardown={} detach={}",
-            gpcount::NAMES,
-            t.gp_register,
-            t.gp_enable,
-            t.gp_disarm,
-            t.gp_retarget,
-            t.gp_teardown,
-            t.gp_detach
-        )?;
-        let Some(p) = p else { return Ok(()) };
-        write_slots(w, &p.kprobes)?;
-        write_slots(w, &p.kretprobes)?;
-        for s in p.direct.iter() {
-            writeln!(
-                w,
-                "  direct {} {}+0 hits={} missed={} last_arg={}",
-                BStr(s.name()),
-                BStr(s.symbol()),
-                s.hits(),
-                s.missed(),
-                Kptr(s.last_arg())
-            )?;
-        }
-        for (sym, errno) in p.skipped.named.iter() {
-            writeln!(w, "  skipped {} errno={}", BStr(sym), errno)?;
-        }
-        if p.skipped.total > p.skipped.named.len() {
-            writeln!(
-                w,
-                "  skipped ... {} more",
-                p.skipped.total - p.skipped.named.len()
-            )?;
-        }
-        Ok(())
-    }
-}
-
-fn totals(p: &Probes) -> (u64, u64) {
-    let mut hits = 0u64;
-    let mut missed = 0u64;
-    let k = p.kprobes.iter().map(|s| (s.hits(), s.missed()));
-    let r = p.kretprobes.iter().map(|s| (s.hits(), s.missed()));
-    let d = p.direct.iter().map(|s| (s.hits(), s.missed()));
-    for (h, m) in Iterator::chain(Iterator::chain(k, r), d) {
-        hits = hits.wrapping_add(h);
-        missed = missed.wrapping_add(m);
-    }
-    (hits, missed)
-}
-
-fn write_slots<B: Backend>(w: &mut impl Write, slots: &Slots<B>) -> core::fmt::Result {
-    for s in slots.iter() {
-        writeln!(
-            w,
-            "  {} {} {}+{} hits={} missed={}",
-            B::NAME,
-            BStr(s.name()),
-            BStr(s.symbol()),
-            s.offset(),
-            s.hits(),
-            s.missed()
-        )?;
-    }
-    Ok(())
-}
-
-/// Arms all of `ptrs`; on a failure disarms those armed and names the probe.
-fn arm_all<B: Backend>(ptrs: &[*mut B::Raw]) -> Result<(), Failed> {
-    for (i, &raw) in ptrs.iter().enumerate() {
-        // SAFETY: The set's invariant: `raw` is registered.
-        let ret = unsafe { B::enable(raw) };
-        if ret < 0 {
-            disarm_all::<B>(ptrs.get(..i).unwrap_or(&[]));
-            // SAFETY: The set's pointers are the `raw` fields of live slots.
-            let slot = unsafe { probe::slot_of::<B>(raw) };
-            return Err(Failed::new(
-                Error::from_errno(ret),
-                format_args!(
-                    "{} {}: enable failed, errno {}",
-                    B::NAME,
-                    BStr(slot.symbol()),
-                    ret
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn disarm_all<B: Backend>(ptrs: &[*mut B::Raw]) {
-    for &raw in ptrs {
-        // SAFETY: The set's invariant: `raw` is registered. Disabling a
-        // disabled probe is a no-op for the kernel.
-        unsafe { B::disable(raw) };
-    }
-}
-
-/// Bytes shown as text (names are ASCII by construction).
-pub(crate) struct BStr<'a>(pub(crate) &'a [u8]);
-
-/// A recorded raw value (a traced function's first argument, often a
-/// kernel pointer), shown as `%pK` shows it to the reader: hashed, raw or
-/// zeros as `kptr_restrict` and the reader's capabilities allow.
-struct Kptr(u64);
-
-impl core::fmt::Display for Kptr {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let mut buf = [0u8; 32];
-        // SAFETY: `buf` is writable for its length; `%pK` only reads the
-        // reader's credentials (process context: a `stats` read).
-        let n =
-            unsafe { bindings::bp_format_kptr(buf.as_mut_ptr().cast(), buf.len(), self.0 as _) };
-        let n = usize::try_from(n).unwrap_or(0).min(buf.len());
-        f.write_str(core::str::from_utf8(buf.get(..n).unwrap_or(&[])).unwrap_or("?"))
-    }
-}
-
-impl core::fmt::Display for BStr<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match core::str::from_utf8(self.0) {
-            Ok(s) => f.write_str(s),
-            Err(_) => f.write_str("?"),
-        }
     }
 }

@@ -1,6 +1,9 @@
 //! The module's pure logic, compiled from `src/` exactly as the kernel module
 //! compiles it, so that host tests exercise the same source.
 
+#[path = "../../src/errno.rs"]
+pub mod errno;
+
 #[path = "../../src/command.rs"]
 pub mod command;
 

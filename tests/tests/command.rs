@@ -1,6 +1,7 @@
 //! Tests of the control-file parser (`src/command.rs`).
 
 use batchprobe_host_tests::command::*;
+use batchprobe_host_tests::errno::{E2BIG, EINVAL};
 
 fn one(line: &str) -> Result<Option<Command<'_>>, ParseError> {
     parse_line(line.as_bytes())
@@ -8,6 +9,7 @@ fn one(line: &str) -> Result<Option<Command<'_>>, ParseError> {
 
 fn kprobe<'a>(set: &'a str, name: Option<&'a str>, sym: &'a str, offset: u32) -> Command<'a> {
     Command::Probe(ProbeSpec {
+        int3: false,
         kind: ProbeKind::Kprobe,
         set,
         name,
@@ -42,6 +44,7 @@ fn kretprobe_and_direct_lines() {
     assert_eq!(
         one("r:s/ret vfs_write"),
         Ok(Some(Command::Probe(ProbeSpec {
+            int3: false,
             kind: ProbeKind::Kretprobe { maxactive: None },
             set: "s",
             name: Some("ret"),
@@ -56,6 +59,7 @@ fn kretprobe_and_direct_lines() {
     assert_eq!(
         one("r16:s vfs_write"),
         Ok(Some(Command::Probe(ProbeSpec {
+            int3: false,
             kind: ProbeKind::Kretprobe {
                 maxactive: Some(16)
             },
@@ -77,6 +81,7 @@ fn kretprobe_and_direct_lines() {
     assert!(matches!(
         one("d:s/x __x64_sys_getpid"),
         Ok(Some(Command::Probe(ProbeSpec {
+            int3: false,
             kind: ProbeKind::Direct,
             ..
         })))
@@ -88,6 +93,7 @@ fn glob_targets() {
     assert_eq!(
         one("p:vfs vfs_*"),
         Ok(Some(Command::Probe(ProbeSpec {
+            int3: false,
             kind: ProbeKind::Kprobe,
             set: "vfs",
             name: None,
@@ -102,6 +108,7 @@ fn glob_targets() {
     assert!(matches!(
         one("p:s __x64_sys_[gs]et*+5"),
         Ok(Some(Command::Probe(ProbeSpec {
+            int3: false,
             target: Target::Glob { offset: 5, .. },
             ..
         })))
@@ -113,6 +120,7 @@ fn glob_limits() {
     assert!(matches!(
         one("p:seed *+5 max=256"),
         Ok(Some(Command::Probe(ProbeSpec {
+            int3: false,
             limit: Some(256),
             target: Target::Glob { offset: 5, .. },
             ..
@@ -121,6 +129,7 @@ fn glob_limits() {
     assert!(matches!(
         one("r:s vfs_* max=0x10"),
         Ok(Some(Command::Probe(ProbeSpec {
+            int3: false,
             limit: Some(16),
             ..
         })))
@@ -137,6 +146,7 @@ fn glob_skips() {
     assert!(matches!(
         one("p:s *+5 max=8 skip=*lock*"),
         Ok(Some(Command::Probe(ProbeSpec {
+            int3: false,
             limit: Some(8),
             skip: Some("*lock*"),
             ..
@@ -145,6 +155,7 @@ fn glob_skips() {
     assert!(matches!(
         one("p:s vfs_* skip=vfs_read"),
         Ok(Some(Command::Probe(ProbeSpec {
+            int3: false,
             skip: Some("vfs_read"),
             limit: None,
             ..
@@ -338,4 +349,48 @@ fn owned_set_names() {
     assert_eq!(one("p:m.s foo"), Err(ParseError::BadName));
     assert_eq!(one("d:m.s/x foo"), Err(ParseError::BadName));
     assert_eq!(one("direct m.s count"), Err(ParseError::BadName));
+}
+
+#[test]
+fn forced_int3_lines() {
+    let spec = |l| match one(l) {
+        Ok(Some(Command::Probe(s))) => Some((s.kind, s.int3, s.target)),
+        _ => None,
+    };
+    let sym = |name, offset| Target::Symbol { name, offset };
+    assert_eq!(
+        spec("p!:s vfs_read"),
+        Some((ProbeKind::Kprobe, true, sym("vfs_read", 0)))
+    );
+    assert_eq!(
+        spec("p!:s/n vfs_read+4"),
+        Some((ProbeKind::Kprobe, true, sym("vfs_read", 4)))
+    );
+    assert_eq!(
+        spec("r!:s vfs_read"),
+        Some((
+            ProbeKind::Kretprobe { maxactive: None },
+            true,
+            sym("vfs_read", 0)
+        ))
+    );
+    assert_eq!(
+        spec("r16!:s vfs_read"),
+        Some((
+            ProbeKind::Kretprobe {
+                maxactive: Some(16)
+            },
+            true,
+            sym("vfs_read", 0)
+        ))
+    );
+    assert_eq!(
+        spec("p:s vfs_read"),
+        Some((ProbeKind::Kprobe, false, sym("vfs_read", 0)))
+    );
+    // Direct calls have no int3 form; the mark goes right before the colon.
+    assert_eq!(one("d!:s vfs_read"), Err(ParseError::UnknownCommand));
+    assert_eq!(one("p!!:s vfs_read"), Err(ParseError::UnknownCommand));
+    assert_eq!(one("!p:s vfs_read"), Err(ParseError::UnknownCommand));
+    assert_eq!(one("r!16:s vfs_read"), Err(ParseError::BadMaxActive));
 }

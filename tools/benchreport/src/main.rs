@@ -44,6 +44,15 @@ const DIRECT_PHASES: [&str; 6] = [
     "unregister_complete",
 ];
 const DIRECT_PLOTTED: [&str; 2] = ["attach", "detach"];
+const ENTRY_METHODS: [&str; 3] = ["entry-tracefs", "entry-kprobe", "entry-auto"];
+const ENTRY_PHASES: [&str; 6] = [
+    "register",
+    "enable",
+    "disable",
+    "disarm",
+    "teardown",
+    "unregister_complete",
+];
 
 struct Args {
     inputs: Vec<(String, PathBuf)>,
@@ -295,6 +304,7 @@ fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavor: &str) ->
     );
     goals(&mut o, sum, gp, &ns);
     direct_section(&mut o, b, sum, gp);
+    entry_section(&mut o, b, sum);
     gp_section(&mut o, gp);
     per_hit(&mut o, sum);
     // Every heading one level down: the flavor's section sits in the report.
@@ -367,6 +377,72 @@ fn gp_section(o: &mut String, gp: &GpSummary) {
         |m, p, n| gp_cell(gp, m, p, n).is_some(),
         |m, p, n| gp_cell(gp, m, p, n).unwrap_or_else(|| "–".into()),
     );
+}
+
+/// Arm + disarm, ms: batchprobe's `enable` + `disarm`, tracefs's
+/// `enable` + `disable` (its disable is the physical disarm).
+fn arm_disarm(sum: &Summary, method: &str, n: u64) -> Option<f64> {
+    let off = if method == "entry-tracefs" {
+        "disable"
+    } else {
+        "disarm"
+    };
+    Some(median(sum, method, "enable", n)? + median(sum, method, off, n)?)
+}
+
+fn entry_section(o: &mut String, b: &Bench, sum: &Summary) {
+    if !sum.keys().any(|k| ENTRY_METHODS.contains(&k.0.as_str())) {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "## Entry probes at +0: kprobes or one fprobe\n\nThe same N functions each way: \
+         ftrace-able, core kernel, unique names, not on the kprobe blacklist, no `lock`; \
+         `entry-tracefs` registers them with `kprobe_events` until N are accepted, and the \
+         batchprobe methods take exactly those. `entry-tracefs` and `entry-kprobe` (`p!:`) \
+         are kprobes at +0, which on ftrace-able functions are ftrace-based: one filter \
+         update and one text-patching pass each to arm and again to disarm. `entry-auto` \
+         (`p:`) is batchprobe's automatic choice: one fprobe for the set, one \
+         `register_fprobe_ips` (one patching pass) to arm, one `unregister_fprobe` to \
+         disarm. batchprobe's `disable` only closes the set's gate; `disarm` is the \
+         physical disarm on the workqueue. The largest N is every such function, for \
+         `entry-auto` only.\n"
+    );
+    phase_table(
+        o,
+        b,
+        sum,
+        "Entry-probe phase times, ms: median [min–max]",
+        &ENTRY_METHODS,
+        &ENTRY_PHASES,
+    );
+    speedup_table(
+        o,
+        b,
+        sum,
+        "Entry-probe speed-up over batchprobe's kprobes (entry-kprobe median / method median)",
+        "entry-kprobe",
+        &ENTRY_METHODS[2..],
+        &ENTRY_PHASES,
+        |p| p,
+    );
+    let _ = writeln!(o, "Goals (arm + disarm, `entry-kprobe` / `entry-auto`):\n");
+    for (n, want) in [(256u64, 10.0), (4096, 50.0)] {
+        if let (Some(k), Some(a)) = (
+            arm_disarm(sum, "entry-kprobe", n),
+            arm_disarm(sum, "entry-auto", n),
+        ) {
+            let r = k / a;
+            let _ = writeln!(
+                o,
+                "- N = {n}: {} ms vs {} ms = **{r:.0}×** (goal ≥ {want:.0}×: {}).",
+                fmt_ms(k),
+                fmt_ms(a),
+                if r >= want { "met" } else { "not met" }
+            );
+        }
+    }
+    o.push('\n');
 }
 
 fn direct_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSummary) {
@@ -549,8 +625,8 @@ fn per_hit(o: &mut String, sum: &Summary) {
     let _ = writeln!(
         o,
         "## Per-hit overhead\n\n`getppid()` in a tight loop with `__x64_sys_getppid` unprobed, probed by a \
-         bare kprobe (empty handler, `create --bare`), by a batchprobe kprobe (gate check + \
-         atomic count), by a direct call to the empty C-style trampoline, to batchprobe's \
+         bare kprobe (empty handler, `create --bare`), by a batchprobe kprobe (`p!:`: gate \
+         check + atomic count), by a bare fprobe and batchprobe's fprobe (`p:`), by a direct call to the empty C-style trampoline, to batchprobe's \
          counting and recording trampolines, and by an fprobe (all `+0`, so the kprobes \
          are ftrace-based here); then by a batchprobe kprobe past the fentry call \
          (`kprobe-offset`: an int3 kprobe, optimized into a jump after the optimizer has run) \
@@ -561,6 +637,8 @@ fn per_hit(o: &mut String, sum: &Summary) {
         "no-probe",
         "bare-kprobe",
         "batchprobe",
+        "bare-fprobe",
+        "batchprobe-fprobe",
         "direct-empty",
         "direct-count",
         "direct-record",

@@ -1,0 +1,53 @@
+#!/bin/sh
+# description: r: and rN: on a function ftrace can trace are fretprobes (the set's exit fprobe), and count every return exactly
+# requires: CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE (available_filter_functions, enabled_functions)
+#
+# A return probe (r:, or r16: with a maxactive) on a core-kernel function
+# ftrace can trace is served by its set's exit fprobe: stats names it
+# "fretprobe", the sets line counts it in fretprobes=, and no kretprobe
+# appears in the kernel's kprobe list. Two sets return-probe getppid at
+# once; each counts exactly the returns made while it is enabled, and
+# disabling one neither stops the other nor leaves ftrace calling out from
+# a function only the disabled one probed.
+. ./bp_lib.sh
+ktap_plan 18
+trig() { cat /proc/version > /dev/null; }
+hits() { echo "$(bp_probe_hits fr ppid)/$(bp_probe_hits fr ver)/$(bp_probe_hits f16 ppid)"; }
+
+ktap_check "insmod" insmod "$BP_KO"
+kp0=$(kprobes_registered)
+u0=$(ftrace_users __x64_sys_getppid)/$(ftrace_users version_proc_show)
+ktap_check "create_two_return_sets" \
+    bp_ctl 'r:fr/ppid __x64_sys_getppid\nr:fr/ver version_proc_show\ncreate fr\nr16:f16/ppid __x64_sys_getppid\ncreate f16\n'
+ktap_check "all_are_fretprobes" \
+    test "$(bp_probe_kind fr ppid)/$(bp_probe_kind fr ver)/$(bp_probe_kind f16 ppid)" = fretprobe/fretprobe/fretprobe
+ktap_check "sets_lines_count_fretprobes_only" \
+    test "$(bp_field fr kprobes)/$(bp_field fr kretprobes)/$(bp_field fr fprobes)/$(bp_field fr fretprobes) $(bp_field f16 kretprobes)/$(bp_field f16 fretprobes)" = "0/0/0/2 0/1"
+ktap_check "stats_lines_name_symbol_plus_0" sh -c \
+    "grep -q '^  fretprobe ppid __x64_sys_getppid+0 hits=' $BP_DEBUGFS/stats && grep -q '^  fretprobe ver version_proc_show+0 hits=' $BP_DEBUGFS/stats"
+ktap_check "no_kretprobe_in_kernel_list" test "$(kprobes_registered)" -eq "$kp0"
+bphit 10 > /dev/null; trig
+ktap_check "no_returns_counted_while_registered" test "$(hits)" = 0/0/0
+ktap_check "enable_both" bp_ctl 'enable fr\nenable f16\n'
+# Nothing between the two readings may call getppid (a new shell does).
+h=$(bp_probe_hits fr ppid) h16=$(bp_probe_hits f16 ppid)
+bphit 100 > /dev/null
+ktap_check "getppid_returns_exact_100_in_both_sets" \
+    test "$(bp_probe_hits fr ppid)/$(bp_probe_hits f16 ppid)" = "$((h + 100))/$((h16 + 100))"
+trig; trig; trig
+ktap_check "version_returns_exact_3" test "$(bp_probe_hits fr ver)" -eq 3
+ktap_check "disable_one" bp_ctl 'disable fr\n'
+bphit 20 > /dev/null; trig
+ktap_check "disabled_set_stops_other_keeps_counting" test "$(hits)" = "$((h + 100))/3/$((h16 + 120))"
+ktap_check "disarm_leaves_only_the_other_calling_out" sh -c \
+    ". ./bp_lib.sh; bp_ctl 'flush\n' && test \"\$(ftrace_users __x64_sys_getppid)\" -gt ${u0%/*} && test \"\$(ftrace_users version_proc_show)\" -eq ${u0#*/}"
+# That shell's own getppid counted in f16: read the base again.
+h16=$(bp_probe_hits f16 ppid)
+ktap_check "reenable" bp_ctl 'enable fr\n'
+bphit 5 > /dev/null; trig
+ktap_check "reenabled_counts_again_exactly" test "$(hits)" = "$((h + 105))/4/$((h16 + 5))"
+ktap_check "unregister_both_sync" bp_ctl 'unregister fr\nunregister f16\nflush\n'
+ktap_check "freed_nothing_left_attached" \
+    test "$(bp_state fr)/$(bp_state f16) $(ftrace_users __x64_sys_getppid)/$(ftrace_users version_proc_show) $(kprobes_registered)" = "freed/freed $u0 $kp0"
+ktap_check "rmmod" rmmod batchprobe
+ktap_finish

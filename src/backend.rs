@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Backends: the kernel mechanisms that serve a set's probes.
+//!
+//! The user names *what* to probe (`p:`, `r:`, `d:` lines, or API targets);
+//! each target is handed to the backend that serves it best:
+//!
+//! | backend     | serves                                        | batch cost            |
+//! |-------------|-----------------------------------------------|-----------------------|
+//! | [`fprobe`]  | `p:` at +0, `r:`, on ftrace-able core text     | one ops, one patching pass per arm/disarm |
+//! | [`kprobe`]  | any other `p:`, and `p!:`                      | one int3 (or ftrace filter update) per probe |
+//! | [`kretprobe`] | any other `r:`, and `r!:`                    | as kprobe             |
+//! | [`direct`]  | `d:`                                          | one ops, one patching pass at create |
+//!
+//! A set holds one instance of every backend ([`Backends`]); most stay
+//! empty. Each implements [`SetBackend`]: build from targets, attach what
+//! attaches at create, arm all, disarm all, retire in one batch, and
+//! per-target counts. Adding a backend means one file implementing the
+//! trait and one line in the [`backends!`] list below.
+//!
+//! [`fprobe`]: crate::fprobe
+//! [`kprobe`]: crate::kprobe
+//! [`kretprobe`]: crate::kretprobe
+//! [`direct`]: crate::direct
+
+use core::fmt::Write;
+
+use kernel::prelude::*;
+
+use crate::command::{CreateOptions, ProbeKind};
+use crate::error::Failed;
+use crate::gate::Gate;
+use crate::registry::Locked;
+
+/// One probe target, as the set builder hands it to a backend.
+#[derive(Clone, Copy)]
+pub(crate) struct Target<'a> {
+    pub(crate) kind: ProbeKind,
+    /// `p!:`/`r!:` or an API target: int3 kprobes only.
+    pub(crate) int3: bool,
+    pub(crate) symbol: &'a [u8],
+    /// The probe's name; `None`: named after the symbol.
+    pub(crate) name: Option<&'a [u8]>,
+    pub(crate) offset: u32,
+    /// Named on a line of its own (or by an API client), not a glob
+    /// member: a refusal fails the set instead of skipping the target.
+    pub(crate) explicit: bool,
+    /// The symbol's address and size when known (a walk of the kernel's
+    /// text symbols found it); kprobes resolve names themselves.
+    pub(crate) text: Option<(usize, usize)>,
+    /// The target's index in an API client's array (0 otherwise).
+    pub(crate) index: u32,
+    /// An address to probe instead of the symbol (API targets; 0: none).
+    pub(crate) addr: usize,
+}
+
+/// What every backend of a set shares while building it.
+#[derive(Clone, Copy)]
+pub(crate) struct Ctx<'a> {
+    /// The set's enable gate, which outlives every slot that points to it.
+    pub(crate) gate: *const Gate,
+    pub(crate) options: CreateOptions,
+    /// Building runs under the registry lock.
+    pub(crate) locked: Locked<'a>,
+}
+
+/// How well a backend fits a target.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Fit {
+    /// It cannot serve the target.
+    No,
+    /// It can, if no backend fits better.
+    Fallback,
+    /// It is the cheapest for the target.
+    Best,
+}
+
+/// What [`SetBackend::add`] did with a target.
+pub(crate) enum Added {
+    /// Taken.
+    Yes,
+    /// Already in the set from a line of its own: not counted again.
+    Already,
+    /// The kernel (or the backend) refused it: a negative errno, and what
+    /// failed ("register failed", "attach failed (not ftrace-able)").
+    Refused(i32, &'static str),
+}
+
+/// One probe of a set, as listings and per-target counts see it.
+pub(crate) struct ProbeView<'a> {
+    /// The first word of its `stats` line: the backend that serves it.
+    pub(crate) kind: &'static str,
+    pub(crate) name: &'a [u8],
+    pub(crate) symbol: &'a [u8],
+    pub(crate) offset: u32,
+    pub(crate) hits: u64,
+    pub(crate) missed: u64,
+    /// The target's index (API sets).
+    pub(crate) index: u32,
+    /// Direct calls in record mode: the last first argument.
+    pub(crate) last_arg: Option<u64>,
+}
+
+/// A kernel probe mechanism serving some of a set's probes.
+///
+/// Calls come in this order: [`add`](SetBackend::add) per target and
+/// [`attach`](SetBackend::attach) once, under the registry lock, while the
+/// set is built; then, serialised by the set's state machine,
+/// [`arm`](SetBackend::arm) and [`disarm`](SetBackend::disarm) any number
+/// of times; then [`retire`](SetBackend::retire) once (also after a failed
+/// build). Handlers count into per-probe counters and check the set's gate.
+pub(crate) trait SetBackend: Send + Sync {
+    /// The backend's name, as `stats` lines show it.
+    fn name(&self) -> &'static str;
+
+    /// How well this backend serves `t`.
+    fn fit(&self, ctx: &Ctx<'_>, t: &Target<'_>) -> Fit;
+
+    /// Takes `t` (registering it disarmed, or noting it for `attach` or
+    /// `arm`). `Err` only for what fails the whole set (out of memory).
+    fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed>;
+
+    /// After the last `add`: attaches what attaches at create (one batch).
+    /// Calls `skip(symbol, errno)` for glob members it had to leave out.
+    fn attach(&mut self, skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed>;
+
+    /// Arms every probe. All or nothing: on failure nothing it armed stays
+    /// armed, and the error names the probe.
+    fn arm(&self) -> Result<(), Failed>;
+
+    /// Disarms every probe.
+    fn disarm(&self);
+
+    /// Unregisters every probe in one batch (`one_by_one`: the naive
+    /// baseline, one call per probe). Returns `false` if the kernel
+    /// refused to let go, so that the backend's memory must stay.
+    fn retire(&self, one_by_one: bool) -> bool;
+
+    /// Whether it attaches through ftrace (its retire is timed as `detach`).
+    fn ftrace_based(&self) -> bool;
+
+    /// Calls `f` with each `(field, count)` of the `sets` line.
+    fn tally(&self, f: &mut dyn FnMut(&'static str, usize));
+
+    /// Calls `f` for every probe.
+    fn each(&self, f: &mut dyn FnMut(&ProbeView<'_>));
+
+    /// Hits missed that no single probe can be charged with.
+    fn missed_unattributed(&self) -> u64 {
+        0
+    }
+
+    /// Extra `stats` lines (after the probes).
+    fn write_extra(&self, _w: &mut dyn Write) -> core::fmt::Result {
+        Ok(())
+    }
+}
+
+/// Declares [`Backends`]: one field per backend, in the order `sets`
+/// fields and `stats` lines list them. Arming follows that order,
+/// retiring too.
+macro_rules! backends {
+    ($($field:ident: $ty:ty = $new:expr,)*) => {
+        /// Every backend of one set.
+        pub(crate) struct Backends {
+            $(pub(crate) $field: $ty,)*
+        }
+
+        impl Backends {
+            /// Empty backends for a set created with `options`.
+            pub(crate) fn new(options: &CreateOptions) -> Self {
+                let _ = options;
+                Self { $($field: $new(options),)* }
+            }
+
+            /// Every backend, in list order.
+            pub(crate) fn all(&self) -> [&dyn SetBackend; backends!(@count $($field)*)] {
+                [$(&self.$field as &dyn SetBackend,)*]
+            }
+
+            /// Every backend, in list order, for building.
+            pub(crate) fn all_mut(&mut self) -> [&mut dyn SetBackend; backends!(@count $($field)*)] {
+                [$(&mut self.$field as &mut dyn SetBackend,)*]
+            }
+        }
+    };
+    (@count $($x:ident)*) => { 0 $(+ backends!(@one $x))* };
+    (@one $x:ident) => { 1 };
+}
+
+backends! {
+    kprobe: crate::probe::Int3Set<crate::kprobe::Kprobe> = crate::probe::Int3Set::new,
+    kretprobe: crate::probe::Int3Set<crate::kretprobe::Kretprobe> = crate::probe::Int3Set::new,
+    fprobe: crate::fprobe::FprobeSet = crate::fprobe::FprobeSet::new,
+    direct: crate::direct::DirectSet = crate::direct::DirectSet::for_options,
+}
+
+impl Backends {
+    /// The backend that serves `t` best (the first in list order among
+    /// equals), if any.
+    pub(crate) fn route(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Option<&mut dyn SetBackend> {
+        let mut best: Option<(Fit, usize)> = None;
+        for (i, b) in self.all().iter().enumerate() {
+            let fit = b.fit(ctx, t);
+            if fit != Fit::No && best.map_or(true, |(f, _)| fit > f) {
+                best = Some((fit, i));
+            }
+        }
+        let (_, i) = best?;
+        self.all_mut().into_iter().nth(i)
+    }
+
+    /// Calls `f` for every probe of every backend.
+    pub(crate) fn each(&self, f: &mut dyn FnMut(&ProbeView<'_>)) {
+        for b in self.all() {
+            b.each(f);
+        }
+    }
+
+    /// Hits and misses summed over every probe (wrapping).
+    pub(crate) fn totals(&self) -> (u64, u64) {
+        let (mut hits, mut missed) = (0u64, 0u64);
+        for b in self.all() {
+            missed = missed.wrapping_add(b.missed_unattributed());
+        }
+        self.each(&mut |p| {
+            hits = hits.wrapping_add(p.hits);
+            missed = missed.wrapping_add(p.missed);
+        });
+        (hits, missed)
+    }
+
+    /// Whether no backend has a probe.
+    pub(crate) fn is_empty(&self) -> bool {
+        let mut n = 0;
+        for b in self.all() {
+            b.tally(&mut |_, c| n += c);
+        }
+        n == 0
+    }
+}

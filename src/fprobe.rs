@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The fprobe backend: `p:SET/NAME SYM` at +0 and `r:SET/NAME SYM` on
+//! functions that ftrace can trace, in the core kernel's text.
+//!
+//! A set's entry probes share one `struct fprobe` (one `ftrace_ops`), its
+//! return probes another (whose exit handler the kernel's rethook calls).
+//! Arming one is one `register_fprobe_ips`: one filter update and one
+//! text-patching pass for all its functions, where int3 kprobes at +0
+//! (ftrace-based kprobes) pay one filter update and one patching pass each.
+//! Disarming is one `unregister_fprobe`, and so is the teardown.
+//!
+//! Semantics stay those of kprobes: a hit counts only while the set's gate
+//! is open; two probes on one function both count. What differs: an fprobe
+//! is not listed in `kprobes/list` (it is in `enabled_functions`), the
+//! kprobe blacklist, which guards the int3 path, does not apply (as for
+//! BPF's `kprobe_multi`), and misses (ftrace's recursion guard, or no free
+//! return instance) are counted per fprobe, not per function. `p!:` and
+//! `r!:` keep a target on int3 kprobes.
+
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use kernel::ffi::{c_int, c_ulong, c_void};
+use kernel::prelude::*;
+use kernel::types::Opaque;
+
+use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
+use crate::bindings;
+use crate::command::{CreateOptions, ProbeKind};
+use crate::direct;
+use crate::error::Failed;
+use crate::probe::Meta;
+
+/// One probe: the function's ftrace call site and its counter.
+struct FSlot {
+    fentry: usize,
+    meta: Meta,
+}
+
+/// The entry or the return side of a set's fprobes.
+///
+/// # Invariants
+///
+/// `fp` is the first field of this `repr(C)` struct, so the `fprobe`
+/// pointer a handler gets is a pointer to its `Side`; the side never moves
+/// while `fp` is registered (the set keeps it in its `RcuBox`). `slots` is
+/// sorted by `fentry` and `ips` holds each `fentry` once, from `attach` on;
+/// neither changes after it. `armed` says whether `fp` is registered.
+#[repr(C)]
+struct Side {
+    fp: Opaque<bindings::fprobe>,
+    slots: KVVec<FSlot>,
+    ips: KVVec<c_ulong>,
+    /// Entry side (else return side), and `--bare` handlers.
+    entry: bool,
+    bare: bool,
+    /// The kernel's `nr_maxactive` (return side; 0: its default).
+    nr_maxactive: c_int,
+    /// Return instances asked for (`rN:`), summed; 0: none asked.
+    maxactive: usize,
+    /// Return probes on the functions without `N`.
+    default_instances: usize,
+    armed: AtomicBool,
+    /// Misses of earlier arms (`register_fprobe_ips` resets `nmissed`).
+    missed_before: AtomicU64,
+    name: &'static str,
+    field: &'static str,
+}
+
+impl Side {
+    fn new(entry: bool, bare: bool) -> Self {
+        let mut side = Self {
+            fp: Opaque::uninit(),
+            slots: KVVec::new(),
+            ips: KVVec::new(),
+            entry,
+            bare,
+            nr_maxactive: 0,
+            maxactive: 0,
+            default_instances: 0,
+            armed: AtomicBool::new(false),
+            missed_before: AtomicU64::new(0),
+            name: if entry { "fprobe" } else { "fretprobe" },
+            field: if entry { "fprobes" } else { "fretprobes" },
+        };
+        side.fp = Opaque::new(side.fresh());
+        side
+    }
+
+    /// A never-registered fprobe with this side's handlers.
+    ///
+    /// `unregister_fprobe` frees the filter hashes of the fprobe's ops but
+    /// leaves the ops pointing to them (`ftrace_free_filter`), so the same
+    /// `struct fprobe` cannot be registered again as it is: registering it
+    /// anew crashed in `alloc_and_copy_ftrace_hash` (TCG, test kernel).
+    /// Each arm therefore starts from a fresh one.
+    fn fresh(&self) -> bindings::fprobe {
+        if self.entry {
+            bindings::fprobe {
+                entry_handler: Some(if self.bare { bare_entry } else { on_entry }),
+                ..Default::default()
+            }
+        } else {
+            bindings::fprobe {
+                exit_handler: Some(if self.bare { bare_exit } else { on_exit }),
+                nr_maxactive: self.nr_maxactive,
+                ..Default::default()
+            }
+        }
+    }
+
+    /// Counts a hit on every probe of the function whose call site is
+    /// `ip`. Called from the fprobe handlers: no locks, no allocation.
+    #[inline(always)]
+    fn hit(&self, ip: usize, regs: *mut bindings::pt_regs, kind: bindings::batchprobe_kind) {
+        let from = self.slots.partition_point(|s| s.fentry < ip);
+        for s in self.slots.get(from..).unwrap_or(&[]) {
+            if s.fentry != ip {
+                break;
+            }
+            s.meta.hit(|| bindings::batchprobe_hit {
+                kind,
+                ip: ip as _,
+                regs,
+                args: [0; 6],
+            });
+        }
+    }
+
+    /// Sorts the probes and lists their functions once each.
+    fn prepare(&mut self) -> Result {
+        self.slots.sort_unstable_by_key(|s| s.fentry);
+        let mut ips = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
+        for s in self.slots.iter() {
+            if ips.last() != Some(&(s.fentry as c_ulong)) {
+                ips.push(s.fentry as c_ulong, GFP_KERNEL)?;
+            }
+        }
+        self.ips = ips;
+        if self.maxactive > 0 {
+            // Some `rN:` asked for N: the pool is what they asked plus the
+            // kernel's default for the others (2 per possible CPU each).
+            // SAFETY: Only reads the possible-CPU mask.
+            let cpus = unsafe { bindings::bp_num_possible_cpus() } as usize;
+            let n = self.maxactive + self.default_instances * 2 * cpus.max(1);
+            self.nr_maxactive = c_int::try_from(n).unwrap_or(c_int::MAX);
+        }
+        // SAFETY: Not registered yet: nothing else reads `fp`.
+        unsafe { self.fp.get().write(self.fresh()) };
+        Ok(())
+    }
+
+    /// Registers the fprobe on every function: one patching pass.
+    fn arm(&self) -> Result<(), Failed> {
+        if self.ips.is_empty() || self.armed.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let n = c_int::try_from(self.ips.len()).unwrap_or(c_int::MAX);
+        // SAFETY: The fprobe is not registered and never moves while it is
+        // (type invariant); the kernel only reads the array.
+        let ret = unsafe {
+            bindings::register_fprobe_ips(self.fp.get(), self.ips.as_ptr().cast_mut(), n)
+        };
+        if ret < 0 {
+            return Err(Failed::new(
+                Error::from_errno(ret),
+                format_args!(
+                    "{} on {} functions: register_fprobe_ips failed, errno {}",
+                    self.name,
+                    self.ips.len(),
+                    ret
+                ),
+            ));
+        }
+        // INVARIANT: registered just now.
+        self.armed.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Unregisters the fprobe, if registered: one patching pass. Returns
+    /// `false` if the kernel refused (the fprobe may still be called).
+    fn disarm(&self) -> bool {
+        if !self.armed.load(Ordering::Relaxed) {
+            return true;
+        }
+        // SAFETY: Registered (`armed`); `unregister_fprobe` returns once no
+        // handler runs any more (ftrace's RCU-tasks waits for dynamic ops).
+        let ret = unsafe { bindings::unregister_fprobe(self.fp.get()) };
+        if ret < 0 {
+            pr_warn!("{}: unregister_fprobe failed, errno {}\n", self.name, ret);
+            return false;
+        }
+        self.missed_before
+            .fetch_add(self.nmissed(), Ordering::Relaxed);
+        // SAFETY: Unregistered: ftrace calls its handlers no more, and the
+        // rethook (which pointed to it) is stopped and freed; arm and disarm
+        // are serialised, so nothing else touches `fp` now.
+        unsafe { self.fp.get().write(self.fresh()) };
+        // INVARIANT: unregistered just now.
+        self.armed.store(false, Ordering::Relaxed);
+        true
+    }
+
+    /// The fprobe's own miss count since it was last registered.
+    fn nmissed(&self) -> u64 {
+        // SAFETY: `fp` is live; the kernel updates `nmissed` concurrently,
+        // so read it once, volatile.
+        unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*self.fp.get()).nmissed)) as u64 }
+    }
+}
+
+/// The entry handler: counts every probe on the function.
+///
+/// # Safety
+///
+/// `fp` is the `fp` field of a live `Side` (the only fprobes that have
+/// this handler); the kernel passes the traced call's registers.
+unsafe extern "C" fn on_entry(
+    fp: *mut bindings::fprobe,
+    entry_ip: c_ulong,
+    _ret_ip: c_ulong,
+    regs: *mut bindings::pt_regs,
+    _data: *mut c_void,
+) -> c_int {
+    // SAFETY: `fp` is the first field of a live `repr(C)` `Side`.
+    let side = unsafe { &*fp.cast::<Side>() };
+    side.hit(entry_ip, regs, bindings::batchprobe_kind_BATCHPROBE_KPROBE);
+    0
+}
+
+/// The exit handler (rethook): counts every return probe on the function.
+///
+/// # Safety
+///
+/// As for [`on_entry`].
+unsafe extern "C" fn on_exit(
+    fp: *mut bindings::fprobe,
+    entry_ip: c_ulong,
+    _ret_ip: c_ulong,
+    regs: *mut bindings::pt_regs,
+    _data: *mut c_void,
+) {
+    // SAFETY: `fp` is the first field of a live `repr(C)` `Side`.
+    let side = unsafe { &*fp.cast::<Side>() };
+    side.hit(
+        entry_ip,
+        regs,
+        bindings::batchprobe_kind_BATCHPROBE_KRETPROBE,
+    );
+}
+
+/// The entry handler of `--bare` sets: the cost of an fprobe hit alone.
+///
+/// # Safety
+///
+/// None needed: it reads none of its arguments. `unsafe` only to match
+/// the type of the kernel's handler pointer.
+unsafe extern "C" fn bare_entry(
+    _fp: *mut bindings::fprobe,
+    _entry_ip: c_ulong,
+    _ret_ip: c_ulong,
+    _regs: *mut bindings::pt_regs,
+    _data: *mut c_void,
+) -> c_int {
+    0
+}
+
+/// The exit handler of `--bare` sets.
+///
+/// # Safety
+///
+/// As for [`bare_entry`].
+unsafe extern "C" fn bare_exit(
+    _fp: *mut bindings::fprobe,
+    _entry_ip: c_ulong,
+    _ret_ip: c_ulong,
+    _regs: *mut bindings::pt_regs,
+    _data: *mut c_void,
+) {
+}
+
+/// A set's fprobes: entry probes and return probes.
+pub(crate) struct FprobeSet {
+    entry: Side,
+    exit: Side,
+}
+
+// SAFETY: The fprobes are only handed to the kernel's own locked API,
+// counters are atomic, and slots point to their set's gate, which outlives
+// them.
+unsafe impl Send for FprobeSet {}
+// SAFETY: See `Send`.
+unsafe impl Sync for FprobeSet {}
+
+impl FprobeSet {
+    /// No probes yet.
+    pub(crate) fn new(options: &CreateOptions) -> Self {
+        Self {
+            entry: Side::new(true, options.bare),
+            exit: Side::new(false, options.bare),
+        }
+    }
+
+    fn sides(&self) -> [&Side; 2] {
+        [&self.entry, &self.exit]
+    }
+}
+
+impl SetBackend for FprobeSet {
+    fn name(&self) -> &'static str {
+        "fprobe"
+    }
+
+    fn fit(&self, ctx: &Ctx<'_>, t: &Target<'_>) -> Fit {
+        let kind_fits = match t.kind {
+            ProbeKind::Kprobe => t.offset == 0,
+            ProbeKind::Kretprobe { .. } => true,
+            ProbeKind::Direct => false,
+        };
+        // Only functions a walk of the core kernel's text found (`text`):
+        // module functions stay on kprobes, which handle their unloading.
+        match t.text {
+            Some((addr, _))
+                if kind_fits
+                    && !t.int3
+                    && t.addr == 0
+                    && direct::traceable(ctx.locked, addr).is_ok() =>
+            {
+                Fit::Best
+            }
+            _ => Fit::No,
+        }
+    }
+
+    fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
+        let Some((addr, _)) = t.text else {
+            return Ok(Added::Refused(ENOENT.to_errno(), "lookup failed"));
+        };
+        let fentry = match direct::traceable(ctx.locked, addr) {
+            Ok(f) => f,
+            Err(errno) => return Ok(Added::Refused(errno, "attach failed (not ftrace-able)")),
+        };
+        let side = match t.kind {
+            ProbeKind::Kretprobe { maxactive } => {
+                match maxactive {
+                    Some(n) => self.exit.maxactive += n as usize,
+                    None => self.exit.default_instances += 1,
+                }
+                &mut self.exit
+            }
+            _ => &mut self.entry,
+        };
+        let meta = Meta::new(ctx.gate, t)?;
+        side.slots.push(FSlot { fentry, meta }, GFP_KERNEL)?;
+        Ok(Added::Yes)
+    }
+
+    fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed> {
+        self.entry.prepare()?;
+        self.exit.prepare()?;
+        Ok(())
+    }
+
+    fn arm(&self) -> Result<(), Failed> {
+        self.entry.arm()?;
+        self.exit.arm().inspect_err(|_| {
+            self.entry.disarm();
+        })
+    }
+
+    fn disarm(&self) {
+        for s in self.sides() {
+            s.disarm();
+        }
+    }
+
+    fn retire(&self, _one_by_one: bool) -> bool {
+        let mut gone = true;
+        for s in self.sides() {
+            gone &= s.disarm();
+        }
+        gone
+    }
+
+    fn ftrace_based(&self) -> bool {
+        true
+    }
+
+    fn tally(&self, f: &mut dyn FnMut(&'static str, usize)) {
+        for s in self.sides() {
+            f(s.field, s.slots.len());
+        }
+    }
+
+    fn each(&self, f: &mut dyn FnMut(&ProbeView<'_>)) {
+        for side in self.sides() {
+            for s in side.slots.iter() {
+                f(&s.meta.view(side.name, 0));
+            }
+        }
+    }
+
+    fn missed_unattributed(&self) -> u64 {
+        self.sides()
+            .iter()
+            .map(|s| s.missed_before.load(Ordering::Relaxed) + s.nmissed())
+            .sum()
+    }
+
+    fn write_extra(&self, w: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        for s in self.sides().iter().filter(|s| !s.slots.is_empty()) {
+            writeln!(
+                w,
+                "  {} functions={} armed={} missed={}",
+                s.field,
+                s.ips.len(),
+                s.armed.load(Ordering::Relaxed) as u8,
+                s.missed_before.load(Ordering::Relaxed) + s.nmissed()
+            )?;
+        }
+        Ok(())
+    }
+}
