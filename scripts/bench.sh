@@ -7,7 +7,8 @@
 # lockdep, and the distro-like preemptible, mitigated kernel), BP_BENCH_RUNS (5),
 # BP_BENCH_SIZES ("64 256 1024 4096"), BP_BENCH_BUDGET_S (60: a method skips an
 # N whose one run would take longer), BP_BENCH_ENTRY_SIZES ("256 1024 4096 all"),
-# BP_BENCH_ONLY=entry (only the +0 entry-probe comparison and per-hit costs), plus run-qemu.sh's BP_SMP, BP_ACCEL,
+# BP_BENCH_ONLY=entry (only the +0 entry-probe comparison and per-hit costs,
+# reported in BENCHMARKS-entry.md), plus run-qemu.sh's BP_SMP, BP_ACCEL,
 # BP_TCG_THREAD, BP_TIMEOUT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -37,7 +38,14 @@ for f in $flavors; do
     inputs+=(--input "$f=$out/raw.txt")
 done
 accel=${BP_ACCEL:-tcg}
+# A partial run (BP_BENCH_ONLY) has its own report and keeps its plots in
+# out/: it must not replace the full one's.
+if [ -n "${BP_BENCH_ONLY:-}" ]; then
+    report=BENCHMARKS-$BP_BENCH_ONLY.md svg_dir=$BP_ROOT/out/bench
+else
+    report=BENCHMARKS.md svg_dir=$BP_ROOT/docs
+fi
 [ "$accel" = tcg ] && accel="tcg thread=${BP_TCG_THREAD:-single}"
 (cd "$BP_ROOT/tools/benchreport" && cargo run --quiet --release -- \
     "${inputs[@]}" --out-dir "$BP_ROOT/out/bench" --accel "$accel" --date "$(date -u +%Y-%m-%d)" \
-    --markdown "$BP_ROOT/BENCHMARKS.md" --svg-dir "$BP_ROOT/docs")
+    --markdown "$BP_ROOT/$report" --svg-dir "$svg_dir")
