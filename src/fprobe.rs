@@ -31,6 +31,10 @@ use crate::direct;
 use crate::error::Failed;
 use crate::probe::Meta;
 
+/// The most return instances one fprobe asks for: the kernel's objpool
+/// refuses more than 2^24 (`objpool_init`).
+const MAX_RETURN_INSTANCES: usize = 1 << 24;
+
 /// One probe: the function's ftrace call site and its counter.
 struct FSlot {
     fentry: usize,
@@ -137,13 +141,16 @@ impl Side {
             }
         }
         self.ips = ips;
-        if self.maxactive > 0 {
-            // Some `rN:` asked for N: the pool is what they asked plus the
-            // kernel's default for the others (2 per possible CPU each).
+        if !self.entry && !self.slots.is_empty() {
+            // The return instances, shared by all the functions: what each
+            // `rN:` asked for, and a kretprobe's default (max(10, 2 per
+            // possible CPU)) for each `r:`; the kernel's own fprobe default
+            // (2 per CPU per function) would miss more returns than the
+            // kretprobes `r:` used to be. Within the objpool's limit.
             // SAFETY: Only reads the possible-CPU mask.
             let cpus = unsafe { bindings::bp_num_possible_cpus() } as usize;
-            let n = self.maxactive + self.default_instances * 2 * cpus.max(1);
-            self.nr_maxactive = c_int::try_from(n).unwrap_or(c_int::MAX);
+            let n = self.maxactive + self.default_instances * (2 * cpus).max(10);
+            self.nr_maxactive = c_int::try_from(n.min(MAX_RETURN_INSTANCES)).unwrap_or(c_int::MAX);
         }
         // SAFETY: Not registered yet: nothing else reads `fp`.
         unsafe { self.fp.get().write(self.fresh()) };
@@ -162,6 +169,11 @@ impl Side {
             bindings::register_fprobe_ips(self.fp.get(), self.ips.as_ptr().cast_mut(), n)
         };
         if ret < 0 {
+            // `register_fprobe_ips` freed the filter hashes it had set but
+            // left the ops pointing to them (`fprobe_fail_cleanup`): start
+            // the next arm from a fresh fprobe.
+            // SAFETY: Not registered (it failed): nothing else reads `fp`.
+            unsafe { self.fp.get().write(self.fresh()) };
             return Err(Failed::new(
                 Error::from_errno(ret),
                 format_args!(
@@ -190,12 +202,15 @@ impl Side {
             pr_warn!("{}: unregister_fprobe failed, errno {}\n", self.name, ret);
             return false;
         }
-        self.missed_before
-            .fetch_add(self.nmissed(), Ordering::Relaxed);
+        let missed = self.nmissed();
         // SAFETY: Unregistered: ftrace calls its handlers no more, and the
         // rethook (which pointed to it) is stopped and freed; arm and disarm
-        // are serialised, so nothing else touches `fp` now.
+        // are serialised, so no other writer touches `fp` now. (A `stats`
+        // reader may read `nmissed` meanwhile: one racy counter, read
+        // volatile; it sees this arm's misses in `nmissed` or, from here
+        // on, in `missed_before`, never in both.)
         unsafe { self.fp.get().write(self.fresh()) };
+        self.missed_before.fetch_add(missed, Ordering::Relaxed);
         // INVARIANT: unregistered just now.
         self.armed.store(false, Ordering::Relaxed);
         true
