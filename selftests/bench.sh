@@ -147,9 +147,10 @@ entry_tracefs() { # n run: registers, times, leaves the accepted list in /tmp/bp
 entry_bp() { # method n run kind(p or p!): the functions in /tmp/bp-entry
     set=e$3
     # Staged in writes of at most 20000 lines (a write is at most 1 MiB).
-    split -l 20000 /tmp/bp-entry /tmp/bp-entry-part.
+    rm -f /tmp/bp-entry-part.*
+    awk -v k="$4" -v s=$set '{ printf "%s:%s %s\n", k, s, $1 > ("/tmp/bp-entry-part." int((NR - 1) / 20000)) }' /tmp/bp-entry
     for f in /tmp/bp-entry-part.*; do
-        awk -v k="$4" -v s=$set '{ printf "%s:%s %s\n", k, s, $1 }' "$f" | bpwrite $BP_DEBUGFS/control || return 1
+        bpwrite $BP_DEBUGFS/control < "$f" || return 1
     done
     rm -f /tmp/bp-entry-part.*
     bp_ctl "create $set\n" || { cat $BP_DEBUGFS/last_error; return 1; }
