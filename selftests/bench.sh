@@ -171,13 +171,14 @@ entry_bp() { # method n run kind(p or p!): the functions in /tmp/bp-entry
 entry_probes() {
     entry_candidates
     echo "BENCHINFO entry_candidates=$(wc -l < /tmp/bp-entry-candidates)"
-    r=0
+    r=0 kp_n=0 kp_s=0
     for n in $ENTRY_SIZES; do
         if [ "$n" = all ]; then
             cp /tmp/bp-entry-candidates /tmp/bp-entry
             n=$(wc -l < /tmp/bp-entry)
             r=$((r + 1)); entry_bp entry-auto "$n" "$r" p
-            echo "BENCH method=entry-kprobe n=$n status=over-budget projected_s=0"
+            # Projected from the largest N the kprobe method ran.
+            [ "$kp_n" -gt 0 ] && echo "BENCH method=entry-kprobe n=$n status=over-budget projected_s=$(awk -v s="$kp_s" -v a="$kp_n" -v b="$n" 'BEGIN { printf "%d", s * b / a }')"
             continue
         fi
         nruns=1
@@ -185,7 +186,9 @@ entry_probes() {
         for k in $(seq 1 $nruns); do
             r=$((r + 1))
             entry_tracefs "$n" "$r"
+            t0=$(now)
             entry_bp entry-kprobe "$n" "$r" 'p!'
+            kp_n=$n kp_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%d", b - a + 0.999 }')
             entry_bp entry-auto "$n" "$r" p
         done
     done

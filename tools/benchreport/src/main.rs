@@ -263,46 +263,49 @@ fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavor: &str) ->
         info("big_runs"),
         info("direct_runs")
     );
-    let _ = writeln!(
-        o,
-        "## Kprobes\n\nSymbols: as the seed script picks them, the first N kallsyms text symbols (no `.`, \
-         and, on both paths, none with `lock` in the name: probing lockdep's `lock_acquire` \
-         crashed this lockdep kernel once) \
-         that accept a probe at `+5` (N ≤ 1024). With IBT (this kernel) only functions without \
-         `endbr64` accept `+5`, about one in six, so N = 4096 uses `+9` (after `endbr64` and \
-         the 5-byte fentry call): the same int3/optprobe mechanism. (`+0` would make them \
-         ftrace-based kprobes, which arm and disarm through one ftrace filter update and \
-         patching pass each: 56 s to enable and 66 s to disarm 4096 in an earlier run here.) \
-         `tracefs` is the seed script's `kprobe_events` path with optprobes on, \
-         `tracefs-noopt` with `debug.kprobes-optimization=0`; `batchprobe` times come from the \
-         module's own ns timers; `batchprobe-one-by-one` is batchprobe with its teardown done \
-         one `unregister_kprobe` (one grace period) per probe. batchprobe's `disable` closes \
-         the set's gate (no hit is counted from then on) and queues the physical `disarm` on \
-         the module workqueue; `unregister_call` is when the unregister write returned (async), \
-         `teardown` the teardown work itself (one `unregister_kprobes` batch), \
-         `unregister_complete` when the probes were gone, counted from the unregister write \
-         (it includes waiting behind a disarm still running on the ordered workqueue); \
-         tracefs removal is synchronous.\n"
-    );
-    phase_table(
-        &mut o,
-        b,
-        sum,
-        "Kprobe phase times, ms: median [min–max]",
-        &METHODS,
-        &PHASES,
-    );
-    speedup_table(
-        &mut o,
-        b,
-        sum,
-        "Kprobe speed-up over tracefs in the same boot (tracefs median / method median)",
-        "tracefs",
-        &METHODS[1..],
-        &PHASES,
-        tracefs_phase,
-    );
-    goals(&mut o, sum, gp, &ns);
+    // A partial run (`BP_BENCH_ONLY`) may have measured no kprobe method.
+    if has_kprobe_runs(sum) {
+        let _ = writeln!(
+            o,
+            "## Kprobes\n\nSymbols: as the seed script picks them, the first N kallsyms text symbols (no `.`, \
+             and, on both paths, none with `lock` in the name: probing lockdep's `lock_acquire` \
+             crashed this lockdep kernel once) \
+             that accept a probe at `+5` (N ≤ 1024). With IBT (this kernel) only functions without \
+             `endbr64` accept `+5`, about one in six, so N = 4096 uses `+9` (after `endbr64` and \
+             the 5-byte fentry call): the same int3/optprobe mechanism. (`+0` would make them \
+             ftrace-based kprobes, which arm and disarm through one ftrace filter update and \
+             patching pass each: 56 s to enable and 66 s to disarm 4096 in an earlier run here.) \
+             `tracefs` is the seed script's `kprobe_events` path with optprobes on, \
+             `tracefs-noopt` with `debug.kprobes-optimization=0`; `batchprobe` times come from the \
+             module's own ns timers; `batchprobe-one-by-one` is batchprobe with its teardown done \
+             one `unregister_kprobe` (one grace period) per probe. batchprobe's `disable` closes \
+             the set's gate (no hit is counted from then on) and queues the physical `disarm` on \
+             the module workqueue; `unregister_call` is when the unregister write returned (async), \
+             `teardown` the teardown work itself (one `unregister_kprobes` batch), \
+             `unregister_complete` when the probes were gone, counted from the unregister write \
+             (it includes waiting behind a disarm still running on the ordered workqueue); \
+             tracefs removal is synchronous.\n"
+        );
+        phase_table(
+            &mut o,
+            b,
+            sum,
+            "Kprobe phase times, ms: median [min–max]",
+            &METHODS,
+            &PHASES,
+        );
+        speedup_table(
+            &mut o,
+            b,
+            sum,
+            "Kprobe speed-up over tracefs in the same boot (tracefs median / method median)",
+            "tracefs",
+            &METHODS[1..],
+            &PHASES,
+            tracefs_phase,
+        );
+        goals(&mut o, sum, gp, &ns);
+    }
     direct_section(&mut o, b, sum, gp);
     entry_section(&mut o, b, sum);
     gp_section(&mut o, gp);
@@ -317,6 +320,12 @@ fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavor: &str) ->
             }
         })
         .collect()
+}
+
+/// Whether the kprobe methods ran (not only their per-hit cost).
+fn has_kprobe_runs(sum: &Summary) -> bool {
+    sum.keys()
+        .any(|k| METHODS.contains(&k.0.as_str()) && k.1 != "per_hit")
 }
 
 /// `TCG thread=single` or `KVM`.
@@ -359,6 +368,7 @@ fn gp_section(o: &mut String, gp: &GpSummary) {
     let methods: Vec<&str> = METHODS
         .iter()
         .chain(DIRECT_METHODS.iter())
+        .chain(ENTRY_METHODS.iter())
         .copied()
         .filter(|m| gp.keys().any(|k| k.0 == *m))
         .collect();
@@ -405,8 +415,10 @@ fn entry_section(o: &mut String, b: &Bench, sum: &Summary) {
          (`p:`) is batchprobe's automatic choice: one fprobe for the set, one \
          `register_fprobe_ips` (one patching pass) to arm, one `unregister_fprobe` to \
          disarm. batchprobe's `disable` only closes the set's gate; `disarm` is the \
-         physical disarm on the workqueue. The largest N is every such function, for \
-         `entry-auto` only.\n"
+         physical disarm on the workqueue. `entry-auto`'s `register` includes one walk of \
+         the kernel's text symbols (choosing needs each function's address), where \
+         `p!:` lines are resolved by the kernel by name. The largest N is every such \
+         function, for `entry-auto` only.\n"
     );
     phase_table(
         o,
@@ -814,6 +826,13 @@ fn direct_methods_at(f: &Flavor, phase: &str, n: u64) -> String {
     )
 }
 
+/// `kprobes / fprobe (ratio)`: arm + disarm of N +0 entry probes.
+fn entry_at(f: &Flavor, n: u64) -> Option<String> {
+    let k = arm_disarm(&f.sum, "entry-kprobe", n)?;
+    let a = arm_disarm(&f.sum, "entry-auto", n)?;
+    Some(format!("{} / {} (**{:.0}×**)", fmt_ms(k), fmt_ms(a), k / a))
+}
+
 /// The report: the flavors' key figures side by side, then each flavor.
 fn document(flavors: &[Flavor], a: &Args) -> String {
     let mut o = String::new();
@@ -842,7 +861,7 @@ fn document(flavors: &[Flavor], a: &Args) -> String {
     }
     o.push('\n');
     type Cell = fn(&Flavor) -> Option<String>;
-    let rows: [(&str, Cell); 8] = [
+    let rows: [(&str, Cell); 10] = [
         (
             "remove 256 kprobes, ms: tracefs / batchprobe (ratio)",
             |f| {
@@ -882,8 +901,21 @@ fn document(flavors: &[Flavor], a: &Args) -> String {
         ("grace periods, batchprobe teardown 4096", |f| {
             gp_cell(&f.gp, "batchprobe", "teardown", 4096)
         }),
+        (
+            "+0 entry probes, arm + disarm 256, ms: kprobes / fprobe (ratio)",
+            |f| entry_at(f, 256),
+        ),
+        (
+            "+0 entry probes, arm + disarm 4096, ms: kprobes / fprobe (ratio)",
+            |f| entry_at(f, 4096),
+        ),
     ];
+    // A row no flavor measured (a partial run) is left out.
+    let measured = |c: &Option<String>| c.as_deref().is_some_and(|c| c != "– / – / –");
     for (label, cell) in rows {
+        if !flavors.iter().any(|f| measured(&cell(f))) {
+            continue;
+        }
         let _ = write!(o, "| {label} |");
         for f in flavors {
             let _ = write!(o, " {} |", cell(f).unwrap_or_else(|| "–".into()));
@@ -894,8 +926,11 @@ fn document(flavors: &[Flavor], a: &Args) -> String {
     for f in flavors {
         o.push_str(&markdown(&f.b, &f.sum, &f.gp, a, &f.name));
     }
-    let _ = writeln!(o, "## Plots\n");
-    for f in flavors {
+    let full = flavors.iter().any(|f| has_kprobe_runs(&f.sum));
+    if full {
+        let _ = writeln!(o, "## Plots\n");
+    }
+    for f in flavors.iter().filter(|_| full) {
         let _ = writeln!(
             o,
             "![{0}: kprobes, time vs N, log-log](docs/bench-{0}.svg)\n\n\
@@ -909,7 +944,8 @@ fn document(flavors: &[Flavor], a: &Args) -> String {
          make bench   # builds the bench kernel once (~6 min), then one boot per flavor, each \
          ~10-15 min under TCG; BP_BENCH_FLAVORS (\"bench distro\"), BP_BENCH_RUNS, \
          BP_BENCH_SIZES, BP_BENCH_DIRECT_RUNS, BP_BENCH_DIRECT_SIZES, BP_BENCH_BUDGET_S, \
-         BP_SMP, BP_ACCEL=kvm\n```\n\n\
+         BP_BENCH_ENTRY_SIZES, BP_SMP, BP_ACCEL=kvm; BP_BENCH_ONLY=entry: only the +0 entry \
+         comparison and per-hit costs, into BENCHMARKS-entry.md\n```\n\n\
          `make bench` writes `out/bench/FLAVOR/{{raw.txt,console.log,results.csv,results.json}}` \
          and the plots, and rewrites this file and the plots in `docs/`."
     );
