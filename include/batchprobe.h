@@ -75,9 +75,13 @@
  * unloaded, nor, through the dependency, batchprobe). An administrator can
  * retire such a set through debugfs: `echo "unregister OWNER.NAME" >
  * /sys/kernel/debug/batchprobe/control`; the module reference is dropped
- * when that teardown completes (no completion callback is called then). A
- * client that forgets batchprobe_put() leaks the set's bookkeeping (a few
- * hundred bytes plus the per-target counts) until batchprobe is unloaded.
+ * when that teardown completes (no completion callback is called then).
+ *
+ * A handle belongs to the module named in desc->owner: when that module
+ * goes away (it unloads, or its init fails) still holding the handle, its
+ * sets are retired if they are not, and batchprobe puts the handle itself
+ * (it logs that it did); the handle must not outlive the module in another
+ * module's hands.
  *
  * Failure
  * -------

@@ -22,7 +22,12 @@ export CARGO_INCREMENTAL=0   # incremental caches only slow a one-shot build
 log "host tests: cargo test"
 host_out=$(mktemp)
 set +e
-(cd "$BP_ROOT/tests" && cargo test --quiet 2>&1; cd "$BP_ROOT/tools/benchreport" && cargo test --quiet 2>&1) | tee "$host_out"
+# Both crates' status counts: a crate that does not compile prints no
+# "test result" line, and must fail the check all the same.
+(rc=0
+ cd "$BP_ROOT/tests" && cargo test --quiet 2>&1 || rc=1
+ cd "$BP_ROOT/tools/benchreport" && cargo test --quiet 2>&1 || rc=1
+ exit $rc) | tee "$host_out"
 host_rc=${PIPESTATUS[0]}
 set -e
 host_pass=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i) ~ /^passed;?$/) s += $(i-1) } END { print s + 0 }' "$host_out")

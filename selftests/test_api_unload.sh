@@ -8,7 +8,7 @@
 # requires: bpclient_c.ko
 . ./bp_lib.sh
 [ -f "$BP_CLIENT_C" ] || bp_skip_all "no $BP_CLIENT_C"
-ktap_plan 18
+ktap_plan 19
 ctl() { printf "$1" | bpwrite /sys/kernel/debug/bpclient_c/control; }
 # Completion callbacks logged so far (earlier tests of this boot log some).
 completions() { dmesg | grep -c 'bpclient_c: retire completed'; }
@@ -44,6 +44,9 @@ before=$(kprobes_registered)
 ktap_check "failed_init_refused" sh -c "! insmod $BP_CLIENT_C fail_init=1 2>/dev/null"
 ktap_check "failed_init_set_retired" test "$(bp_state bpclient_c.main)" = freed
 ktap_check "failed_init_probes_gone" test "$(kprobes_registered)" -eq "$before"
+# Its handle went with it: batchprobe put it (else the set leaked; the
+# debug kernel's kmemleak scan after the selftests would name it).
+ktap_check "failed_init_handle_put" sh -c "dmesg | grep -q 'went away holding 1 set handle(s): put them'"
 ktap_check "client_loads_again" sh -c "insmod $BP_CLIENT_C && printf retire | bpwrite /sys/kernel/debug/bpclient_c/control && rmmod bpclient_c"
 ktap_check "rmmod_batchprobe" rmmod batchprobe
 ktap_finish

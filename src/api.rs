@@ -361,9 +361,13 @@ pub unsafe extern "C" fn batchprobe_unregister_sync(set: *mut bindings::batchpro
 #[no_mangle]
 pub unsafe extern "C" fn batchprobe_put(set: *mut bindings::batchprobe_set) {
     // SAFETY: As the function's own contract.
-    if unsafe { handle(set) }.is_ok() {
+    let Ok(s) = (unsafe { handle(set) }) else {
+        return;
+    };
+    // An API set always has an owner; its handle is put once.
+    if s.owner().is_some_and(|o| o.take_handle()) {
         // SAFETY: A live handle is one reference from `Arc::into_raw`,
-        // given back here once.
+        // given back here once (`take_handle`).
         drop(unsafe { Arc::from_raw(set.cast::<Set>().cast_const()) });
     }
 }

@@ -883,6 +883,40 @@ impl Engine {
             );
             self.flush();
         }
+        // Handles the module never put: nothing can put them once its
+        // memory is gone, so their references are dropped here (a client
+        // whose init failed with its set live, or that forgot a put).
+        let mut orphans = KVec::new();
+        {
+            let reg = self.registry.lock();
+            for set in reg.sets.iter() {
+                if set
+                    .owner()
+                    .is_some_and(|o| o.made_by(module) && o.take_handle())
+                {
+                    // On failure the reference stays: a leak, never a
+                    // double put.
+                    let _ = orphans.push(set.clone(), GFP_KERNEL);
+                }
+            }
+        }
+        if !orphans.is_empty() {
+            pr_warn!(
+                "a client module went away holding {} set handle(s): put them\n",
+                orphans.len()
+            );
+        }
+        for set in orphans {
+            let raw = Arc::into_raw(set);
+            // SAFETY: `raw` holds the clone's reference, and the set holds
+            // the client's (its handle, which `take_handle` just handed
+            // over): two references given back, neither the last (the
+            // registry holds one).
+            unsafe {
+                drop(Arc::from_raw(raw));
+                drop(Arc::from_raw(raw));
+            }
+        }
     }
 
     /// Fills a read-only file.

@@ -68,6 +68,7 @@ MODULE_PARM_DESC(check_api, "at load, call the API with bad arguments and record
 static bool fail_init;
 module_param(fail_init, bool, 0400);
 MODULE_PARM_DESC(fail_init, "fail module_init after creating and enabling the set, without retiring it");
+static atomic64_t fail_init_hits[64];
 static bool defer;
 module_param(defer, bool, 0400);
 MODULE_PARM_DESC(defer, "create the set on a \"create\" control write, not at load");
@@ -365,7 +366,14 @@ static int create_set(struct client *c)
 	n = FIXED_TARGETS + count_list(kprobes) + count_list(kretprobes) + count_list(direct) +
 	    count_lines(c->lines);
 	t = kvcalloc(n, sizeof(*t), GFP_KERNEL);
-	hits = kvcalloc(n, sizeof(*hits), GFP_KERNEL);
+	/*
+	 * With fail_init the set outlives a failed init (batchprobe retires it
+	 * as the module goes): its counters then live in module memory, which
+	 * goes after that, so that the deliberately buggy init leaks nothing
+	 * of its own.
+	 */
+	hits = fail_init && n <= ARRAY_SIZE(fail_init_hits) ? fail_init_hits :
+							       kvcalloc(n, sizeof(*hits), GFP_KERNEL);
 	lists[0] = kprobes ? kstrdup(kprobes, GFP_KERNEL) : NULL;
 	lists[1] = kretprobes ? kstrdup(kretprobes, GFP_KERNEL) : NULL;
 	lists[2] = direct ? kstrdup(direct, GFP_KERNEL) : NULL;
@@ -419,7 +427,8 @@ out:
 	if (ret) {
 		c->count = 0;
 		c->hits = NULL;
-		kvfree(hits);
+		if (hits != fail_init_hits)
+			kvfree(hits);
 	}
 	return ret;
 }
@@ -547,7 +556,8 @@ static void __exit bpclient_exit(void)
 {
 	debugfs_remove_recursive(dir);
 	batchprobe_put(client.set);	/* NULL (never created) is ignored */
-	kvfree(client.hits);
+	if (client.hits != fail_init_hits)
+		kvfree(client.hits);
 	kvfree(client.lines);
 	pr_info("bpclient_c: unloaded\n");
 }

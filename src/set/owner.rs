@@ -4,7 +4,7 @@
 //! reference, the completion callback, and the per-target counts frozen at
 //! teardown.
 
-use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 
 use kernel::ffi::c_void;
 use kernel::prelude::*;
@@ -27,6 +27,13 @@ pub(crate) struct Owner {
     done_arg: AtomicPtr<c_void>,
     /// Per-target hits and misses, frozen by the teardown.
     frozen: KVVec<[AtomicU64; 2]>,
+    /// The client module's address, only ever compared (see
+    /// [`Owner::made_by`]); null for built-in code.
+    origin: usize,
+    /// Whether the client still holds the handle `batchprobe_create` gave
+    /// it (one reference on the set): cleared by `batchprobe_put`, or by
+    /// [`Owner::take_handle`] when the client went away without putting it.
+    handle: AtomicBool,
 }
 
 impl Owner {
@@ -47,7 +54,22 @@ impl Owner {
             done: AtomicPtr::new(core::ptr::null_mut()),
             done_arg: AtomicPtr::new(core::ptr::null_mut()),
             frozen,
+            origin: module as usize,
+            handle: AtomicBool::new(true),
         })
+    }
+
+    /// Whether the set was made by `module` (whether or not the teardown
+    /// has put the module reference yet). Compares addresses only.
+    pub(crate) fn made_by(&self, module: *mut bindings::module) -> bool {
+        !module.is_null() && self.origin == module as usize
+    }
+
+    /// Takes over the client's handle reference: `true` once, for whoever
+    /// takes it first (`batchprobe_put`, or the module notifier for a
+    /// client that went away holding it); that caller drops the reference.
+    pub(crate) fn take_handle(&self) -> bool {
+        self.handle.swap(false, Ordering::AcqRel)
     }
 
     /// Remembers what to call when the teardown has completed.

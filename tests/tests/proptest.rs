@@ -23,13 +23,15 @@ proptest! {
     fn kprobe_lines_round_trip(set in "[A-Za-z_][A-Za-z0-9_]{0,20}",
                                name in proptest::option::of("[A-Za-z_][A-Za-z0-9_]{0,20}"),
                                sym in "[A-Za-z_][A-Za-z0-9_.]{0,40}",
-                               off in any::<u32>(), hex in any::<bool>()) {
+                               off in any::<u32>(), hex in any::<bool>(), int3 in any::<bool>()) {
         let group = match &name { Some(n) => format!("{set}/{n}"), None => set.clone() };
         let off_s = if hex { format!("{off:#x}") } else { off.to_string() };
-        let line = format!("p:{group} {sym}+{off_s}");
+        let kind = if int3 { "p!" } else { "p" };
+        let line = format!("{kind}:{group} {sym}+{off_s}");
         let parsed = parse_line(line.as_bytes());
         prop_assert_eq!(parsed, Ok(Some(Command::Probe(ProbeSpec {
             kind: ProbeKind::Kprobe,
+            int3,
             set: &set,
             name: name.as_deref(),
             target: Target::Symbol { name: &sym, offset: off },
