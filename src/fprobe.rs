@@ -18,7 +18,7 @@
 //! return instance) are counted per fprobe, not per function. `p!:` and
 //! `r!:` keep a target on int3 kprobes.
 
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use kernel::ffi::{c_int, c_ulong, c_void};
 use kernel::prelude::*;
@@ -298,6 +298,10 @@ unsafe extern "C" fn bare_exit(
 pub(crate) struct FprobeSet {
     entry: Side,
     exit: Side,
+    /// The last function `fit` found ftrace-able, and its call site: the
+    /// `add` that follows reuses it instead of asking ftrace again (both
+    /// run under the registry lock, one target after the other).
+    checked: [AtomicUsize; 2],
 }
 
 // SAFETY: The fprobes are only handed to the kernel's own locked API,
@@ -313,6 +317,7 @@ impl FprobeSet {
         Self {
             entry: Side::new(true, options.bare),
             exit: Side::new(false, options.bare),
+            checked: [AtomicUsize::new(0), AtomicUsize::new(0)],
         }
     }
 
@@ -334,16 +339,16 @@ impl SetBackend for FprobeSet {
         };
         // Only functions a walk of the core kernel's text found (`text`):
         // module functions stay on kprobes, which handle their unloading.
-        match t.text {
-            Some((addr, _))
-                if kind_fits
-                    && !t.int3
-                    && t.addr == 0
-                    && direct::traceable(ctx.locked, addr).is_ok() =>
-            {
+        let Some((addr, _)) = t.text.filter(|_| kind_fits && !t.int3 && t.addr == 0) else {
+            return Fit::No;
+        };
+        match direct::traceable(ctx.locked, addr) {
+            Ok(fentry) => {
+                self.checked[0].store(addr, Ordering::Relaxed);
+                self.checked[1].store(fentry, Ordering::Relaxed);
                 Fit::Best
             }
-            _ => Fit::No,
+            Err(_) => Fit::No,
         }
     }
 
@@ -351,7 +356,12 @@ impl SetBackend for FprobeSet {
         let Some((addr, _)) = t.text else {
             return Ok(Added::Refused(ENOENT.to_errno(), "lookup failed"));
         };
-        let fentry = match direct::traceable(ctx.locked, addr) {
+        let checked = if self.checked[0].load(Ordering::Relaxed) == addr {
+            Ok(self.checked[1].load(Ordering::Relaxed))
+        } else {
+            direct::traceable(ctx.locked, addr)
+        };
+        let fentry = match checked {
             Ok(f) => f,
             Err(errno) => return Ok(Added::Refused(errno, "attach failed (not ftrace-able)")),
         };
