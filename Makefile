@@ -3,6 +3,10 @@
 #   make demo     install, build, boot QEMU, show the module working
 #   make check    host tests + QEMU selftests, ends with "N passed, N failed"
 #   make bench    every method side by side in one boot: BENCHMARKS.md + plot
+#   make bundle   one self-contained archive (QEMU, kernels, initramfs, runner)
+#                 that runs check/demo/bench on any x86-64 Linux host, KVM or TCG
+#   make bundle-test  run that archive in a chroot holding nothing else
+#   make bench-report FROM=DIR  the report of a bundle's `./run bench` results
 #   make profile-direct  where a direct set's attach spends its time
 #   make module   build batchprobe.ko (KDIR=/path/to/6.12+ tree to use your own)
 #   make clients  build the in-kernel API's sample clients (clients/c, clients/rust)
@@ -13,7 +17,7 @@
 KDIR ?=
 export KDIR
 
-.PHONY: all demo check bench profile-direct module clients clippy kernel deps host-test fmt clean
+.PHONY: all demo check bench bundle bundle-test bench-report profile-direct module clients clippy kernel deps host-test fmt clean
 
 all: module
 
@@ -25,6 +29,16 @@ check:
 
 bench:
 	@scripts/bench.sh
+
+bundle:
+	@scripts/bundle.sh
+
+bundle-test:
+	@scripts/test-bundle.sh
+
+bench-report:
+	@test -n "$(FROM)" || { echo "usage: make bench-report FROM=DIR (a ./run bench results directory)"; exit 2; }
+	@scripts/bench-report.sh "$(FROM)"
 
 profile-direct:
 	@scripts/profile-direct.sh

@@ -15,7 +15,10 @@ set -euo pipefail
 
 "$BP_ROOT/scripts/install-deps.sh"
 flavors=${BP_BENCH_FLAVORS:-bench distro}
-inputs=()
+# Raw data of flavors not run this time must not reach the report.
+for d in "$BP_ROOT"/out/bench/*/; do
+    case " $flavors " in *" $(basename "$d") "*) ;; *) rm -f "$d/raw.txt" ;; esac
+done
 for f in $flavors; do
     kdir=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
     ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh")
@@ -35,17 +38,23 @@ for f in $flavors; do
     "$BP_ROOT/scripts/check-log.sh" "$logf" "${BP_SMP:-2}" --no-tests >/dev/null \
         || die "bench ($f): kernel splat or wrong CPU count in $logf"
     tr -d '\r' < "$logf" | grep -a '^BENCH' > "$out/raw.txt"
-    inputs+=(--input "$f=$out/raw.txt")
 done
-accel=${BP_ACCEL:-tcg}
+# How the boots ran, for the report (the bundle's `./run bench` writes the
+# same file next to its raw data).
+{
+    echo "date=$(date -u +%Y-%m-%d)"
+    echo "accel=${BP_ACCEL:-tcg}"
+    echo "tcg_thread=${BP_TCG_THREAD:-single}"
+    echo "vcpus=${BP_SMP:-2}"
+    echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+    echo "host_cpus=$(nproc)"
+    echo "flavors=$flavors"
+} > "$BP_ROOT/out/bench/meta.txt"
 # A partial run (BP_BENCH_ONLY) has its own report and keeps its plots in
 # out/: it must not replace the full one's.
 if [ -n "${BP_BENCH_ONLY:-}" ]; then
-    report=BENCHMARKS-$BP_BENCH_ONLY.md svg_dir=$BP_ROOT/out/bench
+    export BP_REPORT_MD=$BP_ROOT/BENCHMARKS-$BP_BENCH_ONLY.md BP_REPORT_SVG_DIR=$BP_ROOT/out/bench
 else
-    report=BENCHMARKS.md svg_dir=$BP_ROOT/docs
+    export BP_REPORT_MD=$BP_ROOT/BENCHMARKS.md BP_REPORT_SVG_DIR=$BP_ROOT/docs
 fi
-[ "$accel" = tcg ] && accel="tcg thread=${BP_TCG_THREAD:-single}"
-(cd "$BP_ROOT/tools/benchreport" && cargo run --quiet --release -- \
-    "${inputs[@]}" --out-dir "$BP_ROOT/out/bench" --accel "$accel" --date "$(date -u +%Y-%m-%d)" \
-    --markdown "$BP_ROOT/$report" --svg-dir "$svg_dir")
+"$BP_ROOT/scripts/bench-report.sh" "$BP_ROOT/out/bench"

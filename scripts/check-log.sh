@@ -1,11 +1,12 @@
-#!/usr/bin/env bash
+#!/bin/sh
 # Judge a guest console log. Usage: check-log.sh LOG EXPECTED_CPUS [--no-tests]
 # Prints "guest: P passed, F failed" and one line per problem found;
 # exits non-zero when the guest did not finish, saw the wrong CPU count,
 # reported a failing test, or the kernel printed a splat - even if every
-# test said ok.
-set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+# test said ok. POSIX sh (make bundle runs it under busybox on hosts that
+# have nothing else), so it sources nothing.
+set -u
+log() { printf '[batchprobe] %s\n' "$*" >&2; }
 
 logf=$1 cpus=$2 tests=${3:-}
 problems=0
@@ -22,7 +23,7 @@ start=$(grep -a 'BATCHPROBE-GUEST-START' "$logf" | tail -1)
 if [ -z "$start" ]; then
     problem "guest never reached /init (see $logf)"
 else
-    seen=$(sed -n 's/.*nproc=\([0-9]*\).*/\1/p' <<<"$start")
+    seen=$(echo "$start" | sed -n 's/.*nproc=\([0-9]*\).*/\1/p')
     [ "$seen" = "$cpus" ] || problem "guest sees $seen CPUs, asked for $cpus"
 fi
 grep -aq 'BATCHPROBE-GUEST-DONE' "$logf" \
@@ -38,7 +39,7 @@ fi
 # Cases passed and failed are summed over the programs' totals; a program
 # that failed without reporting a failing case (it died, timed out, or its
 # plan did not match) counts one failure.
-read -r programs pass fail < <(tr -d '\r' < "$logf" | awk '
+counts=$(tr -d '\r' < "$logf" | awk '
     /^# # Totals: pass:/ {
         split($0, w, /[: ]+/)
         for (i = 1; i < length(w); i++) {
@@ -51,6 +52,8 @@ read -r programs pass fail < <(tr -d '\r' < "$logf" | awk '
     /^(ok|not ok) [0-9]+ selftests: / { n++ }
     /^not ok [0-9]+ selftests: / { if (last <= 0) f++ }
     END { print n + 0, p + 0, f + 0 }')
+set -- $counts
+programs=$1 pass=$2 fail=$3
 totals=$programs
 if [ "$programs" -eq 0 ]; then
     problem "no selftest program results in the log"
