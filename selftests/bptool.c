@@ -225,7 +225,7 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 		sym = black;
 	if (name)
 		snprintf(nm, sizeof(nm), "/n%d", fuzz_rand(10));
-	switch (fuzz_rand(14)) {
+	switch (fuzz_rand(15)) {
 	case 0 ... 2:
 		return snprintf(line, size, "%s:s%d%s %s%s", p, set, nm, sym, PICK(offs));
 	case 3: /* globs walk the kernel's symbols: fewer of them */
@@ -250,6 +250,8 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 		return snprintf(line, size, "unregister s%d%s", set, fuzz_rand(3) ? "" : " --sync");
 	case 12:
 		return snprintf(line, size, "direct s%d %s", set, PICK(modes));
+	case 13:
+		return snprintf(line, size, "-:s%d", set);
 	default:
 		return snprintf(line, size, "flush");
 	}

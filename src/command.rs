@@ -37,6 +37,8 @@
 //!                          switch SET's direct calls, live, to the counting,
 //!                          the counting-and-recording, or the empty (a
 //!                          do-nothing baseline) trampoline
+//! -:SET                    drop every probe line staged for SET (a set
+//!                          not created yet)
 //! flush                    wait for every pending teardown
 //! # comment, and blank lines, are ignored
 //! ```
@@ -181,6 +183,9 @@ pub enum Command<'a> {
         /// The trampoline.
         mode: DirectMode,
     },
+    /// Drop every probe line staged for a set that was not created (`-:SET`,
+    /// as `kprobe_events` removes an event with `-:`).
+    Unstage(&'a str),
     /// Wait for every pending teardown.
     Flush,
 }
@@ -191,7 +196,7 @@ impl<'a> Command<'a> {
         match *self {
             Command::Probe(p) => Some(p.set),
             Command::Create { set, .. } => Some(set),
-            Command::Enable(s) | Command::Disable(s) => Some(s),
+            Command::Enable(s) | Command::Disable(s) | Command::Unstage(s) => Some(s),
             Command::Unregister { set, .. } | Command::Retarget { set, .. } => Some(set),
             Command::Flush => None,
         }
@@ -250,6 +255,7 @@ impl fmt::Display for Command<'_> {
                 write!(f, "unregister {set}{}", if sync { " --sync" } else { "" })
             }
             Command::Retarget { set, mode } => write!(f, "direct {set} {}", mode.as_str()),
+            Command::Unstage(s) => write!(f, "-:{s}"),
             Command::Flush => f.write_str("flush"),
         }
     }
@@ -381,7 +387,10 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Command<'_>>, ParseError> {
             Command::Retarget { set, mode }
         }
         "flush" => Command::Flush,
-        _ => Command::Probe(probe_line(head, &mut words)?),
+        _ => match head.strip_prefix("-:") {
+            Some(set) => Command::Unstage(set_name(set)?),
+            None => Command::Probe(probe_line(head, &mut words)?),
+        },
     };
     if words.next().is_some() {
         return Err(ParseError::TooManyArguments);

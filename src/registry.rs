@@ -47,7 +47,8 @@ struct Staged {
     limit: Option<u32>,
     /// For a glob: the symbols to leave out.
     skip: Option<KVec<u8>>,
-    /// Which `create` of the write being executed took it (0: none yet).
+    /// Which `create` or `-:` of the write being executed took it (0: none
+    /// yet).
     consumed: u32,
 }
 
@@ -97,7 +98,7 @@ pub(crate) struct Registry {
     /// At most [`MAX_STAGED`] entries.
     staged: KVVec<Staged>,
     last_error: KVec<u8>,
-    /// Numbers the `create`s of a write, for [`Staged::consumed`].
+    /// Numbers the `create`s and `-:`s of a write, for [`Staged::consumed`].
     creates: u32,
 }
 
@@ -332,10 +333,32 @@ impl Registry {
                         }
                     }
                 }
+                Command::Unstage(_) => {
+                    if sim.staged == 0 {
+                        return fail(ENOENT, format_args!("nothing staged for set {}", set));
+                    }
+                    staged_total = staged_total.saturating_sub(sim.staged);
+                    sim.staged = 0;
+                }
                 Command::Flush => {}
             }
         }
         Ok(())
+    }
+
+    /// Takes every line staged for `name` (in the registry, or by an
+    /// earlier line of this write) that no `create` or `-:` of this write
+    /// took yet, marking it with a new number: a write that goes through
+    /// then drops them all; one that fails gives them back.
+    fn take_staged(&mut self, pending: &mut KVVec<Staged>, name: &[u8]) -> u32 {
+        self.creates = self.creates.wrapping_add(1).max(1);
+        let gen = self.creates;
+        for e in Iterator::chain(self.staged.iter_mut(), pending.iter_mut()) {
+            if e.consumed == 0 && e.set.as_slice() == name {
+                e.consumed = gen;
+            }
+        }
+        gen
     }
 
     fn stage(&self, pending: &mut KVVec<Staged>, spec: command::ProbeSpec<'_>) -> Result {
@@ -378,14 +401,8 @@ impl Registry {
         name: &str,
         options: CreateOptions,
     ) -> Result<Arc<Set>, Failed> {
-        self.creates = self.creates.wrapping_add(1).max(1);
-        let gen = self.creates;
         let name_b = name.as_bytes();
-        for e in Iterator::chain(self.staged.iter_mut(), pending.iter_mut()) {
-            if e.consumed == 0 && e.set.as_slice() == name_b {
-                e.consumed = gen;
-            }
-        }
+        let gen = self.take_staged(pending, name_b);
         let staged = &self.staged;
         let mine =
             || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
@@ -759,6 +776,10 @@ impl Engine {
                 Ok(())
             }
             Command::Retarget { set, mode } => find(reg, set)?.retarget(reg.locked(), mode),
+            Command::Unstage(name) => {
+                reg.take_staged(pending, name.as_bytes());
+                Ok(())
+            }
             Command::Flush => {
                 *wait = true;
                 Ok(())

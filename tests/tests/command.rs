@@ -220,6 +220,13 @@ fn set_commands() {
         }))
     );
     assert_eq!(one("flush"), Ok(Some(Command::Flush)));
+    assert_eq!(one("-:s"), Ok(Some(Command::Unstage("s"))));
+    assert_eq!(Command::Unstage("s").set(), Some("s"));
+    assert_eq!(Command::Unstage("s").to_string(), "-:s");
+    assert_eq!(one("-:"), Err(ParseError::BadName));
+    assert_eq!(one("-:9s"), Err(ParseError::BadName));
+    assert_eq!(one("-:s/p"), Err(ParseError::BadName));
+    assert_eq!(one("-:s x"), Err(ParseError::TooManyArguments));
     for mode in [DirectMode::Count, DirectMode::Record, DirectMode::Empty] {
         let line = format!("direct s {}", mode.as_str());
         assert_eq!(one(&line), Ok(Some(Command::Retarget { set: "s", mode })));

@@ -130,6 +130,7 @@ fn command_like() -> impl Strategy<Value = String> {
     let junk = prop_oneof![
         Just("flush".to_string()),
         Just("flush now".to_string()),
+        "-:[A-Za-z_0-9]{0,8}( x)?",
         "# [a-z ]{0,10}",
         "(creat|enable|direct|unregister)( [A-Za-z_0-9]{0,8})?( --[a-z]{1,5})?",
     ];
@@ -206,6 +207,7 @@ fn near_valid_generator_covers_every_command() {
         "unregister",
         "direct",
         "flush",
+        "-",
     ] {
         assert!(kinds.contains(k), "no accepted {k} line in {kinds:?}");
     }
