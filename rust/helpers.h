@@ -101,6 +101,24 @@ void bp_direct_recursion_unlock(int bit);
 void bp_direct_tramp_count(void);
 void bp_direct_tramp_record(void);
 void bp_direct_tramp_empty(void);
+void bp_direct_tramp_exit(void);
+
+/*
+ * The exit trampoline's pin on the module (src/direct.rs): drop it; queue
+ * or cancel (waiting) the poll that drops it, which calls the Rust
+ * bp_direct_exit_release() until that returns true.
+ */
+void bp_unpin_module(void);
+void bp_exit_release_schedule(void);
+void bp_exit_release_cancel(void);
+
+/* The raw vmlinux BTF into *buf (vmalloc): its size, or -errno. */
+long bp_btf_vmlinux_read(void **buf);
+void bp_vfree(void *p);
+
+/* msleep(); synchronize_rcu_tasks() (synchronize_rcu() without RCU-tasks). */
+void bp_sleep_ms(unsigned int ms);
+void bp_synchronize_rcu_tasks(void);
 
 /* Serialises updates of the direct backend's global index. */
 void bp_direct_lock(void);

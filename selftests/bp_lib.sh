@@ -177,3 +177,33 @@ bp_modinfo_depends() {
     [ -e "$d/modules.dep" ] || { mkdir -p "$d" && : > "$d/modules.dep"; }
     modinfo -F depends "$1"
 }
+# bp_exit_field SET NAME KEY: a key=value (exits, last_ret, hits...) of
+# direct probe NAME of SET in the stats file.
+bp_exit_field() {
+    awk -v s="$1" -v n="$2" '$1 == "set" { cur = $2; next } cur == s && $1 == "direct" && $2 == n' \
+        "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$3=//p"
+}
+# bp_need_btf: the exit trampoline reads function prototypes from the
+# kernel's BTF; a kernel without it skips the whole program.
+bp_need_btf() {
+    [ -r /sys/kernel/btf/vmlinux ] ||
+        bp_skip_all "no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF): the exit trampoline needs prototypes"
+}
+# bp_hex HEX: HEX (as stats prints values, no 0x) in decimal; -1 when empty.
+bp_hex() {
+    case "$1" in
+        '' | *[!0-9a-fA-F]*) echo -1 ;;
+        *) echo $((0x$1)) ;;
+    esac
+}
+# bp_wait_unpinned [SECONDS]: after its last exit-trampoline set is gone,
+# batchprobe drops its pin on itself once no task is inside a function the
+# trampoline called (polled every 100 ms); waits for that (default 10 s).
+bp_wait_unpinned() {
+    i=$((${1:-10} * 10))
+    while [ "$(cat /sys/module/batchprobe/refcnt 2>/dev/null || echo 0)" -ne 0 ] && [ "$i" -gt 0 ]; do
+        usleep 100000
+        i=$((i - 1))
+    done
+    [ "$(cat /sys/module/batchprobe/refcnt 2>/dev/null || echo 0)" -eq 0 ]
+}

@@ -99,6 +99,8 @@ pub(crate) struct ProbeView<'a> {
     pub(crate) index: u32,
     /// Direct calls in record mode: the last first argument.
     pub(crate) last_arg: Option<u64>,
+    /// Direct calls in exit mode: returns counted, and the last return value.
+    pub(crate) exit: Option<(u64, u64)>,
 }
 
 /// A kernel probe mechanism serving some of a set's probes.

@@ -17,7 +17,7 @@
 //! p!:... r!:... rN!:...    the same, always served by int3 kprobes and
 //!                          kretprobes (see below)
 //! d:SET/NAME SYM           ftrace-direct call on SYM (no offset)
-//! create SET [--noopt] [--one-by-one] [--bare] [--fprobe]
+//! create SET [--noopt] [--one-by-one] [--bare] [--fprobe] [--exit]
 //!                          register the probes staged for SET as one batch;
 //!                          --noopt keeps its int3 kprobes from being
 //!                          optimized (no kprobe-optimizer pass, and so no
@@ -28,15 +28,21 @@
 //!                          probe and attaches direct calls with one
 //!                          ftrace_ops per function, --bare installs handlers
 //!                          that count nothing, --fprobe attaches the d:
-//!                          functions with register_fprobe_ips instead
+//!                          functions with register_fprobe_ips instead;
+//!                          --exit attaches the d: functions with the entry
+//!                          + exit trampoline (mode exit), keeping only the
+//!                          functions it can call (src/signature.rs): an
+//!                          explicit one it cannot fails the set, a glob
+//!                          member is skipped
 //! enable SET | disable SET
 //! unregister SET [--sync]  retire SET; --sync waits for its teardown
 //!                          (these three also take OWNER.NAME, a set that
 //!                          module OWNER made through the in-kernel API)
-//! direct SET count|record|empty
+//! direct SET count|record|empty|exit
 //!                          switch SET's direct calls, live, to the counting,
-//!                          the counting-and-recording, or the empty (a
-//!                          do-nothing baseline) trampoline
+//!                          the counting-and-recording, the empty (a
+//!                          do-nothing baseline) or the entry + exit
+//!                          trampoline (every function must pass its rule)
 //! -:SET                    drop every probe line staged for SET (a set
 //!                          not created yet)
 //! flush                    wait for every pending teardown
@@ -127,6 +133,9 @@ pub enum DirectMode {
     Record,
     /// Nothing at all (the cost of a direct call alone).
     Empty,
+    /// Entry and exit: the trampoline calls the function's body, counts its
+    /// returns and records the last return value (and first argument).
+    Exit,
 }
 
 impl DirectMode {
@@ -136,6 +145,7 @@ impl DirectMode {
             DirectMode::Count => "count",
             DirectMode::Record => "record",
             DirectMode::Empty => "empty",
+            DirectMode::Exit => "exit",
         }
     }
 }
@@ -151,6 +161,9 @@ pub struct CreateOptions {
     pub bare: bool,
     /// Attach the `d:` functions with an fprobe instead of direct calls.
     pub fprobe: bool,
+    /// Attach the `d:` functions with the entry + exit trampoline (direct
+    /// mode `exit`), keeping only the functions it can call.
+    pub exit: bool,
 }
 
 /// One parsed control command.
@@ -242,6 +255,7 @@ impl fmt::Display for Command<'_> {
                     (options.one_by_one, " --one-by-one"),
                     (options.bare, " --bare"),
                     (options.fprobe, " --fprobe"),
+                    (options.exit, " --exit"),
                 ] {
                     if on {
                         f.write_str(word)?;
@@ -292,6 +306,8 @@ pub enum ParseError {
     BadLimit,
     /// `skip=GLOB` is not a glob or symbol, or follows a plain symbol.
     BadSkip,
+    /// Options that do not go together (`--exit` with `--fprobe`).
+    ConflictingOptions,
 }
 
 impl ParseError {
@@ -320,6 +336,7 @@ impl ParseError {
             ParseError::UnknownOption => "unknown option",
             ParseError::BadLimit => "max=N needs a glob and a positive N",
             ParseError::BadSkip => "skip=GLOB needs a glob target and a valid pattern",
+            ParseError::ConflictingOptions => "options that do not go together",
         }
     }
 }
@@ -355,9 +372,13 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Command<'_>>, ParseError> {
                     "--one-by-one" => options.one_by_one = true,
                     "--bare" => options.bare = true,
                     "--fprobe" => options.fprobe = true,
+                    "--exit" => options.exit = true,
                     _ if w.starts_with("--") => return Err(ParseError::UnknownOption),
                     _ => return Err(ParseError::TooManyArguments),
                 }
+            }
+            if options.exit && options.fprobe {
+                return Err(ParseError::ConflictingOptions);
             }
             Command::Create { set, options }
         }
@@ -381,6 +402,7 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Command<'_>>, ParseError> {
                 Some("count") => DirectMode::Count,
                 Some("record") => DirectMode::Record,
                 Some("empty") => DirectMode::Empty,
+                Some("exit") => DirectMode::Exit,
                 Some(_) => return Err(ParseError::UnknownOption),
                 None => return Err(ParseError::MissingArgument),
             };

@@ -15,7 +15,7 @@
 //! old one is freed with `call_rcu`); detaching only clears its entries'
 //! slot pointers, so teardown never allocates.
 
-use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 use crate::gate::Gate;
 
@@ -25,12 +25,14 @@ use kernel::types::Opaque;
 use crate::addrset;
 use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
 use crate::bindings;
+use crate::btf::Prototypes;
 use crate::command::{CreateOptions, DirectMode, ProbeKind};
 use crate::error::{BStr, Failed};
 use crate::kvec;
 use crate::rcu::{self, RcuBox, RcuOption};
 use crate::recursion::RecursionGuard;
 use crate::registry::Locked;
+use crate::signature::{self, Refusal};
 use crate::trampoline;
 
 /// One traced function of a direct set.
@@ -48,6 +50,9 @@ pub(crate) struct DirectSlot {
     /// Calls ftrace's recursion lock refused (see [`missed`]).
     missed: AtomicU64,
     last_arg: AtomicU64,
+    /// Exit mode: returns counted, and the last return value.
+    exits: AtomicU64,
+    last_ret: AtomicU64,
     gate: *const Gate,
     symbol: KVec<u8>,
     name: Option<KVec<u8>>,
@@ -80,6 +85,16 @@ impl DirectSlot {
     /// The first argument of the last recorded call (record mode).
     pub(crate) fn last_arg(&self) -> u64 {
         self.last_arg.load(Ordering::Relaxed)
+    }
+
+    /// Returns counted (exit mode).
+    pub(crate) fn exits(&self) -> u64 {
+        self.exits.load(Ordering::Relaxed)
+    }
+
+    /// The last return value recorded (exit mode).
+    pub(crate) fn last_ret(&self) -> u64 {
+        self.last_ret.load(Ordering::Relaxed)
     }
 
     /// The symbol.
@@ -123,6 +138,18 @@ impl DirectSlot {
                 };
                 gate.deliver(self.index, &hit);
             }
+        }
+    }
+}
+
+impl DirectSlot {
+    /// Counts a return with its value, while the set's gate is open.
+    #[inline(always)]
+    fn exit_hit(&self, retval: usize) {
+        // SAFETY: By the type invariant `gate` outlives `self`.
+        if unsafe { (*self.gate).is_open() } {
+            self.exits.fetch_add(1, Ordering::Relaxed);
+            self.last_ret.store(retval as u64, Ordering::Relaxed);
         }
     }
 }
@@ -239,6 +266,125 @@ extern "C" fn bp_direct_handle_record(ret_ip: usize, arg0: usize, frame: *const 
     handle(ret_ip, arg0, true, frame);
 }
 
+/// Tasks between the exit trampoline's entry handler and its exit handler:
+/// inside a traced function's body, whose return address is in the
+/// trampoline. The module's text must outlive them all ([`exit_quiesce`]).
+static EXIT_INFLIGHT: AtomicUsize = AtomicUsize::new(0);
+
+/// The entry handler of `bp_direct_tramp_exit` (`rust/helpers.c`): counts
+/// the task in (always, so that [`exit_quiesce`] waits for its return even
+/// when the recursion guard refuses the call), then counts the call as the
+/// record trampoline does.
+#[no_mangle]
+extern "C" fn bp_direct_handle_exit_entry(ret_ip: usize, arg0: usize, frame: *const usize) {
+    EXIT_INFLIGHT.fetch_add(1, Ordering::Relaxed);
+    handle(ret_ip, arg0, true, frame);
+}
+
+/// The exit handler of `bp_direct_tramp_exit`, called when the body has
+/// returned `retval`: counts the return in the function's slot (found again:
+/// the set may have gone while the task was inside), then counts the task
+/// out.
+#[no_mangle]
+extern "C" fn bp_direct_handle_exit_return(ret_ip: usize, retval: usize) {
+    let ip = ret_ip.wrapping_sub(1);
+    if let Some(section) = RecursionGuard::try_lock(ip) {
+        if let Some(slot) = slot_at(&section, ip) {
+            slot.exit_hit(retval);
+        }
+    } else {
+        MISSED.fetch_add(1, Ordering::Relaxed);
+    }
+    EXIT_INFLIGHT.fetch_sub(1, Ordering::Release);
+}
+
+/// At module exit, after every set is detached: makes sure no task is
+/// inside a function the exit trampoline called. The module's pin on itself
+/// ([`exit_attached`]) keeps it from being unloaded while one may be, so
+/// this finds none; should one be there all the same, it waits for it, then
+/// for an RCU-tasks grace period (the trampoline's last instructions),
+/// rather than free the text under it.
+pub(crate) fn exit_quiesce() {
+    let mut waited = 0u32;
+    while EXIT_INFLIGHT.load(Ordering::Acquire) != 0 {
+        if waited % 500 == 0 {
+            pr_info!(
+                "unload waits for {} task(s) still inside functions the exit trampoline called\n",
+                EXIT_INFLIGHT.load(Ordering::Relaxed)
+            );
+        }
+        waited = waited.wrapping_add(1);
+        // SAFETY: Process context (module exit); sleeps 10 ms.
+        unsafe { bindings::bp_sleep_ms(10) };
+    }
+    // SAFETY: Process context; no lock held.
+    unsafe { bindings::bp_synchronize_rcu_tasks() };
+}
+
+/// Sets attached with the exit trampoline.
+static EXIT_SETS: AtomicUsize = AtomicUsize::new(0);
+/// The module holds a reference on itself for the exit trampoline.
+static EXIT_PINNED: AtomicBool = AtomicBool::new(false);
+
+/// A set now calls through the exit trampoline: the module pins itself, so
+/// that it cannot be unloaded (`rmmod` gets `EBUSY`) while a task may be
+/// inside a function the trampoline called, with the trampoline's text on
+/// its stack. A task asleep there can stay for long after its set is gone
+/// (a kernel thread idling in a traced function).
+fn exit_attached() {
+    let _lock = Lock::new();
+    EXIT_SETS.fetch_add(1, Ordering::Relaxed);
+    if !EXIT_PINNED.swap(true, Ordering::Relaxed) {
+        // SAFETY: The module is live (this is its code running).
+        unsafe { bindings::bp_pin_module() };
+    }
+}
+
+/// A set no longer calls through the exit trampoline: once none does and
+/// no task is inside, the pin goes ([`bp_direct_exit_release`], polled).
+fn exit_detached() {
+    {
+        let _lock = Lock::new();
+        EXIT_SETS.fetch_sub(1, Ordering::Relaxed);
+    }
+    // SAFETY: Queues the module's static delayed work (cancelled at exit).
+    unsafe { bindings::bp_exit_release_schedule() };
+}
+
+/// The release poll (`rust/helpers.c` runs it from a delayed work, again
+/// every 100 ms while it says `false`): drops the module's pin once no set
+/// uses the exit trampoline and, after an RCU-tasks grace period for the
+/// instructions a task runs after its exit handler counted it out, no task
+/// is inside a function it called.
+#[no_mangle]
+extern "C" fn bp_direct_exit_release() -> bool {
+    let idle = || EXIT_SETS.load(Ordering::Relaxed) == 0 && EXIT_PINNED.load(Ordering::Relaxed);
+    {
+        let _lock = Lock::new();
+        if !idle() {
+            return true;
+        }
+        if EXIT_INFLIGHT.load(Ordering::Acquire) != 0 {
+            return false;
+        }
+    }
+    // SAFETY: Process context (a work item); no lock held.
+    unsafe { bindings::bp_synchronize_rcu_tasks() };
+    let _lock = Lock::new();
+    if !idle() {
+        return true;
+    }
+    if EXIT_INFLIGHT.load(Ordering::Acquire) != 0 {
+        return false;
+    }
+    EXIT_PINNED.store(false, Ordering::Relaxed);
+    // SAFETY: Drops the reference `exit_attached` took. The module may be
+    // unloaded from now on: its exit cancels this work synchronously, so
+    // it waits until this function and its caller have returned.
+    unsafe { bindings::bp_unpin_module() };
+    true
+}
+
 /// Whether ftrace can trace the function at `addr`: the address of its
 /// ftrace call site if so, else the errno.
 pub(crate) fn traceable(_locked: Locked<'_>, addr: usize) -> Result<usize, i32> {
@@ -291,6 +437,11 @@ pub(crate) struct DirectSet {
     seen: KVVec<usize>,
     mode: AtomicU8,
     attached: AtomicBool,
+    /// The kernel's prototypes, while a set made for the exit trampoline
+    /// is built (see [`crate::signature`]).
+    prototypes: Option<Prototypes>,
+    /// Every function passed the exit trampoline's prototype check.
+    exit_checked: AtomicBool,
 }
 
 // SAFETY: `gate` pointers point into the owning set; the ops is only handed
@@ -335,13 +486,19 @@ impl DirectSet {
     /// No functions yet, attached as `options` say: one ops for all, or
     /// a benchmark baseline (`--fprobe`, `--one-by-one`).
     pub(crate) fn for_options(options: &CreateOptions) -> Self {
-        Self::new(if options.fprobe {
+        let set = Self::new(if options.fprobe {
             Strategy::Fprobe
         } else if options.one_by_one {
             Strategy::OpsPerFunction
         } else {
             Strategy::OneOps
-        })
+        });
+        if options.exit {
+            // `add` keeps only the functions the exit trampoline can call.
+            set.mode.store(DirectMode::Exit as u8, Ordering::Relaxed);
+            set.exit_checked.store(true, Ordering::Relaxed);
+        }
+        set
     }
 
     /// No functions yet.
@@ -360,6 +517,8 @@ impl DirectSet {
             seen: KVVec::new(),
             mode: AtomicU8::new(0),
             attached: AtomicBool::new(false),
+            prototypes: None,
+            exit_checked: AtomicBool::new(false),
         }
     }
 
@@ -388,6 +547,7 @@ impl DirectSet {
         match self.mode.load(Ordering::Relaxed) {
             1 => DirectMode::Record,
             2 => DirectMode::Empty,
+            3 => DirectMode::Exit,
             _ => DirectMode::Count,
         }
     }
@@ -401,6 +561,7 @@ impl DirectSet {
     /// and drops what only the build needed.
     fn prepare(&mut self) -> Result {
         self.seen = KVVec::new();
+        self.prototypes = None;
         if self.strategy == Strategy::OpsPerFunction {
             let mut v = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
             for _ in 0..self.slots.len() {
@@ -454,6 +615,8 @@ impl DirectSet {
                 hits: AtomicU64::new(0),
                 missed: AtomicU64::new(0),
                 last_arg: AtomicU64::new(0),
+                exits: AtomicU64::new(0),
+                last_ret: AtomicU64::new(0),
                 gate,
                 symbol: sym,
                 name,
@@ -570,6 +733,9 @@ impl DirectSet {
             return Err((Error::from_errno(ret), (self.slots.len() == 1).then_some(0)));
         }
         self.attached.store(true, Ordering::Release);
+        if self.mode() == DirectMode::Exit {
+            exit_attached();
+        }
         Ok(())
     }
 
@@ -761,6 +927,8 @@ impl DirectSet {
                     ret
                 );
                 ok = false;
+            } else if self.mode() == DirectMode::Exit {
+                exit_detached();
             }
         }
         self.unindex();
@@ -798,8 +966,29 @@ impl DirectSet {
         }
     }
 
-    /// Switches the live set to another trampoline without detaching.
+    /// Before a switch to the exit trampoline: the first function it
+    /// cannot call, and why (none once every function passed).
+    pub(crate) fn exit_refusal(&self) -> Result<Option<(&[u8], Refusal)>> {
+        if self.exit_checked.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let prototypes = Prototypes::load()?;
+        for s in self.iter() {
+            if let Err(r) = prototypes.check(s.symbol()) {
+                return Ok(Some((s.symbol(), r)));
+            }
+        }
+        self.exit_checked.store(true, Ordering::Relaxed);
+        Ok(None)
+    }
+
+    /// Switches the live set to another trampoline without detaching (to
+    /// the exit trampoline only after [`DirectSet::exit_refusal`] found
+    /// none).
     pub(crate) fn retarget(&self, mode: DirectMode) -> Result {
+        if mode == DirectMode::Exit && !self.exit_checked.load(Ordering::Relaxed) {
+            return Err(EINVAL);
+        }
         if self.strategy == Strategy::Fprobe {
             return Err(EINVAL);
         }
@@ -851,7 +1040,14 @@ impl DirectSet {
                 kernel::error::to_result(ret)?;
             }
         }
+        let was = self.mode();
+        if mode == DirectMode::Exit {
+            exit_attached();
+        }
         self.mode.store(mode as u8, Ordering::Relaxed);
+        if was == DirectMode::Exit {
+            exit_detached();
+        }
         Ok(())
     }
 }
@@ -859,6 +1055,9 @@ impl DirectSet {
 /// Frees the scratch ops' filter and the index on unload; call after every
 /// set is detached.
 pub(crate) fn shutdown() {
+    // SAFETY: Process context; the work is the module's static one.
+    unsafe { bindings::bp_exit_release_cancel() };
+    exit_quiesce();
     // SAFETY: Nothing else uses the scratch ops any more.
     unsafe { bindings::bp_ftrace_scratch_free() };
     let _lock = Lock::new();
@@ -898,6 +1097,24 @@ impl SetBackend for DirectSet {
             Ok(fentry) => fentry,
             Err(errno) => return Ok(Added::Refused(errno, "attach failed (not ftrace-able)")),
         };
+        if self.mode() == DirectMode::Exit {
+            if self.prototypes.is_none() {
+                let p = Prototypes::load().map_err(|e| {
+                    Failed::new(
+                        e,
+                        format_args!(
+                            "the exit trampoline needs the kernel's BTF \
+                             (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): errno {}",
+                            e.to_errno()
+                        ),
+                    )
+                })?;
+                self.prototypes = Some(p);
+            }
+            if let Some(Err(r)) = self.prototypes.as_ref().map(|p| p.check(t.symbol)) {
+                return Ok(Added::Refused(-signature::REFUSED_ERRNO, r.as_str()));
+            }
+        }
         self.push(
             ctx.gate, t.symbol, t.name, addr, size, fentry, t.index, t.explicit,
         )?;
@@ -966,6 +1183,8 @@ impl SetBackend for DirectSet {
                 missed: s.missed(),
                 index: s.index(),
                 last_arg: Some(s.last_arg()),
+                exit: (self.mode() == DirectMode::Exit || s.exits() != 0)
+                    .then(|| (s.exits(), s.last_ret())),
             });
         }
     }

@@ -176,6 +176,7 @@ impl Meta {
             missed,
             index: self.index,
             last_arg: None,
+            exit: None,
         }
     }
 }

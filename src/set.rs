@@ -424,6 +424,30 @@ impl Set {
         let Some(p) = (unsafe { self.probes.get_unguarded() }) else {
             return Ok(());
         };
+        if mode == DirectMode::Exit {
+            let refusal = p.backends.direct.exit_refusal().map_err(|e| {
+                Failed::new(
+                    e,
+                    format_args!(
+                        "set {}: the exit trampoline needs the kernel's BTF \
+                         (/sys/kernel/btf/vmlinux): errno {}",
+                        BStr(&self.name),
+                        e.to_errno()
+                    ),
+                )
+            })?;
+            if let Some((sym, r)) = refusal {
+                return Err(Failed::new(
+                    Error::from_errno(-crate::signature::REFUSED_ERRNO),
+                    format_args!(
+                        "set {}: direct {}: {}",
+                        BStr(&self.name),
+                        BStr(sym),
+                        r.as_str()
+                    ),
+                ));
+            }
+        }
         let gp0 = gpcount::snapshot();
         let res = p.backends.direct.retarget(mode);
         self.timings.gp_retarget.record(gp0);

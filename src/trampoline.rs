@@ -13,6 +13,11 @@
 //! `samples/ftrace/ftrace-direct-multi.c` is; those macros (alternatives
 //! patched at load time among them) exist only in C headers.
 //!
+//! The exit trampoline (`bp_direct_tramp_exit`, mode `exit`) also calls the
+//! traced function's body itself and calls `bp_direct_handle_exit_return`
+//! with its return value before returning to the caller; see its comment in
+//! `rust/helpers.c`, and [`crate::signature`] for the functions it serves.
+//!
 //! There are several, so that a live set can be switched between them with
 //! `modify_ftrace_direct`.
 
@@ -33,6 +38,7 @@ pub(crate) fn addr(mode: DirectMode) -> usize {
         DirectMode::Count => bindings::bp_direct_tramp_count,
         DirectMode::Record => bindings::bp_direct_tramp_record,
         DirectMode::Empty => bindings::bp_direct_tramp_empty,
+        DirectMode::Exit => bindings::bp_direct_tramp_exit,
     };
     f as usize
 }

@@ -92,7 +92,11 @@ impl Set {
                 v.missed
             )
             .and_then(|()| match v.last_arg {
-                Some(a) => writeln!(w, " last_arg={}", Kptr(a)),
+                Some(a) => write!(w, " last_arg={}", Kptr(a)),
+                None => Ok(()),
+            })
+            .and_then(|()| match v.exit {
+                Some((exits, ret)) => writeln!(w, " exits={} last_ret={}", exits, Kptr(ret)),
                 None => writeln!(w),
             });
         });

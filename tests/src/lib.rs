@@ -18,3 +18,6 @@ pub mod addrset;
 
 #[path = "../../src/batchkeys.rs"]
 pub mod batchkeys;
+
+#[path = "../../src/signature.rs"]
+pub mod signature;

@@ -220,6 +220,28 @@ fn set_commands() {
         }))
     );
     assert_eq!(one("flush"), Ok(Some(Command::Flush)));
+    assert_eq!(
+        one("create s --exit --one-by-one"),
+        Ok(Some(Command::Create {
+            set: "s",
+            options: CreateOptions {
+                exit: true,
+                one_by_one: true,
+                ..Default::default()
+            }
+        }))
+    );
+    assert_eq!(
+        one("create s --exit --fprobe"),
+        Err(ParseError::ConflictingOptions)
+    );
+    assert_eq!(
+        one("direct s exit"),
+        Ok(Some(Command::Retarget {
+            set: "s",
+            mode: DirectMode::Exit
+        }))
+    );
     assert_eq!(one("-:s"), Ok(Some(Command::Unstage("s"))));
     assert_eq!(Command::Unstage("s").set(), Some("s"));
     assert_eq!(Command::Unstage("s").to_string(), "-:s");

@@ -108,7 +108,10 @@ fn command_like() -> impl Strategy<Value = String> {
     );
     let create = (
         word,
-        proptest::sample::subsequence(vec!["--noopt", "--one-by-one", "--bare", "--fprobe"], 0..=4),
+        proptest::sample::subsequence(
+            vec!["--noopt", "--one-by-one", "--bare", "--fprobe", "--exit"],
+            0..=5,
+        ),
     )
         .prop_map(|(s, o)| format!("create {s} {}", o.join(" ")));
     let simple = (

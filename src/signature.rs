@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Which functions the direct exit trampoline can call through, from their
+//! prototypes in the kernel's BTF (`/sys/kernel/btf/vmlinux`).
+//!
+//! The exit trampoline calls a traced function's body with its own frame
+//! where the caller's stack arguments were (see `rust/helpers.c`), so it
+//! serves only functions whose arguments all travel in the six argument
+//! registers (x86-64 SysV: an integer, pointer or enum takes one, a struct
+//! or union of up to 16 bytes one or two, a bigger one goes on the stack),
+//! that are not variadic, that return (a task that never leaves the body
+//! would keep the trampoline's module from unloading) and whose BTF
+//! prototype is unambiguous: when several BTF functions share the name,
+//! each must pass. A struct returned in memory takes `rdi` for its hidden
+//! pointer. This is the rule BPF's fexit trampolines applied before they
+//! copied stack arguments.
+//!
+//! Pure logic on the raw BTF bytes (little-endian, as on x86-64), with no
+//! kernel types, so that `tests/` runs it on the host. It never allocates:
+//! the caller gives it room for the type offsets and the function index.
+
+/// The argument registers of x86-64's calling convention.
+pub const ARG_REGS: u32 = 6;
+
+/// Functions that never return, or return only when their thread ends,
+/// refused whatever their prototype: the list BPF's verifier keeps for
+/// fexit, the idle and panic paths, and the kernel threads' main functions
+/// (every kthread created while a set is attached enters `kthread()`, and a
+/// task inside keeps the module from unloading).
+pub const NORETURN: &[&[u8]] = &[
+    b"__ia32_sys_exit",
+    b"__ia32_sys_exit_group",
+    b"__x64_sys_exit",
+    b"__x64_sys_exit_group",
+    b"do_exit",
+    b"do_group_exit",
+    b"do_task_dead",
+    b"kthread_complete_and_exit",
+    b"kthread_exit",
+    b"make_task_dead",
+    b"panic",
+    b"nmi_panic",
+    b"cpu_startup_entry",
+    b"kthread",
+    b"kthreadd",
+    b"worker_thread",
+    b"rescuer_thread",
+    b"smpboot_thread_fn",
+    b"kthread_worker_fn",
+];
+
+/// The x86 system call wrappers (`arch/x86/include/asm/syscall_wrapper.h`):
+/// each takes the one `const struct pt_regs *`. BTF does not always name
+/// them: a `SYSCALL_DEFINE0` wrapper is an alias of its `__do_sys_` body.
+pub const SYSCALL_WRAPPERS: &[&[u8]] = &[
+    b"__x64_sys_",
+    b"__ia32_sys_",
+    b"__x64_compat_sys_",
+    b"__ia32_compat_sys_",
+];
+
+/// The errno of a refusal: operation not supported (for this function).
+pub const REFUSED_ERRNO: i32 = crate::errno::EOPNOTSUPP;
+
+/// Why the exit trampoline cannot serve a function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The BTF has no function of that name.
+    NotInBtf,
+    /// `...`: its arguments are read from the caller's stack.
+    Variadic,
+    /// Its arguments need this many registers, more than six.
+    StackArguments(u32),
+    /// An argument is passed in memory (a struct or union over 16 bytes)
+    /// or in a vector register (a float).
+    ArgumentInMemory,
+    /// It never returns.
+    NoReturn,
+    /// The BTF does not describe it in a way this reads.
+    Unreadable,
+}
+
+impl Refusal {
+    /// What `last_error` and `stats` say.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Refusal::NotInBtf => "not for the exit trampoline (no BTF prototype)",
+            Refusal::Variadic => "not for the exit trampoline (variadic)",
+            Refusal::StackArguments(_) => {
+                "not for the exit trampoline (arguments on the stack: more than 6 registers)"
+            }
+            Refusal::ArgumentInMemory => {
+                "not for the exit trampoline (an argument passed in memory)"
+            }
+            Refusal::NoReturn => {
+                "not for the exit trampoline (never returns, or only when its thread ends)"
+            }
+            Refusal::Unreadable => "not for the exit trampoline (BTF prototype not understood)",
+        }
+    }
+}
+
+const MAGIC: u16 = 0xeb9f;
+const TYPE_LEN: usize = 12;
+
+const KIND_INT: u32 = 1;
+const KIND_PTR: u32 = 2;
+const KIND_ARRAY: u32 = 3;
+const KIND_STRUCT: u32 = 4;
+const KIND_UNION: u32 = 5;
+const KIND_ENUM: u32 = 6;
+const KIND_FWD: u32 = 7;
+const KIND_TYPEDEF: u32 = 8;
+const KIND_VOLATILE: u32 = 9;
+const KIND_CONST: u32 = 10;
+const KIND_RESTRICT: u32 = 11;
+const KIND_FUNC: u32 = 12;
+const KIND_FUNC_PROTO: u32 = 13;
+const KIND_VAR: u32 = 14;
+const KIND_DATASEC: u32 = 15;
+const KIND_FLOAT: u32 = 16;
+const KIND_DECL_TAG: u32 = 17;
+const KIND_TYPE_TAG: u32 = 18;
+const KIND_ENUM64: u32 = 19;
+
+/// The most typedef/qualifier links followed from one type (BTF has no
+/// cycles there, but a corrupt blob must not loop).
+const MAX_CHAIN: usize = 32;
+
+fn u16_at(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+/// One BTF type record.
+#[derive(Clone, Copy)]
+struct Type {
+    name_off: u32,
+    kind: u32,
+    vlen: usize,
+    /// `size` or `type`, by kind.
+    size_or_type: u32,
+    /// Where its trailing data starts, in the type section.
+    extra: usize,
+}
+
+/// A parsed BTF blob: its type and string sections.
+pub struct Btf<'a> {
+    types: &'a [u8],
+    strings: &'a [u8],
+}
+
+impl<'a> Btf<'a> {
+    /// The sections of a raw BTF blob, if its header is sound.
+    pub fn parse(data: &'a [u8]) -> Option<Self> {
+        if u16_at(data, 0)? != MAGIC {
+            return None;
+        }
+        let hdr_len = u32_at(data, 4)? as usize;
+        let type_off = u32_at(data, 8)? as usize;
+        let type_len = u32_at(data, 12)? as usize;
+        let str_off = u32_at(data, 16)? as usize;
+        let str_len = u32_at(data, 20)? as usize;
+        let at = |off: usize, len: usize| {
+            let start = hdr_len.checked_add(off)?;
+            data.get(start..start.checked_add(len)?)
+        };
+        Some(Self {
+            types: at(type_off, type_len)?,
+            strings: at(str_off, str_len)?,
+        })
+    }
+
+    fn type_at(&self, off: usize) -> Option<Type> {
+        let info = u32_at(self.types, off + 4)?;
+        Some(Type {
+            name_off: u32_at(self.types, off)?,
+            kind: (info >> 24) & 0x1f,
+            vlen: (info & 0xffff) as usize,
+            size_or_type: u32_at(self.types, off + 8)?,
+            extra: off + TYPE_LEN,
+        })
+    }
+
+    /// The length of a type record, trailing data included.
+    fn record_len(t: &Type) -> Option<usize> {
+        let extra = match t.kind {
+            KIND_INT | KIND_VAR | KIND_DECL_TAG => 4,
+            KIND_ARRAY => 12,
+            KIND_STRUCT | KIND_UNION | KIND_DATASEC | KIND_ENUM64 => 12 * t.vlen,
+            KIND_ENUM | KIND_FUNC_PROTO => 8 * t.vlen,
+            KIND_PTR | KIND_FWD | KIND_TYPEDEF | KIND_VOLATILE | KIND_CONST | KIND_RESTRICT
+            | KIND_FUNC | KIND_FLOAT | KIND_TYPE_TAG => 0,
+            _ => return None,
+        };
+        Some(TYPE_LEN + extra)
+    }
+
+    /// Walks the type section: `f(id, offset)` for every type (ids from 1).
+    /// `None` if a record is malformed.
+    fn walk(&self, mut f: impl FnMut(u32, usize)) -> Option<u32> {
+        let (mut off, mut id) = (0usize, 0u32);
+        while off < self.types.len() {
+            let t = self.type_at(off)?;
+            id = id.checked_add(1)?;
+            f(id, off);
+            off = off.checked_add(Self::record_len(&t)?)?;
+        }
+        (off == self.types.len()).then_some(id)
+    }
+
+    /// How many types there are (the room [`Btf::offsets`] needs).
+    pub fn count(&self) -> Option<usize> {
+        self.walk(|_, _| {}).map(|n| n as usize)
+    }
+
+    /// Fills `out[id - 1]` with the offset of type `id`; `out` must have
+    /// [`Btf::count`] entries. Then also counts the functions (the room
+    /// [`Btf::index_functions`] needs).
+    pub fn offsets(&self, out: &mut [u32]) -> Option<usize> {
+        let mut ok = true;
+        let mut funcs = 0;
+        self.walk(|id, off| {
+            match out.get_mut(id as usize - 1) {
+                Some(o) => *o = off as u32,
+                None => ok = false,
+            }
+            if self.type_at(off).is_some_and(|t| t.kind == KIND_FUNC) {
+                funcs += 1;
+            }
+        })?;
+        ok.then_some(funcs)
+    }
+
+    fn string(&self, off: u32) -> Option<&'a [u8]> {
+        let rest = self.strings.get(off as usize..)?;
+        let end = rest.iter().position(|&c| c == 0)?;
+        rest.get(..end)
+    }
+
+    fn get(&self, offsets: &[u32], id: u32) -> Option<Type> {
+        let off = *offsets.get((id as usize).checked_sub(1)?)?;
+        self.type_at(off as usize)
+    }
+
+    /// Fills `out` with the ids of every function, sorted by name (so that
+    /// [`Btf::classify`] finds a name by binary search); `out` must have
+    /// the room [`Btf::offsets`] returned.
+    pub fn index_functions(&self, offsets: &[u32], out: &mut [u32]) -> Option<()> {
+        let mut n = 0;
+        for (i, &off) in offsets.iter().enumerate() {
+            if self.type_at(off as usize)?.kind == KIND_FUNC {
+                *out.get_mut(n)? = u32::try_from(i + 1).ok()?;
+                n += 1;
+            }
+        }
+        let out = out.get_mut(..n)?;
+        let name = |id: u32| {
+            self.get(offsets, id)
+                .and_then(|t| self.string(t.name_off))
+                .unwrap_or(b"")
+        };
+        out.sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
+        Some(())
+    }
+
+    /// The registers function `name` needs for its arguments, or why the
+    /// exit trampoline cannot serve it. `funcs` is [`Btf::index_functions`]'
+    /// output.
+    pub fn classify(&self, offsets: &[u32], funcs: &[u32], name: &[u8]) -> Result<u32, Refusal> {
+        if NORETURN.contains(&name) {
+            return Err(Refusal::NoReturn);
+        }
+        if SYSCALL_WRAPPERS.iter().any(|p| name.starts_with(p)) {
+            return Ok(1);
+        }
+        let name_of = |id: u32| {
+            self.get(offsets, id)
+                .and_then(|t| self.string(t.name_off))
+                .unwrap_or(b"")
+        };
+        let from = funcs.partition_point(|&id| name_of(id) < name);
+        let to = funcs.partition_point(|&id| name_of(id) <= name);
+        let same = funcs.get(from..to).unwrap_or(&[]);
+        if same.is_empty() {
+            return Err(Refusal::NotInBtf);
+        }
+        let mut most = 0;
+        for &id in same {
+            let func = self.get(offsets, id).ok_or(Refusal::Unreadable)?;
+            most = most.max(self.prototype_regs(offsets, func.size_or_type)?);
+        }
+        Ok(most)
+    }
+
+    /// The argument registers a FUNC_PROTO needs.
+    fn prototype_regs(&self, offsets: &[u32], proto: u32) -> Result<u32, Refusal> {
+        let p = self.get(offsets, proto).ok_or(Refusal::Unreadable)?;
+        if p.kind != KIND_FUNC_PROTO {
+            return Err(Refusal::Unreadable);
+        }
+        // A struct returned in memory: its address comes in rdi. (Type 0,
+        // void, returns nothing.)
+        let mut regs = match p.size_or_type {
+            0 => 0,
+            ret => match self.regs_of(offsets, ret) {
+                Ok(_) => 0,
+                Err(Refusal::ArgumentInMemory) => 1,
+                Err(e) => return Err(e),
+            },
+        };
+        for i in 0..p.vlen {
+            let ty = u32_at(self.types, p.extra + 8 * i + 4).ok_or(Refusal::Unreadable)?;
+            if ty == 0 {
+                // A trailing "void" parameter is BTF's `...`.
+                return Err(Refusal::Variadic);
+            }
+            regs += self.regs_of(offsets, ty)?;
+        }
+        if regs > ARG_REGS {
+            return Err(Refusal::StackArguments(regs));
+        }
+        Ok(regs)
+    }
+
+    /// The registers an argument of type `id` takes: `Variadic` for void
+    /// (id 0), `ArgumentInMemory` when it goes to the stack.
+    fn regs_of(&self, offsets: &[u32], mut id: u32) -> Result<u32, Refusal> {
+        for _ in 0..MAX_CHAIN {
+            if id == 0 {
+                return Err(Refusal::Variadic);
+            }
+            let t = self.get(offsets, id).ok_or(Refusal::Unreadable)?;
+            match t.kind {
+                KIND_TYPEDEF | KIND_VOLATILE | KIND_CONST | KIND_RESTRICT | KIND_TYPE_TAG => {
+                    id = t.size_or_type;
+                }
+                KIND_PTR => return Ok(1),
+                KIND_INT | KIND_ENUM | KIND_ENUM64 | KIND_STRUCT | KIND_UNION => {
+                    return match t.size_or_type {
+                        0..=8 => Ok(1),
+                        9..=16 => Ok(2),
+                        _ => Err(Refusal::ArgumentInMemory),
+                    };
+                }
+                KIND_FLOAT => return Err(Refusal::ArgumentInMemory),
+                _ => return Err(Refusal::Unreadable),
+            }
+        }
+        Err(Refusal::Unreadable)
+    }
+}

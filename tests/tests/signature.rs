@@ -1,0 +1,240 @@
+//! The exit trampoline's signature rule, on hand-built BTF blobs.
+
+use batchprobe_host_tests::signature::{Btf, Refusal};
+
+/// Builds a little-endian BTF blob: types are pushed as raw records.
+struct Builder {
+    types: Vec<u8>,
+    strings: Vec<u8>,
+    next: u32,
+}
+
+const INT: u32 = 1;
+const PTR: u32 = 2;
+const STRUCT: u32 = 4;
+const TYPEDEF: u32 = 8;
+const CONST: u32 = 10;
+const FUNC: u32 = 12;
+const PROTO: u32 = 13;
+const FLOAT: u32 = 16;
+
+impl Builder {
+    fn new() -> Self {
+        Self {
+            types: Vec::new(),
+            strings: vec![0],
+            next: 1,
+        }
+    }
+
+    fn name(&mut self, s: &str) -> u32 {
+        let off = self.strings.len() as u32;
+        self.strings.extend_from_slice(s.as_bytes());
+        self.strings.push(0);
+        off
+    }
+
+    fn record(
+        &mut self,
+        name: &str,
+        kind: u32,
+        vlen: u32,
+        size_or_type: u32,
+        extra: &[u32],
+    ) -> u32 {
+        let name_off = if name.is_empty() { 0 } else { self.name(name) };
+        for w in [name_off, (kind << 24) | vlen, size_or_type]
+            .iter()
+            .chain(extra)
+        {
+            self.types.extend_from_slice(&w.to_le_bytes());
+        }
+        self.next += 1;
+        self.next - 1
+    }
+
+    fn int(&mut self, name: &str, size: u32) -> u32 {
+        self.record(name, INT, 0, size, &[size * 8])
+    }
+
+    fn strukt(&mut self, name: &str, size: u32) -> u32 {
+        // One member, for a well-formed record.
+        let int = self.int("m", 4);
+        let n = self.name("x");
+        self.record(name, STRUCT, 1, size, &[n, int, 0])
+    }
+
+    /// A function `name` with these parameter types (0: `...`) returning `ret`.
+    fn func(&mut self, name: &str, ret: u32, params: &[u32]) -> u32 {
+        let mut extra = Vec::new();
+        for &p in params {
+            extra.push(0);
+            extra.push(p);
+        }
+        let proto = self.record("", PROTO, params.len() as u32, ret, &extra);
+        self.record(name, FUNC, 0, proto, &[])
+    }
+
+    fn blob(&self) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&0xeb9fu16.to_le_bytes());
+        b.push(1);
+        b.push(0);
+        let hdr = 24u32;
+        for w in [
+            hdr,
+            0,
+            self.types.len() as u32,
+            self.types.len() as u32,
+            self.strings.len() as u32,
+        ] {
+            b.extend_from_slice(&w.to_le_bytes());
+        }
+        b.extend_from_slice(&self.types);
+        b.extend_from_slice(&self.strings);
+        b
+    }
+}
+
+fn classify_all(blob: &[u8], names: &[&str]) -> Vec<Result<u32, Refusal>> {
+    let btf = Btf::parse(blob).expect("header");
+    let n = btf.count().expect("types");
+    let mut offsets = vec![0u32; n];
+    let funcs = btf.offsets(&mut offsets).expect("offsets");
+    let mut index = vec![0u32; funcs];
+    btf.index_functions(&offsets, &mut index).expect("index");
+    names
+        .iter()
+        .map(|f| btf.classify(&offsets, &index, f.as_bytes()))
+        .collect()
+}
+
+fn kernel_like() -> Vec<u8> {
+    let mut b = Builder::new();
+    let int = b.int("int", 4);
+    let long = b.int("long", 8);
+    let u128 = b.int("__int128", 16);
+    let cint = b.record("", CONST, 0, int, &[]);
+    let size_t = b.record("size_t", TYPEDEF, 0, long, &[]);
+    let ptr = b.record("", PTR, 0, cint, &[]);
+    let s16 = b.strukt("pair", 16);
+    let s24 = b.strukt("triple", 24);
+    let float = b.record("float", FLOAT, 0, 4, &[]);
+    b.func("two", int, &[int, ptr]);
+    b.func("none", 0, &[]);
+    b.func("variadic", int, &[ptr, 0]);
+    b.func("six", long, &[int, long, size_t, ptr, cint, long]);
+    b.func("seven", long, &[int, long, size_t, ptr, cint, long, int]);
+    b.func("pair_by_value", int, &[s16, long, long, long, long]);
+    b.func("pair_too_many", int, &[s16, long, long, long, long, long]);
+    b.func("big_by_value", int, &[s24]);
+    b.func("returns_big", s24, &[long, long, long, long, long]);
+    b.func(
+        "returns_big_six",
+        s24,
+        &[long, long, long, long, long, long],
+    );
+    b.func("wide", int, &[u128, u128, u128]);
+    b.func("floaty", int, &[float]);
+    b.func("dup", int, &[int]);
+    b.func("dup", int, &[int, int, int, int, int, int, int]);
+    b.func("do_exit", 0, &[long]);
+    b.blob()
+}
+
+#[test]
+fn registers_and_refusals() {
+    let blob = kernel_like();
+    let names = [
+        "two",
+        "none",
+        "variadic",
+        "six",
+        "seven",
+        "pair_by_value",
+        "pair_too_many",
+        "big_by_value",
+        "returns_big",
+        "returns_big_six",
+        "wide",
+        "floaty",
+        "dup",
+        "do_exit",
+        "missing",
+        "",
+        "__x64_sys_getppid",
+        "__x64_sys_exit",
+    ];
+    let got = classify_all(&blob, &names);
+    let want = [
+        Ok(2),
+        Ok(0),
+        Err(Refusal::Variadic),
+        Ok(6),
+        Err(Refusal::StackArguments(7)),
+        Ok(6),
+        Err(Refusal::StackArguments(7)),
+        Err(Refusal::ArgumentInMemory),
+        Ok(6),
+        Err(Refusal::StackArguments(7)),
+        Ok(6),
+        Err(Refusal::ArgumentInMemory),
+        Err(Refusal::StackArguments(7)),
+        Err(Refusal::NoReturn),
+        Err(Refusal::NotInBtf),
+        Err(Refusal::NotInBtf),
+        Ok(1),
+        Err(Refusal::NoReturn),
+    ];
+    assert_eq!(names.len(), want.len());
+    for ((n, g), w) in names.iter().zip(&got).zip(&want) {
+        assert_eq!(g, w, "{n}");
+    }
+}
+
+#[test]
+fn bad_blobs_are_refused_not_panicked_on() {
+    assert!(Btf::parse(&[]).is_none());
+    assert!(Btf::parse(&[0x9f, 0xeb, 1, 0]).is_none());
+    let mut blob = kernel_like();
+    // A header pointing past the end.
+    let mut bad = blob.clone();
+    bad[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert!(Btf::parse(&bad).is_none());
+    // A type section cut mid-record: the walk fails.
+    let types_len = u32::from_le_bytes(blob[12..16].try_into().unwrap());
+    blob[12..16].copy_from_slice(&(types_len - 5).to_le_bytes());
+    let btf = Btf::parse(&blob).expect("header still fits");
+    assert!(btf.count().is_none());
+}
+
+#[test]
+fn random_blobs_never_panic() {
+    let good = kernel_like();
+    let mut seed = 0x2545f4914f6cdd1du64;
+    for round in 0..20_000 {
+        let mut blob = good.clone();
+        for _ in 0..1 + round % 8 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let at = (seed as usize) % blob.len();
+            blob[at] = (seed >> 32) as u8;
+        }
+        let Some(btf) = Btf::parse(&blob) else {
+            continue;
+        };
+        let Some(n) = btf.count() else { continue };
+        let mut offsets = vec![0u32; n];
+        let Some(funcs) = btf.offsets(&mut offsets) else {
+            continue;
+        };
+        let mut index = vec![0u32; funcs];
+        if btf.index_functions(&offsets, &mut index).is_none() {
+            continue;
+        }
+        for name in ["two", "six", "dup", "variadic", "x"] {
+            let _ = btf.classify(&offsets, &index, name.as_bytes());
+        }
+    }
+}
