@@ -8,7 +8,9 @@
 # BP_BENCH_SIZES ("64 256 1024 4096"), BP_BENCH_BUDGET_S (60: a method skips an
 # N whose one run would take longer), BP_BENCH_ENTRY_SIZES ("256 1024 4096 all"),
 # BP_BENCH_ONLY=entry (only the +0 entry-probe comparison and per-hit costs,
-# reported in BENCHMARKS-entry.md), plus run-qemu.sh's BP_SMP, BP_ACCEL,
+# reported in BENCHMARKS-entry.md), BP_BENCH_EXIT_SIZES ("256 1000 all"),
+# BP_BENCH_ONLY=exit (only entry + exit, on kernels with BTF: the distro
+# flavor; BENCHMARKS-exit.md), plus run-qemu.sh's BP_SMP, BP_ACCEL,
 # BP_TCG_THREAD, BP_TIMEOUT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -27,7 +29,7 @@ for f in $flavors; do
     "$BP_ROOT/scripts/build-initramfs.sh" "$out/initramfs.cpio.gz" "$ko" "$kdir"
     logf=$out/console.log
     args=bp.mode=bench
-    for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES ONLY; do
+    for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES ONLY; do
         eval "val=\${BP_BENCH_$v:-}"
         [ -n "$val" ] && args="$args bp.bench_$v=${val// /,}"
     done

@@ -157,7 +157,7 @@ check)
     ;;
 bench)
     args=bp.mode=bench
-    for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES ONLY; do
+    for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES ONLY; do
         eval "val=\${BP_BENCH_$v:-}"
         # shellcheck disable=SC2154
         [ -n "$val" ] && args="$args bp.bench_$v=$(echo "$val" | tr ' ' ,)"

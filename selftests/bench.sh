@@ -194,6 +194,98 @@ entry_probes() {
     done
 }
 
+# Entry and exit on the same N functions, four ways:
+#   exit                    one set made with --exit: the exit trampoline on
+#                           all N, one ftrace_ops, one patching pass
+#   fprobe-exit             p: and r: lines: the set's fprobe with entry and
+#                           exit handlers (rethook)
+#   entry-kretprobe         d: (direct entry) plus r!: (a kretprobe) per
+#                           function; the kretprobes arm at enable
+#   exit-ops-per-function   --exit --one-by-one: one ops (and patching pass,
+#                           and two RCU-tasks grace periods to detach) each
+# The functions: entry_candidates' (ftrace-able, kprobe-able, unique
+# names) that the exit trampoline accepts (a --exit glob set keeps exactly
+# those), not x64_sys_call (the shells above would sleep in wait4 through
+# it). "all": every such function. attach is the wall time of the write
+# `create S; enable S`, detach that of `unregister S --sync`.
+EXIT_SIZES=${BP_BENCH_EXIT_SIZES:-"256 1000 all"}
+exit_candidates() {
+    entry_candidates
+    bp_ctl 'd:xacc * skip=x64_sys_call\ncreate xacc --exit\n' || return 1
+    awk '$1 == "set" { s = ($2 == "xacc"); next } s && $1 == "direct" { sub(/\+0$/, "", $3); print $3 }' \
+        $BP_DEBUGFS/stats > /tmp/bp-exit-ok
+    bp_ctl 'unregister xacc --sync\n'
+    grep -xF -f /tmp/bp-exit-ok /tmp/bp-entry-candidates > /tmp/bp-exit-candidates
+    echo "BENCHINFO exit_candidates=$(wc -l < /tmp/bp-exit-candidates)"
+}
+
+exit_run() { # method n run
+    head -n "$2" /tmp/bp-exit-candidates > /tmp/bp-exit-n
+    set=x$3 opts=
+    case $1 in
+        exit) fmt='d:%s %s\n'; opts=--exit ;;
+        exit-ops-per-function) fmt='d:%s %s\n'; opts='--exit --one-by-one' ;;
+        entry-kretprobe) fmt='d:%s %s\nr!:%s/r%d %s\n' ;;
+        fprobe-exit) fmt='p:%s %s\nr:%s/r%d %s\n' ;;
+    esac
+    awk -v f="$fmt" -v s=$set '{ printf f, s, $1, s, NR, $1 }' /tmp/bp-exit-n > /tmp/bp-exit-lines
+    bpwrite $BP_DEBUGFS/control < /tmp/bp-exit-lines || { cat $BP_DEBUGFS/last_error; return 1; }
+    ns=$(bptime sh -c ". ./bp_lib.sh; bp_ctl 'create $set $opts\nenable $set\n'") ||
+        { cat $BP_DEBUGFS/last_error; return 1; }
+    got=$(($(bp_field $set direct) + $(bp_field $set fprobes)))
+    echo "BENCH method=$1 n=$2 run=$3 phase=attach ns=$ns got=$got"
+    ns=$(bptime sh -c ". ./bp_lib.sh; bp_ctl 'unregister $set --sync\n'")
+    echo "BENCH method=$1 n=$2 run=$3 phase=detach ns=$ns got=$got"
+    for p in register enable teardown; do
+        echo "BENCHGP method=$1 n=$2 run=$3 phase=$p gp=$(bp_gps $set $p)"
+    done
+}
+
+exit_probes() {
+    exit_candidates || return 0
+    r=0
+    for n in $EXIT_SIZES; do
+        [ "$n" = all ] && n=$(wc -l < /tmp/bp-exit-candidates)
+        for m in exit fprobe-exit entry-kretprobe exit-ops-per-function; do
+            v=$(echo "$m" | tr - _)
+            eval "pn=\${last_n_$v:-0} ps=\${last_s_$v:-0}"
+            # The slow baselines past the N where one run (attach and
+            # detach) would take minutes here: projected from the largest
+            # N they ran.
+            if [ "$pn" -gt 0 ]; then
+                projected=$(awk -v s="$ps" -v a="$pn" -v b="$n" 'BEGIN { printf "%d", s * b / a }')
+                if [ "$projected" -gt "$BUDGET_S" ]; then
+                    echo "BENCH method=$m n=$n status=over-budget projected_s=$projected"
+                    continue
+                fi
+            fi
+            r=$((r + 1))
+            t0=$(now)
+            exit_run "$m" "$n" "$r"
+            eval "last_n_$v=$n last_s_$v=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%d", b - a + 0.999 }')"
+        done
+    done
+}
+
+# Per call on getppid: entry + exit each way, and entry only, against no
+# probe at all.
+per_call_exit() {
+    for r in $(seq 1 "$RUNS"); do
+        echo "BENCH method=no-probe n=1 run=$r phase=per_call ns=$(bphit $HITS)"
+        for m in "exit d --exit" "direct-entry d" "fprobe-exit p" "entry-kretprobe d"; do
+            set -- $m
+            case $1 in
+                fprobe-exit) lines='p:hx __x64_sys_getppid\nr:hx/r __x64_sys_getppid\n' ;;
+                entry-kretprobe) lines='d:hx __x64_sys_getppid\nr!:hx/r __x64_sys_getppid\n' ;;
+                *) lines='d:hx __x64_sys_getppid\n' ;;
+            esac
+            bp_ctl "${lines}create hx ${3:-}\nenable hx\n"
+            echo "BENCH method=$1 n=1 run=$r phase=per_call ns=$(bphit $HITS)"
+            bp_ctl "unregister hx --sync\n"
+        done
+    done
+}
+
 method() { # name runner [create options] [sizes] [runs] [budget_s]
     name=$1 runner=$2 opts=${3:-} sizes=${4:-$SIZES} runs=${5:-$RUNS} budget=${6:-$BUDGET_S}
     prev_n=0 prev_s=0
@@ -275,6 +367,7 @@ echo "BENCHINFO vcpus=$(grep -c ^processor /proc/cpuinfo)"
 echo "BENCHINFO runs=$RUNS"
 echo "BENCHINFO direct_runs=$DIRECT_RUNS"
 echo "BENCHINFO big_runs=$BIG_RUNS"
+echo "BENCHINFO budget_s=$BUDGET_S"
 echo "BENCHINFO text_symbols=$(grep -ci ' t ' /proc/kallsyms)"
 echo "BENCHINFO ftrace_functions=$(wc -l < $T/available_filter_functions)"
 if [ -e /proc/lockdep ]; then echo "BENCHINFO lockdep=on"; else echo "BENCHINFO lockdep=off"; fi
@@ -285,7 +378,17 @@ DIRECT_SIZES=$(echo "$DIRECT_SIZES" | sed "s/all/$(wc -l < $T/available_filter_f
 # kernel log, where the host looks for warnings and splats.
 dmesg -n 2
 insmod "$BP_KO" || exit 1
-# BP_BENCH_ONLY=entry: only the entry-probe comparison and the per-hit costs.
+# BP_BENCH_ONLY=entry: only the entry-probe comparison and the per-hit
+# costs; BP_BENCH_ONLY=exit: only entry + exit (on a kernel with BTF).
+if [ "${BP_BENCH_ONLY:-}" = exit ]; then
+    exit_probes
+    per_call_exit
+    rmmod batchprobe
+    dmesg -n 7
+    dmesg
+    echo "BENCHDONE"
+    exit 0
+fi
 if [ "${BP_BENCH_ONLY:-}" != entry ]; then
 echo 1 > /proc/sys/debug/kprobes-optimization
 method tracefs tracefs_run
@@ -304,6 +407,10 @@ per_hit
 if [ "${BP_BENCH_ONLY:-}" != entry ]; then
 per_hit_direct
 per_hit_offset
+if [ -r /sys/kernel/btf/vmlinux ]; then
+    exit_probes
+    per_call_exit
+fi
 fi
 rmmod batchprobe
 dmesg -n 7

@@ -34,6 +34,14 @@ const PHASES: [&str; 8] = [
     "unregister_complete",
 ];
 const PLOTTED: [&str; 4] = ["register", "enable", "disable", "unregister_complete"];
+/// Entry + exit on the same N functions (`exit_probes` in selftests/bench.sh).
+const EXIT_METHODS: [&str; 4] = [
+    "exit",
+    "fprobe-exit",
+    "entry-kretprobe",
+    "exit-ops-per-function",
+];
+const EXIT_PHASES: [&str; 2] = ["attach", "detach"];
 const DIRECT_METHODS: [&str; 3] = ["direct-ops-per-function", "fprobe", "direct"];
 const DIRECT_PHASES: [&str; 6] = [
     "register",
@@ -308,6 +316,7 @@ fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavor: &str) ->
     }
     direct_section(&mut o, b, sum, gp);
     entry_section(&mut o, b, sum);
+    exit_section(&mut o, b, sum);
     gp_section(&mut o, gp);
     per_hit(&mut o, sum);
     // Every heading one level down: the flavor's section sits in the report.
@@ -451,6 +460,108 @@ fn entry_section(o: &mut String, b: &Bench, sum: &Summary) {
                 fmt_ms(k),
                 fmt_ms(a),
                 if r >= want { "met" } else { "not met" }
+            );
+        }
+    }
+    o.push('\n');
+}
+
+fn exit_section(o: &mut String, b: &Bench, sum: &Summary) {
+    if !sum
+        .keys()
+        .any(|k| EXIT_METHODS.contains(&k.0.as_str()) && k.1 != "per_call")
+    {
+        return;
+    }
+    let info = |k: &str| b.info.get(k).cloned().unwrap_or_else(|| "?".into());
+    let _ = writeln!(
+        o,
+        "## Entry and exit on N functions\n\nThe same N functions each way: ftrace-able, \
+         kprobe-able, unique names, that the exit trampoline accepts ({} such functions \
+         here). `exit` is one batchprobe set made with `--exit`: the entry + exit \
+         trampoline on all N, one `ftrace_ops`, one `register_ftrace_direct` (one \
+         text-patching pass). `fprobe-exit` is a set of `p:` and `r:` lines: its fprobe \
+         with entry and exit handlers (rethook). `entry-kretprobe` is a direct entry \
+         (`d:`) plus a kretprobe (`r!:`) per function, armed at `enable` (ftrace-based \
+         kprobes at +0: one filter update and patching pass each). \
+         `exit-ops-per-function` is the exit trampoline with one `ftrace_ops` per \
+         function. `attach` is the wall time of the write `create; enable`, `detach` \
+         that of `unregister --sync`. Over budget: projected past {} s for one run.\n",
+        info("exit_candidates"),
+        info("budget_s")
+    );
+    phase_table(
+        o,
+        b,
+        sum,
+        "Entry + exit phase times, ms: median [min–max]",
+        &EXIT_METHODS,
+        &EXIT_PHASES,
+    );
+    // How many times longer each way takes than `exit` (the reverse of
+    // speedup_table's base / method).
+    let ns = sizes(sum, b, &EXIT_METHODS);
+    let has = |m: &str, p: &str, n| median(sum, m, p, n).is_some();
+    let cell = |m: &str, p: &str, n| match speedup(median(sum, m, p, n), median(sum, "exit", p, n))
+    {
+        Some(r) => format!("{r:.1}×"),
+        None => "–".into(),
+    };
+    table(
+        o,
+        "Speed-up of `exit` over each way (method median / exit median)",
+        &ns,
+        (&EXIT_METHODS[1..], &EXIT_PHASES),
+        has,
+        cell,
+    );
+    let x1000 = median(sum, "exit", "attach", 1000);
+    let k1000 = median(sum, "entry-kretprobe", "attach", 1000);
+    let f1000 = median(sum, "fprobe-exit", "attach", 1000);
+    if x1000.is_some() && (k1000.is_some() || f1000.is_some()) {
+        let _ = writeln!(o, "Goals (attach 1000):\n");
+    }
+    if let (Some(x), Some(k)) = (x1000, k1000) {
+        let r = k / x;
+        let _ = writeln!(
+            o,
+            "- vs entry + 1000 kretprobes: {} ms vs {} ms = **{r:.0}×** (goal ≥ 10×: {}).",
+            fmt_ms(x),
+            fmt_ms(k),
+            if r >= 10.0 { "met" } else { "not met" }
+        );
+    }
+    if let (Some(x), Some(f)) = (x1000, f1000) {
+        let _ = writeln!(
+            o,
+            "- vs fprobe entry + exit: {} ms vs {} ms (goal: no slower: {}).",
+            fmt_ms(x),
+            fmt_ms(f),
+            if x <= f { "met" } else { "not met" }
+        );
+    }
+    let _ = writeln!(
+        o,
+        "\nPer call on `getppid()` (a tight loop), each way on `__x64_sys_getppid` alone, \
+         against the unprobed call; `direct-entry` is the entry-only counting trampoline:\n\n\
+         | config | ns per call: median [min–max] | × unprobed |\n| --- | ---: | ---: |"
+    );
+    let base = sum
+        .get(&("no-probe".to_string(), "per_call".to_string(), 1))
+        .map(|(s, _, _)| s.median);
+    for m in [
+        "no-probe",
+        "direct-entry",
+        "exit",
+        "fprobe-exit",
+        "entry-kretprobe",
+    ] {
+        if let Some((s, _, _)) = sum.get(&(m.to_string(), "per_call".to_string(), 1)) {
+            let ratio = base.map_or("–".to_string(), |b| format!("{:.2}×", s.median / b));
+            let _ = writeln!(
+                o,
+                "| {m} | {:.0} [{}–{}] | {ratio} |",
+                s.median, s.min, s.max
             );
         }
     }
@@ -827,6 +938,16 @@ fn direct_methods_at(f: &Flavor, phase: &str, n: u64) -> String {
 }
 
 /// `kprobes / fprobe (ratio)`: arm + disarm of N +0 entry probes.
+fn exit_methods_at(f: &Flavor, phase: &str, n: u64) -> String {
+    let ms = |m: &str| median(&f.sum, m, phase, n).map_or("–".into(), fmt_ms);
+    format!(
+        "{} / {} / {}",
+        ms("exit"),
+        ms("fprobe-exit"),
+        ms("entry-kretprobe")
+    )
+}
+
 fn entry_at(f: &Flavor, n: u64) -> Option<String> {
     let k = arm_disarm(&f.sum, "entry-kprobe", n)?;
     let a = arm_disarm(&f.sum, "entry-auto", n)?;
@@ -861,7 +982,7 @@ fn document(flavors: &[Flavor], a: &Args) -> String {
     }
     o.push('\n');
     type Cell = fn(&Flavor) -> Option<String>;
-    let rows: [(&str, Cell); 10] = [
+    let rows: [(&str, Cell); 12] = [
         (
             "remove 256 kprobes, ms: tracefs / batchprobe (ratio)",
             |f| {
@@ -909,6 +1030,14 @@ fn document(flavors: &[Flavor], a: &Args) -> String {
             "+0 entry probes, arm + disarm 4096, ms: kprobes / fprobe (ratio)",
             |f| entry_at(f, 4096),
         ),
+        (
+            "entry + exit attach 1000, ms: exit / fprobe / entry + kretprobes",
+            |f| Some(exit_methods_at(f, "attach", 1000)),
+        ),
+        (
+            "entry + exit detach 1000, ms: exit / fprobe / entry + kretprobes",
+            |f| Some(exit_methods_at(f, "detach", 1000)),
+        ),
     ];
     // A row no flavor measured (a partial run) is left out.
     let measured = |c: &Option<String>| c.as_deref().is_some_and(|c| c != "– / – / –");
@@ -944,8 +1073,9 @@ fn document(flavors: &[Flavor], a: &Args) -> String {
          make bench   # builds the bench kernel once (~6 min), then one boot per flavor, each \
          ~10-15 min under TCG; BP_BENCH_FLAVORS (\"bench distro\"), BP_BENCH_RUNS, \
          BP_BENCH_SIZES, BP_BENCH_DIRECT_RUNS, BP_BENCH_DIRECT_SIZES, BP_BENCH_BUDGET_S, \
-         BP_BENCH_ENTRY_SIZES, BP_SMP, BP_ACCEL=kvm; BP_BENCH_ONLY=entry: only the +0 entry \
-         comparison and per-hit costs, into BENCHMARKS-entry.md\n```\n\n\
+         BP_BENCH_ENTRY_SIZES, BP_BENCH_EXIT_SIZES, BP_SMP, BP_ACCEL=kvm; BP_BENCH_ONLY=entry: \
+         only the +0 entry comparison and per-hit costs, into BENCHMARKS-entry.md; \
+         BP_BENCH_ONLY=exit: only entry + exit (kernels with BTF), into BENCHMARKS-exit.md\n```\n\n\
          `make bench` writes `out/bench/FLAVOR/{{raw.txt,console.log,results.csv,results.json}}` \
          and the plots, and rewrites this file and the plots in `docs/`."
     );
