@@ -5,10 +5,48 @@
 //! asked which functions the trampoline can call ([`crate::signature`]
 //! has the rule and the parsing; this is the kernel side).
 
+use core::cell::UnsafeCell;
+
 use kernel::prelude::*;
 
 use crate::bindings;
+use crate::registry::Locked;
 use crate::signature::{Btf, Refusal};
+
+/// The prototypes, read on first use and kept until the module goes: the
+/// kernel's BTF does not change, and reading and indexing it costs more
+/// than a small set's whole attach.
+///
+/// # Invariants
+///
+/// Accessed only with the registry lock held, or at module exit.
+struct Cache(UnsafeCell<Option<Prototypes>>);
+
+// SAFETY: The registry lock serialises every access (type invariant).
+unsafe impl Sync for Cache {}
+
+static CACHE: Cache = Cache(UnsafeCell::new(None));
+
+/// Why the exit trampoline cannot call `name` (`Ok(None)`: it can), from
+/// the cached prototypes, read first if need be (`ENOENT` on a kernel
+/// without BTF). `_locked` proves the registry lock held.
+pub(crate) fn refusal(_locked: Locked<'_>, name: &[u8]) -> Result<Option<Refusal>> {
+    // SAFETY: The registry lock, proven by `_locked`, serialises every
+    // access to the cache.
+    let slot = unsafe { &mut *CACHE.0.get() };
+    let p = match slot {
+        Some(p) => p,
+        None => slot.insert(Prototypes::load()?),
+    };
+    Ok(p.check(name).err())
+}
+
+/// Frees the cached prototypes. Call at module exit, once nothing else
+/// can use them.
+pub(crate) fn drop_cache() {
+    // SAFETY: Module exit: no command can run any more.
+    drop(unsafe { (*CACHE.0.get()).take() });
+}
 
 /// The vmlinux BTF, with its type offsets and its functions sorted by name.
 ///

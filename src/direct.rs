@@ -25,7 +25,7 @@ use kernel::types::Opaque;
 use crate::addrset;
 use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
 use crate::bindings;
-use crate::btf::Prototypes;
+use crate::btf;
 use crate::command::{CreateOptions, DirectMode, ProbeKind};
 use crate::error::{BStr, Failed};
 use crate::kvec;
@@ -437,9 +437,6 @@ pub(crate) struct DirectSet {
     seen: KVVec<usize>,
     mode: AtomicU8,
     attached: AtomicBool,
-    /// The kernel's prototypes, while a set made for the exit trampoline
-    /// is built (see [`crate::signature`]).
-    prototypes: Option<Prototypes>,
     /// Every function passed the exit trampoline's prototype check.
     exit_checked: AtomicBool,
 }
@@ -517,7 +514,6 @@ impl DirectSet {
             seen: KVVec::new(),
             mode: AtomicU8::new(0),
             attached: AtomicBool::new(false),
-            prototypes: None,
             exit_checked: AtomicBool::new(false),
         }
     }
@@ -561,7 +557,6 @@ impl DirectSet {
     /// and drops what only the build needed.
     fn prepare(&mut self) -> Result {
         self.seen = KVVec::new();
-        self.prototypes = None;
         if self.strategy == Strategy::OpsPerFunction {
             let mut v = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
             for _ in 0..self.slots.len() {
@@ -968,13 +963,12 @@ impl DirectSet {
 
     /// Before a switch to the exit trampoline: the first function it
     /// cannot call, and why (none once every function passed).
-    pub(crate) fn exit_refusal(&self) -> Result<Option<(&[u8], Refusal)>> {
+    pub(crate) fn exit_refusal(&self, locked: Locked<'_>) -> Result<Option<(&[u8], Refusal)>> {
         if self.exit_checked.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        let prototypes = Prototypes::load()?;
         for s in self.iter() {
-            if let Err(r) = prototypes.check(s.symbol()) {
+            if let Some(r) = btf::refusal(locked, s.symbol())? {
                 return Ok(Some((s.symbol(), r)));
             }
         }
@@ -1058,6 +1052,7 @@ pub(crate) fn shutdown() {
     // SAFETY: Process context; the work is the module's static one.
     unsafe { bindings::bp_exit_release_cancel() };
     exit_quiesce();
+    btf::drop_cache();
     // SAFETY: Nothing else uses the scratch ops any more.
     unsafe { bindings::bp_ftrace_scratch_free() };
     let _lock = Lock::new();
@@ -1098,20 +1093,17 @@ impl SetBackend for DirectSet {
             Err(errno) => return Ok(Added::Refused(errno, "attach failed (not ftrace-able)")),
         };
         if self.mode() == DirectMode::Exit {
-            if self.prototypes.is_none() {
-                let p = Prototypes::load().map_err(|e| {
-                    Failed::new(
-                        e,
-                        format_args!(
-                            "the exit trampoline needs the kernel's BTF \
-                             (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): errno {}",
-                            e.to_errno()
-                        ),
-                    )
-                })?;
-                self.prototypes = Some(p);
-            }
-            if let Some(Err(r)) = self.prototypes.as_ref().map(|p| p.check(t.symbol)) {
+            let refusal = btf::refusal(ctx.locked, t.symbol).map_err(|e| {
+                Failed::new(
+                    e,
+                    format_args!(
+                        "the exit trampoline needs the kernel's BTF \
+                         (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): errno {}",
+                        e.to_errno()
+                    ),
+                )
+            })?;
+            if let Some(r) = refusal {
                 return Ok(Added::Refused(-signature::REFUSED_ERRNO, r.as_str()));
             }
         }

@@ -425,7 +425,7 @@ impl Set {
             return Ok(());
         };
         if mode == DirectMode::Exit {
-            let refusal = p.backends.direct.exit_refusal().map_err(|e| {
+            let refusal = p.backends.direct.exit_refusal(_locked).map_err(|e| {
                 Failed::new(
                     e,
                     format_args!(
