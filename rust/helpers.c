@@ -42,20 +42,26 @@ void bp_unpin_module(void)
 
 /*
  * The exit trampoline's release poll (src/direct.rs): runs the Rust
- * bp_direct_exit_release() until it is done, every 100 ms.
+ * bp_direct_exit_release() until it is done, after 100 ms, then backing
+ * off to every 5 s (a task can stay inside for good).
  */
 bool bp_direct_exit_release(void);	/* Rust, src/direct.rs */
 static void bp_exit_release_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(bp_exit_release_work, bp_exit_release_fn);
 
+static unsigned long bp_exit_release_delay;
+
 static void bp_exit_release_fn(struct work_struct *work)
 {
-	if (!bp_direct_exit_release())
-		schedule_delayed_work(&bp_exit_release_work, HZ / 10);
+	if (bp_direct_exit_release())
+		return;
+	bp_exit_release_delay = clamp(bp_exit_release_delay * 2, HZ / 10, 5 * HZ);
+	schedule_delayed_work(&bp_exit_release_work, bp_exit_release_delay);
 }
 
 void bp_exit_release_schedule(void)
 {
+	bp_exit_release_delay = 0;
 	mod_delayed_work(system_wq, &bp_exit_release_work, 0);
 }
 
@@ -390,8 +396,9 @@ long bp_btf_vmlinux_read(void **buf)
 	ssize_t ret;
 
 	*buf = NULL;
-	ret = kernel_read_file_from_path("/sys/kernel/btf/vmlinux", 0, buf, INT_MAX,
-					 &size, READING_UNKNOWN);
+	/* In the initial mount namespace: a writer's chroot may lack /sys. */
+	ret = kernel_read_file_from_path_initns("/sys/kernel/btf/vmlinux", 0, buf, INT_MAX,
+						&size, READING_UNKNOWN);
 	if (ret >= 0 && (size_t)ret != size) {
 		vfree(*buf);
 		*buf = NULL;

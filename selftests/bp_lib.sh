@@ -198,9 +198,9 @@ bp_hex() {
 }
 # bp_wait_unpinned [SECONDS]: after its last exit-trampoline set is gone,
 # batchprobe drops its pin on itself once no task is inside a function the
-# trampoline called (polled every 100 ms); waits for that (default 10 s).
+# trampoline called (polled, backing off from 100 ms to 5 s); waits for that (default 20 s).
 bp_wait_unpinned() {
-    i=$((${1:-10} * 10))
+    i=$((${1:-20} * 10))
     while [ "$(cat /sys/module/batchprobe/refcnt 2>/dev/null || echo 0)" -ne 0 ] && [ "$i" -gt 0 ]; do
         usleep 100000
         i=$((i - 1))

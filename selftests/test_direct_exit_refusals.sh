@@ -11,7 +11,7 @@
 # is refused the same way, and the set keeps its trampoline.
 . ./bp_lib.sh
 bp_need_btf
-ktap_plan 16
+ktap_plan 17
 EOPNOTSUPP=95
 base=$(direct_attached)
 says() { grep -q "$1" $BP_DEBUGFS/last_error || { cat $BP_DEBUGFS/last_error; return 1; }; }
@@ -33,6 +33,16 @@ bp_expect_err "stack_arguments_einval" $EOPNOTSUPP 'd:r2/x do_mmap\ncreate r2 --
 ktap_check "stack_arguments_named" says 'do_mmap.*arguments on the stack'
 bp_expect_err "noreturn_einval" $EOPNOTSUPP 'd:r3/x do_exit\ncreate r3 --exit\n'
 ktap_check "noreturn_named" says 'do_exit.*never returns'
+# A name the kernel has twice (two static functions): BTF may hold only
+# one of their prototypes, so neither is taken.
+D=$(grep -i ' t ' /proc/kallsyms | grep -v '\[' | awk '{ print $3 }' | sort | uniq -d |
+    grep -xF -f - /sys/kernel/tracing/available_filter_functions | grep -v '\.' | head -1)
+if [ -n "$D" ]; then
+    echo "# a name kallsyms has twice: $D"
+    bp_expect_err "same_name_twice_refused" $EOPNOTSUPP "d:r5/x $D\ncreate r5 --exit\n"
+else
+    ktap_skip "same_name_twice_refused" "no ftrace-able name twice in kallsyms"
+fi
 ktap_check "nothing_attached_after_refusals" test "$(direct_attached)" -eq "$base"
 # A glob: the *printf* functions ftrace can trace that take a va_list (a
 # pointer) are kept, the variadic ones skipped, $V among them.

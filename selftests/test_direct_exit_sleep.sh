@@ -42,12 +42,9 @@ ktap_check "sleeper_returns_through_the_trampoline" test $? -eq 0
 ns=$(cat /tmp/bp-exit-sleep.ns); ns=${ns:-0}
 echo "# the sleeper slept $((ns / 1000000)) ms"
 ktap_check "sleeper_slept_its_time" test "$ns" -ge 3000000000
-# The pin goes once no task is inside (a poll every 100 ms, after an
-# RCU-tasks grace period for the trampoline's last instructions).
-for i in $(seq 1 100); do
-    [ "$(refcnt)" -eq 0 ] && break
-    usleep 100000
-done
-ktap_check "pin_released_after_the_sleeper_left" test "$(refcnt)" -eq 0
+# The pin goes once no task is inside (a poll backing off from 100 ms to
+# 5 s, after an RCU-tasks grace period for the trampoline's last
+# instructions).
+ktap_check "pin_released_after_the_sleeper_left" bp_wait_unpinned
 ktap_check "rmmod" rmmod batchprobe
 ktap_finish

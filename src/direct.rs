@@ -18,6 +18,7 @@
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 use crate::gate::Gate;
+use crate::kallsyms;
 
 use kernel::prelude::*;
 use kernel::types::Opaque;
@@ -702,12 +703,22 @@ impl DirectSet {
             let index = RcuBox::new(Index { entries }, GFP_KERNEL).map_err(|_| oom)?;
             drop(INDEX.replace(index));
         }
+        // Pinned before the first registration: a task may enter a body
+        // through the exit trampoline as soon as one ops is live, even one
+        // that a failed attach takes down again.
+        let exit = self.mode() == DirectMode::Exit;
+        if exit {
+            exit_attached();
+        }
         let ret = match self.strategy {
             Strategy::OneOps => match self.attach_one_ops(&mut ips) {
                 ret if ret == EBUSY.to_errno() && self.slots.len() > 1 => {
                     drop(ips);
                     if let Err(e) = self.attach_groups() {
                         self.unindex();
+                        if exit {
+                            exit_detached();
+                        }
                         return Err(e);
                     }
                     0
@@ -724,13 +735,13 @@ impl DirectSet {
         };
         if ret < 0 {
             self.unindex();
+            if exit {
+                exit_detached();
+            }
             // A single function: the error is about it.
             return Err((Error::from_errno(ret), (self.slots.len() == 1).then_some(0)));
         }
         self.attached.store(true, Ordering::Release);
-        if self.mode() == DirectMode::Exit {
-            exit_attached();
-        }
         Ok(())
     }
 
@@ -871,12 +882,15 @@ impl DirectSet {
         0
     }
 
-    fn detach_per_function(&self, n: usize) {
+    fn detach_per_function(&self, n: usize) -> i32 {
         let tramp = trampoline::addr(self.mode()) as _;
+        let mut worst = 0;
         for ops in self.per_function.iter().take(n) {
             // SAFETY: The first `n` ops are registered with `tramp`.
-            unsafe { bindings::unregister_ftrace_direct(ops.get(), tramp, true) };
+            let ret = unsafe { bindings::unregister_ftrace_direct(ops.get(), tramp, true) };
+            worst = worst.min(ret);
         }
+        worst
     }
 
     /// Detaches every function (one `unregister_ftrace_direct`, which waits
@@ -908,10 +922,7 @@ impl DirectSet {
                         true,
                     )
                 },
-                Strategy::OpsPerFunction => {
-                    self.detach_per_function(self.per_function.len());
-                    0
-                }
+                Strategy::OpsPerFunction => self.detach_per_function(self.per_function.len()),
                 // SAFETY: The fprobe is registered.
                 Strategy::Fprobe => unsafe { bindings::unregister_fprobe(self.fprobe.get()) },
             };
@@ -961,6 +972,65 @@ impl DirectSet {
         }
     }
 
+    /// Exit mode, before attaching: leaves out the functions whose name the
+    /// kernel has more than once (two static functions, say), whose BTF
+    /// prototype may be the other one's ([`Refusal::Ambiguous`]); an
+    /// explicit one fails the set. One walk of the kernel's text symbols.
+    fn drop_ambiguous(&mut self, skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed> {
+        let dup = self
+            .ambiguous()
+            .map_err(|e| Failed::new(e, format_args!("walking kernel symbols failed")))?;
+        for (s, _) in self.slots.iter().zip(dup.iter()).filter(|(_, &d)| d) {
+            if s.explicit {
+                return Err(Failed::new(
+                    Error::from_errno(-signature::REFUSED_ERRNO),
+                    format_args!(
+                        "direct {}: {}",
+                        BStr(s.symbol()),
+                        Refusal::Ambiguous.as_str()
+                    ),
+                ));
+            }
+            skip(s.symbol(), -signature::REFUSED_ERRNO);
+        }
+        let mut i = 0;
+        kvec::retain(&mut self.slots, |_| {
+            i += 1;
+            !dup.get(i - 1).copied().unwrap_or(false)
+        });
+        Ok(())
+    }
+
+    /// Per slot: whether the kernel has another function of its name (at
+    /// another address). One walk of the kernel's text symbols.
+    fn ambiguous(&self) -> Result<KVVec<bool>> {
+        let n = self.slots.len();
+        let mut order = KVVec::with_capacity(n, GFP_KERNEL)?;
+        for i in 0..n {
+            order.push(i, GFP_KERNEL)?;
+        }
+        let slots = &self.slots;
+        let sym = |i: usize| slots.get(i).map_or(&b""[..], |s| s.symbol());
+        order.sort_unstable_by(|&a, &b| sym(a).cmp(sym(b)));
+        let mut dup = KVVec::from_elem(false, n, GFP_KERNEL)?;
+        kallsyms::for_each_text_symbol(|t| {
+            let name = t.name.as_bytes();
+            let from = order.partition_point(|&i| sym(i) < name);
+            for &i in order.get(from..).unwrap_or(&[]) {
+                if sym(i) != name {
+                    break;
+                }
+                if slots.get(i).is_some_and(|s| s.start != t.addr) {
+                    if let Some(d) = dup.get_mut(i) {
+                        *d = true;
+                    }
+                }
+            }
+            Ok(true)
+        })?;
+        Ok(dup)
+    }
+
     /// Before a switch to the exit trampoline: the first function it
     /// cannot call, and why (none once every function passed).
     pub(crate) fn exit_refusal(&self, locked: Locked<'_>) -> Result<Option<(&[u8], Refusal)>> {
@@ -971,6 +1041,15 @@ impl DirectSet {
             if let Some(r) = btf::refusal(locked, s.symbol())? {
                 return Ok(Some((s.symbol(), r)));
             }
+        }
+        let dup = self.ambiguous()?;
+        if let Some((s, _)) = self
+            .slots
+            .iter()
+            .zip(dup.iter())
+            .find(|(s, &d)| d && !s.refused)
+        {
+            return Ok(Some((s.symbol(), Refusal::Ambiguous)));
         }
         self.exit_checked.store(true, Ordering::Relaxed);
         Ok(None)
@@ -990,6 +1069,32 @@ impl DirectSet {
             self.mode.store(mode as u8, Ordering::Relaxed);
             return Ok(());
         }
+        // Pinned before the first ops moves: a task may enter a body
+        // through the exit trampoline as soon as one does.
+        let was = self.mode();
+        if mode == DirectMode::Exit {
+            exit_attached();
+        }
+        match self.switch_to(mode) {
+            Ok(()) => {
+                self.mode.store(mode as u8, Ordering::Relaxed);
+                if was == DirectMode::Exit {
+                    exit_detached();
+                }
+                Ok(())
+            }
+            Err(e) => {
+                if mode == DirectMode::Exit {
+                    exit_detached();
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// [`DirectSet::retarget`]'s switch of every ops to `mode`'s trampoline;
+    /// on failure the ones already moved are moved back.
+    fn switch_to(&self, mode: DirectMode) -> Result {
         let tramp = trampoline::addr(mode) as _;
         match self.strategy {
             Strategy::OpsPerFunction => {
@@ -1033,14 +1138,6 @@ impl DirectSet {
                 let ret = unsafe { bindings::modify_ftrace_direct(self.ops.get(), tramp) };
                 kernel::error::to_result(ret)?;
             }
-        }
-        let was = self.mode();
-        if mode == DirectMode::Exit {
-            exit_attached();
-        }
-        self.mode.store(mode as u8, Ordering::Relaxed);
-        if was == DirectMode::Exit {
-            exit_detached();
         }
         Ok(())
     }
@@ -1115,6 +1212,9 @@ impl SetBackend for DirectSet {
 
     /// One filter update and one text-patching pass for all the functions.
     fn attach(&mut self, skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed> {
+        if self.mode() == DirectMode::Exit {
+            self.drop_ambiguous(skip)?;
+        }
         if self.slots.is_empty() {
             return Ok(());
         }

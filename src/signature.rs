@@ -47,6 +47,16 @@ pub const NORETURN: &[&[u8]] = &[
     b"rescuer_thread",
     b"smpboot_thread_fn",
     b"kthread_worker_fn",
+    b"ret_from_fork",
+    b"arch_cpu_idle_dead",
+    b"native_play_dead",
+    b"hlt_play_dead",
+    b"mwait_play_dead",
+    b"stop_this_cpu",
+    b"__stack_chk_fail",
+    b"usercopy_abort",
+    b"__module_put_and_kthread_exit",
+    b"kunit_try_catch_throw",
 ];
 
 /// The x86 system call wrappers (`arch/x86/include/asm/syscall_wrapper.h`):
@@ -76,6 +86,9 @@ pub enum Refusal {
     ArgumentInMemory,
     /// It never returns.
     NoReturn,
+    /// The kernel has more than one function of that name: BTF (from a
+    /// pahole before 1.25) may hold only one of their prototypes.
+    Ambiguous,
     /// The BTF does not describe it in a way this reads.
     Unreadable,
 }
@@ -96,6 +109,10 @@ impl Refusal {
                 "not for the exit trampoline (never returns, or only when its thread ends)"
             }
             Refusal::Unreadable => "not for the exit trampoline (BTF prototype not understood)",
+            Refusal::Ambiguous => {
+                "not for the exit trampoline (more than one function of that name: \
+                 its BTF prototype may be another's)"
+            }
         }
     }
 }
