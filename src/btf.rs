@@ -10,8 +10,9 @@ use core::cell::UnsafeCell;
 use kernel::prelude::*;
 
 use crate::bindings;
+use crate::kallsyms;
 use crate::registry::Locked;
-use crate::signature::{Btf, Refusal};
+use crate::signature::{self, Btf, Refusal};
 
 /// The prototypes, read on first use and kept until the module goes: the
 /// kernel's BTF does not change, and reading and indexing it costs more
@@ -59,6 +60,9 @@ pub(crate) struct Prototypes {
     len: usize,
     offsets: KVVec<u32>,
     funcs: KVVec<u32>,
+    /// The [`signature::name_hash`]es of the names the kernel's text has
+    /// more than once, sorted.
+    twice: KVVec<u64>,
 }
 
 // SAFETY: The buffer is owned and only read.
@@ -84,6 +88,7 @@ impl Prototypes {
             len: ret as usize,
             offsets: KVVec::new(),
             funcs: KVVec::new(),
+            twice: KVVec::new(),
         };
         let (offsets, funcs) = {
             let btf = me.btf().ok_or(EINVAL)?;
@@ -96,6 +101,16 @@ impl Prototypes {
         };
         me.offsets = offsets;
         me.funcs = funcs;
+        // One walk of the kernel's text symbols for the names it has twice.
+        let mut hashes = KVVec::new();
+        kallsyms::for_each_text_symbol(|t| {
+            hashes.push(signature::name_hash(t.name.as_bytes()), GFP_KERNEL)?;
+            Ok(true)
+        })?;
+        let n = signature::duplicates(&mut hashes);
+        let mut twice = KVVec::with_capacity(n, GFP_KERNEL)?;
+        twice.extend_from_slice(hashes.get(..n).unwrap_or(&[]), GFP_KERNEL)?;
+        me.twice = twice;
         Ok(me)
     }
 
@@ -112,7 +127,15 @@ impl Prototypes {
     /// cannot call it.
     pub(crate) fn check(&self, name: &[u8]) -> Result<u32, Refusal> {
         let btf = self.btf().ok_or(Refusal::Unreadable)?;
-        btf.classify(&self.offsets, &self.funcs, name)
+        let regs = btf.classify(&self.offsets, &self.funcs, name)?;
+        if self
+            .twice
+            .binary_search(&signature::name_hash(name))
+            .is_ok()
+        {
+            return Err(Refusal::Ambiguous);
+        }
+        Ok(regs)
     }
 }
 

@@ -18,7 +18,6 @@
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 use crate::gate::Gate;
-use crate::kallsyms;
 
 use kernel::prelude::*;
 use kernel::types::Opaque;
@@ -972,65 +971,6 @@ impl DirectSet {
         }
     }
 
-    /// Exit mode, before attaching: leaves out the functions whose name the
-    /// kernel has more than once (two static functions, say), whose BTF
-    /// prototype may be the other one's ([`Refusal::Ambiguous`]); an
-    /// explicit one fails the set. One walk of the kernel's text symbols.
-    fn drop_ambiguous(&mut self, skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed> {
-        let dup = self
-            .ambiguous()
-            .map_err(|e| Failed::new(e, format_args!("walking kernel symbols failed")))?;
-        for (s, _) in self.slots.iter().zip(dup.iter()).filter(|(_, &d)| d) {
-            if s.explicit {
-                return Err(Failed::new(
-                    Error::from_errno(-signature::REFUSED_ERRNO),
-                    format_args!(
-                        "direct {}: {}",
-                        BStr(s.symbol()),
-                        Refusal::Ambiguous.as_str()
-                    ),
-                ));
-            }
-            skip(s.symbol(), -signature::REFUSED_ERRNO);
-        }
-        let mut i = 0;
-        kvec::retain(&mut self.slots, |_| {
-            i += 1;
-            !dup.get(i - 1).copied().unwrap_or(false)
-        });
-        Ok(())
-    }
-
-    /// Per slot: whether the kernel has another function of its name (at
-    /// another address). One walk of the kernel's text symbols.
-    fn ambiguous(&self) -> Result<KVVec<bool>> {
-        let n = self.slots.len();
-        let mut order = KVVec::with_capacity(n, GFP_KERNEL)?;
-        for i in 0..n {
-            order.push(i, GFP_KERNEL)?;
-        }
-        let slots = &self.slots;
-        let sym = |i: usize| slots.get(i).map_or(&b""[..], |s| s.symbol());
-        order.sort_unstable_by(|&a, &b| sym(a).cmp(sym(b)));
-        let mut dup = KVVec::from_elem(false, n, GFP_KERNEL)?;
-        kallsyms::for_each_text_symbol(|t| {
-            let name = t.name.as_bytes();
-            let from = order.partition_point(|&i| sym(i) < name);
-            for &i in order.get(from..).unwrap_or(&[]) {
-                if sym(i) != name {
-                    break;
-                }
-                if slots.get(i).is_some_and(|s| s.start != t.addr) {
-                    if let Some(d) = dup.get_mut(i) {
-                        *d = true;
-                    }
-                }
-            }
-            Ok(true)
-        })?;
-        Ok(dup)
-    }
-
     /// Before a switch to the exit trampoline: the first function it
     /// cannot call, and why (none once every function passed).
     pub(crate) fn exit_refusal(&self, locked: Locked<'_>) -> Result<Option<(&[u8], Refusal)>> {
@@ -1041,15 +981,6 @@ impl DirectSet {
             if let Some(r) = btf::refusal(locked, s.symbol())? {
                 return Ok(Some((s.symbol(), r)));
             }
-        }
-        let dup = self.ambiguous()?;
-        if let Some((s, _)) = self
-            .slots
-            .iter()
-            .zip(dup.iter())
-            .find(|(s, &d)| d && !s.refused)
-        {
-            return Ok(Some((s.symbol(), Refusal::Ambiguous)));
         }
         self.exit_checked.store(true, Ordering::Relaxed);
         Ok(None)
@@ -1212,9 +1143,6 @@ impl SetBackend for DirectSet {
 
     /// One filter update and one text-patching pass for all the functions.
     fn attach(&mut self, skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed> {
-        if self.mode() == DirectMode::Exit {
-            self.drop_ambiguous(skip)?;
-        }
         if self.slots.is_empty() {
             return Ok(());
         }

@@ -72,6 +72,36 @@ pub const SYSCALL_WRAPPERS: &[&[u8]] = &[
 /// The errno of a refusal: operation not supported (for this function).
 pub const REFUSED_ERRNO: i32 = crate::errno::EOPNOTSUPP;
 
+/// FNV-1a: the names of the kernel's functions, compared as hashes to find
+/// the ones it has more than once (a collision can only refuse more).
+pub fn name_hash(name: &[u8]) -> u64 {
+    name.iter().fold(0xcbf2_9ce4_8422_2325, |h, &c| {
+        (h ^ u64::from(c)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Keeps, in `hashes` (sorted), one of each hash that occurs more than
+/// once; returns how many. `hashes` holds every text symbol's
+/// [`name_hash`].
+pub fn duplicates(hashes: &mut [u64]) -> usize {
+    hashes.sort_unstable();
+    let mut kept = 0;
+    let mut i = 0;
+    while let Some(&h) = hashes.get(i) {
+        let run = hashes
+            .get(i..)
+            .map_or(0, |r| r.iter().take_while(|&&x| x == h).count());
+        if run > 1 {
+            if let Some(k) = hashes.get_mut(kept) {
+                *k = h;
+            }
+            kept += 1;
+        }
+        i += run.max(1);
+    }
+    kept
+}
+
 /// Why the exit trampoline cannot serve a function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {

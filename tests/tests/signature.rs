@@ -238,3 +238,16 @@ fn random_blobs_never_panic() {
         }
     }
 }
+
+#[test]
+fn duplicate_names() {
+    use batchprobe_host_tests::signature::{duplicates, name_hash};
+    let names = ["a", "b", "a", "c", "b", "b", "d"];
+    let mut h: Vec<u64> = names.iter().map(|n| name_hash(n.as_bytes())).collect();
+    let n = duplicates(&mut h);
+    let mut want = vec![name_hash(b"a"), name_hash(b"b")];
+    want.sort_unstable();
+    assert_eq!(&h[..n], &want[..]);
+    assert_eq!(duplicates(&mut []), 0);
+    assert_ne!(name_hash(b"ab"), name_hash(b"ba"));
+}
