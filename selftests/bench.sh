@@ -380,15 +380,11 @@ dmesg -n 2
 insmod "$BP_KO" || exit 1
 # BP_BENCH_ONLY=entry: only the entry-probe comparison and the per-hit
 # costs; BP_BENCH_ONLY=exit: only entry + exit (on a kernel with BTF).
-if [ "${BP_BENCH_ONLY:-}" = exit ]; then
+case "${BP_BENCH_ONLY:-}" in
+exit)
     exit_probes
-    per_call_exit
-    rmmod batchprobe
-    dmesg -n 7
-    dmesg
-    echo "BENCHDONE"
-    exit 0
-fi
+    per_call_exit ;;
+*)
 if [ "${BP_BENCH_ONLY:-}" != entry ]; then
 echo 1 > /proc/sys/debug/kprobes-optimization
 method tracefs tracefs_run
@@ -411,7 +407,8 @@ if [ -r /sys/kernel/btf/vmlinux ]; then
     exit_probes
     per_call_exit
 fi
-fi
+fi ;;
+esac
 rmmod batchprobe
 dmesg -n 7
 dmesg
