@@ -6,7 +6,8 @@
 # and one FLAVOR/raw.txt per kernel flavor (the guest's BENCH lines).
 # Usage: bench-report.sh DIR; BP_REPORT_MD (DIR/BENCHMARKS.md) and
 # BP_REPORT_SVG_DIR (DIR/report) say where the Markdown and the plots go;
-# CSV and JSON go to DIR/report.
+# CSV and JSON go to DIR/report; BP_REPORT_NOTE, a sentence on how the
+# boots ran, goes under the report's title.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -32,5 +33,5 @@ svg=${BP_REPORT_SVG_DIR:-$from/report}
 mkdir -p "$from/report" "$svg"
 (cd "$BP_ROOT/tools/benchreport" && cargo run --quiet --release -- \
     "${inputs[@]}" --out-dir "$from/report" --accel "$label" --date "$(meta date)" \
-    --markdown "$md" --svg-dir "$svg")
+    --markdown "$md" --svg-dir "$svg" ${BP_REPORT_NOTE:+--note "$BP_REPORT_NOTE"})
 log "bench-report: $md (CSV, JSON in $from/report; plots in $svg)"
