@@ -352,7 +352,8 @@ fn exit_detached() {
 }
 
 /// The release poll (`rust/helpers.c` runs it from a delayed work, again
-/// every 100 ms while it says `false`): drops the module's pin once no set
+/// while it says `false`, backing off from 100 ms to 5 s): drops the
+/// module's pin once no set
 /// uses the exit trampoline and, after an RCU-tasks grace period for the
 /// instructions a task runs after its exit handler counted it out, no task
 /// is inside a function it called.
