@@ -241,8 +241,8 @@ fn flavor_text(flavor: &str) -> String {
         }
         "distro" => "the distro kernel (`scripts/config/distro.config`, built with clang 19): \
                      PREEMPT_DYNAMIC (voluntary), PREEMPT_RCU, real RCU-tasks grace periods, \
-                     IBT, retpolines, return thunks, call-depth tracking and SLS, as Debian's \
-                     6.12; no lockdep"
+                     IBT, retpolines, return thunks, call-depth tracking and SLS, BTF, as \
+                     Debian's 6.12; no lockdep"
             .into(),
         "test" => "the test kernel (with lockdep)".into(),
         f => format!("the `{f}` kernel"),
@@ -255,10 +255,32 @@ fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavor: &str) ->
     let mut o = String::new();
     let info = |k: &str| b.info.get(k).cloned().unwrap_or_else(|| "?".into());
     let _ = writeln!(o, "# Flavor `{flavor}`\n");
+    // A partial run says only how it repeated what it measured.
+    let runs = if has_kprobe_runs(sum) {
+        format!(
+            "{} runs per kprobe point ({} for N > 256) and {} per direct point (one for one \
+             ops per function)",
+            info("runs"),
+            info("big_runs"),
+            info("direct_runs")
+        )
+    } else if sum.keys().any(|k| EXIT_METHODS.contains(&k.0.as_str())) {
+        format!(
+            "{} runs per entry + exit point up to 1000 functions (one beyond), {} per per-call \
+             figure",
+            info("big_runs"),
+            info("runs")
+        )
+    } else {
+        format!(
+            "3 runs per entry-probe point up to 256 functions (one beyond), {} per per-hit \
+             figure",
+            info("runs")
+        )
+    };
     let _ = writeln!(
         o,
-        "Measured {} in one boot of {}: Linux {}, {} vCPUs, {} (QEMU), {} runs per \
-         kprobe point ({} for N > 256) and {} per direct point (one for one ops per function); \
+        "Measured {} in one boot of {}: Linux {}, {} vCPUs, {} (QEMU), {runs}; \
          times are the median with [min–max] across runs. \
          Ratios compare methods within this one boot; absolute times under TCG are far slower \
          than on hardware.\n",
@@ -267,9 +289,6 @@ fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavor: &str) ->
         info("kernel"),
         info("vcpus"),
         accel_text(&a.accel),
-        info("runs"),
-        info("big_runs"),
-        info("direct_runs")
     );
     // A partial run (`BP_BENCH_ONLY`) may have measured no kprobe method.
     if has_kprobe_runs(sum) {
