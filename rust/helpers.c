@@ -220,12 +220,13 @@ void bp_flush_workqueue(struct workqueue_struct *wq)
 #include <asm/ibt.h>
 #include <asm/nospec-branch.h>
 
-#define BP_DIRECT_TRAMPOLINE(name, handler)				\
-asm(									\
-"	.pushsection	.text, \"ax\", @progbits\n"			\
-"	.type		" #name ", @function\n"				\
-"	.globl		" #name "\n"					\
-#name ":"								\
+/*
+ * What every counting trampoline does first: the frame, the call-depth
+ * increment, the argument registers and rax saved below the frame pointer
+ * (rdi at -8 ... rax at -56), and the handler's arguments: the return
+ * address into the traced function, its first argument, the frame pointer.
+ */
+#define BP_TRAMP_ENTER							\
 	ASM_ENDBR							\
 "	pushq %rbp\n"							\
 "	movq %rsp, %rbp\n"						\
@@ -239,7 +240,15 @@ asm(									\
 "	pushq %rax\n"							\
 "	movq 8(%rbp), %rdi\n"						\
 "	movq -8(%rbp), %rsi\n"						\
-"	movq %rbp, %rdx\n"						\
+"	movq %rbp, %rdx\n"
+
+#define BP_DIRECT_TRAMPOLINE(name, handler)				\
+asm(									\
+"	.pushsection	.text, \"ax\", @progbits\n"			\
+"	.type		" #name ", @function\n"				\
+"	.globl		" #name "\n"					\
+#name ":"								\
+	BP_TRAMP_ENTER							\
 "	call " #handler "\n"						\
 "	popq %rax\n"							\
 "	popq %r9\n"							\
@@ -313,20 +322,7 @@ asm(
 "	.type		bp_direct_tramp_exit, @function\n"
 "	.globl		bp_direct_tramp_exit\n"
 "bp_direct_tramp_exit:"
-	ASM_ENDBR
-"	pushq %rbp\n"
-"	movq %rsp, %rbp\n"
-	CALL_DEPTH_ACCOUNT
-"	pushq %rdi\n"
-"	pushq %rsi\n"
-"	pushq %rdx\n"
-"	pushq %rcx\n"
-"	pushq %r8\n"
-"	pushq %r9\n"
-"	pushq %rax\n"
-"	movq 8(%rbp), %rdi\n"
-"	movq -8(%rbp), %rsi\n"
-"	movq %rbp, %rdx\n"
+	BP_TRAMP_ENTER
 "	call bp_direct_handle_exit_entry\n"
 "	movq -56(%rbp), %rax\n"
 "	movq -48(%rbp), %r9\n"
