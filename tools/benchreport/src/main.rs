@@ -380,7 +380,15 @@ fn tasks_gps_max(gp: &GpSummary, method: &str, phase: &str, n: u64) -> Option<u6
 
 /// The grace periods each phase waited for, from the module's own counters.
 fn gp_section(o: &mut String, gp: &GpSummary) {
-    if gp.is_empty() {
+    let methods: Vec<&str> = METHODS
+        .iter()
+        .chain(DIRECT_METHODS.iter())
+        .chain(ENTRY_METHODS.iter())
+        .chain(EXIT_METHODS.iter())
+        .copied()
+        .filter(|m| gp.keys().any(|k| k.0 == *m))
+        .collect();
+    if methods.is_empty() {
         return;
     }
     let _ = writeln!(
@@ -393,13 +401,6 @@ fn gp_section(o: &mut String, gp: &GpSummary) {
          ([min–max] where runs differ); `-`: the kernel has no such kind (non-preemptible: \
          `synchronize_rcu_tasks()` is `synchronize_rcu()`).\n"
     );
-    let methods: Vec<&str> = METHODS
-        .iter()
-        .chain(DIRECT_METHODS.iter())
-        .chain(ENTRY_METHODS.iter())
-        .copied()
-        .filter(|m| gp.keys().any(|k| k.0 == *m))
-        .collect();
     let phases = ["register", "enable", "disarm", "teardown", "detach"];
     let ns: Vec<u64> = gp
         .keys()
@@ -764,6 +765,9 @@ fn goals(o: &mut String, sum: &Summary, gp: &GpSummary, ns: &[u64]) {
 }
 
 fn per_hit(o: &mut String, sum: &Summary) {
+    if !sum.keys().any(|k| k.1 == "per_hit") {
+        return;
+    }
     let _ = writeln!(
         o,
         "## Per-hit overhead\n\n`getppid()` in a tight loop with `__x64_sys_getppid` unprobed, probed by a \
@@ -956,7 +960,7 @@ fn direct_methods_at(f: &Flavor, phase: &str, n: u64) -> String {
     )
 }
 
-/// `kprobes / fprobe (ratio)`: arm + disarm of N +0 entry probes.
+/// `exit / fprobe-exit / entry-kretprobe` medians of `phase` at `n`, ms.
 fn exit_methods_at(f: &Flavor, phase: &str, n: u64) -> String {
     let ms = |m: &str| median(&f.sum, m, phase, n).map_or("–".into(), fmt_ms);
     format!(
