@@ -7,7 +7,8 @@
 //! where the caller's stack arguments were (see `rust/helpers.c`), so it
 //! serves only functions whose arguments all travel in the six argument
 //! registers (x86-64 SysV: an integer, pointer or enum takes one, a struct
-//! or union of up to 16 bytes one or two, a bigger one goes on the stack),
+//! or union of up to 16 bytes one or two, a bigger one, or one with a member
+//! off its natural alignment (packed), goes on the stack),
 //! that are not variadic, that return (a task that never leaves the body
 //! would keep the trampoline's module from unloading) and whose BTF
 //! prototype is unambiguous: when several BTF functions share the name,
@@ -111,8 +112,9 @@ pub enum Refusal {
     Variadic,
     /// Its arguments need this many registers, more than six.
     StackArguments(u32),
-    /// An argument is passed in memory (a struct or union over 16 bytes)
-    /// or in a vector register (a float).
+    /// An argument is passed in memory (a struct or union over 16 bytes,
+    /// or one with an unaligned member, as a packed one may have) or in a
+    /// vector register (a float).
     ArgumentInMemory,
     /// It never returns.
     NoReturn,
@@ -187,6 +189,8 @@ fn u32_at(b: &[u8], at: usize) -> Option<u32> {
 struct Type {
     name_off: u32,
     kind: u32,
+    /// For a struct or union: its members' offsets carry bitfield sizes.
+    kind_flag: bool,
     vlen: usize,
     /// `size` or `type`, by kind.
     size_or_type: u32,
@@ -226,6 +230,7 @@ impl<'a> Btf<'a> {
         Some(Type {
             name_off: u32_at(self.types, off)?,
             kind: (info >> 24) & 0x1f,
+            kind_flag: info >> 31 != 0,
             vlen: (info & 0xffff) as usize,
             size_or_type: u32_at(self.types, off + 8)?,
             extra: off + TYPE_LEN,
@@ -386,6 +391,11 @@ impl<'a> Btf<'a> {
                     id = t.size_or_type;
                 }
                 KIND_PTR => return Ok(1),
+                KIND_STRUCT | KIND_UNION if self.has_unaligned(offsets, &t, 0)? => {
+                    // x86-64 SysV: an aggregate with an unaligned field (a
+                    // packed struct's) is passed in memory, whatever its size.
+                    return Err(Refusal::ArgumentInMemory);
+                }
                 KIND_INT | KIND_ENUM | KIND_ENUM64 | KIND_STRUCT | KIND_UNION => {
                     return match t.size_or_type {
                         0..=8 => Ok(1),
@@ -398,5 +408,93 @@ impl<'a> Btf<'a> {
             }
         }
         Err(Refusal::Unreadable)
+    }
+
+    /// Follows typedefs and qualifiers from `id` to the type they name.
+    fn resolve(&self, offsets: &[u32], mut id: u32) -> Result<Type, Refusal> {
+        for _ in 0..MAX_CHAIN {
+            let t = self.get(offsets, id).ok_or(Refusal::Unreadable)?;
+            match t.kind {
+                KIND_TYPEDEF | KIND_VOLATILE | KIND_CONST | KIND_RESTRICT | KIND_TYPE_TAG => {
+                    id = t.size_or_type;
+                }
+                _ => return Ok(t),
+            }
+        }
+        Err(Refusal::Unreadable)
+    }
+
+    /// The natural alignment of type `id`, in bytes, as the x86-64 ABI
+    /// lays it out unpacked: a scalar's size (16 for `__int128`), a
+    /// pointer's 8, an array's element's, an aggregate's largest member's.
+    /// `depth` bounds the nesting a corrupt blob could make endless.
+    fn align_of(&self, offsets: &[u32], id: u32, depth: usize) -> Result<u32, Refusal> {
+        if depth >= MAX_CHAIN {
+            return Err(Refusal::Unreadable);
+        }
+        let t = self.resolve(offsets, id)?;
+        match t.kind {
+            KIND_PTR => Ok(8),
+            KIND_INT | KIND_ENUM | KIND_ENUM64 | KIND_FLOAT => {
+                Ok(t.size_or_type.clamp(1, 16).next_power_of_two())
+            }
+            KIND_ARRAY => {
+                let elem = u32_at(self.types, t.extra).ok_or(Refusal::Unreadable)?;
+                self.align_of(offsets, elem, depth + 1)
+            }
+            KIND_STRUCT | KIND_UNION => {
+                let mut most = 1;
+                for i in 0..t.vlen {
+                    let ty = u32_at(self.types, t.extra + 12 * i + 4).ok_or(Refusal::Unreadable)?;
+                    most = most.max(self.align_of(offsets, ty, depth + 1)?);
+                }
+                Ok(most)
+            }
+            _ => Err(Refusal::Unreadable),
+        }
+    }
+
+    /// Whether aggregate `t`, or one nested in it, has a member that is not
+    /// at a multiple of its natural alignment (bitfields aside): the ABI's
+    /// "unaligned field", which sends the whole aggregate to memory. It
+    /// judges a packed aggregate nested in another by its members' natural
+    /// alignment, so it may refuse one the compiler would pass in registers,
+    /// never the reverse.
+    fn has_unaligned(&self, offsets: &[u32], t: &Type, depth: usize) -> Result<bool, Refusal> {
+        if depth >= MAX_CHAIN {
+            return Err(Refusal::Unreadable);
+        }
+        for i in 0..t.vlen {
+            let at = t.extra + 12 * i;
+            let ty = u32_at(self.types, at + 4).ok_or(Refusal::Unreadable)?;
+            let raw = u32_at(self.types, at + 8).ok_or(Refusal::Unreadable)?;
+            let (bits, bit_off) = if t.kind_flag {
+                (raw >> 24, raw & 0xff_ffff)
+            } else {
+                (0, raw)
+            };
+            if bits != 0 {
+                continue;
+            }
+            let align = self.align_of(offsets, ty, depth + 1)?;
+            if bit_off % (8 * align) != 0 {
+                return Ok(true);
+            }
+            // An array of aggregates: the element's own layout.
+            let mut m = self.resolve(offsets, ty)?;
+            for _ in 0..MAX_CHAIN {
+                if m.kind != KIND_ARRAY {
+                    break;
+                }
+                let elem = u32_at(self.types, m.extra).ok_or(Refusal::Unreadable)?;
+                m = self.resolve(offsets, elem)?;
+            }
+            if matches!(m.kind, KIND_STRUCT | KIND_UNION)
+                && self.has_unaligned(offsets, &m, depth + 1)?
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 }

@@ -192,6 +192,86 @@ fn registers_and_refusals() {
     }
 }
 
+/// Aggregates of up to 16 bytes by their layout: the ABI passes one with a
+/// member off its natural alignment (a packed struct's) in memory.
+#[test]
+fn packed_and_bitfield_aggregates() {
+    const UNION: u32 = 5;
+    const ARRAY: u32 = 3;
+    let mut b = Builder::new();
+    let char_ = b.int("char", 1);
+    let u16_ = b.int("u16", 2);
+    let u32_ = b.int("u32", 4);
+    let u64_ = b.int("u64", 8);
+    let x = b.name("x");
+    // Members as (type, bit offset).
+    let agg = |b: &mut Builder, kind: u32, flag: bool, size: u32, m: &[(u32, u32)]| {
+        let extra: Vec<u32> = m.iter().flat_map(|&(t, off)| [x, t, off]).collect();
+        let info = (flag as u32) << 31;
+        b.record("", kind, info | m.len() as u32, size, &extra)
+    };
+    // struct { u32 a; u64 b; } : 16 bytes, aligned.
+    let plain = agg(&mut b, STRUCT, false, 16, &[(u32_, 0), (u64_, 64)]);
+    // struct __packed { u32 a; u64 b; } : 12 bytes, b at 4.
+    let packed = agg(&mut b, STRUCT, false, 12, &[(u32_, 0), (u64_, 32)]);
+    // struct __packed { u32 a; u32 b; } : packed but every member aligned.
+    let packed_aligned = agg(&mut b, STRUCT, false, 8, &[(u32_, 0), (u32_, 32)]);
+    // struct __packed { char c; u16 h; } : h at 1.
+    let packed_small = agg(&mut b, STRUCT, false, 3, &[(char_, 0), (u16_, 8)]);
+    // struct { u32 a:3; u32 b:29; u64 c; } : bitfields at odd bit offsets.
+    let bits = agg(
+        &mut b,
+        STRUCT,
+        true,
+        16,
+        &[(u32_, 3 << 24), (u32_, (29 << 24) | 3), (u64_, 64)],
+    );
+    // struct { u32 a; struct packed_small s; } : aligned outside, not inside.
+    let nested = agg(&mut b, STRUCT, false, 8, &[(u32_, 0), (packed_small, 32)]);
+    // struct { char c; u16 arr[2] at 1; }: an array off its element's alignment.
+    let arr = b.record("", ARRAY, 0, 0, &[u16_, u32_, 2]);
+    let odd_array = agg(&mut b, STRUCT, false, 5, &[(char_, 0), (arr, 8)]);
+    // union { u64 a; struct packed p; }
+    let union_ = agg(&mut b, UNION, false, 12, &[(u64_, 0), (packed, 0)]);
+    let int = b.int("int", 4);
+    let td = b.record("packed_t", TYPEDEF, 0, packed, &[]);
+    b.func("takes_plain", int, &[plain]);
+    b.func("takes_packed", int, &[packed]);
+    b.func("takes_packed_aligned", int, &[packed_aligned]);
+    b.func("takes_packed_small", int, &[packed_small]);
+    b.func("takes_bits", int, &[bits]);
+    b.func("takes_nested", int, &[nested]);
+    b.func("takes_odd_array", int, &[odd_array]);
+    b.func("takes_union", int, &[union_]);
+    b.func("takes_typedef", int, &[td]);
+    // A packed struct returned: in memory, through rdi.
+    b.func("returns_packed", packed, &[u64_, u64_, u64_, u64_, u64_]);
+    b.func(
+        "returns_packed_six",
+        packed,
+        &[u64_, u64_, u64_, u64_, u64_, u64_],
+    );
+    let blob = b.blob();
+    let cases = [
+        ("takes_plain", Ok(2)),
+        ("takes_packed", Err(Refusal::ArgumentInMemory)),
+        ("takes_packed_aligned", Ok(1)),
+        ("takes_packed_small", Err(Refusal::ArgumentInMemory)),
+        ("takes_bits", Ok(2)),
+        ("takes_nested", Err(Refusal::ArgumentInMemory)),
+        ("takes_odd_array", Err(Refusal::ArgumentInMemory)),
+        ("takes_union", Err(Refusal::ArgumentInMemory)),
+        ("takes_typedef", Err(Refusal::ArgumentInMemory)),
+        ("returns_packed", Ok(6)),
+        ("returns_packed_six", Err(Refusal::StackArguments(7))),
+    ];
+    let names: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    let got = classify_all(&blob, &names);
+    for ((n, w), g) in cases.iter().zip(&got) {
+        assert_eq!(g, w, "{n}");
+    }
+}
+
 #[test]
 fn bad_blobs_are_refused_not_panicked_on() {
     assert!(Btf::parse(&[]).is_none());
