@@ -59,7 +59,11 @@ if [ "$programs" -eq 0 ]; then
     problem "no selftest program results in the log"
 elif [ "$fail" -ne 0 ]; then
     problem "$fail selftest(s) failed:"
-    grep -a '^not ok\|^# *not ok' "$logf" | tr -d '\r' | sed 's/^/    /' >&2
+    # Each failing case under the program it belongs to.
+    tr -d '\r' < "$logf" | awk '
+        /^# selftests: / { prog = $NF; next }
+        /^# *not ok / { sub(/^# */, ""); print "    " prog ": " $0; next }
+        /^not ok / { print "    " $0 }' >&2
 fi
 [ "$pass" -gt 0 ] || [ "$totals" -eq 0 ] || problem "no selftest passed"
 echo "guest: $pass passed, $fail failed"

@@ -61,8 +61,9 @@ for f in $flavors; do
     BP_QUIET=1 BP_SMP=$smp BP_TIMEOUT=$tmo "$BP_ROOT/scripts/run-qemu.sh" \
         "$kdir/arch/x86/boot/bzImage" "$initrd" "$logf" bp.mode=check ${BP_INJECT:+bp.inject=$BP_INJECT} ${BP_TESTS:+bp.tests=${BP_TESTS// /,}}
     qemu_rc=$?
-    guest=$("$BP_ROOT/scripts/check-log.sh" "$logf" "$smp")
+    guest=$("$BP_ROOT/scripts/check-log.sh" "$logf" "$smp" 2>"$logf.problems")
     guest_rc=$?
+    cat "$logf.problems" >&2
     set -e
     [ "$qemu_rc" -eq 124 ] && log "FAIL: $f guest timed out (after ${tmo}s)"
     grep -a -E '^(ok|not ok) |^# ' "$logf" | tr -d '\r' | grep -av '^# Totals' | sed "s/^/[$f] /" || true
@@ -77,6 +78,11 @@ for f in $flavors; do
     fi
 done
 echo "host: $host_pass passed, $host_fail failed"
+# What failed, again at the end, where a log's tail shows it.
+for f in $flavors; do
+    [ -s "$BP_ROOT/out/check-console-$f.log.problems" ] || continue
+    sed "s/^/[$f] /" "$BP_ROOT/out/check-console-$f.log.problems"
+done
 pass=$((host_pass + guest_pass))
 fail=$((host_fail + guest_fail))
 [ "$broken" -eq 0 ] || [ "$fail" -gt 0 ] || fail=$broken
