@@ -11,6 +11,11 @@
  *   bptime CMD ARG..  run CMD, print its wall time in ns (CLOCK_MONOTONIC)
  *                     on stdout, exit with its status
  *   bphit N           call getppid() N times, print the ns per call
+ *   bpsleep MS        sleep MS milliseconds in one ppoll(2) with no file
+ *                     descriptors: a sleeping syscall that busybox, the
+ *                     kselftest runner and the kernel's threads do not use,
+ *                     so a selftest that traces __x64_sys_ppoll sees only
+ *                     this sleeper; exit 0 when the whole time was slept
  *   bpnocap CMD ARG.. run CMD as root without CAP_SYS_ADMIN (dropped from
  *                     the bounding set and every capability set)
  *   bpuser UID CMD..  run CMD as user and group UID, with no capabilities
@@ -113,6 +118,28 @@ static int bphit(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		syscall(SYS_getppid);
 	printf("%llu\n", (now_ns() - t0) / n);
+	return 0;
+}
+
+static int bpsleep(int argc, char **argv)
+{
+	struct timespec ts;
+	unsigned long ms;
+	long ret;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: bpsleep MS\n");
+		return 2;
+	}
+	ms = strtoul(argv[1], NULL, 0);
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000;
+	/* ppoll(NULL, 0, &ts, NULL): times out with 0 after the whole time. */
+	ret = syscall(SYS_ppoll, NULL, 0, &ts, NULL, 8);
+	if (ret != 0) {
+		fprintf(stderr, "bpsleep: ppoll returned %ld: %s\n", ret, strerror(errno));
+		return 1;
+	}
 	return 0;
 }
 
@@ -462,12 +489,14 @@ int main(int argc, char **argv)
 		return bptime(argc, argv);
 	if (!strcmp(name, "bphit"))
 		return bphit(argc, argv);
+	if (!strcmp(name, "bpsleep"))
+		return bpsleep(argc, argv);
 	if (!strcmp(name, "bpnocap"))
 		return bpnocap(argc, argv);
 	if (!strcmp(name, "bpuser"))
 		return bpuser(argc, argv);
 	if (!strcmp(name, "bpfuzz"))
 		return bpfuzz(argc, argv);
-	fprintf(stderr, "bptool: unknown tool %s (bpwrite, bptime, bphit, bpnocap, bpuser, bpfuzz)\n", name);
+	fprintf(stderr, "bptool: unknown tool %s (bpwrite, bptime, bphit, bpsleep, bpnocap, bpuser, bpfuzz)\n", name);
 	return 2;
 }
