@@ -48,9 +48,16 @@ if [ ! -f "$stamp" ]; then
         mv "${kdir%/*}.tmp" "${kdir%/*}"
     fi
     if [ -n "$extra" ]; then
-        # The base fragment minus what the flavor's fragment sets, then it.
-        names=$(grep -o 'CONFIG_[A-Za-z0-9_]*' "$extra" | sort -u)
-        grep -v -w -F "$names" "$FRAGMENT" > "$kdir/../fragment.config" || true
+        # The base fragment minus what the flavor's fragment sets (its
+        # `CONFIG_X=...` and `# CONFIG_X is not set` lines; an option its
+        # comments only mention stays), then it.
+        names=$(sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=.*/\1/p' \
+            -e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1/p' "$extra" | sort -u)
+        if [ -n "$names" ]; then
+            grep -v -w -F "$names" "$FRAGMENT" > "$kdir/../fragment.config" || true
+        else
+            cp "$FRAGMENT" "$kdir/../fragment.config"
+        fi
         cat "$extra" >> "$kdir/../fragment.config"
         FRAGMENT=$kdir/../fragment.config
     fi
