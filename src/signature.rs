@@ -380,34 +380,29 @@ impl<'a> Btf<'a> {
 
     /// The registers an argument of type `id` takes: `Variadic` for void
     /// (id 0), `ArgumentInMemory` when it goes to the stack.
-    fn regs_of(&self, offsets: &[u32], mut id: u32) -> Result<u32, Refusal> {
-        for _ in 0..MAX_CHAIN {
-            if id == 0 {
-                return Err(Refusal::Variadic);
-            }
-            let t = self.get(offsets, id).ok_or(Refusal::Unreadable)?;
-            match t.kind {
-                KIND_TYPEDEF | KIND_VOLATILE | KIND_CONST | KIND_RESTRICT | KIND_TYPE_TAG => {
-                    id = t.size_or_type;
-                }
-                KIND_PTR => return Ok(1),
-                KIND_STRUCT | KIND_UNION if self.has_unaligned(offsets, &t, 0)? => {
-                    // x86-64 SysV: an aggregate with an unaligned field (a
-                    // packed struct's) is passed in memory, whatever its size.
-                    return Err(Refusal::ArgumentInMemory);
-                }
-                KIND_INT | KIND_ENUM | KIND_ENUM64 | KIND_STRUCT | KIND_UNION => {
-                    return match t.size_or_type {
-                        0..=8 => Ok(1),
-                        9..=16 => Ok(2),
-                        _ => Err(Refusal::ArgumentInMemory),
-                    };
-                }
-                KIND_FLOAT => return Err(Refusal::ArgumentInMemory),
-                _ => return Err(Refusal::Unreadable),
-            }
+    fn regs_of(&self, offsets: &[u32], id: u32) -> Result<u32, Refusal> {
+        if id == 0 {
+            return Err(Refusal::Variadic);
         }
-        Err(Refusal::Unreadable)
+        let t = self.resolve(offsets, id)?;
+        let regs = match t.size_or_type {
+            0..=8 => 1,
+            9..=16 => 2,
+            _ => 0,
+        };
+        match t.kind {
+            KIND_PTR => Ok(1),
+            KIND_INT | KIND_ENUM | KIND_ENUM64 if regs != 0 => Ok(regs),
+            // x86-64 SysV: an aggregate with an unaligned field (a packed
+            // struct's) is passed in memory, whatever its size.
+            KIND_STRUCT | KIND_UNION if regs != 0 && !self.has_unaligned(offsets, &t, 0)? => {
+                Ok(regs)
+            }
+            KIND_INT | KIND_ENUM | KIND_ENUM64 | KIND_STRUCT | KIND_UNION | KIND_FLOAT => {
+                Err(Refusal::ArgumentInMemory)
+            }
+            _ => Err(Refusal::Unreadable),
+        }
     }
 
     /// Follows typedefs and qualifiers from `id` to the type they name.
