@@ -41,34 +41,77 @@ log "lint: rustfmt --check"
     && cd tests && cargo fmt --check && cd ../tools/benchreport && cargo fmt --check) || die "lint: rustfmt would change the sources (run: make fmt)"
 mkdir -p "$BP_ROOT/out"
 smp=${BP_SMP:-2}
-guest_pass=0 guest_fail=0 broken=0
+accel=${BP_ACCEL:-tcg}
+# Every flavor's module, clients and initramfs first (they use every core),
+# then the guests, several at once: under TCG with one thread (run-qemu.sh's
+# default) a guest keeps one host core busy, under KVM or multi-threaded TCG
+# one per vCPU. BP_JOBS overrides how many boot at once. On a 2-core machine
+# the debug guest (about 20 minutes) runs beside the other two in turn, so
+# the guests take about as long as the debug one alone plus a little, not
+# the sum of all three (a cold CI run builds three kernels before them).
 for f in $flavors; do
     kdir=${kdirs[$f]}
     # clippy-driver compiles the module too: one build gives the .ko and the
-    # lints, and build-module.sh fails on any warning.
+    # lints, and build-module.sh fails on any warning. Each flavor's build
+    # replaces the last one's .ko, so its initramfs is packed right after it.
     ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh" CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver)
     # The in-kernel API's sample clients, against this module's Module.symvers.
     clients=$(KDIR="$kdir" "$BP_ROOT/scripts/build-clients.sh" CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver)
-    initrd=$BP_ROOT/out/initramfs-check-$f.cpio.gz
-    BP_EXTRA_KO="$clients" "$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$ko" "$kdir"
-    logf=$BP_ROOT/out/check-console-$f.log
+    BP_EXTRA_KO="$clients" "$BP_ROOT/scripts/build-initramfs.sh" "$BP_ROOT/out/initramfs-check-$f.cpio.gz" "$ko" "$kdir"
+done
+if [ -n "${BP_JOBS:-}" ]; then
+    jobs=$BP_JOBS
+elif [ "$accel" = tcg ] && [ "${BP_TCG_THREAD:-single}" = single ]; then
+    jobs=$(nproc)
+else
+    jobs=$(( $(nproc) / smp ))
+fi
+[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+# The longest guest first, so that the others fill the other cores beside it.
+order=
+for f in debug $flavors; do
+    case " $flavors " in *" $f "*) ;; *) continue ;; esac
+    case " $order " in *" $f "*) continue ;; esac
+    order="$order $f"
+done
+run_guest() {
+    local f=$1 tmo kdir=${kdirs[$1]} logf=$BP_ROOT/out/check-console-$1.log t=$(date +%s) rc=0
     # A hang guard, not a time budget (each program also has the kselftest
-    # runner's own 900 s limit). The test kernel's run took over 900 s on a
-    # 2-core machine here with a kernel build beside it (2026-12-01, the
-    # exit selftests now run there too), so the others get 1800 s; the debug
-    # kernel (KASAN, kmemleak, lockdep) runs the same selftests about 3x
-    # slower under TCG (~870 s alone) and gets 2400 s. BP_TIMEOUT overrides both.
+    # runner's own 900 s limit). A test guest beside a kernel build once ran
+    # over 900 s on a 2-core machine here (2026-12-01), so the others get
+    # 1800 s; the debug kernel (KASAN, kmemleak, lockdep) runs the same
+    # selftests about 3x slower under TCG (about 20 minutes beside another
+    # guest) and gets 2400 s. BP_TIMEOUT overrides both.
     if [ "$f" = debug ]; then tmo=${BP_TIMEOUT:-2400}; else tmo=${BP_TIMEOUT:-1800}; fi
-    log "guest ($f kernel): booting QEMU (${BP_ACCEL:-tcg}, $smp vCPUs, limit ${tmo}s); console log: $logf"
-    set +e
+    log "guest ($f kernel): booting QEMU ($accel, $smp vCPUs, limit ${tmo}s); console log: $logf"
     BP_QUIET=1 BP_SMP=$smp BP_TIMEOUT=$tmo "$BP_ROOT/scripts/run-qemu.sh" \
-        "$kdir/arch/x86/boot/bzImage" "$initrd" "$logf" bp.mode=check ${BP_INJECT:+bp.inject=$BP_INJECT} ${BP_TESTS:+bp.tests=${BP_TESTS// /,}}
-    qemu_rc=$?
+        "$kdir/arch/x86/boot/bzImage" "$BP_ROOT/out/initramfs-check-$f.cpio.gz" "$logf" \
+        bp.mode=check ${BP_INJECT:+bp.inject=$BP_INJECT} ${BP_TESTS:+bp.tests=${BP_TESTS// /,}} || rc=$?
+    [ "$rc" -eq 124 ] && log "FAIL: $f guest timed out (after ${tmo}s)"
+    log "guest ($f kernel): done in $(( $(date +%s) - t )) s (QEMU status $rc)"
+    echo "$rc" > "$logf.qemu-rc"
+}
+log "guests: $(wc -w <<<"$order") to run, $jobs at a time:$order"
+running=0
+for f in $order; do
+    rm -f "$BP_ROOT/out/check-console-$f.log.qemu-rc"
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
+    run_guest "$f" &
+    running=$((running + 1))
+done
+wait || true
+guest_pass=0 guest_fail=0 broken=0
+for f in $flavors; do
+    logf=$BP_ROOT/out/check-console-$f.log
+    qemu_rc=$(cat "$logf.qemu-rc" 2>/dev/null || echo 1)
+    set +e
     guest=$("$BP_ROOT/scripts/check-log.sh" "$logf" "$smp" 2>"$logf.problems")
     guest_rc=$?
-    cat "$logf.problems" >&2
     set -e
-    [ "$qemu_rc" -eq 124 ] && log "FAIL: $f guest timed out (after ${tmo}s)"
+    cat "$logf.problems" >&2
     grep -a -E '^(ok|not ok) |^# ' "$logf" | tr -d '\r' | grep -av '^# Totals' | sed "s/^/[$f] /" || true
     echo "[$f] $guest"
     p=$(sed -n 's/^guest: \([0-9]*\) passed.*/\1/p' <<<"$guest")
