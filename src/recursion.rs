@@ -38,8 +38,15 @@ impl RecursionGuard {
     pub(crate) fn try_lock(ip: usize) -> Option<Self> {
         // SAFETY: The helper is notrace and may be called from any context.
         let bit = unsafe { bindings::bp_direct_recursion_trylock(ip as _) };
+        if bit < 0 {
+            // No guard is built here: `bool::then_some(Self { .. })` would
+            // build one and drop it on refusal, and its `drop` would unlock
+            // a lock never taken (one `preempt_enable_notrace()` too many:
+            // the CPU's preempt count went negative on the debug kernel).
+            return None;
+        }
         // INVARIANT: A non-negative `bit` means the lock is held.
-        (bit >= 0).then_some(Self {
+        Some(Self {
             bit,
             _not_send: PhantomData,
         })

@@ -14,7 +14,11 @@
  *   parameter string holds at most 1024 bytes), then one per line written
  *   to bpclient_c/targets ("p SYM[+OFF]", "r SYM", "d SYM"; any number of
  *   writes, BPCLIENT_TARGETS_MAX bytes in all).
- * The handler counts hits per target. The set is created at load, unless
+ * The handler counts hits per target. With reenter=1 it also calls
+ * jiffies_to_msecs() on every direct hit: with direct=jiffies_to_msecs it
+ * re-enters its own set, as a handler that calls traced code does (the
+ * selftest of batchprobe's recursion refusal uses it).
+ * The set is created at load, unless
  * defer=1 (then by a "create" written to bpclient_c/control, once the
  * targets file is filled), and enabled unless enable=0.
  *
@@ -38,6 +42,7 @@
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -69,6 +74,9 @@ static bool fail_init;
 module_param(fail_init, bool, 0400);
 MODULE_PARM_DESC(fail_init, "fail module_init after creating and enabling the set, without retiring it");
 static atomic64_t fail_init_hits[64];
+static bool reenter;
+module_param(reenter, bool, 0400);
+MODULE_PARM_DESC(reenter, "the handler calls jiffies_to_msecs() on every direct hit (a test hook)");
 static bool defer;
 module_param(defer, bool, 0400);
 MODULE_PARM_DESC(defer, "create the set on a \"create\" control write, not at load");
@@ -89,6 +97,7 @@ struct client {
 	struct completion retired;
 	atomic_t done_calls;
 	char errors[1024];
+	unsigned int reenter_sink;	/* what jiffies_to_msecs() returned (reenter=1) */
 	struct mutex lock;		/* serialises control and targets writes */
 	char *lines;			/* what was written to targets */
 	size_t lines_len;
@@ -108,6 +117,8 @@ static notrace void handler(void *ctx, unsigned int index, const struct batchpro
 	if (index >= c->count)
 		return;
 	atomic64_inc(&c->hits[index]);
+	if (reenter && hit->kind == BATCHPROBE_DIRECT)
+		WRITE_ONCE(c->reenter_sink, jiffies_to_msecs(READ_ONCE(jiffies)));
 	switch (index) {
 	case 0:
 		if (hit->kind != BATCHPROBE_KPROBE || !hit->regs)
