@@ -246,12 +246,12 @@ exit_probes() {
     r=0
     for n in $EXIT_SIZES; do
         [ "$n" = all ] && n=$(wc -l < /tmp/bp-exit-candidates)
+        # The slow baselines past the N where one run (attach and detach)
+        # would take minutes here: projected from the largest N they ran.
+        todo=
         for m in exit fprobe-exit entry-kretprobe exit-ops-per-function; do
             v=$(echo "$m" | tr - _)
             eval "pn=\${last_n_$v:-0} ps=\${last_s_$v:-0}"
-            # The slow baselines past the N where one run (attach and
-            # detach) would take minutes here: projected from the largest
-            # N they ran.
             if [ "$pn" -gt 0 ]; then
                 projected=$(awk -v s="$ps" -v a="$pn" -v b="$n" 'BEGIN { printf "%d", s * b / a }')
                 if [ "$projected" -gt "$BUDGET_S" ]; then
@@ -259,10 +259,16 @@ exit_probes() {
                     continue
                 fi
             fi
-            # Repeats: BIG_RUNS up to 1000 functions, one for more.
-            k=$BIG_RUNS
-            [ "$n" -gt 1000 ] && k=1
-            for _ in $(seq 1 "$k"); do
+            todo="$todo $m"
+        done
+        # Repeats: BIG_RUNS up to 1000 functions, one for more. The methods
+        # take turns within each repeat, as direct and fprobe do above, so
+        # that a slow spell of the host does not land on one method's runs.
+        k=$BIG_RUNS
+        [ "$n" -gt 1000 ] && k=1
+        for _ in $(seq 1 "$k"); do
+            for m in $todo; do
+                v=$(echo "$m" | tr - _)
                 r=$((r + 1))
                 t0=$(now)
                 exit_run "$m" "$n" "$r"
