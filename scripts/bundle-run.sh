@@ -165,8 +165,8 @@ bench)
     for f in $flavors; do
         mkdir -p "$res/$f"
         logf=$res/$f/console.log
-        log "bench ($f kernel): booting, limit ${tmo:-2400}s"
-        boot "$f" "$logf" "${tmo:-2400}" $args
+        log "bench ($f kernel): booting, limit ${tmo:-3600}s"
+        boot "$f" "$logf" "${tmo:-3600}" $args
         grep -aq '^BENCHDONE' "$logf" || die "bench ($f): the guest did not finish (see $logf)"
         sh "$B/check-log.sh" "$logf" "$smp" --no-tests >/dev/null \
             || die "bench ($f): kernel splat or wrong CPU count in $logf"
