@@ -1092,9 +1092,9 @@ fn document(flavors: &[Flavor], a: &Args) -> String {
     }
     let _ = writeln!(
         o,
-        "## Reproduce\n\n```sh\nmake check   # once: installs, builds the test and distro kernels\n\
-         make bench   # builds the bench kernel once (~6 min), then one boot per flavor, each \
-         ~10-15 min under TCG; BP_BENCH_FLAVORS (\"bench distro\"), BP_BENCH_RUNS, \
+        "## Reproduce\n\n```sh\nmake check   # once: installs, builds the test, distro and debug kernels\n\
+         make bench   # builds the bench kernel once (~12 min here), then one boot per flavor, each \
+         ~26-31 min under TCG here; BP_BENCH_FLAVORS (\"bench distro\"), BP_BENCH_RUNS, \
          BP_BENCH_SIZES, BP_BENCH_DIRECT_RUNS, BP_BENCH_DIRECT_SIZES, BP_BENCH_BUDGET_S, \
          BP_BENCH_ENTRY_SIZES, BP_BENCH_EXIT_SIZES, BP_SMP, BP_ACCEL=kvm; BP_BENCH_ONLY=entry: \
          only the +0 entry comparison and per-hit costs, into BENCHMARKS-entry.md; \
