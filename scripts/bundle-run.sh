@@ -136,7 +136,7 @@ check)
     pass=0 fail=0 broken=0
     for f in $flavors; do
         logf=$res/console-$f.log
-        if [ "$f" = debug ]; then secs=${tmo:-2400}; else secs=${tmo:-1800}; fi
+        if [ "$f" = debug ]; then secs=${tmo:-3000}; else secs=${tmo:-1800}; fi
         log "check ($f kernel): booting, limit ${secs}s"
         boot "$f" "$logf" "$secs" bp.mode=check ${tests:+bp.tests=$(echo $tests | tr ' ' ,)}
         qrc=$?
