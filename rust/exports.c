@@ -10,6 +10,9 @@
 
 #include <batchprobe.h>
 
+/* Here, not in module!: 6.12 takes `author: ".."` and 7.3 only `authors: [..]`. */
+MODULE_AUTHOR("batchprobe developers");
+
 EXPORT_SYMBOL_GPL(batchprobe_create);
 EXPORT_SYMBOL_GPL(batchprobe_enable);
 EXPORT_SYMBOL_GPL(batchprobe_disable);

@@ -51,18 +51,23 @@ static DECLARE_DELAYED_WORK(bp_exit_release_work, bp_exit_release_fn);
 
 static unsigned long bp_exit_release_delay;
 
+/*
+ * The release poll queues on system_long_wq: it exists on every kernel we
+ * build for, and 7.3 deprecates system_wq (a warning at the first queueing).
+ */
+
 static void bp_exit_release_fn(struct work_struct *work)
 {
 	if (bp_direct_exit_release())
 		return;
 	bp_exit_release_delay = clamp(bp_exit_release_delay * 2, HZ / 10, 5 * HZ);
-	schedule_delayed_work(&bp_exit_release_work, bp_exit_release_delay);
+	queue_delayed_work(system_long_wq, &bp_exit_release_work, bp_exit_release_delay);
 }
 
 void bp_exit_release_schedule(void)
 {
 	bp_exit_release_delay = 0;
-	mod_delayed_work(system_wq, &bp_exit_release_work, 0);
+	mod_delayed_work(system_long_wq, &bp_exit_release_work, 0);
 }
 
 void bp_exit_release_cancel(void)
@@ -314,8 +319,7 @@ asm(
  * RCU-tasks grace period for the instructions after the exit handler
  * (src/direct.rs: exit_quiesce).
  */
-#define BP_INTRA_FUNCTION_CALL						\
-"999:\n\t.pushsection .discard.intra_function_calls\n\t.long 999b\n\t.popsection\n"
+/* BP_INTRA_FUNCTION_CALL: see rust/kcompat.h. */
 
 asm(
 "	.pushsection	.text, \"ax\", @progbits\n"
@@ -433,6 +437,17 @@ void bp_direct_unlock(void)
 
 static struct ftrace_ops bp_scratch_ops;
 
+/* Called from fprobe handlers: notrace, like them. See rust/kcompat.h. */
+notrace unsigned long bp_fprobe_arg0(bp_fprobe_regs *regs)
+{
+	return BP_FPROBE_ARG0(regs);
+}
+
+notrace struct pt_regs *bp_fprobe_pt_regs(bp_fprobe_regs *regs)
+{
+	return BP_FPROBE_PT_REGS(regs);
+}
+
 int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry)
 {
 	u32 insn;
@@ -446,7 +461,7 @@ int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry)
 	 */
 	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) &&
 	    !copy_from_kernel_nofault(&insn, (void *)ip, sizeof(insn)) &&
-	    is_endbr(insn) &&
+	    bp_is_endbr(insn) &&
 	    !ftrace_set_filter_ip(&bp_scratch_ops, ip + ENDBR_INSN_SIZE, 0, 1)) {
 		*fentry = ip + ENDBR_INSN_SIZE;
 		return 0;

@@ -9,6 +9,8 @@
 
 #include <linux/types.h>
 
+#include "kcompat.h"
+
 struct dentry;
 struct module;
 struct kretprobe;

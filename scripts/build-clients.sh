@@ -31,6 +31,7 @@ static int __init readme_example_init(void)
 }
 module_init(readme_example_init);
 MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("The README's in-kernel API example");
 EOF
 printf 'obj-m := readme_example.o\nccflags-y += -I%s/include\n' "$BP_ROOT" > "$readme/Kbuild"
 for dir in "$BP_ROOT/clients/c" "$BP_ROOT/clients/rust" "$readme" "$BP_ROOT/selftests/modules/bp_foreign"; do

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Install everything batchprobe needs on a Debian 12 machine; idempotent.
+# The kernel sources: linux-source-6.12 from the machine's suites, 7.3's from
+# trixie-backports into the cache (fetch_source below).
 # Debian packages for the kernel, Rust-for-Linux, QEMU and the initramfs,
 # plus bindgen-cli from crates.io. rsync: the kselftest install rules use it. clang-19 builds the distro flavor (return
 # thunks and call-depth tracking need clang >= 15; Debian 12's default is 14).
@@ -30,4 +32,51 @@ if ! bindgen_bin >/dev/null 2>&1; then
     log "installing bindgen-cli $BINDGEN_VERSION from crates.io"
     cargo install --locked --quiet bindgen-cli --version "$BINDGEN_VERSION"
 fi
+# Kernel sources newer than the machine's own suites: Debian's linux-source-X.Y
+# from the backports suite of trixie (Debian 13), on the same archive the
+# machine already uses. A private sources list, lists and cache under the
+# batchprobe cache serve `apt-get download`; the system's apt sources, lists
+# and package state stay as they are. The .deb is kept in the cache, and
+# build-kernel.sh unpacks the tarball from it.
+declare -A NEW_SOURCES=([7.3]="trixie-backports")
+archive_uri() {
+    # The URI of the entry that carries this release's main suite, from the
+    # one-line or the deb822 format.
+    local codename
+    codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+    {
+        cat /etc/apt/sources.list 2>/dev/null | awk -v c="$codename" '$1 == "deb" {
+            i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+            if ($(i+1) == c) { print $i; exit } }'
+        for f in /etc/apt/sources.list.d/*.sources; do
+            [ -f "$f" ] || continue
+            awk -v c="$codename" 'BEGIN { RS = ""; FS = "\n" } {
+                uri = ""; ok = 0
+                for (i = 1; i <= NF; i++) {
+                    if ($i ~ /^URIs:/) { split($i, a, /[ \t]+/); uri = a[2] }
+                    if ($i ~ /^Suites:/) { n = split($i, a, /[ \t]+/); for (j = 2; j <= n; j++) if (a[j] == c) ok = 1 }
+                }
+                if (ok && uri != "") print uri }' "$f"
+        done
+    } | head -1
+}
+fetch_source() {
+    local kver=$1 suite=${NEW_SOURCES[$1]} dir uri apt
+    dir=$(source_deb_dir)
+    ls "$dir"/linux-source-"$kver"_*_all.deb >/dev/null 2>&1 && return 0
+    uri=$(archive_uri)
+    [ -n "$uri" ] || die "no Debian archive in the system's apt sources to fetch linux-source-$kver from"
+    log "fetching linux-source-$kver from $suite (private sources list; the system's stay as they are)"
+    apt=$BP_CACHE/apt
+    mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$dir"
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" > "$apt/sources.list"
+    local opts=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+                -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache" -o APT::Sandbox::User=root)
+    apt-get -qq "${opts[@]}" update || die "apt-get update of $suite failed"
+    (cd "$dir" && apt-get -qq "${opts[@]}" download "linux-source-$kver") \
+        || die "apt-get download linux-source-$kver failed"
+}
+for v in $BP_KVERS; do
+    if [ -n "${NEW_SOURCES[$v]:-}" ]; then fetch_source "$v"; fi
+done
 log "dependencies present (rustc: $(/usr/bin/rustc --version), bindgen: $("$(bindgen_bin)" --version))"

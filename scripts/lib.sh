@@ -18,13 +18,36 @@ bindgen_bin() {
     return 1
 }
 
-# The clang major version each kernel flavor is built with. A distro-like kernel
-# needs clang >= 15 (return thunks and call-depth tracking); the others use
-# Debian 12's default clang (14).
-flavor_clang() {
+# Kernel releases batchprobe builds for. A flavor is NAME (the 6.12 tree, or
+# BP_KVER's) or NAME-KVER (say distro-7.3): flavor_kver and flavor_base split it.
+BP_KVERS="6.12 7.3"
+flavor_kver() {
     case "$1" in
-        distro) echo "${BP_DISTRO_CLANG:-19}" ;;
-        *) echo "${BP_CLANG:-14}" ;;
+        *-[0-9]*.[0-9]*) echo "${1##*-}" ;;
+        *) echo "${BP_KVER:-6.12}" ;;
+    esac
+}
+flavor_base() {
+    case "$1" in
+        *-[0-9]*.[0-9]*) echo "${1%-*}" ;;
+        *) echo "$1" ;;
+    esac
+}
+
+# The Debian source package of kernel release $1: 6.12 is installed from the
+# machine's own suites (/usr/src), newer ones are fetched by install-deps.sh
+# into the cache (see fetch_source there).
+source_deb_dir() { echo "$BP_CACHE/debs"; }
+
+# The clang major version each kernel flavor is built with. A distro-like kernel
+# needs clang >= 15 (return thunks and call-depth tracking); the other 6.12
+# flavors use Debian 12's default clang (14). 7.3 needs LLVM >= 17, so every
+# 7.3 flavor uses clang 19.
+flavor_clang() {
+    case "$(flavor_kver "$1"):$(flavor_base "$1")" in
+        6.12:distro) echo "${BP_DISTRO_CLANG:-19}" ;;
+        6.12:*) echo "${BP_CLANG:-14}" ;;
+        *) echo "${BP_NEW_CLANG:-19}" ;;
     esac
 }
 
@@ -49,6 +72,13 @@ kernel_clang() {
     esac
 }
 
+# What pahole prints while it writes a module's BTF from Rust units' DWARF
+# (BTF [M] lines): DWARF tags BTF has no encoding for (template parameters,
+# enum variants, methods inside enums) and the functions they leave
+# nameless. pahole skips them and the module's BTF is complete for its C
+# and the kinds it encodes; the lines are hidden and counted.
+BP_PAHOLE_NOISE='^(die__process_function: tag not supported|die__process_class: tag not supported|die__create_new_enumeration: DW_TAG_subprogram .* not handled!|tag__recode_dwarf_type: couldn.t find name for function)'
+
 # kbuild_dir WHAT DIR GENERATED [MAKE ARGS...]: builds the out-of-tree
 # modules in DIR against $KDIR with LLVM=$llvm and BINDGEN=$bindgen (set by
 # the caller). Kbuild does not notice that KDIR changed (say from the test
@@ -66,9 +96,14 @@ kbuild_dir() {
         echo "$KDIR" > "$dir/.batchprobe-kdir"
     fi
     out=$(mktemp)
+    # pipefail (set by every caller): make's status; grep -v's "printed
+    # nothing" does not count.
     make -C "$KDIR" M="$dir" LLVM="$llvm" RUSTC="$BP_RUSTC" BINDGEN="$bindgen" "$@" modules 2>&1 \
-        | tee "$out" >&2 || rc=1
-    if [ "$rc" -eq 0 ] && grep -E 'warning:|objtool:' "$out" >/dev/null; then rc=2; fi
+        | tee "$out" | { grep -v -E "$BP_PAHOLE_NOISE" >&2 || true; } || rc=1
+    if [ "$rc" -eq 0 ] && grep -v -E "$BP_PAHOLE_NOISE" "$out" | grep -E 'warning:|WARNING:|objtool:' >/dev/null; then rc=2; fi
+    local noise
+    noise=$(grep -c -E "$BP_PAHOLE_NOISE" "$out" || true)
+    [ "$noise" -eq 0 ] || log "$what: $noise lines of pahole's about Rust DWARF hidden (see BP_PAHOLE_NOISE in scripts/lib.sh)"
     rm -f "$out"
     [ "$rc" -ne 1 ] || die "$what: build failed"
     [ "$rc" -ne 2 ] || die "$what: the build printed warnings (see above); treat them as errors"

@@ -56,7 +56,11 @@ pub fn group<K: Ord>(keys: &[K], order: &mut [u32], ids: &mut [u32]) -> usize {
     let mut rep = 0u32;
     for (k, &i) in order.iter().enumerate() {
         let prev = k.checked_sub(1).and_then(|p| order.get(p)).copied();
-        if prev.map_or(true, |p| cmp_at(keys, p, i) != Ordering::Equal) {
+        let first = match prev {
+            Some(p) => cmp_at(keys, p, i) != Ordering::Equal,
+            None => true,
+        };
+        if first {
             rep = i;
         }
         if let Some(id) = ids.get_mut(i as usize) {

@@ -30,6 +30,7 @@ mod fprobe;
 mod gate;
 mod gpcount;
 mod kallsyms;
+mod kcompat;
 mod kprobe;
 mod kretprobe;
 mod kvec;
@@ -48,7 +49,6 @@ mod workqueue;
 module! {
     type: BatchProbe,
     name: "batchprobe",
-    author: "batchprobe developers",
     description: "Batch registration and teardown of kprobes, kretprobes and ftrace-direct calls",
     license: "GPL",
 }

@@ -16,6 +16,12 @@
     improper_ctypes,
     unsafe_op_in_unsafe_fn,
     clippy::all,
+    clippy::as_underscore,
+    clippy::cast_lossless,
+    clippy::ptr_as_ptr,
+    clippy::ptr_cast_constness,
+    clippy::ref_as_ptr,
+    clippy::as_ptr_cast_mut,
     clippy::undocumented_unsafe_blocks
 )]
 

@@ -28,6 +28,7 @@ use crate::bindings;
 use crate::btf;
 use crate::command::{CreateOptions, DirectMode, ProbeKind};
 use crate::error::{BStr, Failed};
+use crate::kcompat;
 use crate::kvec;
 use crate::rcu::{self, RcuBox, RcuOption};
 use crate::recursion::RecursionGuard;
@@ -132,9 +133,9 @@ impl DirectSlot {
                 }
                 let hit = bindings::batchprobe_hit {
                     kind: bindings::batchprobe_kind_BATCHPROBE_DIRECT,
-                    ip: self.start as _,
+                    ip: self.start,
                     regs: core::ptr::null_mut(),
-                    args: args.map(|a| a as _),
+                    args: args.map(|a| a),
                 };
                 gate.deliver(self.index, &hit);
             }
@@ -393,7 +394,7 @@ pub(crate) fn traceable(_locked: Locked<'_>, addr: usize) -> Result<usize, i32> 
     // SAFETY: Only the module's scratch ops is touched; `_locked` proves
     // the registry lock held, which serialises all users of it. `fentry`
     // is writable.
-    let ret = unsafe { bindings::bp_ftrace_check_ip(addr as _, &mut fentry) };
+    let ret = unsafe { bindings::bp_ftrace_check_ip(addr, &mut fentry) };
     if ret < 0 {
         Err(ret)
     } else {
@@ -468,11 +469,12 @@ unsafe extern "C" fn fprobe_entry(
     _fp: *mut bindings::fprobe,
     entry_ip: kernel::ffi::c_ulong,
     _ret_ip: kernel::ffi::c_ulong,
-    regs: *mut bindings::pt_regs,
+    regs: *mut kcompat::FprobeRegs,
     _data: *mut kernel::ffi::c_void,
 ) -> kernel::ffi::c_int {
-    // SAFETY: The kernel passes the live registers of the traced call.
-    let arg0 = unsafe { (*regs).di };
+    // SAFETY: The kernel passes the live registers of the traced call; the
+    // accessor is notrace.
+    let arg0 = unsafe { bindings::bp_fprobe_arg0(regs) } as usize;
     // SAFETY: fprobe calls its handlers holding ftrace's recursion lock,
     // that is with preemption disabled.
     let section = unsafe { rcu::PreemptDisabled::assume() };
@@ -648,7 +650,7 @@ impl DirectSet {
         let oom = (ENOMEM, None);
         let mut ips = KVVec::with_capacity(self.slots.len(), GFP_KERNEL).map_err(|_| oom)?;
         for s in self.slots.iter() {
-            ips.push(s.fentry as _, GFP_KERNEL).map_err(|_| oom)?;
+            ips.push(s.fentry, GFP_KERNEL).map_err(|_| oom)?;
         }
         {
             let _lock = Lock::new();
@@ -727,7 +729,7 @@ impl DirectSet {
             },
             Strategy::OpsPerFunction => self.attach_per_function(),
             Strategy::Fprobe => {
-                let n = ips.len() as _;
+                let n = ips.len() as i32;
                 // SAFETY: The fprobe is live, unregistered and never moves
                 // (type invariant); `ips` holds `n` addresses.
                 unsafe { bindings::register_fprobe_ips(self.fprobe.get(), ips.as_mut_ptr(), n) }
@@ -802,7 +804,7 @@ impl DirectSet {
     fn attach_group(&mut self, lo: usize, hi: usize) -> Result<bool, Error> {
         let mut ips = KVVec::with_capacity(hi - lo, GFP_KERNEL)?;
         for s in self.slots.get(lo..hi).unwrap_or(&[]) {
-            ips.push(s.fentry as _, GFP_KERNEL)?;
+            ips.push(s.fentry, GFP_KERNEL)?;
         }
         let ops = KBox::new(Opaque::new(bindings::ftrace_ops::default()), GFP_KERNEL)?;
         self.groups.reserve(1, GFP_KERNEL)?;
@@ -818,7 +820,7 @@ impl DirectSet {
 
     /// Unregisters every group ops (a failed bisection).
     fn detach_groups(&mut self) {
-        let tramp = trampoline::addr(self.mode()) as _;
+        let tramp = trampoline::addr(self.mode());
         for ops in self.groups.iter() {
             // SAFETY: Every group ops is registered with `tramp`.
             let ret = unsafe { bindings::unregister_ftrace_direct(ops.get(), tramp, true) };
@@ -836,13 +838,13 @@ impl DirectSet {
         ips: &mut KVVec<kernel::ffi::c_ulong>,
         tramp: usize,
     ) -> i32 {
-        let n = ips.len() as _;
+        let n = ips.len() as u32;
         // SAFETY: `ops` is a live, unregistered ftrace_ops that never moves
         // (callers); `ips` holds `n` addresses.
         let mut ret = unsafe { bindings::ftrace_set_filter_ips(ops, ips.as_mut_ptr(), n, 0, 1) };
         if ret == 0 {
             // SAFETY: As above; the trampoline is a valid direct caller.
-            ret = unsafe { bindings::register_ftrace_direct(ops, tramp as _) };
+            ret = unsafe { bindings::register_ftrace_direct(ops, tramp) };
         }
         if ret < 0 {
             // SAFETY: `ops` is not registered; this frees its filter hash.
@@ -858,7 +860,7 @@ impl DirectSet {
     /// The baseline: one ops, one filter update and one patching pass per
     /// function. Undoes what it did on failure.
     fn attach_per_function(&self) -> i32 {
-        let tramp = trampoline::addr(self.mode()) as _;
+        let tramp = trampoline::addr(self.mode());
         for (i, s) in self.slots.iter().enumerate() {
             let Some(ops) = self.per_function.get(i) else {
                 return ENOMEM.to_errno();
@@ -867,7 +869,7 @@ impl DirectSet {
             // SAFETY: A live, unregistered ops that never moves (`attach`
             // allocated them all before the first registration).
             let mut ret =
-                unsafe { bindings::ftrace_set_filter_ips(ops, &mut { s.fentry as _ }, 1, 0, 1) };
+                unsafe { bindings::ftrace_set_filter_ips(ops, &mut { s.fentry }, 1, 0, 1) };
             if ret == 0 {
                 // SAFETY: As above.
                 ret = unsafe { bindings::register_ftrace_direct(ops, tramp) };
@@ -883,7 +885,7 @@ impl DirectSet {
     }
 
     fn detach_per_function(&self, n: usize) -> i32 {
-        let tramp = trampoline::addr(self.mode()) as _;
+        let tramp = trampoline::addr(self.mode());
         let mut worst = 0;
         for ops in self.per_function.iter().take(n) {
             // SAFETY: The first `n` ops are registered with `tramp`.
@@ -903,7 +905,7 @@ impl DirectSet {
         if self.attached.swap(false, Ordering::AcqRel) {
             let ret = match self.strategy {
                 Strategy::OneOps if !self.groups.is_empty() => {
-                    let tramp = trampoline::addr(self.mode()) as _;
+                    let tramp = trampoline::addr(self.mode());
                     let mut worst = 0;
                     for ops in self.groups.iter() {
                         // SAFETY: Every group ops is registered with the
@@ -918,7 +920,7 @@ impl DirectSet {
                 Strategy::OneOps => unsafe {
                     bindings::unregister_ftrace_direct(
                         self.ops.get(),
-                        trampoline::addr(self.mode()) as _,
+                        trampoline::addr(self.mode()),
                         true,
                     )
                 },
@@ -1027,7 +1029,7 @@ impl DirectSet {
     /// [`DirectSet::retarget`]'s switch of every ops to `mode`'s trampoline;
     /// on failure the ones already moved are moved back.
     fn switch_to(&self, mode: DirectMode) -> Result {
-        let tramp = trampoline::addr(mode) as _;
+        let tramp = trampoline::addr(mode);
         match self.strategy {
             Strategy::OpsPerFunction => {
                 for (i, ops) in self.per_function.iter().enumerate() {
@@ -1036,7 +1038,7 @@ impl DirectSet {
                     if ret < 0 {
                         // Switch the ones already moved back, so that every
                         // ops matches `mode` again (detach passes it).
-                        let old = trampoline::addr(self.mode()) as _;
+                        let old = trampoline::addr(self.mode());
                         for ops in self.per_function.iter().take(i) {
                             // SAFETY: Registered, now with `tramp`.
                             let back = unsafe { bindings::modify_ftrace_direct(ops.get(), old) };
@@ -1053,7 +1055,7 @@ impl DirectSet {
                     // SAFETY: Every group ops is registered (attached).
                     let ret = unsafe { bindings::modify_ftrace_direct(ops.get(), tramp) };
                     if ret < 0 {
-                        let old = trampoline::addr(self.mode()) as _;
+                        let old = trampoline::addr(self.mode());
                         for ops in self.groups.iter().take(i) {
                             // SAFETY: Registered, now with `tramp`.
                             let back = unsafe { bindings::modify_ftrace_direct(ops.get(), old) };

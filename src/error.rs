@@ -69,6 +69,15 @@ impl Write for Text {
 /// Bytes shown as text (names are ASCII by construction).
 pub(crate) struct BStr<'a>(pub(crate) &'a [u8]);
 
+impl<'a> BStr<'a> {
+    /// The bytes as a `str`, or `"?"` if they are not UTF-8: what the
+    /// `pr_*!` macros take on every kernel (7.3's want `kernel::fmt::Display`,
+    /// which only the kernel crate's own types implement).
+    pub(crate) fn as_str(&self) -> &'a str {
+        core::str::from_utf8(self.0).unwrap_or("?")
+    }
+}
+
 impl core::fmt::Display for BStr<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match core::str::from_utf8(self.0) {

@@ -3,20 +3,41 @@
 //! The fprobe backend: `p:SET/NAME SYM` at +0 and `r:SET/NAME SYM` on
 //! functions that ftrace can trace, in the core kernel's text.
 //!
-//! A set's entry probes share one `struct fprobe` (one `ftrace_ops`), its
-//! return probes another (whose exit handler the kernel's rethook calls).
-//! Arming one is one `register_fprobe_ips`: one filter update and one
-//! text-patching pass for all its functions, where int3 kprobes at +0
+//! A set's entry probes share one `struct fprobe`, its return probes
+//! another. Arming one is one `register_fprobe_ips`: one filter update and
+//! one text-patching pass for all its functions, where int3 kprobes at +0
 //! (ftrace-based kprobes) pay one filter update and one patching pass each.
 //! Disarming is one `unregister_fprobe`, and so is the teardown.
 //!
 //! Semantics stay those of kprobes: a hit counts only while the set's gate
 //! is open; two probes on one function both count. What differs: an fprobe
-//! is not listed in `kprobes/list` (it is in `enabled_functions`), the
+//! is not listed in `kprobes/list` (it is in `enabled_functions`), and the
 //! kprobe blacklist, which guards the int3 path, does not apply (as for
-//! BPF's `kprobe_multi`), and misses (ftrace's recursion guard, or no free
-//! return instance) are counted per fprobe, not per function. `p!:` and
-//! `r!:` keep a target on int3 kprobes.
+//! BPF's `kprobe_multi`). `p!:` and `r!:` keep a target on int3 kprobes.
+//!
+//! The kernel's fprobe is not the same on every release we build for
+//! ([`kcompat::FPROBE_FGRAPH`]):
+//!
+//! | | through 6.13 (6.12) | on fgraph (6.14 on, 7.3) |
+//! |---|---|---|
+//! | ops | one `ftrace_ops` per fprobe | one shared `ftrace_ops` (entry) and `fgraph_ops` (return) for all |
+//! | return side | a rethook pool per fprobe, sized below | 1 shadow-stack word per return fprobe per call |
+//! | `rN:` | sizes the pool | served by a kretprobe: only it has a pool |
+//! | misses | recursion refusals and an empty pool | a failed shadow-stack reservation only |
+//! | `unregister_fprobe` waits | RCU-tasks-rude + RCU-tasks + RCU | one RCU grace period, expedited here |
+//!
+//! On fgraph, a function whose return fprobes need more than 32 words
+//! misses every return on all of them, so a set's `r:` go to kretprobes
+//! once the module has [`kcompat::RETURN_FPROBE_SETS`] sets with
+//! fprobe-served `r:` ([`RETURN_SIDES`]): one return fprobe each, so no
+//! function ever carries more than that many of ours. A task still inside
+//! a function when its set is disarmed delivers that return to whatever
+//! fprobe is registered at the same address by then (`fprobe_return`
+//! looks the pointer up, never dereferences a stale one): at worst one
+//! extra return counted by a re-armed set.
+//! `stats` names the backend of each probe. The kernel's own recursion
+//! refusals are not counted on fgraph: its tracer drops the call before
+//! any handler of ours runs, so neither it nor we can count them.
 
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
@@ -29,11 +50,19 @@ use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::direct;
 use crate::error::Failed;
+use crate::kcompat::{self, FprobeRegs};
 use crate::probe::Meta;
+use crate::rcu;
 
 /// The most return instances one fprobe asks for: the kernel's objpool
-/// refuses more than 2^24 (`objpool_init`).
+/// refuses more than 2^24 (`objpool_init`). Through 6.13 only.
 const MAX_RETURN_INSTANCES: usize = 1 << 24;
+
+/// The sets whose return side holds fprobe-served `r:` (built, not yet
+/// retired): on fgraph at most [`kcompat::RETURN_FPROBE_SETS`].
+/// Sets are built under the registry lock, one at a time, so `fit` and the
+/// reservation in `attach` see no other builder; retiring only lowers it.
+static RETURN_SIDES: AtomicUsize = AtomicUsize::new(0);
 
 /// One probe: the function's ftrace call site and its counter.
 struct FSlot {
@@ -58,8 +87,11 @@ struct Side {
     /// Entry side (else return side), and `--bare` handlers.
     entry: bool,
     bare: bool,
-    /// The kernel's `nr_maxactive` (return side; 0: its default).
+    /// The kernel's `nr_maxactive` (return side; 0: its default; through
+    /// 6.13 only).
     nr_maxactive: c_int,
+    /// This side holds one of [`RETURN_SIDES`].
+    counted: AtomicBool,
     /// Return instances asked for (`rN:`), summed; 0: none asked.
     maxactive: usize,
     /// Return probes on the functions without `N`.
@@ -80,6 +112,7 @@ impl Side {
             entry,
             bare,
             nr_maxactive: 0,
+            counted: AtomicBool::new(false),
             maxactive: 0,
             default_instances: 0,
             armed: AtomicBool::new(false),
@@ -105,18 +138,22 @@ impl Side {
                 ..Default::default()
             }
         } else {
-            bindings::fprobe {
-                exit_handler: Some(if self.bare { bare_exit } else { on_exit }),
-                nr_maxactive: self.nr_maxactive,
-                ..Default::default()
-            }
+            kcompat::fprobe_with_instances(
+                bindings::fprobe {
+                    exit_handler: Some(if self.bare { bare_exit } else { on_exit }),
+                    ..Default::default()
+                },
+                self.nr_maxactive,
+            )
         }
     }
 
     /// Counts a hit on every probe of the function whose call site is
     /// `ip`. Called from the fprobe handlers: no locks, no allocation.
     #[inline(always)]
-    fn hit(&self, ip: usize, regs: *mut bindings::pt_regs, kind: bindings::batchprobe_kind) {
+    fn hit(&self, ip: usize, regs: *mut FprobeRegs, kind: bindings::batchprobe_kind) {
+        // SAFETY: `regs` is the handler's own (live) argument; notrace.
+        let regs = unsafe { bindings::bp_fprobe_pt_regs(regs) };
         let from = self.slots.partition_point(|s| s.fentry < ip);
         for s in self.slots.get(from..).unwrap_or(&[]) {
             if s.fentry != ip {
@@ -124,7 +161,7 @@ impl Side {
             }
             s.meta.hit(|| bindings::batchprobe_hit {
                 kind,
-                ip: ip as _,
+                ip,
                 regs,
                 args: [0; 6],
             });
@@ -141,7 +178,11 @@ impl Side {
             }
         }
         self.ips = ips;
-        if !self.entry && !self.slots.is_empty() {
+        if !self.entry && !self.slots.is_empty() && !self.counted.swap(true, Ordering::Relaxed) {
+            // INVARIANT: counted once, released once in `release`.
+            RETURN_SIDES.fetch_add(1, Ordering::Relaxed);
+        }
+        if !self.entry && !self.slots.is_empty() && !kcompat::FPROBE_FGRAPH {
             // The return instances, shared by all the functions: what each
             // `rN:` asked for, and a kretprobe's default (max(10, 2 per
             // possible CPU)) for each `r:`; the kernel's own fprobe default
@@ -196,7 +237,10 @@ impl Side {
             return true;
         }
         // SAFETY: Registered (`armed`); `unregister_fprobe` returns once no
-        // handler runs any more (ftrace's RCU-tasks waits for dynamic ops).
+        // handler runs any more: through 6.13 ftrace's RCU-tasks waits for
+        // the fprobe's own dynamic ops; on fgraph the shared ops' handlers
+        // look fprobes up under `rcu_read_lock_sched`, and unregistering
+        // waits one RCU grace period after taking ours out.
         let ret = unsafe { bindings::unregister_fprobe(self.fp.get()) };
         if ret < 0 {
             pr_warn!("{}: unregister_fprobe failed, errno {}\n", self.name, ret);
@@ -204,7 +248,8 @@ impl Side {
         }
         let missed = self.nmissed();
         // SAFETY: Unregistered: ftrace calls its handlers no more, and the
-        // rethook (which pointed to it) is stopped and freed; arm and disarm
+        // rethook (through 6.13; which pointed to it) is stopped and freed,
+        // and fgraph's return side only compares the pointer; arm and disarm
         // are serialised, so no other writer touches `fp` now. (A `stats`
         // reader may read `nmissed` meanwhile: one racy counter, read
         // volatile; it sees this arm's misses in `nmissed` or, from here
@@ -214,6 +259,14 @@ impl Side {
         // INVARIANT: unregistered just now.
         self.armed.store(false, Ordering::Relaxed);
         true
+    }
+
+    /// Gives back this side's place in [`RETURN_SIDES`], once it is
+    /// unregistered for good.
+    fn release(&self) {
+        if self.counted.swap(false, Ordering::Relaxed) {
+            RETURN_SIDES.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 
     /// The fprobe's own miss count since it was last registered.
@@ -234,7 +287,7 @@ unsafe extern "C" fn on_entry(
     fp: *mut bindings::fprobe,
     entry_ip: c_ulong,
     _ret_ip: c_ulong,
-    regs: *mut bindings::pt_regs,
+    regs: *mut FprobeRegs,
     _data: *mut c_void,
 ) -> c_int {
     // SAFETY: `fp` is the first field of a live `repr(C)` `Side`.
@@ -252,7 +305,7 @@ unsafe extern "C" fn on_exit(
     fp: *mut bindings::fprobe,
     entry_ip: c_ulong,
     _ret_ip: c_ulong,
-    regs: *mut bindings::pt_regs,
+    regs: *mut FprobeRegs,
     _data: *mut c_void,
 ) {
     // SAFETY: `fp` is the first field of a live `repr(C)` `Side`.
@@ -274,7 +327,7 @@ unsafe extern "C" fn bare_entry(
     _fp: *mut bindings::fprobe,
     _entry_ip: c_ulong,
     _ret_ip: c_ulong,
-    _regs: *mut bindings::pt_regs,
+    _regs: *mut FprobeRegs,
     _data: *mut c_void,
 ) -> c_int {
     0
@@ -289,7 +342,7 @@ unsafe extern "C" fn bare_exit(
     _fp: *mut bindings::fprobe,
     _entry_ip: c_ulong,
     _ret_ip: c_ulong,
-    _regs: *mut bindings::pt_regs,
+    _regs: *mut FprobeRegs,
     _data: *mut c_void,
 ) {
 }
@@ -334,7 +387,18 @@ impl SetBackend for FprobeSet {
     fn fit(&self, ctx: &Ctx<'_>, t: &Target<'_>) -> Fit {
         let kind_fits = match t.kind {
             ProbeKind::Kprobe => t.offset == 0,
-            ProbeKind::Kretprobe { .. } => true,
+            // On fgraph an fprobe has no instance pool for `rN:` to size, and
+            // a set past the return-data limit would miss every return: a
+            // kretprobe serves those (see the module documentation).
+            ProbeKind::Kretprobe { maxactive } => {
+                !(kcompat::FPROBE_FGRAPH && maxactive.is_some())
+                    && (self.exit.counted.load(Ordering::Relaxed)
+                        || !self.exit.slots.is_empty()
+                        || match kcompat::RETURN_FPROBE_SETS {
+                            Some(max) => RETURN_SIDES.load(Ordering::Relaxed) < max,
+                            None => true,
+                        })
+            }
             ProbeKind::Direct => false,
         };
         // Only functions a walk of the core kernel's text found (`text`):
@@ -400,9 +464,18 @@ impl SetBackend for FprobeSet {
     }
 
     fn retire(&self, _one_by_one: bool) -> bool {
+        // On fgraph each unregister waits one plain RCU grace period, which
+        // expediting shortens (through 6.13 it waits for RCU-tasks, which
+        // it does not: there the teardown runs unexpedited, as the other
+        // ftrace-based backends do).
+        let _fast = kcompat::FPROBE_FGRAPH.then(rcu::expedite);
         let mut gone = true;
         for s in self.sides() {
-            gone &= s.disarm();
+            let ok = s.disarm();
+            if ok {
+                s.release();
+            }
+            gone &= ok;
         }
         gone
     }
@@ -439,7 +512,7 @@ impl SetBackend for FprobeSet {
                 "  {} functions={} armed={} missed={}",
                 s.field,
                 s.ips.len(),
-                s.armed.load(Ordering::Relaxed) as u8,
+                u8::from(s.armed.load(Ordering::Relaxed)),
                 s.missed_before.load(Ordering::Relaxed) + s.nmissed()
             )?;
         }

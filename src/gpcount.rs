@@ -17,7 +17,9 @@
 //! passes a phase can be stuck behind on `kprobe_mutex`) is counted too,
 //! which is what the phase paid. On a kernel without RCU-tasks
 //! (non-preemptible, where `synchronize_rcu_tasks()` is `synchronize_rcu()`)
-//! the tasks kinds have no function to probe and print as `-`.
+//! the tasks kinds have no function to probe and print as `-`; so does the
+//! rude kind where `synchronize_rcu_tasks_rude()` returns at once (x86 on
+//! 7.3: [`kcompat::RUDE_RCU_WAITS`]).
 
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
@@ -26,9 +28,12 @@ use kernel::prelude::*;
 use kernel::types::Opaque;
 
 use crate::bindings;
+use crate::kcompat;
 
 /// The kinds counted, in the order [`PhaseGps`] prints them.
 const KINDS: usize = 3;
+/// The index of the RCU-tasks-rude kind.
+const RUDE: usize = 2;
 /// The function each kind's wait goes through (NUL-terminated).
 const SYMBOLS: [&[u8]; KINDS] = [
     b"synchronize_rcu\0",
@@ -99,6 +104,11 @@ impl Counters {
             GFP_KERNEL,
         )?;
         for ((c, available), symbol) in counters.iter().zip(&AVAILABLE).zip(SYMBOLS) {
+            if c.kind == RUDE && !kcompat::RUDE_RCU_WAITS {
+                // Its calls return at once here: not grace periods. `-`.
+                pr_info!("synchronize_rcu_tasks_rude does not wait on this kernel: not counted\n");
+                continue;
+            }
             // SAFETY: A filled-in, unregistered kprobe in a box that is not
             // moved or freed before `drop` unregisters it.
             let ret = unsafe { bindings::register_kprobe(c.kp.get()) };

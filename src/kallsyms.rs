@@ -34,8 +34,7 @@ impl Lookup {
     fn at(&mut self, addr: usize) -> Option<SymbolAt<'_>> {
         // SAFETY: The buffer holds `SYMBOL_BUF` > `KSYM_SYMBOL_LEN` bytes,
         // which is all `sprint_symbol` writes, NUL included.
-        let len =
-            unsafe { bindings::sprint_symbol(self.0.as_mut_ptr().cast::<c_char>(), addr as _) };
+        let len = unsafe { bindings::sprint_symbol(self.0.as_mut_ptr().cast::<c_char>(), addr) };
         let len = usize::try_from(len).ok()?.min(SYMBOL_BUF);
         let s = core::str::from_utf8(self.0.get(..len)?).ok()?;
         parse_sprint_symbol(s).filter(|s| s.module.is_none())

@@ -26,7 +26,7 @@ unsafe extern "C" fn pre_handler(p: *mut bindings::kprobe, regs: *mut bindings::
     unsafe { slot_of::<Kprobe>(p) }.hit(|| bindings::batchprobe_hit {
         kind: bindings::batchprobe_kind_BATCHPROBE_KPROBE,
         // SAFETY: `p` is a live, registered kprobe (see above).
-        ip: unsafe { (*p).addr } as _,
+        ip: unsafe { (*p).addr } as usize,
         regs,
         args: [0; 6],
     });
@@ -94,7 +94,7 @@ unsafe impl Int3Kind for Kprobe {
         // SAFETY: `raw` is a registered kprobe; `addr` was set by the
         // kernel when it resolved the symbol.
         let addr = unsafe { (*raw).addr } as usize;
-        if t.offset == 0 || kallsyms::offset_in_symbol(addr) == Some(t.offset as u64) {
+        if t.offset == 0 || kallsyms::offset_in_symbol(addr) == Some(u64::from(t.offset)) {
             Ok(())
         } else {
             Err((EINVAL.to_errno(), PAST_END))
@@ -103,7 +103,7 @@ unsafe impl Int3Kind for Kprobe {
 
     fn init(raw: &mut bindings::kprobe, symbol: *const c_char, how: How) {
         if how.addr != 0 {
-            raw.addr = how.addr as _;
+            raw.addr = how.addr as *mut u8;
         } else {
             raw.symbol_name = symbol;
             raw.offset = how.offset;

@@ -32,7 +32,7 @@ unsafe extern "C" fn ret_handler(
     unsafe { slot_of::<Kretprobe>(rp) }.hit(|| bindings::batchprobe_hit {
         kind: bindings::batchprobe_kind_BATCHPROBE_KRETPROBE,
         // SAFETY: `rp` is a live, registered kretprobe.
-        ip: unsafe { (*rp).kp.addr } as _,
+        ip: unsafe { (*rp).kp.addr } as usize,
         regs,
         args: [0; 6],
     });
@@ -69,7 +69,7 @@ unsafe impl Int3Kind for Kretprobe {
 
     fn init(raw: &mut bindings::kretprobe, symbol: *const c_char, how: How) {
         if how.addr != 0 {
-            raw.kp.addr = how.addr as _;
+            raw.kp.addr = how.addr as *mut u8;
         } else {
             raw.kp.symbol_name = symbol;
         }

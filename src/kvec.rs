@@ -1,9 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! What 6.12's `KVec` and `KVVec` lack and the registry needs: in-place
-//! `truncate`, `clear`, `retain` and `pop`, none of which allocates.
+//! `truncate`, `clear`, `retain` and `pop`, none of which allocates, and
+//! `take`.
+//!
+//! 7.3 has them as inherent methods but no longer a public `set_len`, so
+//! these are written with `into_raw_parts`/`from_raw_parts`, which both
+//! kernels have: one version, no cfg.
 
 use kernel::alloc::{Allocator, Vec};
+
+/// Takes `v`'s elements, leaving it empty: `core::mem::take`, which 6.12's
+/// `Vec` (no `Default`) does not allow.
+#[allow(clippy::mem_replace_with_default)]
+pub(crate) fn take<T, A: Allocator>(v: &mut Vec<T, A>) -> Vec<T, A> {
+    core::mem::replace(v, Vec::new())
+}
 
 /// Drops every element from `new_len` on.
 pub(crate) fn truncate<T, A: Allocator>(v: &mut Vec<T, A>, new_len: usize) {
@@ -11,13 +23,18 @@ pub(crate) fn truncate<T, A: Allocator>(v: &mut Vec<T, A>, new_len: usize) {
     if new_len >= len {
         return;
     }
-    // SAFETY: Elements `new_len..len` are initialised. The length is lowered
-    // first, so they are unreachable through `v` when they are dropped,
-    // exactly once, here.
+    let (ptr, _, cap) = take(v).into_raw_parts();
+    // SAFETY: `ptr` and `cap` come from `into_raw_parts` of a vector of the
+    // same allocator, and `new_len < len <= cap`, so its first `new_len`
+    // elements are initialised. Elements `new_len..len` are initialised too
+    // and no longer reachable through `v`; they are dropped exactly once,
+    // here.
     unsafe {
-        let tail = core::ptr::slice_from_raw_parts_mut(v.as_mut_ptr().add(new_len), len - new_len);
-        v.set_len(new_len);
-        core::ptr::drop_in_place(tail);
+        *v = Vec::from_raw_parts(ptr, new_len, cap);
+        core::ptr::drop_in_place(core::ptr::slice_from_raw_parts_mut(
+            ptr.add(new_len),
+            len - new_len,
+        ));
     }
 }
 

@@ -278,7 +278,11 @@ impl<B: Int3Kind> Int3Set<B> {
         verify: impl FnOnce(*mut B::Raw) -> Result<(), (i32, &'static str)>,
     ) -> Result<Added, AllocError> {
         self.ptrs.reserve(1, GFP_KERNEL)?;
-        if self.chunks.last().map_or(true, |c| c.len() >= CHUNK) {
+        let full = match self.chunks.last() {
+            Some(c) => c.len() >= CHUNK,
+            None => true,
+        };
+        if full {
             self.chunks
                 .push(KVec::with_capacity(CHUNK, GFP_KERNEL)?, GFP_KERNEL)?;
         }

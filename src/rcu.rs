@@ -204,12 +204,7 @@ impl<T: Send + 'static> Drop for RcuBox<T> {
         // SAFETY: The cell is live (type invariant) and its head is not queued
         // yet: this is the only place that queues it, and drop runs once.
         // `reclaim` matches the layout of `RcuCell<T>`.
-        unsafe {
-            bindings::call_rcu(
-                Opaque::raw_get(core::ptr::addr_of!((*self.0.as_ptr()).head)),
-                Some(Self::reclaim),
-            )
-        };
+        unsafe { bindings::call_rcu((*self.0.as_ptr()).head.get(), Some(Self::reclaim)) };
     }
 }
 

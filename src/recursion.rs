@@ -37,7 +37,7 @@ impl RecursionGuard {
     #[inline(always)]
     pub(crate) fn try_lock(ip: usize) -> Option<Self> {
         // SAFETY: The helper is notrace and may be called from any context.
-        let bit = unsafe { bindings::bp_direct_recursion_trylock(ip as _) };
+        let bit = unsafe { bindings::bp_direct_recursion_trylock(ip) };
         if bit < 0 {
             // No guard is built here: `bool::then_some(Self { .. })` would
             // build one and drop it on refusal, and its `drop` would unlock

@@ -185,7 +185,10 @@ impl Registry {
     /// O(log n).
     fn find_in(&self, by_name: &[u32], name: &[u8]) -> Option<&Arc<Set>> {
         let set = |i: &u32| self.sets.get(*i as usize);
-        let from = by_name.partition_point(|i| set(i).map_or(true, |s| s.name() < name));
+        let from = by_name.partition_point(|i| match set(i) {
+            Some(s) => s.name() < name,
+            None => true,
+        });
         acted_on(
             by_name
                 .get(from..)?
@@ -687,7 +690,7 @@ impl Engine {
             let mut reg = self.registry.lock();
             if let Err((line, f)) = reg.validate(&cmds) {
                 reg.set_last_error(line, &f);
-                pr_info!("control: line {}: {}\n", line, BStr(&f.what));
+                pr_info!("control: line {}: {}\n", line, BStr(&f.what).as_str());
                 return Err(f.error);
             }
             // Every vector this write will push to, reserved before the first
@@ -720,7 +723,7 @@ impl Engine {
                         e.consumed = 0;
                     }
                     reg.set_last_error(line, &f);
-                    pr_info!("control: line {}: {}\n", line, BStr(&f.what));
+                    pr_info!("control: line {}: {}\n", line, BStr(&f.what).as_str());
                     return Err(f.error);
                 }
             }
@@ -808,7 +811,11 @@ impl Engine {
             }
             Err(f) => {
                 reg.set_last_error(0, &f);
-                pr_info!("api: set {}: {}\n", BStr(name), BStr(&f.what));
+                pr_info!(
+                    "api: set {}: {}\n",
+                    BStr(name).as_str(),
+                    BStr(&f.what).as_str()
+                );
                 Err(f.error)
             }
         }
@@ -988,7 +995,7 @@ impl Engine {
                     set.unregister_returned();
                 }
             }
-            core::mem::replace(&mut reg.sets, KVVec::new())
+            kvec::take(&mut reg.sets)
         };
         self.queue.flush();
         self.done_queue.flush();

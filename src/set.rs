@@ -128,7 +128,7 @@ impl PinnedDrop for Set {
         if self.state() != SetState::Freed {
             pr_warn!(
                 "set {} dropped while {}\n",
-                BStr(&self.name),
+                BStr(&self.name).as_str(),
                 self.state().as_str()
             );
             self.set_state(SetState::Retiring);

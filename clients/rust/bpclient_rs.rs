@@ -29,10 +29,16 @@ use batchprobe_api::{Handler, Hit, Kind, ProbeSet, Target};
 module! {
     type: BpClient,
     name: "bpclient_rs",
-    author: "batchprobe developers",
     description: "A sample in-kernel client of batchprobe, in Rust",
     license: "GPL",
 }
+
+/// The author's modinfo entry, written as `module!` writes its own: 6.12's
+/// macro takes `author: ".."` and 7.3's only `authors: [..]`, so neither.
+#[cfg(MODULE)]
+#[link_section = ".modinfo"]
+#[used]
+static AUTHOR: [u8; 29] = *b"author=batchprobe developers\0";
 
 const TARGETS: [Target; 3] = [
     Target {

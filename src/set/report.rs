@@ -128,8 +128,9 @@ impl core::fmt::Display for Kptr {
         let mut buf = [0u8; 32];
         // SAFETY: `buf` is writable for its length; `%pK` only reads the
         // reader's credentials (process context: a `stats` read).
-        let n =
-            unsafe { bindings::bp_format_kptr(buf.as_mut_ptr().cast(), buf.len(), self.0 as _) };
+        let n = unsafe {
+            bindings::bp_format_kptr(buf.as_mut_ptr().cast(), buf.len(), self.0 as usize)
+        };
         let n = usize::try_from(n).unwrap_or(0).min(buf.len());
         f.write_str(core::str::from_utf8(buf.get(..n).unwrap_or(&[])).unwrap_or("?"))
     }

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What differs between the kernels batchprobe builds for, on the C side:
+ * the one place for it (Rust's is src/kcompat.rs). The BP_* feature macros
+ * come from scripts/kcompat.mk, which reads the tree being built against.
+ * bindgen reads the declarations here too (through helpers.h).
+ */
+#ifndef BATCHPROBE_KCOMPAT_H
+#define BATCHPROBE_KCOMPAT_H
+
+#include <linux/types.h>
+
+struct pt_regs;
+struct ftrace_regs;
+
+/*
+ * What an fprobe handler gets for the traced call's registers: a full
+ * struct pt_regs through 6.13, the opaque struct ftrace_regs (read through
+ * accessors only) once fprobe runs on fgraph.
+ */
+#ifdef BP_FPROBE_FGRAPH
+typedef struct ftrace_regs bp_fprobe_regs;
+#else
+typedef struct pt_regs bp_fprobe_regs;
+#endif
+
+/* The traced call's first argument, from an fprobe handler's registers. */
+unsigned long bp_fprobe_arg0(bp_fprobe_regs *regs);
+
+/*
+ * The pt_regs an fprobe handler can hand on (struct batchprobe_hit's regs),
+ * or NULL where it has only ftrace_regs. Only control sets reach the fprobe
+ * backend, and they never look at it (API sets stay on int3 kprobes).
+ */
+struct pt_regs *bp_fprobe_pt_regs(bp_fprobe_regs *regs);
+
+#ifndef __BINDGEN__
+#include <linux/fprobe.h>
+#include <linux/objtool.h>
+#include <asm/ibt.h>
+#include <asm/ptrace.h>
+
+/* The bodies of bp_fprobe_arg0() and bp_fprobe_pt_regs() (rust/helpers.c). */
+#ifdef BP_FPROBE_FGRAPH
+#define BP_FPROBE_ARG0(regs) ftrace_regs_get_argument((regs), 0)
+#define BP_FPROBE_PT_REGS(regs) ((struct pt_regs *)NULL)
+#else
+#define BP_FPROBE_ARG0(regs) regs_get_kernel_argument((regs), 0)
+#define BP_FPROBE_PT_REGS(regs) (regs)
+#endif
+
+/*
+ * The objtool annotation of the exit trampoline's call to a local label,
+ * for a C asm string. 6.12's objtool reads a .discard.intra_function_calls
+ * entry (written out by hand here: its ANNOTATE_INTRA_FUNCTION_CALL is for
+ * assembly files only); later ones read only .discard.annotate_insn, which
+ * ASM_ANNOTATE writes. A feature test, not a release number.
+ */
+#ifdef ASM_ANNOTATE
+#define BP_INTRA_FUNCTION_CALL ANNOTATE_INTRA_FUNCTION_CALL
+#else
+#define BP_INTRA_FUNCTION_CALL						\
+"999:\n\t.pushsection .discard.intra_function_calls\n\t.long 999b\n\t.popsection\n"
+#endif
+
+/*
+ * Whether the 4 bytes @insn are an endbr64 (or its poisoned form). 6.12's
+ * is_endbr() took the value; later kernels take a pointer and do not export
+ * it. gen_endbr() and gen_endbr_poison() are inline in both.
+ */
+#ifdef CONFIG_X86_KERNEL_IBT
+#define bp_is_endbr(insn) ((insn) == gen_endbr() || (insn) == gen_endbr_poison())
+#else
+#define bp_is_endbr(insn) false
+#endif
+#endif /* !__BINDGEN__ */
+
+#endif /* BATCHPROBE_KCOMPAT_H */

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+# Kernel-version features of the tree we build against, found by reading
+# that tree (its headers first, so that backports and releases in between
+# are judged by what they have, not by their number), and handed to Rust as
+# `--cfg bp_X` and to C and bindgen as `-DBP_X`. Included by Kbuild and by
+# clients/rust/Kbuild. What the features change lives in src/kcompat.rs and
+# rust/kcompat.h, nowhere else.
+#
+#   fprobe_fgraph  fprobe runs on function-graph tracing (6.14 on): its
+#                  handlers take `struct ftrace_regs *`, there is no
+#                  `nr_maxactive` and no per-fprobe return-instance pool.
+#   rude_noop      synchronize_rcu_tasks_rude() returns at once where the
+#                  architecture wants no instrumentation in its entry code
+#                  (x86; see kernel/rcu/tasks.h). Read from kernel/rcu/tasks.h
+#                  where the tree has it; a headers-only tree is judged by
+#                  its release, 7.3 or later (the releases read: 6.12 waits,
+#                  7.3 does not).
+
+bp_grep = $(shell grep -q -E -- '$(1)' $(2) 2>/dev/null && echo y)
+
+bp_features :=
+ifeq ($(call bp_grep,nr_maxactive,$(srctree)/include/linux/fprobe.h),)
+bp_features += fprobe_fgraph
+endif
+ifneq ($(wildcard $(srctree)/kernel/rcu/tasks.h),)
+ifeq ($(call bp_grep,ARCH_WANTS_NO_INSTR,$(srctree)/kernel/rcu/tasks.h),y)
+bp_features += rude_noop
+endif
+else
+ifeq ($(shell test $(VERSION)$(shell printf %03d $(PATCHLEVEL)) -ge 7003 && echo y),y)
+bp_features += rude_noop
+endif
+endif
+
+rustflags-y += $(foreach f,$(bp_features),--cfg=bp_$(f))
+ccflags-y += $(foreach f,$(bp_features),-DBP_$(shell echo $(f) | tr a-z A-Z))
