@@ -247,9 +247,21 @@ void bp_flush_workqueue(struct workqueue_struct *wq)
 "	movq -8(%rbp), %rsi\n"						\
 "	movq %rbp, %rdx\n"
 
+/*
+ * Every trampoline starts on a 16-byte boundary, as the kernel's functions
+ * do. Never at an odd address: from 6.19 on (CONFIG_DYNAMIC_FTRACE_WITH_JMP)
+ * ftrace takes bit 0 of a direct call's address to mean "jump, not call"
+ * (ftrace_is_jmp) and goes to the address with that bit cleared, one byte
+ * early: on 7.3 the exit trampoline, which followed the empty one at an
+ * odd address, was entered at the int3 padding before it (an Oops in
+ * test_direct_exit_coexist.sh). src/trampoline.rs checks the alignment too.
+ */
+#define BP_TRAMP_ALIGN "	.balign 16, 0xcc\n"
+
 #define BP_DIRECT_TRAMPOLINE(name, handler)				\
 asm(									\
 "	.pushsection	.text, \"ax\", @progbits\n"			\
+	BP_TRAMP_ALIGN							\
 "	.type		" #name ", @function\n"				\
 "	.globl		" #name "\n"					\
 #name ":"								\
@@ -277,6 +289,7 @@ BP_DIRECT_TRAMPOLINE(bp_direct_tramp_record, bp_direct_handle_record);
  */
 asm(
 "	.pushsection	.text, \"ax\", @progbits\n"
+	BP_TRAMP_ALIGN
 "	.type		bp_direct_tramp_empty, @function\n"
 "	.globl		bp_direct_tramp_empty\n"
 "bp_direct_tramp_empty:"
@@ -323,6 +336,7 @@ asm(
 
 asm(
 "	.pushsection	.text, \"ax\", @progbits\n"
+	BP_TRAMP_ALIGN
 "	.type		bp_direct_tramp_exit, @function\n"
 "	.globl		bp_direct_tramp_exit\n"
 "bp_direct_tramp_exit:"

@@ -3,7 +3,8 @@
 # run the host tests once, then for each flavor build the module, boot QEMU,
 # run the selftests and judge the log. Ends with one line "N passed, N failed"
 # totalled over the host tests and every flavor. BP_FLAVORS picks the flavors
-# (default "test distro debug"), BP_TESTS a subset of the selftests (names
+# (default "test distro debug distro-7.3": the three 6.12 flavors and 7.3's
+# distro flavor; NAME-KVER is flavor NAME on release KVER), BP_TESTS a subset of the selftests (names
 # of selftests/test_*.sh, space-separated). BP_INJECT=fail|splat|hang makes
 # the guest misbehave on purpose, to prove the harness catches it.
 set -euo pipefail
@@ -12,7 +13,7 @@ set -euo pipefail
 t0=$(date +%s)
 "$BP_ROOT/scripts/install-deps.sh"
 # Every kernel flavor first, so that a broken build fails before any boot.
-flavors=${BP_FLAVORS:-test distro debug}
+flavors=${BP_FLAVORS:-test distro debug distro-7.3}
 declare -A kdirs
 for f in $flavors; do
     kdirs[$f]=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
@@ -84,27 +85,72 @@ run_guest() {
     # selftests about 3x slower under TCG: 1750 s, 1801 s and 2207 s beside
     # the other guests in three full runs here (2026-12-01), so it gets
     # 3000 s. BP_TIMEOUT overrides both.
-    if [ "$f" = debug ]; then tmo=${BP_TIMEOUT:-3000}; else tmo=${BP_TIMEOUT:-1800}; fi
+    if [ "$(flavor_base "$f")" = debug ]; then tmo=${BP_TIMEOUT:-3000}; else tmo=${BP_TIMEOUT:-1800}; fi
     log "guest ($f kernel): booting QEMU ($accel, $smp vCPUs, limit ${tmo}s); console log: $logf"
+    date +%s > "$logf.start"
     BP_QUIET=1 BP_SMP=$smp BP_TIMEOUT=$tmo "$BP_ROOT/scripts/run-qemu.sh" \
         "$kdir/arch/x86/boot/bzImage" "$BP_ROOT/out/initramfs-check-$f.cpio.gz" "$logf" \
         bp.mode=check ${BP_INJECT:+bp.inject=$BP_INJECT} ${BP_TESTS:+bp.tests=${BP_TESTS// /,}} || rc=$?
     [ "$rc" -eq 124 ] && log "FAIL: $f guest timed out (after ${tmo}s)"
     log "guest ($f kernel): done in $(( $(date +%s) - t )) s (QEMU status $rc)"
+    date +%s > "$logf.end"
     echo "$rc" > "$logf.qemu-rc"
 }
+# Progress while the guests run: per flavor, the selftest programs done of
+# the total, the checks failed so far and the time elapsed. One line
+# rewritten in place on a terminal (every 2 s), a line a minute otherwise
+# (a CI log).
+progress_line() {
+    local f logf line="" done total fails t0 el
+    for f in $order; do
+        logf=$BP_ROOT/out/check-console-$f.log
+        if [ ! -f "$logf.start" ]; then line="$line | $f: waiting"; continue; fi
+        t0=$(cat "$logf.start")
+        if [ -f "$logf.qemu-rc" ]; then el=$(cat "$logf.end" 2>/dev/null || date +%s); else el=$(date +%s); fi
+        el=$((el - t0))
+        done=$(tr -d '\r' < "$logf" 2>/dev/null | grep -a -c -E '^(ok|not ok) [0-9]+ selftests: ' || true)
+        total=$(tr -d '\r' < "$logf" 2>/dev/null | grep -a -m1 -E '^1\.\.[0-9]+$' | cut -c4- || true)
+        fails=$(tr -d '\r' < "$logf" 2>/dev/null | grep -a -c -E '^(# )*not ok ' || true)
+        line="$line | $f: ${done:-0}/${total:-?} programs, $fails failed, $((el / 60))m$(printf %02d $((el % 60)))s"
+        [ -f "$logf.qemu-rc" ] && line="$line (done)"
+    done
+    echo "${line# | }"
+}
+progress_monitor() {
+    local n=0
+    while :; do
+        if [ -t 2 ]; then
+            printf '\r\033[K[batchprobe] %s' "$(progress_line)" >&2
+            sleep 2
+        else
+            sleep 60
+            n=$((n + 1))
+            log "progress after ${n}m: $(progress_line)"
+        fi
+    done
+}
 log "guests: $(wc -w <<<"$order") to run, $jobs at a time:$order"
-running=0
 for f in $order; do
-    rm -f "$BP_ROOT/out/check-console-$f.log.qemu-rc"
+    rm -f "$BP_ROOT/out/check-console-$f.log".{qemu-rc,start,end}
+done
+progress_monitor &
+monitor=$!
+running=0
+pids=()
+for f in $order; do
     if [ "$running" -ge "$jobs" ]; then
-        wait -n || true
+        wait -n "${pids[@]}" || true
         running=$((running - 1))
     fi
     run_guest "$f" &
+    pids+=($!)
     running=$((running + 1))
 done
-wait || true
+for p in "${pids[@]}"; do wait "$p" || true; done
+kill "$monitor" 2>/dev/null || true
+wait "$monitor" 2>/dev/null || true
+[ -t 2 ] && echo >&2
+log "guests done: $(progress_line)"
 guest_pass=0 guest_fail=0 broken=0
 for f in $flavors; do
     logf=$BP_ROOT/out/check-console-$f.log

@@ -65,6 +65,7 @@ impl kernel::Module for BatchProbe {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         // SAFETY: called once, before any timing is taken.
         unsafe { bindings::bp_clock_init() };
+        trampoline::check_alignment()?;
         let gp_counters = gpcount::Counters::register()?;
         let engine = KBox::pin_init(registry::Engine::new()?, GFP_KERNEL)?;
         let dir = debugfs::Dir::new(c_str!("batchprobe"))?;

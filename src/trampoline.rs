@@ -29,8 +29,33 @@ compile_error!(
     "batchprobe needs CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS=y (ftrace-direct backend)"
 );
 
+use kernel::prelude::*;
+
 use crate::bindings;
 use crate::command::DirectMode;
+
+/// Every mode, for [`check_alignment`].
+const MODES: [DirectMode; 4] = [
+    DirectMode::Count,
+    DirectMode::Record,
+    DirectMode::Empty,
+    DirectMode::Exit,
+];
+
+/// Fails (`EINVAL`) unless every trampoline starts on a 16-byte boundary,
+/// as `BP_TRAMP_ALIGN` in `rust/helpers.c` places them. An odd address
+/// would be worse than slow: ftrace (`CONFIG_DYNAMIC_FTRACE_WITH_JMP`, 6.19
+/// on) reads its bit 0 as "jump" and enters one byte early.
+pub(crate) fn check_alignment() -> Result {
+    for mode in MODES {
+        let a = addr(mode);
+        if a % 16 != 0 {
+            pr_err!("trampoline for mode {} at {:#x} is not 16-byte aligned\n", mode as u8, a);
+            return Err(EINVAL);
+        }
+    }
+    Ok(())
+}
 
 /// The trampoline's address, for `register_ftrace_direct`.
 pub(crate) fn addr(mode: DirectMode) -> usize {
