@@ -149,6 +149,14 @@ kprobes_registered() {
     wc -l < /sys/kernel/debug/kprobes/list
 }
 
+# fprobe_on_fgraph: true where the kernel's fprobe runs on the function-graph
+# tracer (6.14 on; 7.3): one shared ops, no return-instance pool, so batchprobe
+# serves rN: with a kretprobe there (src/fprobe.rs). Read from the kernel, not
+# from batchprobe: its fgraph entry handler is in kallsyms.
+fprobe_on_fgraph() {
+    grep -q ' fprobe_fgraph_entry$' /proc/kallsyms
+}
+
 # bp_pick_kprobes SET N: creates (and leaves registered) a control-file set
 # SET of up to N kprobes at +5 on text symbols that accept one (as the seed
 # script picks them), and prints "p SYM+5" for each: targets the kernel is

@@ -50,7 +50,11 @@ pub(crate) fn check_alignment() -> Result {
     for mode in MODES {
         let a = addr(mode);
         if a % 16 != 0 {
-            pr_err!("trampoline for mode {} at {:#x} is not 16-byte aligned\n", mode as u8, a);
+            pr_err!(
+                "trampoline for mode {} at {:#x} is not 16-byte aligned\n",
+                mode as u8,
+                a
+            );
             return Err(EINVAL);
         }
     }
