@@ -70,12 +70,10 @@ else
 fi
 [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
 # The longest guest first, so that the others fill the other cores beside it.
+# The debug flavors (any release) first, then the rest in the order given.
 order=
-for f in debug $flavors; do
-    case " $flavors " in *" $f "*) ;; *) continue ;; esac
-    case " $order " in *" $f "*) continue ;; esac
-    order="$order $f"
-done
+for f in $flavors; do [ "$(flavor_base "$f")" != debug ] || order="$order $f"; done
+for f in $flavors; do [ "$(flavor_base "$f")" = debug ] || order="$order $f"; done
 run_guest() {
     local f=$1 tmo kdir=${kdirs[$1]} logf=$BP_ROOT/out/check-console-$1.log t=$(date +%s) rc=0
     # A hang guard, not a time budget (each program also has the kselftest
@@ -97,7 +95,7 @@ run_guest() {
     echo "$rc" > "$logf.qemu-rc"
 }
 # Progress while the guests run: per flavor, the selftest programs done of
-# the total, the checks failed so far and the time elapsed. One line
+# the total, the programs failed so far and the time elapsed. One line
 # rewritten in place on a terminal (every 2 s), a line a minute otherwise
 # (a CI log).
 progress_line() {
@@ -110,7 +108,7 @@ progress_line() {
         el=$((el - t0))
         done=$(tr -d '\r' < "$logf" 2>/dev/null | grep -a -c -E '^(ok|not ok) [0-9]+ selftests: ' || true)
         total=$(tr -d '\r' < "$logf" 2>/dev/null | grep -a -m1 -E '^1\.\.[0-9]+$' | cut -c4- || true)
-        fails=$(tr -d '\r' < "$logf" 2>/dev/null | grep -a -c -E '^(# )*not ok ' || true)
+        fails=$(tr -d '\r' < "$logf" 2>/dev/null | grep -a -c -E '^not ok [0-9]+ selftests: ' || true)
         line="$line | $f: ${done:-0}/${total:-?} programs, $fails failed, $((el / 60))m$(printf %02d $((el % 60)))s"
         [ -f "$logf.qemu-rc" ] && line="$line (done)"
     done
