@@ -10,7 +10,7 @@
 # BP_BENCH_ONLY=entry (only the +0 entry-probe comparison and per-hit costs,
 # reported in BENCHMARKS-entry.md), BP_BENCH_EXIT_SIZES ("256 1000 all"),
 # BP_BENCH_ONLY=exit (only entry + exit, on kernels with BTF: the distro
-# flavor; BENCHMARKS-exit.md), plus run-qemu.sh's BP_SMP, BP_ACCEL,
+# flavor; BENCHMARKS-exit.md), BP_BENCH_REPORT (below), plus run-qemu.sh's BP_SMP, BP_ACCEL,
 # BP_TCG_THREAD, BP_TIMEOUT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -57,7 +57,11 @@ done
 } > "$BP_ROOT/out/bench/meta.txt"
 # A partial run (BP_BENCH_ONLY) has its own report and keeps its plots in
 # out/: it must not replace the full one's.
-if [ -n "${BP_BENCH_ONLY:-}" ]; then
+# BP_BENCH_REPORT=NAME writes BENCHMARKS-NAME.md instead (a run of other
+# flavors than the full one's, say distro and distro-7.3).
+if [ -n "${BP_BENCH_REPORT:-}" ]; then
+    export BP_REPORT_MD=$BP_ROOT/BENCHMARKS-$BP_BENCH_REPORT.md BP_REPORT_SVG_DIR=$BP_ROOT/out/bench
+elif [ -n "${BP_BENCH_ONLY:-}" ]; then
     export BP_REPORT_MD=$BP_ROOT/BENCHMARKS-$BP_BENCH_ONLY.md BP_REPORT_SVG_DIR=$BP_ROOT/out/bench
 else
     export BP_REPORT_MD=$BP_ROOT/BENCHMARKS.md BP_REPORT_SVG_DIR=$BP_ROOT/docs

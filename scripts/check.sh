@@ -3,8 +3,9 @@
 # run the host tests once, then for each flavor build the module, boot QEMU,
 # run the selftests and judge the log. Ends with one line "N passed, N failed"
 # totalled over the host tests and every flavor. BP_FLAVORS picks the flavors
-# (default "test distro debug distro-7.3": the three 6.12 flavors and 7.3's
-# distro flavor; NAME-KVER is flavor NAME on release KVER), BP_TESTS a subset of the selftests (names
+# (default "test distro debug distro-7.3 debug-7.3": the three 6.12 flavors
+# and 7.3's distro and debug flavors; NAME-KVER is flavor NAME on release
+# KVER), BP_TESTS a subset of the selftests (names
 # of selftests/test_*.sh, space-separated). BP_INJECT=fail|splat|hang makes
 # the guest misbehave on purpose, to prove the harness catches it.
 set -euo pipefail
@@ -13,7 +14,7 @@ set -euo pipefail
 t0=$(date +%s)
 "$BP_ROOT/scripts/install-deps.sh"
 # Every kernel flavor first, so that a broken build fails before any boot.
-flavors=${BP_FLAVORS:-test distro debug distro-7.3}
+flavors=${BP_FLAVORS:-test distro debug distro-7.3 debug-7.3}
 declare -A kdirs
 for f in $flavors; do
     kdirs[$f]=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")

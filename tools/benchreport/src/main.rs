@@ -244,6 +244,12 @@ fn flavor_text(flavor: &str) -> String {
                      IBT, retpolines, return thunks, call-depth tracking and SLS, BTF, as \
                      Debian's 6.12; no lockdep"
             .into(),
+        "distro-7.3" => "the distro kernel on Linux 7.3 (`scripts/config/distro.config` with \
+                         `scripts/config/7.3/distro.config`, built with clang 19): PREEMPT_DYNAMIC \
+                         on lazy preemption, PREEMPT_RCU, real RCU-tasks grace periods, the same \
+                         mitigations, BTF and RUST_OVERFLOW_CHECKS, as Debian's 7.3; fprobe on \
+                         fgraph; no lockdep"
+            .into(),
         "test" => "the test kernel (with lockdep)".into(),
         f => format!("the `{f}` kernel"),
     }
