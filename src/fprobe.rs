@@ -152,17 +152,19 @@ impl Side {
     /// `ip`. Called from the fprobe handlers: no locks, no allocation.
     #[inline(always)]
     fn hit(&self, ip: usize, regs: *mut FprobeRegs, kind: bindings::batchprobe_kind) {
-        // SAFETY: `regs` is the handler's own (live) argument; notrace.
-        let regs = unsafe { bindings::bp_fprobe_pt_regs(regs) };
         let from = self.slots.partition_point(|s| s.fentry < ip);
         for s in self.slots.get(from..).unwrap_or(&[]) {
             if s.fentry != ip {
                 break;
             }
+            // Described only for a client's handler (never, today: API
+            // sets stay on kprobes).
             s.meta.hit(|| bindings::batchprobe_hit {
                 kind,
                 ip,
-                regs,
+                // SAFETY: `regs` is the handler's own (live) argument; the
+                // accessor is notrace.
+                regs: unsafe { bindings::bp_fprobe_pt_regs(regs) },
                 args: [0; 6],
             });
         }
