@@ -229,9 +229,12 @@ impl<'a> Btf<'a> {
         let info = u32_at(self.types, off + 4)?;
         Some(Type {
             name_off: u32_at(self.types, off)?,
-            kind: (info >> 24) & 0x1f,
+            // Kind in bits 24-30 and vlen in bits 0-23, as 7.3's uapi
+            // btf.h has them; on 6.12 (bits 24-28 and 0-15) the bits
+            // between are always 0, so one reading serves both.
+            kind: (info >> 24) & 0x7f,
             kind_flag: info >> 31 != 0,
-            vlen: (info & 0xffff) as usize,
+            vlen: (info & 0x00ff_ffff) as usize,
             size_or_type: u32_at(self.types, off + 8)?,
             extra: off + TYPE_LEN,
         })
