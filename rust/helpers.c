@@ -451,6 +451,12 @@ void bp_direct_unlock(void)
 
 static struct ftrace_ops bp_scratch_ops;
 
+/* See rust/helpers.h: never called, and traceable (an fentry call site). */
+noinline void bp_fgraph_anchor(void)
+{
+	barrier();
+}
+
 /* Called from fprobe handlers: notrace, like them. See rust/kcompat.h. */
 notrace unsigned long bp_fprobe_arg0(bp_fprobe_regs *regs)
 {

@@ -55,6 +55,13 @@ const char *bp_module_name(struct module *mod);
 int bp_module_notifier_register(void);
 void bp_module_notifier_unregister(void);
 
+/*
+ * Never called: where fprobe runs on fgraph, batchprobe keeps a return
+ * fprobe on it so that fprobe's fgraph ops stays registered (src/fprobe.rs,
+ * FgraphAnchor). Traceable, unlike the other helpers' callees.
+ */
+void bp_fgraph_anchor(void);
+
 /* cond_resched() is a macro. */
 void bp_cond_resched(void);
 

@@ -97,6 +97,7 @@ impl Drop for BatchProbe {
         unsafe { bindings::bp_module_notifier_unregister() };
         api::unpublish();
         self.engine.shutdown();
+        fprobe::release_fgraph_anchor();
         pr_info!("unloaded\n");
     }
 }

@@ -64,6 +64,96 @@ const MAX_RETURN_INSTANCES: usize = 1 << 24;
 /// reservation in `attach` see no other builder; retiring only lowers it.
 static RETURN_SIDES: AtomicUsize = AtomicUsize::new(0);
 
+/// On fgraph, the kernel's one `fgraph_ops` for every return fprobe, held
+/// registered from the first return fprobe batchprobe arms until unload.
+///
+/// fprobe unregisters that ops when its last return fprobe goes, and the
+/// next registration gives it another index (fgraph hands indices out
+/// least recently used first) while entry handlers on other CPUs may still
+/// be running on the old one: such a call reserves its return data under
+/// one index and marks the frame with the other, and its return then finds
+/// no data (`WARNING: kernel/trace/fprobe.c:676 at fprobe_return`). The
+/// fuzz selftest, which arms and retires return fprobes on `vfs_write`
+/// from several writers, met it in 2 of 3 boots on 7.3. A return fprobe of
+/// ours on a function nothing calls (`bp_fgraph_anchor`, C) keeps the ops,
+/// and its index, for the module's lifetime: what batchprobe's own sets
+/// come and go no longer moves it.
+///
+/// # Invariants
+///
+/// `held` says whether `fp` is registered; both change only under the
+/// registry lock (arming) or at unload, after every set is gone.
+struct FgraphAnchor {
+    fp: Opaque<bindings::fprobe>,
+    held: AtomicBool,
+}
+
+// SAFETY: `fp` is only handed to the kernel's own locked fprobe API, under
+// the registry lock or at unload (type invariant).
+unsafe impl Sync for FgraphAnchor {}
+
+static ANCHOR: FgraphAnchor = FgraphAnchor {
+    fp: Opaque::uninit(),
+    held: AtomicBool::new(false),
+};
+
+impl FgraphAnchor {
+    /// Registers the anchor if this kernel's fprobe runs on fgraph and it
+    /// is not registered yet. Called under the registry lock, before a
+    /// set's return fprobe is armed.
+    fn hold(&self) -> Result<(), Failed> {
+        if !kcompat::FPROBE_FGRAPH || self.held.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let mut ip = 0;
+        let anchor: unsafe extern "C" fn() = bindings::bp_fgraph_anchor;
+        // SAFETY: Only asks ftrace whether the never-called C function
+        // `bp_fgraph_anchor` has a call site, and where.
+        let ret = unsafe { bindings::bp_ftrace_check_ip(anchor as usize, &mut ip) };
+        // SAFETY: Not registered (`held` is false, under the registry
+        // lock): nothing else reads `fp`.
+        unsafe {
+            self.fp.get().write(bindings::fprobe {
+                exit_handler: Some(bare_exit),
+                ..Default::default()
+            })
+        };
+        let ret = if ret < 0 {
+            ret
+        } else {
+            // SAFETY: As above; `fp` is static, so it never moves, and the
+            // kernel only reads the one-address array.
+            unsafe { bindings::register_fprobe_ips(self.fp.get(), &mut { ip }, 1) }
+        };
+        if ret < 0 {
+            return Err(Failed::new(
+                Error::from_errno(ret),
+                format_args!(
+                    "fretprobe: holding fgraph's fprobe ops (bp_fgraph_anchor) failed, errno {ret}"
+                ),
+            ));
+        }
+        // INVARIANT: registered just now.
+        self.held.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// Unregisters the fgraph anchor, if held: at unload, once every set is
+/// gone (one RCU grace period).
+pub(crate) fn release_fgraph_anchor() {
+    if ANCHOR.held.swap(false, Ordering::Relaxed) {
+        // SAFETY: Registered (`held`); no set is left to arm another.
+        let ret = unsafe { bindings::unregister_fprobe(ANCHOR.fp.get()) };
+        if ret < 0 {
+            pr_warn!(
+                "fretprobe: releasing the fgraph anchor failed, errno {}\n",
+                ret
+            );
+        }
+    }
+}
+
 /// One probe: the function's ftrace call site and its counter.
 struct FSlot {
     fentry: usize,
@@ -204,6 +294,9 @@ impl Side {
     fn arm(&self) -> Result<(), Failed> {
         if self.ips.is_empty() || self.armed.load(Ordering::Relaxed) {
             return Ok(());
+        }
+        if !self.entry {
+            ANCHOR.hold()?;
         }
         let n = c_int::try_from(self.ips.len()).unwrap_or(c_int::MAX);
         // SAFETY: The fprobe is not registered and never moves while it is
