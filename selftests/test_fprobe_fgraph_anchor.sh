@@ -1,0 +1,44 @@
+#!/bin/sh
+# description: where fprobe runs on fgraph, batchprobe holds fprobe's fgraph ops from its first return fprobe until rmmod, and return fprobes that come and go under a busy function draw no warning
+# requires: CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE (enabled_functions)
+#
+# fprobe drops its one fgraph_ops with its last return fprobe, and the next
+# registration gives that ops another index while entry handlers on other
+# CPUs may still be on the old one; their returns then find no data
+# (WARNING at kernel/trace/fprobe.c fprobe_return). batchprobe keeps a
+# return fprobe on bp_fgraph_anchor, a function nothing calls, from the
+# first one it arms until rmmod (src/fprobe.rs, FgraphAnchor). Here: no
+# anchor before a return fprobe, one after it and after its set is gone,
+# none after rmmod; and 200 return-probe sets on getppid armed and retired
+# one after another while another task calls getppid without pause add no
+# WARNING to the kernel log. Through 6.13 (a rethook per fprobe) there is
+# no anchor, and the churn must be as quiet.
+. ./bp_lib.sh
+ktap_plan 8
+T=/sys/kernel/tracing
+anchors() { grep -c '^bp_fgraph_anchor ' $T/enabled_functions; }
+warnings() { dmesg | grep -c -E 'WARNING:|BUG:'; }
+if fprobe_on_fgraph; then held=1; else held=0; fi
+w0=$(warnings)
+ktap_check "insmod" insmod "$BP_KO"
+ktap_check "no_anchor_before_a_return_fprobe" \
+    sh -c ". ./bp_lib.sh; bp_ctl 'p:e/p __x64_sys_getppid\ncreate e\nenable e\nunregister e --sync\n' && test \$(grep -c '^bp_fgraph_anchor ' $T/enabled_functions) -eq 0"
+ktap_check "first_return_fprobe" bp_ctl 'r:a/r __x64_sys_getppid\ncreate a\nenable a\n'
+ktap_check "anchor_held_where_fgraph" test "$(anchors)" -eq "$held"
+ktap_check "anchor_outlives_the_set" sh -c ". ./bp_lib.sh; bp_ctl 'unregister a --sync\n' && test \$(grep -c '^bp_fgraph_anchor ' $T/enabled_functions) -eq $held"
+# A busy caller on the other CPU while sets come and go.
+bphit 100000000 > /dev/null &
+busy=$!
+churn() {
+    i=0
+    while [ $i -lt 200 ]; do
+        bp_ctl "r:c$i/r __x64_sys_getppid\ncreate c$i\nenable c$i\nunregister c$i\n" || return 1
+        i=$((i + 1))
+    done
+    bp_ctl 'flush\n'
+}
+ktap_check "200_return_sets_armed_and_retired_under_a_busy_caller" churn
+kill $busy 2>/dev/null; wait $busy 2>/dev/null
+ktap_check "no_new_warning" test "$(warnings)" -eq "$w0"
+ktap_check "rmmod_drops_the_anchor" sh -c "rmmod batchprobe && test \$(grep -c '^bp_fgraph_anchor ' $T/enabled_functions) -eq 0"
+ktap_finish
