@@ -100,17 +100,20 @@ run_guest() {
 # rewritten in place on a terminal (every 2 s), a line a minute otherwise
 # (a CI log).
 progress_line() {
-    local f logf line="" done total fails t0 el
+    local f logf line="" counts t0 el
     for f in $order; do
         logf=$BP_ROOT/out/check-console-$f.log
         if [ ! -f "$logf.start" ]; then line="$line | $f: waiting"; continue; fi
         t0=$(cat "$logf.start")
         if [ -f "$logf.qemu-rc" ]; then el=$(cat "$logf.end" 2>/dev/null || date +%s); else el=$(date +%s); fi
         el=$((el - t0))
-        done=$(tr -d '\r' < "$logf" 2>/dev/null | grep -a -c -E '^(ok|not ok) [0-9]+ selftests: ' || true)
-        total=$(tr -d '\r' < "$logf" 2>/dev/null | grep -a -m1 -E '^1\.\.[0-9]+$' | cut -c4- || true)
-        fails=$(tr -d '\r' < "$logf" 2>/dev/null | grep -a -c -E '^not ok [0-9]+ selftests: ' || true)
-        line="$line | $f: ${done:-0}/${total:-?} programs, $fails failed, $((el / 60))m$(printf %02d $((el % 60)))s"
+        # One pass over the log: programs done, failed, and the plan.
+        counts=$(tr -d '\r' < "$logf" 2>/dev/null | awk '
+            /^(ok|not ok) [0-9]+ selftests: / { done++ }
+            /^not ok [0-9]+ selftests: / { fails++ }
+            total == "" && /^1\.\.[0-9]+$/ { total = substr($0, 4) }
+            END { printf "%d/%s programs, %d failed", done, (total == "" ? "?" : total), fails }')
+        line="$line | $f: $counts, $((el / 60))m$(printf %02d $((el % 60)))s"
         [ -f "$logf.qemu-rc" ] && line="$line (done)"
     done
     echo "${line# | }"

@@ -487,8 +487,7 @@ impl SetBackend for FprobeSet {
             // kretprobe serves those (see the module documentation).
             ProbeKind::Kretprobe { maxactive } => {
                 !(kcompat::FPROBE_FGRAPH && maxactive.is_some())
-                    && (self.exit.counted.load(Ordering::Relaxed)
-                        || !self.exit.slots.is_empty()
+                    && (!self.exit.slots.is_empty()
                         || match kcompat::RETURN_FPROBE_SETS {
                             Some(max) => RETURN_SIDES.load(Ordering::Relaxed) < max,
                             None => true,
