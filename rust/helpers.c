@@ -326,11 +326,18 @@ asm(
  * into the body, the body's return and the final return.
  *
  * The entry handler counts the task in before the body runs and the exit
- * handler counts it out after: a task can sleep in the body (a traced
+ * handler counts it out after (rust/exit_tasks.c, which also counts the
+ * tasks that end inside a body): a task can sleep in the body (a traced
  * function that blocks), with this text on its stack, long after its set
  * is gone. The module's exit waits until no task is inside, then for an
  * RCU-tasks grace period for the instructions after the exit handler
  * (src/direct.rs: exit_quiesce).
+ *
+ * The entry handler returns a token (which slot it counted the call in,
+ * or 0), kept in the saved-rdi slot (free once rdi is restored; the body
+ * has no stack arguments, so it never touches this frame) and handed to
+ * the exit handler, which charges the return to that slot only: not to a
+ * set that attached the function while the task was inside.
  */
 /* BP_INTRA_FUNCTION_CALL: see rust/kcompat.h. */
 
@@ -342,6 +349,7 @@ asm(
 "bp_direct_tramp_exit:"
 	BP_TRAMP_ENTER
 "	call bp_direct_handle_exit_entry\n"
+"	movq %rax, %r11\n"
 "	movq -56(%rbp), %rax\n"
 "	movq -48(%rbp), %r9\n"
 "	movq -40(%rbp), %r8\n"
@@ -349,6 +357,7 @@ asm(
 "	movq -24(%rbp), %rdx\n"
 "	movq -16(%rbp), %rsi\n"
 "	movq -8(%rbp), %rdi\n"
+"	movq %r11, -8(%rbp)\n"
 	CALL_DEPTH_ACCOUNT
 	/*
 	 * Never taken (rsp is not 0). objtool takes an annotated call to a
@@ -360,10 +369,13 @@ asm(
 "	jz 1f\n"
 	BP_INTRA_FUNCTION_CALL
 "	call 2f\n"
-"1:	movq %rax, -56(%rbp)\n"
+"1:\n"
+".Lbp_exit_ret:\n"
+"	movq %rax, -56(%rbp)\n"
 "	movq %rdx, -24(%rbp)\n"
 "	movq 8(%rbp), %rdi\n"
 "	movq %rax, %rsi\n"
+"	movq -8(%rbp), %rdx\n"
 "	call bp_direct_handle_exit_return\n"
 "	movq -56(%rbp), %rax\n"
 "	movq -24(%rbp), %rdx\n"
@@ -376,6 +388,17 @@ asm(
 	UNWIND_HINT_FUNC
 	ASM_RET
 "	.size		bp_direct_tramp_exit, .-bp_direct_tramp_exit\n"
+"	.popsection\n"
+	/*
+	 * Where the body returns to, as an offset (an assembly-time constant:
+	 * no relocation to text that objtool would want an endbr64 at), for
+	 * rust/exit_tasks.c, which looks for it on exiting tasks' stacks.
+	 */
+"	.pushsection	.rodata, \"a\"\n"
+"	.balign 4\n"
+"	.globl		bp_direct_tramp_exit_ret_off\n"
+"bp_direct_tramp_exit_ret_off:\n"
+"	.long .Lbp_exit_ret - bp_direct_tramp_exit\n"
 "	.popsection\n"
 );
 

@@ -121,6 +121,22 @@ void bp_unpin_module(void);
 void bp_exit_release_schedule(void);
 void bp_exit_release_cancel(void);
 
+/*
+ * Tasks inside a body the exit trampoline called (rust/exit_tasks.c): the
+ * handlers count in and out on per-CPU counters; a kprobe on do_exit()
+ * counts the bodies an exiting task never returns from. bp_exit_inside()
+ * is exact only once no task can enter (see there); bp_exit_gone_count()
+ * is how many bodies tasks ended inside, since load. The do_exit() kprobe
+ * looks at stacks only between bp_exit_set_watch(true) and (false).
+ */
+void bp_exit_count_in(void);
+void bp_exit_count_out(void);
+long bp_exit_inside(void);
+long bp_exit_gone_count(void);
+void bp_exit_set_watch(bool on);
+int bp_exit_tasks_init(void);
+void bp_exit_tasks_exit(void);
+
 /* The raw vmlinux BTF into *buf (vmalloc): its size, or -errno. */
 long bp_btf_vmlinux_read(void **buf);
 void bp_vfree(void *p);

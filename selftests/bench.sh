@@ -390,10 +390,13 @@ DIRECT_SIZES=$(echo "$DIRECT_SIZES" | sed "s/all/$(wc -l < $T/available_filter_f
 dmesg -n 2
 insmod "$BP_KO" || exit 1
 # BP_BENCH_ONLY=entry: only the entry-probe comparison and the per-hit
-# costs; BP_BENCH_ONLY=exit: only entry + exit (on a kernel with BTF).
+# costs; BP_BENCH_ONLY=exit: only entry + exit (on a kernel with BTF);
+# BP_BENCH_ONLY=percall: only entry + exit's per-call costs.
 case "${BP_BENCH_ONLY:-}" in
 exit)
     exit_probes
+    per_call_exit ;;
+percall)
     per_call_exit ;;
 *)
 if [ "${BP_BENCH_ONLY:-}" != entry ]; then

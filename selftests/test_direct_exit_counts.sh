@@ -16,7 +16,7 @@ ktap_check "insmod" insmod "$BP_KO"
 # Not x64_sys_call, the syscall dispatcher: this test's ancestors (the
 # kselftest runner's shells) go back into wait4 through it while the set is
 # attached, and stay there until this test ends, so the module could not
-# let go of its pin on itself (rmmod: EBUSY) before then.
+# let go of its pin on itself (rmmod: EWOULDBLOCK) before then.
 ktap_check "attach_1001_with_exit" bp_ctl 'd:ex/pid __x64_sys_getppid\nd:ex * max=1000 skip=x64_sys_call\ncreate ex --exit\nenable ex\n'
 ktap_check "set_has_1001_direct" test "$(bp_field ex direct)" = 1001
 ktap_check "mode_is_exit" test "$(bp_stats_field ex mode)" = exit

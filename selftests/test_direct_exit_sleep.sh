@@ -6,7 +6,7 @@
 # function's body: the return address of the body is in batchprobe's text.
 # Detaching the set must not stop that task from returning through it, and
 # the module's text must stay until it has: the module pins itself while a
-# task may be inside (rmmod: EBUSY) and lets go once none is and an
+# task may be inside (rmmod: EWOULDBLOCK) and lets go once none is and an
 # RCU-tasks grace period has passed (src/direct.rs).
 . ./bp_lib.sh
 bp_need_btf
@@ -34,7 +34,7 @@ echo "# tasks inside: $n"
 ktap_check "sleeper_is_inside" sh -c "test $n -eq 1 && kill -0 $sleeper"
 ktap_check "detach_while_it_sleeps" bp_ctl 'unregister zz --sync\n'
 ktap_check "nothing_attached" test "$(direct_attached)" -eq "$base"
-# The module pins itself while a task is inside: rmmod is refused (EBUSY),
+# The module pins itself while a task is inside: rmmod is refused (EWOULDBLOCK),
 # it does not free the text under the sleeper.
 refcnt() { cat /sys/module/batchprobe/refcnt; }
 ktap_check "module_pinned_while_inside" test "$(refcnt)" -ge 1

@@ -26,6 +26,7 @@ mod debugfs;
 mod direct;
 pub mod errno;
 mod error;
+mod exittasks;
 mod fprobe;
 mod gate;
 mod gpcount;
@@ -57,6 +58,9 @@ struct BatchProbe {
     /// Removed first on unload, so no control write can start afterwards.
     dir: Option<debugfs::Dir>,
     engine: Pin<KBox<registry::Engine>>,
+    /// The `do_exit()` kprobe that counts tasks ending inside an exit
+    /// trampoline's body; dropped after the engine's shutdown.
+    _exit_watch: exittasks::Watch,
     /// Dropped last: the phases of retiring sets still count grace periods.
     _gp_counters: gpcount::Counters,
 }
@@ -67,6 +71,7 @@ impl kernel::Module for BatchProbe {
         unsafe { bindings::bp_clock_init() };
         trampoline::check_alignment()?;
         let gp_counters = gpcount::Counters::register()?;
+        let exit_watch = exittasks::Watch::register()?;
         let engine = KBox::pin_init(registry::Engine::new()?, GFP_KERNEL)?;
         let dir = debugfs::Dir::new(c_str!("batchprobe"))?;
         // SAFETY: `dir` is removed in `drop` before `engine` is dropped.
@@ -84,6 +89,7 @@ impl kernel::Module for BatchProbe {
         Ok(BatchProbe {
             dir: Some(dir),
             engine,
+            _exit_watch: exit_watch,
             _gp_counters: gp_counters,
         })
     }

@@ -28,6 +28,7 @@ use crate::bindings;
 use crate::btf;
 use crate::command::{CreateOptions, DirectMode, ProbeKind};
 use crate::error::{BStr, Failed};
+use crate::exittasks;
 use crate::kcompat;
 use crate::kvec;
 use crate::rcu::{self, RcuBox, RcuOption};
@@ -55,6 +56,9 @@ pub(crate) struct DirectSlot {
     exits: AtomicU64,
     last_ret: AtomicU64,
     gate: *const Gate,
+    /// Unique among every slot made since load, never 0: the exit
+    /// trampoline's token for "the slot this call was counted in".
+    id: u64,
     symbol: KVec<u8>,
     name: Option<KVec<u8>>,
     /// The target's index in an API client's array (0 in control-file sets).
@@ -111,11 +115,16 @@ impl DirectSlot {
     /// Counts a call, records its first argument in record mode, and
     /// hands it to the set's API client, if any, with the arguments the
     /// trampoline saved below `frame` (null: none saved, as for fprobe).
+    /// Returns the slot's id if the call was counted (the set's gate was
+    /// open), else 0: the exit trampoline's token.
     #[inline(always)]
-    fn hit(&self, arg0: usize, record: bool, frame: *const usize) {
+    fn hit(&self, arg0: usize, record: bool, frame: *const usize) -> u64 {
         // SAFETY: By the type invariant `gate` outlives `self`.
         let gate = unsafe { &*self.gate };
-        if gate.is_open() {
+        if !gate.is_open() {
+            return 0;
+        }
+        {
             self.hits.fetch_add(1, Ordering::Relaxed);
             if record {
                 self.last_arg.store(arg0 as u64, Ordering::Relaxed);
@@ -140,13 +149,20 @@ impl DirectSlot {
                 gate.deliver(self.index, &hit);
             }
         }
+        self.id
     }
 }
 
 impl DirectSlot {
-    /// Counts a return with its value, while the set's gate is open.
+    /// Counts a return with its value, while the set's gate is open, if
+    /// the call was counted in this very slot (`token`, from [`Self::hit`]):
+    /// a task that entered through another set, or while the gate was
+    /// closed, or refused by the recursion guard, is not charged here.
     #[inline(always)]
-    fn exit_hit(&self, retval: usize) {
+    fn exit_hit(&self, retval: usize, token: u64) {
+        if token == 0 || token != self.id {
+            return;
+        }
         // SAFETY: By the type invariant `gate` outlives `self`.
         if unsafe { (*self.gate).is_open() } {
             self.exits.fetch_add(1, Ordering::Relaxed);
@@ -197,8 +213,10 @@ impl Drop for Lock {
 /// so that even a set on `__rcu_read_lock` or on the recursion helpers'
 /// callees cannot recurse; should a callee ever be traced, the lock refuses
 /// the nested call.
+/// Returns the exit trampoline's token (see [`DirectSlot::hit`]): 0 when
+/// the call was not counted.
 #[inline(always)]
-fn handle(ret_ip: usize, arg0: usize, record: bool, frame: *const usize) {
+fn handle(ret_ip: usize, arg0: usize, record: bool, frame: *const usize) -> u64 {
     // The return address is just past the fentry call, inside the function.
     let ip = ret_ip.wrapping_sub(1);
     let Some(section) = RecursionGuard::try_lock(ip) else {
@@ -212,9 +230,9 @@ fn handle(ret_ip: usize, arg0: usize, record: bool, frame: *const usize) {
                 slot.missed.fetch_add(1, Ordering::Relaxed);
             }
         }
-        return;
+        return 0;
     };
-    count(&section, ip, arg0, record, frame);
+    count(&section, ip, arg0, record, frame)
 }
 
 /// The slot of the attached function that contains `ip`, if any, alive as
@@ -237,11 +255,18 @@ fn slot_at<'a, G: rcu::ReadSide>(section: &'a G, ip: usize) -> Option<&'a Direct
 /// Counts a call at `ip` in the slot of the function that contains it.
 /// `section` keeps the index alive (an RCU read-side critical section).
 #[inline(always)]
-fn count(section: &impl rcu::ReadSide, ip: usize, arg0: usize, record: bool, frame: *const usize) {
-    if let Some(slot) = slot_at(section, ip) {
-        slot.hit(arg0, record, frame);
-    }
+fn count(
+    section: &impl rcu::ReadSide,
+    ip: usize,
+    arg0: usize,
+    record: bool,
+    frame: *const usize,
+) -> u64 {
+    slot_at(section, ip).map_or(0, |slot| slot.hit(arg0, record, frame))
 }
+
+/// The next [`DirectSlot::id`] (from 1: 0 is "not counted").
+static NEXT_SLOT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Direct calls not counted because ftrace's recursion lock was taken: the
 /// handler was called from inside another tracer callback (or itself) in
@@ -258,45 +283,42 @@ pub(crate) fn missed() -> u64 {
 /// argument registers).
 #[no_mangle]
 extern "C" fn bp_direct_handle_count(ret_ip: usize, arg0: usize, frame: *const usize) {
-    handle(ret_ip, arg0, false, frame);
+    let _ = handle(ret_ip, arg0, false, frame);
 }
 
 /// The handler of `bp_direct_tramp_record` (called from `rust/helpers.c`'s asm).
 #[no_mangle]
 extern "C" fn bp_direct_handle_record(ret_ip: usize, arg0: usize, frame: *const usize) {
-    handle(ret_ip, arg0, true, frame);
+    let _ = handle(ret_ip, arg0, true, frame);
 }
 
-/// Tasks between the exit trampoline's entry handler and its exit handler:
-/// inside a traced function's body, whose return address is in the
-/// trampoline. The module's text must outlive them all ([`exit_quiesce`]).
-static EXIT_INFLIGHT: AtomicUsize = AtomicUsize::new(0);
-
 /// The entry handler of `bp_direct_tramp_exit` (`rust/helpers.c`): counts
-/// the task in (always, so that [`exit_quiesce`] waits for its return even
-/// when the recursion guard refuses the call), then counts the call as the
-/// record trampoline does.
+/// the task in (always, so that the pin and [`exit_quiesce`] wait for its
+/// return even when the recursion guard refuses the call), then counts the
+/// call as the record trampoline does. Returns the token the trampoline
+/// keeps in its frame for [`bp_direct_handle_exit_return`].
 #[no_mangle]
-extern "C" fn bp_direct_handle_exit_entry(ret_ip: usize, arg0: usize, frame: *const usize) {
-    EXIT_INFLIGHT.fetch_add(1, Ordering::Relaxed);
-    handle(ret_ip, arg0, true, frame);
+extern "C" fn bp_direct_handle_exit_entry(ret_ip: usize, arg0: usize, frame: *const usize) -> u64 {
+    exittasks::count_in();
+    handle(ret_ip, arg0, true, frame)
 }
 
 /// The exit handler of `bp_direct_tramp_exit`, called when the body has
-/// returned `retval`: counts the return in the function's slot (found again:
-/// the set may have gone while the task was inside), then counts the task
-/// out.
+/// returned `retval`: counts the return in the function's slot if it is
+/// the slot the call was counted in (`token`; the set may have gone while
+/// the task was inside, and another set may hold the function now), then
+/// counts the task out.
 #[no_mangle]
-extern "C" fn bp_direct_handle_exit_return(ret_ip: usize, retval: usize) {
+extern "C" fn bp_direct_handle_exit_return(ret_ip: usize, retval: usize, token: u64) {
     let ip = ret_ip.wrapping_sub(1);
     if let Some(section) = RecursionGuard::try_lock(ip) {
         if let Some(slot) = slot_at(&section, ip) {
-            slot.exit_hit(retval);
+            slot.exit_hit(retval, token);
         }
     } else {
         MISSED.fetch_add(1, Ordering::Relaxed);
     }
-    EXIT_INFLIGHT.fetch_sub(1, Ordering::Release);
+    exittasks::count_out();
 }
 
 /// At module exit, after every set is detached: makes sure no task is
@@ -307,11 +329,15 @@ extern "C" fn bp_direct_handle_exit_return(ret_ip: usize, retval: usize) {
 /// rather than free the text under it.
 pub(crate) fn exit_quiesce() {
     let mut waited = 0u32;
-    while EXIT_INFLIGHT.load(Ordering::Acquire) != 0 {
+    loop {
+        let inside = exittasks::inside();
+        if inside == 0 {
+            break;
+        }
         if waited % 500 == 0 {
             pr_info!(
                 "unload waits for {} task(s) still inside functions the exit trampoline called\n",
-                EXIT_INFLIGHT.load(Ordering::Relaxed)
+                inside
             );
         }
         waited = waited.wrapping_add(1);
@@ -320,6 +346,7 @@ pub(crate) fn exit_quiesce() {
     }
     // SAFETY: Process context; no lock held.
     unsafe { bindings::bp_synchronize_rcu_tasks() };
+    exittasks::watch(false);
 }
 
 /// Sets attached with the exit trampoline.
@@ -328,13 +355,18 @@ static EXIT_SETS: AtomicUsize = AtomicUsize::new(0);
 static EXIT_PINNED: AtomicBool = AtomicBool::new(false);
 
 /// A set now calls through the exit trampoline: the module pins itself, so
-/// that it cannot be unloaded (`rmmod` gets `EBUSY`) while a task may be
-/// inside a function the trampoline called, with the trampoline's text on
-/// its stack. A task asleep there can stay for long after its set is gone
-/// (a kernel thread idling in a traced function).
+/// that it cannot be unloaded (`rmmod` gets `EWOULDBLOCK`, the kernel's
+/// answer for a module in use) while a task may be inside a function the
+/// trampoline called, with the trampoline's text on its stack. A task
+/// asleep there can stay for long after its set is gone (a kernel thread
+/// idling in a traced function); one that exits from inside no longer
+/// counts (`rust/exit_tasks.c`).
 fn exit_attached() {
     let _lock = Lock::new();
     EXIT_SETS.fetch_add(1, Ordering::Relaxed);
+    // Before the first registration: exiting tasks from now on look for
+    // the trampoline on their stacks.
+    exittasks::watch(true);
     if !EXIT_PINNED.swap(true, Ordering::Relaxed) {
         // SAFETY: The module is live (this is its code running).
         unsafe { bindings::bp_pin_module() };
@@ -366,7 +398,7 @@ extern "C" fn bp_direct_exit_release() -> bool {
         if !idle() {
             return true;
         }
-        if EXIT_INFLIGHT.load(Ordering::Acquire) != 0 {
+        if exittasks::inside() != 0 {
             return false;
         }
     }
@@ -376,9 +408,22 @@ extern "C" fn bp_direct_exit_release() -> bool {
     if !idle() {
         return true;
     }
-    if EXIT_INFLIGHT.load(Ordering::Acquire) != 0 {
+    // No set calls through the trampoline (the lock keeps a new one from
+    // attaching until this returns) and a grace period has passed: the
+    // count only falls now, so 0 means no task is inside.
+    let inside = exittasks::inside();
+    if inside != 0 {
+        if inside < 0 {
+            pr_warn!(
+                "exit trampoline: {} task(s) inside, below 0; the module stays pinned\n",
+                inside
+            );
+        }
         return false;
     }
+    // No task is inside, and none can enter until a set attaches, which
+    // turns it on again (under the lock this holds).
+    exittasks::watch(false);
     EXIT_PINNED.store(false, Ordering::Relaxed);
     // SAFETY: Drops the reference `exit_attached` took. The module may be
     // unloaded from now on: its exit cancels this work synchronously, so
@@ -616,6 +661,7 @@ impl DirectSet {
                 exits: AtomicU64::new(0),
                 last_ret: AtomicU64::new(0),
                 gate,
+                id: NEXT_SLOT_ID.fetch_add(1, Ordering::Relaxed),
                 symbol: sym,
                 name,
                 index,

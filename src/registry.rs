@@ -964,13 +964,15 @@ impl Engine {
             Show::Stats => {
                 write!(
                     w,
-                    "# clock={} direct_missed={} grace_periods",
+                    "# clock={} direct_missed={} exit_inside={} exit_gone={} grace_periods",
                     if crate::set::clock_is_tsc() {
                         "tsc"
                     } else {
                         "ktime"
                     },
-                    crate::direct::missed()
+                    crate::direct::missed(),
+                    crate::exittasks::inside(),
+                    crate::exittasks::gone()
                 )?;
                 crate::gpcount::write_totals(w)?;
                 writeln!(w)?;

@@ -42,6 +42,9 @@ pub const NORETURN: &[&[u8]] = &[
     b"panic",
     b"nmi_panic",
     b"cpu_startup_entry",
+    // The idle loop: on CPU offline it enters arch_cpu_idle_dead() and
+    // never returns, and the idle task never exits either.
+    b"do_idle",
     b"kthread",
     b"kthreadd",
     b"worker_thread",
