@@ -9,7 +9,7 @@
 # not show more exits than hits, nor exits at all in count mode.
 . ./bp_lib.sh
 bp_need_btf
-ktap_plan 13
+ktap_plan 14
 
 # sleep_inside SET: a sleeper in ppoll, counted in by exit set SET; its pid.
 sleep_inside() {
@@ -37,7 +37,8 @@ ktap_check "b_not_charged_for_a_call" test "$xb" -le "$hb"
 # count-mode set never shows exits.
 sleep_inside b
 ktap_check "sleeper_counted_in_b" test "$(bp_exit_field b pp hits)" -ge 1
-ktap_check "detach_b_attach_c_count_mode" bp_ctl 'unregister b --sync\nd:c/pp __x64_sys_ppoll\ncreate c\nenable c\n'
+ktap_check "detach_b" bp_ctl 'unregister b --sync\n'
+ktap_check "count_set_c" bp_ctl 'd:c/pp __x64_sys_ppoll\ncreate c\nenable c\n'
 wait $pid
 echo "# c: $(awk '$1 == "set" { cur = $2; next } cur == "c" && $1 == "direct"' $BP_DEBUGFS/stats)"
 ktap_check "c_shows_no_exits" test -z "$(bp_exit_field c pp exits)"
