@@ -1063,18 +1063,30 @@ impl DirectSet {
                 }
                 Ok(())
             }
-            Err(e) => {
+            Err(Switch { error, moved_back }) => {
                 if mode == DirectMode::Exit {
-                    exit_detached();
+                    if moved_back {
+                        exit_detached();
+                    } else {
+                        // Some ops still call the exit trampoline, with no
+                        // detach to come that knows it (the set's mode is
+                        // still `was`): keep it counted among the exit
+                        // trampoline's users, so the pin never drops while
+                        // tasks can enter through it.
+                        pr_warn!(
+                            "a set stays partly on the exit trampoline: the module stays pinned\n"
+                        );
+                    }
                 }
-                Err(e)
+                Err(error)
             }
         }
     }
 
     /// [`DirectSet::retarget`]'s switch of every ops to `mode`'s trampoline;
-    /// on failure the ones already moved are moved back.
-    fn switch_to(&self, mode: DirectMode) -> Result {
+    /// on failure the ones already moved are moved back (the error says
+    /// whether all were).
+    fn switch_to(&self, mode: DirectMode) -> core::result::Result<(), Switch> {
         let tramp = trampoline::addr(mode);
         match self.strategy {
             Strategy::OpsPerFunction => {
@@ -1084,15 +1096,11 @@ impl DirectSet {
                     if ret < 0 {
                         // Switch the ones already moved back, so that every
                         // ops matches `mode` again (detach passes it).
-                        let old = trampoline::addr(self.mode());
-                        for ops in self.per_function.iter().take(i) {
-                            // SAFETY: Registered, now with `tramp`.
-                            let back = unsafe { bindings::modify_ftrace_direct(ops.get(), old) };
-                            if back < 0 {
-                                pr_warn!("switching a direct call back failed: {}\n", back);
-                            }
-                        }
-                        return kernel::error::to_result(ret);
+                        return Err(Switch::back(
+                            ret,
+                            self.per_function.iter().take(i),
+                            self.mode(),
+                        ));
                     }
                 }
             }
@@ -1101,25 +1109,58 @@ impl DirectSet {
                     // SAFETY: Every group ops is registered (attached).
                     let ret = unsafe { bindings::modify_ftrace_direct(ops.get(), tramp) };
                     if ret < 0 {
-                        let old = trampoline::addr(self.mode());
-                        for ops in self.groups.iter().take(i) {
-                            // SAFETY: Registered, now with `tramp`.
-                            let back = unsafe { bindings::modify_ftrace_direct(ops.get(), old) };
-                            if back < 0 {
-                                pr_warn!("switching a direct call back failed: {}\n", back);
-                            }
-                        }
-                        return kernel::error::to_result(ret);
+                        return Err(Switch::back(
+                            ret,
+                            self.groups.iter().take(i).map(|b| &**b),
+                            self.mode(),
+                        ));
                     }
                 }
             }
             _ => {
                 // SAFETY: `ops` is registered (attached); the trampoline is valid.
                 let ret = unsafe { bindings::modify_ftrace_direct(self.ops.get(), tramp) };
-                kernel::error::to_result(ret)?;
+                if ret < 0 {
+                    return Err(Switch {
+                        error: Error::from_errno(ret),
+                        moved_back: true,
+                    });
+                }
             }
         }
         Ok(())
+    }
+}
+
+/// A failed [`DirectSet::switch_to`].
+struct Switch {
+    error: Error,
+    /// Every ops that had moved is back on the old trampoline.
+    moved_back: bool,
+}
+
+impl Switch {
+    /// Moves `moved` (registered ops now on the new trampoline) back to
+    /// `old`'s, after `errno` stopped the switch.
+    fn back<'a>(
+        errno: kernel::ffi::c_int,
+        moved: impl Iterator<Item = &'a Opaque<bindings::ftrace_ops>>,
+        old: DirectMode,
+    ) -> Self {
+        let old = trampoline::addr(old);
+        let mut moved_back = true;
+        for ops in moved {
+            // SAFETY: Registered, now with the new trampoline.
+            let back = unsafe { bindings::modify_ftrace_direct(ops.get(), old) };
+            if back < 0 {
+                pr_warn!("switching a direct call back failed: {}\n", back);
+                moved_back = false;
+            }
+        }
+        Switch {
+            error: Error::from_errno(errno),
+            moved_back,
+        }
     }
 }
 
