@@ -914,7 +914,8 @@ impl Engine {
         // Handles the module never put: nothing can put them once its
         // memory is gone, so their references are dropped here (a client
         // whose init failed with its set live, or that forgot a put).
-        let mut orphans = KVec::new();
+        // Up to every set the registry lists: vmalloc-backed.
+        let mut orphans = KVVec::new();
         {
             let reg = self.registry.lock();
             for set in reg.sets.iter() {
