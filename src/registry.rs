@@ -514,6 +514,14 @@ impl Registry {
         owner: Owner,
         targets: &[ApiTarget],
     ) -> Result<Arc<Set>, Failed> {
+        if !owner.live() {
+            // The module notifier may have looked for its sets already
+            // (`may_own`): none may appear after.
+            return Err(Failed::new(
+                ENODEV,
+                format_args!("set {}: its module is going away", BStr(name)),
+            ));
+        }
         if self.find(name).is_some_and(|s| s.state().is_live()) {
             return Err(Failed::new(
                 EEXIST,
