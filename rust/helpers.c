@@ -80,6 +80,11 @@ bool bp_try_module_get(struct module *mod)
 	return try_module_get(mod);
 }
 
+bool bp_module_is_live(struct module *mod)
+{
+	return module_is_live(mod);
+}
+
 void bp_module_put(struct module *mod)
 {
 	module_put(mod);
@@ -94,7 +99,8 @@ const char *bp_module_name(struct module *mod)
  * A module going away (its init failed after it created sets, or a forced
  * unload) is told to src/api.rs, which retires its sets while its text is
  * still there. A normal unload never gets here with sets: each holds a
- * reference on its client module.
+ * reference on its client module. This runs for every module that goes on
+ * the system; src/api.rs answers "owns no set" without the registry lock.
  */
 void bp_rust_module_going(struct module *mod);
 

@@ -48,6 +48,7 @@ void bp_pin_module(void);
  * and a macro.
  */
 bool bp_try_module_get(struct module *mod);
+bool bp_module_is_live(struct module *mod);
 void bp_module_put(struct module *mod);
 const char *bp_module_name(struct module *mod);
 

@@ -54,9 +54,15 @@ pub(crate) fn complete_later(set: Arc<Set>) {
 }
 
 /// Called by the module notifier (`rust/helpers.c`) when a module goes
-/// away: see [`Engine::owner_going`].
+/// away: see [`Engine::owner_going`]. Every module that goes on the system
+/// comes here; one that owns no set is told so without the registry lock
+/// ([`crate::set::may_own`]), so that its unload never waits for a control
+/// write holding it.
 #[no_mangle]
 extern "C" fn bp_rust_module_going(module: *mut bindings::module) {
+    if !crate::set::may_own(module) {
+        return;
+    }
     if let Ok(e) = engine() {
         e.owner_going(module);
     }

@@ -471,8 +471,9 @@ pub(crate) fn taken(addr: usize) -> bool {
 pub(crate) struct DirectSet {
     ops: Opaque<bindings::ftrace_ops>,
     /// When another tracer holds some glob members: the rest, attached as
-    /// groups of one ops each (see [`DirectSet::attach_all`]).
-    groups: KVec<KBox<Opaque<bindings::ftrace_ops>>>,
+    /// groups of one ops each (see [`DirectSet::attach_all`]). Up to one
+    /// per function (every other one taken): vmalloc-backed.
+    groups: KVVec<KBox<Opaque<bindings::ftrace_ops>>>,
     /// How the functions are attached (benchmark baselines aside: one ops).
     strategy: Strategy,
     /// `Strategy::OpsPerFunction`: one ops per slot, allocated by `attach`.
@@ -554,7 +555,7 @@ impl DirectSet {
         };
         Self {
             ops: Opaque::new(bindings::ftrace_ops::default()),
-            groups: KVec::new(),
+            groups: KVVec::new(),
             strategy,
             per_function: KVVec::new(),
             fprobe: Opaque::new(fp),
@@ -799,8 +800,11 @@ impl DirectSet {
     fn attach_groups(&mut self) -> Result<(), (Error, Option<usize>)> {
         let oom = (ENOMEM, None);
         let n = self.slots.len();
-        let mut busy: KVec<usize> = KVec::new();
+        // Up to one per function: vmalloc-backed.
+        let mut busy: KVVec<usize> = KVVec::new();
         // Ranges of `slots` still to try; the whole was refused already.
+        // Depth first: a split pops one range and pushes its two halves,
+        // so at most 2 + log2(n) ranges wait (a few hundred bytes).
         let mut todo: KVec<(usize, usize)> = KVec::new();
         let mid = n / 2;
         todo.push((mid, n), GFP_KERNEL).map_err(|_| oom)?;

@@ -242,9 +242,15 @@ pub(crate) struct How {
 /// Every chunk was allocated with capacity [`CHUNK`] and never holds more,
 /// so its buffer never moves; only registered slots are kept, and `ptrs`
 /// holds exactly their `raw` fields, registered until `retire` runs (once).
+///
+/// `chunks` and `ptrs` grow with the set (a glob repeated on one address
+/// aggregates, so a set may hold millions of probes of one kind), hence
+/// vmalloc-backed: a kmalloc vector's doubling past 4 MiB would be an
+/// allocation beyond the page allocator's largest order, a WARNING and
+/// `ENOMEM`. A chunk itself is [`CHUNK`] slots, kmalloc-backed.
 pub(crate) struct Int3Set<B: Int3Kind> {
-    chunks: KVec<KVec<Slot<B>>>,
-    ptrs: KVec<*mut B::Raw>,
+    chunks: KVVec<KVec<Slot<B>>>,
+    ptrs: KVVec<*mut B::Raw>,
 }
 
 // SAFETY: `gate` points into memory owned by the same set, the C probe is
@@ -257,8 +263,8 @@ impl<B: Int3Kind> Int3Set<B> {
     /// An empty table.
     pub(crate) fn new(_options: &CreateOptions) -> Self {
         Self {
-            chunks: KVec::new(),
-            ptrs: KVec::new(),
+            chunks: KVVec::new(),
+            ptrs: KVVec::new(),
         }
     }
 

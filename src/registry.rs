@@ -514,6 +514,14 @@ impl Registry {
         owner: Owner,
         targets: &[ApiTarget],
     ) -> Result<Arc<Set>, Failed> {
+        if !owner.live() {
+            // The module notifier may have looked for its sets already
+            // (`may_own`): none may appear after.
+            return Err(Failed::new(
+                ENODEV,
+                format_args!("set {}: its module is going away", BStr(name)),
+            ));
+        }
         if self.find(name).is_some_and(|s| s.state().is_live()) {
             return Err(Failed::new(
                 EEXIST,
@@ -914,7 +922,8 @@ impl Engine {
         // Handles the module never put: nothing can put them once its
         // memory is gone, so their references are dropped here (a client
         // whose init failed with its set live, or that forgot a put).
-        let mut orphans = KVec::new();
+        // Up to every set the registry lists: vmalloc-backed.
+        let mut orphans = KVVec::new();
         {
             let reg = self.registry.lock();
             for set in reg.sets.iter() {

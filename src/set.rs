@@ -30,7 +30,7 @@ mod owner;
 mod report;
 
 pub(crate) use build::Builder;
-pub(crate) use owner::Owner;
+pub(crate) use owner::{may_own, Owner};
 
 /// Monotonic nanoseconds, read on a path that no probe can hit (see
 /// `bp_clock_ns` in `rust/helpers.c`): a timing must not include a trap

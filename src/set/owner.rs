@@ -4,13 +4,60 @@
 //! reference, the completion callback, and the per-target counts frozen at
 //! teardown.
 
-use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use core::sync::atomic::{
+    fence, AtomicBool, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+};
 
 use kernel::ffi::c_void;
 use kernel::prelude::*;
 
 use super::Probes;
 use crate::bindings;
+
+/// Client modules' owners that the module notifier may still have work
+/// for ([`Owner::pending`]), counted per client module, hashed by the
+/// module's address into [`BUCKETS`] counters: see [`may_own`]. Atomics, not
+/// the registry lock, so that any module's unload can ask without waiting
+/// for a control write.
+const BUCKET_BITS: u32 = 8;
+const BUCKETS: usize = 1 << BUCKET_BITS;
+static PENDING: [AtomicUsize; BUCKETS] = [const { AtomicUsize::new(0) }; BUCKETS];
+/// Never used: what [`bucket`] would give if the hash fell outside
+/// [`PENDING`] (it cannot), rather than a panicking index.
+static PENDING_SPARE: AtomicUsize = AtomicUsize::new(0);
+
+/// The counter of the client module at address `module`.
+fn bucket(module: usize) -> &'static AtomicUsize {
+    // Fibonacci hashing: the high bits of the address times 2^64 / phi.
+    let h = (module as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - BUCKET_BITS);
+    PENDING.get(h as usize).unwrap_or(&PENDING_SPARE)
+}
+
+/// [`Owner::pending`]: the set holds its client module's reference (the
+/// notifier retires the sets of a module that goes with one: `is`).
+const HOLDS_MODULE: u8 = 1;
+/// [`Owner::pending`]: the client holds its handle (the notifier puts the
+/// handles of a module that goes without putting them: `take_handle`).
+const HANDLE_OUT: u8 = 2;
+
+/// Whether `module` may own a set the module notifier has work for: `false`
+/// only if it certainly owns none (another module hashing alike gives a
+/// `true` that the registry then answers). Needs no lock.
+///
+/// The caller has marked `module` as going (`MODULE_STATE_GOING`) before:
+/// with the fence below, and the fully ordered increment in [`Owner::new`]
+/// before its `try_module_get`, either this load sees that increment, or
+/// that `try_module_get` sees the module going and fails, and no set is
+/// made. A create whose `try_module_get` succeeded is counted here, and if
+/// the notifier gets the registry lock before it does, the create sees the
+/// module going under the lock and refuses ([`Owner::live`]).
+pub(crate) fn may_own(module: *mut bindings::module) -> bool {
+    if module.is_null() {
+        return false;
+    }
+    fence(Ordering::SeqCst);
+    bucket(module as usize).load(Ordering::SeqCst) != 0
+}
 
 /// What a set made through the in-kernel API ([`crate::api`]) keeps
 /// beyond a control-file set.
@@ -34,6 +81,11 @@ pub(crate) struct Owner {
     /// it (one reference on the set): cleared by `batchprobe_put`, or by
     /// [`Owner::take_handle`] when the client went away without putting it.
     handle: AtomicBool,
+    /// What the module notifier may still have to do for this owner
+    /// ([`HOLDS_MODULE`], [`HANDLE_OUT`]); while any is set, the owner is
+    /// counted in its module's [`bucket`]. Each is cleared once its work
+    /// is done (the reference put, the handle taken), after the fact.
+    pending: AtomicU8,
 }
 
 impl Owner {
@@ -44,8 +96,14 @@ impl Owner {
         for _ in 0..targets {
             frozen.push([AtomicU64::new(0), AtomicU64::new(0)], GFP_KERNEL)?;
         }
+        let counted = !module.is_null();
+        // Counted before the reference is taken: see `may_own`.
+        if counted {
+            bucket(module as usize).fetch_add(1, Ordering::SeqCst);
+        }
         // SAFETY: `module` is null or the caller's own live module.
-        if !module.is_null() && !unsafe { bindings::bp_try_module_get(module) } {
+        if counted && !unsafe { bindings::bp_try_module_get(module) } {
+            bucket(module as usize).fetch_sub(1, Ordering::SeqCst);
             return Err(ENODEV);
         }
         // INVARIANT: the reference was just taken (or `module` is null).
@@ -56,7 +114,31 @@ impl Owner {
             frozen,
             origin: module as usize,
             handle: AtomicBool::new(true),
+            pending: AtomicU8::new(if counted {
+                HOLDS_MODULE | HANDLE_OUT
+            } else {
+                0
+            }),
         })
+    }
+
+    /// Clears `bits` of [`Owner::pending`]; whoever clears the last one
+    /// takes the owner out of its module's count.
+    fn settle(&self, bits: u8) {
+        let old = self.pending.fetch_and(!bits, Ordering::SeqCst);
+        if old != 0 && old & !bits == 0 {
+            bucket(self.origin).fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Whether the client module is not going away (built-in code never
+    /// is). Asked under the registry lock before a set is registered: see
+    /// [`may_own`].
+    pub(crate) fn live(&self) -> bool {
+        let module = self.module.load(Ordering::Acquire);
+        // SAFETY: This owner holds a reference on a non-null `module`
+        // (type invariant), so it is not freed.
+        module.is_null() || unsafe { bindings::bp_module_is_live(module) }
     }
 
     /// Whether the set was made by `module` (whether or not the teardown
@@ -69,7 +151,9 @@ impl Owner {
     /// takes it first (`batchprobe_put`, or the module notifier for a
     /// client that went away holding it); that caller drops the reference.
     pub(crate) fn take_handle(&self) -> bool {
-        self.handle.swap(false, Ordering::AcqRel)
+        let took = self.handle.swap(false, Ordering::AcqRel);
+        self.settle(HANDLE_OUT);
+        took
     }
 
     /// Remembers what to call when the teardown has completed.
@@ -112,6 +196,8 @@ impl Owner {
                 "a client module stays pinned: its set's direct calls could not be detached\n"
             );
         }
+        // `is` is false from now on: the notifier has nothing to retire.
+        self.settle(HOLDS_MODULE);
     }
 
     /// Whether `module` is this set's client.
@@ -127,6 +213,7 @@ impl Owner {
             // taken in `new`, once (the swap above).
             unsafe { bindings::bp_module_put(module) };
         }
+        self.settle(HOLDS_MODULE);
     }
 
     /// Freezes the per-target counts of `p`.
@@ -148,6 +235,9 @@ impl Owner {
 impl Drop for Owner {
     fn drop(&mut self) {
         self.release();
+        // A handle never given out (a create that failed) or already put:
+        // nothing can take it any more.
+        self.settle(HANDLE_OUT);
     }
 }
 

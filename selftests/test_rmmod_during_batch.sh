@@ -1,0 +1,40 @@
+#!/bin/sh
+# description: an unrelated module unloads while a long control write runs:
+#   the module notifier knows without the registry lock that the module owns
+#   no set, so rmmod returns while the batch still holds the lock, in well
+#   under the batch's time (it used to sleep in D state behind the batch)
+# requires: bp_foreign.ko (selftests/modules), CONFIG_KPROBES
+. ./bp_lib.sh
+[ -f "$BP_FOREIGN" ] || bp_skip_all "no $BP_FOREIGN"
+ktap_plan 9
+
+ktap_check "insmod" insmod "$BP_KO"
+ktap_check "insmod_unrelated_module" insmod "$BP_FOREIGN"
+# One write that holds the registry lock for seconds under TCG: 4096 int3
+# kprobes found by a glob, registered, then enabled (the enable alone took
+# 5.9 s on the distro kernel; README, grace periods).
+printf 'p:big *+5 max=4096 skip=*lock*\ncreate big\nenable big\n' > /tmp/rmmod_batch.txt
+(bptime bpwrite "$BP_DEBUGFS/control" < /tmp/rmmod_batch.txt > /tmp/rmmod_batch.ns 2> /tmp/rmmod_batch.err
+    echo $? > /tmp/rmmod_batch.rc) &
+batch=$!
+# Well into the batch: past parsing and validation, at the symbol walk or
+# the registrations.
+bpsleep 1000
+if kill -0 "$batch" 2> /dev/null; then
+    ktap_pass "batch_still_running_at_rmmod"
+else
+    ktap_fail "batch_still_running_at_rmmod" "the batch ended within 1 s: too short to hold the lock"
+fi
+rmmod_ns=$(bptime rmmod bp_foreign)
+rmmod_rc=$?
+kill -0 "$batch" 2> /dev/null && running=1 || running=0
+wait "$batch"
+batch_ns=$(cat /tmp/rmmod_batch.ns)
+ktap_print_msg "rmmod took $((rmmod_ns / 1000000)) ms, the batch $((batch_ns / 1000000)) ms (rmmod started 1000 ms into it)"
+ktap_check "rmmod_unrelated_module" test "$rmmod_rc" -eq 0
+ktap_check "rmmod_returned_before_the_batch" test "$running" -eq 1
+ktap_check "rmmod_under_half_the_batch_time" test "$((rmmod_ns * 2))" -lt "$batch_ns"
+ktap_check "batch_succeeded" sh -c "test \"\$(cat /tmp/rmmod_batch.rc)\" -eq 0 || { cat /tmp/rmmod_batch.err; false; }"
+ktap_check "set_enabled" test "$(bp_state big)" = enabled
+ktap_check "rmmod" sh -c ". ./bp_lib.sh; bp_ctl 'unregister big --sync\n' && rmmod batchprobe"
+ktap_finish

@@ -1,0 +1,511 @@
+//! Memory bounds: every kmalloc-backed vector in the module is reviewed.
+//!
+//! The README promises that vectors whose size follows the input are
+//! vmalloc-backed (`KVVec`). A kmalloc vector (`KVec`) that grows with the
+//! input is a latent WARNING: its doubling reallocates with `krealloc`, and
+//! past 4 MiB that is an allocation beyond the page allocator's largest order
+//! (`WARN_ON_ONCE` in mm/page_alloc.c, then `ENOMEM`). `Int3Set::ptrs` was
+//! one: at 8 bytes a pointer, the 524,289th int3 probe of one kind in a set
+//! tripped it.
+//!
+//! This test scans the module's Rust sources (`src/`, comments left out) for
+//! every line that names a kmalloc-backed vector or slice (`KVec`,
+//! `Kmalloc`, `KBox<[`), and the C helpers (`rust/`) for every kmalloc-family
+//! call, and fails on any that is not on [`REVIEWED`] below, which says for
+//! each why its size has a small fixed bound. Each entry must match exactly
+//! as many lines as it says: a new `KVec` next to a reviewed one, or one
+//! that went away, fails the test until the list is reviewed again.
+//!
+//! Not covered: raw strings, and C variable-length arrays (the helpers have
+//! none).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A reviewed kmalloc-backed allocation: the lines of `file` (relative to
+/// the repository root) whose code contains `code`, `lines` of them, and why
+/// its size is bounded whatever the input.
+struct Reviewed {
+    file: &'static str,
+    code: &'static str,
+    lines: usize,
+    bound: &'static str,
+}
+
+const fn r(file: &'static str, code: &'static str, lines: usize, bound: &'static str) -> Reviewed {
+    Reviewed {
+        file,
+        code,
+        lines,
+        bound,
+    }
+}
+
+// The bounds these reasons rely on (src/command.rs, include/batchprobe.h,
+// the kernel): a control line is at most MAX_LINE = 1024 bytes, so each of
+// its parts is too (symbol <= MAX_SYMBOL = 511, names <= MAX_NAME = 64); an
+// API target's symbol is at most BATCHPROBE_MAX_SYMBOL; a kallsyms name is
+// shorter than KSYM_NAME_LEN (512).
+const LINE_PART: &str = "a part of one control line (<= command::MAX_LINE bytes)";
+const PROBE_NAMES: &str = "a probe's symbol (a line's, <= MAX_SYMBOL; an API target's, \
+     <= BATCHPROBE_MAX_SYMBOL; or a kallsyms name, < KSYM_NAME_LEN) or its name (<= MAX_NAME)";
+const SENTENCE: &str = "one error sentence: fixed words, numbers and a few names, each \
+     bounded by a line's length (every Failed::new formats a fixed template)";
+
+const REVIEWED: &[Reviewed] = &[
+    // src/api.rs
+    r("src/api.rs", "pub(crate) symbol: KVec<u8>,", 1, PROBE_NAMES),
+    r(
+        "src/api.rs",
+        "unsafe fn copy_str(p: *const c_char, max: usize) -> Result<KVec<u8>>",
+        1,
+        "at most max + 1 bytes pushed; callers pass BATCHPROBE_MAX_NAME, \
+         BATCHPROBE_MAX_SYMBOL, or 64 (a module name)",
+    ),
+    r(
+        "src/api.rs",
+        "let mut v = KVec::new();",
+        1,
+        "copy_str's buffer: at most max + 1 bytes",
+    ),
+    r(
+        "src/api.rs",
+        "let mut what = crate::error::Text(KVec::new());",
+        1,
+        "\"target N: bad target\": fixed words and a number",
+    ),
+    // src/direct.rs
+    r("src/direct.rs", "symbol: KVec<u8>,", 1, PROBE_NAMES),
+    r("src/direct.rs", "name: Option<KVec<u8>>,", 1, PROBE_NAMES),
+    r(
+        "src/direct.rs",
+        "let mut sym = KVec::new();",
+        1,
+        PROBE_NAMES,
+    ),
+    r("src/direct.rs", "let mut v = KVec::new();", 1, PROBE_NAMES),
+    r(
+        "src/direct.rs",
+        "let mut todo: KVec<(usize, usize)> = KVec::new();",
+        1,
+        "the bisection's depth-first stack: a split pops one range and pushes \
+         two halves, so at most 2 + log2(functions) ranges wait (< 70)",
+    ),
+    // src/error.rs
+    r("src/error.rs", "pub(crate) what: KVec<u8>,", 1, SENTENCE),
+    r(
+        "src/error.rs",
+        "let mut what = Text(KVec::new());",
+        1,
+        SENTENCE,
+    ),
+    r(
+        "src/error.rs",
+        "pub(crate) struct Text(pub(crate) KVec<u8>);",
+        1,
+        SENTENCE,
+    ),
+    // src/gpcount.rs
+    r(
+        "src/gpcount.rs",
+        "counters: KBox<[Counter; KINDS]>,",
+        1,
+        "a fixed array: one counter per kind of grace period (KINDS)",
+    ),
+    // src/kallsyms.rs
+    r(
+        "src/kallsyms.rs",
+        "struct Lookup(KVec<u8>);",
+        1,
+        "sprint_symbol's buffer: exactly SYMBOL_BUF (1024) bytes",
+    ),
+    r(
+        "src/kallsyms.rs",
+        "KVec::from_elem(0u8, SYMBOL_BUF, GFP_KERNEL)",
+        1,
+        "SYMBOL_BUF (1024) bytes",
+    ),
+    r(
+        "src/kallsyms.rs",
+        "pub(crate) name: KVec<u8>,",
+        1,
+        "a kallsyms name, < KSYM_NAME_LEN",
+    ),
+    r(
+        "src/kallsyms.rs",
+        "let mut name = KVec::new();",
+        1,
+        "a kallsyms name, < KSYM_NAME_LEN",
+    ),
+    // src/probe.rs
+    r("src/probe.rs", "symbol: KVec<u8>,", 1, PROBE_NAMES),
+    r("src/probe.rs", "name: Option<KVec<u8>>,", 1, PROBE_NAMES),
+    r(
+        "src/probe.rs",
+        "let mut symbol = KVec::with_capacity(t.symbol.len() + 1, GFP_KERNEL)?;",
+        1,
+        PROBE_NAMES,
+    ),
+    r("src/probe.rs", "let mut v = KVec::new();", 1, PROBE_NAMES),
+    r(
+        "src/probe.rs",
+        "chunks: KVVec<KVec<Slot<B>>>,",
+        1,
+        "the chunks themselves: CHUNK (64) slots each, never grown (the outer \
+         vector, which grows with the set, is a KVVec)",
+    ),
+    r(
+        "src/probe.rs",
+        "KVec::with_capacity(CHUNK, GFP_KERNEL)",
+        1,
+        "one chunk: CHUNK (64) slots",
+    ),
+    // src/registry.rs
+    r("src/registry.rs", "set: KVec<u8>,", 1, LINE_PART),
+    r("src/registry.rs", "name: Option<KVec<u8>>,", 1, LINE_PART),
+    r("src/registry.rs", "target: KVec<u8>,", 1, LINE_PART),
+    r("src/registry.rs", "skip: Option<KVec<u8>>,", 1, LINE_PART),
+    r("src/registry.rs", "last_error: KVec<u8>,", 1, SENTENCE),
+    r("src/registry.rs", "last_error: KVec::new(),", 1, SENTENCE),
+    r(
+        "src/registry.rs",
+        "fn to_vec(s: &[u8]) -> Result<KVec<u8>>",
+        1,
+        "its callers copy parts of one staged line",
+    ),
+    r(
+        "src/registry.rs",
+        "let mut v = KVec::new();",
+        1,
+        "to_vec's copy of a part of one line",
+    ),
+    // src/set.rs
+    r(
+        "src/set.rs",
+        "name: KVec<u8>,",
+        1,
+        "a set name: <= MAX_NAME, or OWNER.NAME for an API set (<= 64 + 1 + \
+         BATCHPROBE_MAX_NAME)",
+    ),
+    r(
+        "src/set.rs",
+        "let mut owned_name = KVec::new();",
+        1,
+        "the set name, as above",
+    ),
+    r(
+        "src/set.rs",
+        "tally: KVec<(&'static str, usize)>,",
+        1,
+        "one entry per backend field of a set (a fixed list, backends!)",
+    ),
+    r(
+        "src/set.rs",
+        "let mut tally = KVec::new();",
+        1,
+        "one entry per backend field",
+    ),
+    // src/set/build.rs
+    r(
+        "src/set/build.rs",
+        "named: KVec<(KVec<u8>, i32)>,",
+        1,
+        "at most SKIPPED_SHOWN (256) refused glob members named, each a \
+         kallsyms name (< KSYM_NAME_LEN); the rest only counted",
+    ),
+    r(
+        "src/set/build.rs",
+        "named: KVec::new(),",
+        1,
+        "at most SKIPPED_SHOWN (256) entries",
+    ),
+    r(
+        "src/set/build.rs",
+        "let mut v = KVec::new();",
+        1,
+        "one refused member's symbol, < KSYM_NAME_LEN",
+    ),
+];
+
+/// What names a kmalloc-backed vector or slice in Rust code.
+const RUST_TOKENS: &[&str] = &["KVec", "Kmalloc"];
+/// ... and a kmalloc'd slice or array, found as text.
+const RUST_TEXT: &[&str] = &["KBox<["];
+/// The kmalloc family in C (every one of these is an identifier prefix:
+/// `kmalloc_array`, `kzalloc_node`, `krealloc_array`, ...). `kvmalloc`,
+/// `kvzalloc`, `vmalloc` fall back or are vmalloc, and are fine.
+const C_PREFIXES: &[&str] = &[
+    "kmalloc", "kzalloc", "kcalloc", "krealloc", "kmemdup", "kstrdup", "kstrndup",
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn files(dir: &Path, ext: &[&str], out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {}", dir.display(), e))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files(&p, ext, out);
+        } else if p
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| ext.contains(&e))
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// Source lines with comments removed (`//` to the end of the line, and
+/// `/* ... */` across lines), string and character literals kept. Good
+/// enough for this crate's Rust and C: no raw strings.
+fn code_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        let b = line.as_bytes();
+        let mut code = String::new();
+        let mut i = 0;
+        let mut in_str = false;
+        while i < b.len() {
+            let c = b[i];
+            let next = b.get(i + 1).copied();
+            if in_block {
+                if c == b'*' && next == Some(b'/') {
+                    in_block = false;
+                    i += 2;
+                } else {
+                    i += 1;
+                }
+                continue;
+            }
+            if in_str {
+                code.push(c as char);
+                if c == b'\\' {
+                    if let Some(n) = next {
+                        code.push(n as char);
+                    }
+                    i += 2;
+                    continue;
+                }
+                if c == b'"' {
+                    in_str = false;
+                }
+                i += 1;
+                continue;
+            }
+            match (c, next) {
+                (b'/', Some(b'/')) => break,
+                (b'/', Some(b'*')) => {
+                    in_block = true;
+                    i += 2;
+                }
+                (b'"', _) => {
+                    in_str = true;
+                    code.push('"');
+                    i += 1;
+                }
+                (b'\'', _) => {
+                    // A character literal ('x', '\n', '\'') is copied whole;
+                    // a lifetime ('a) is just a quote.
+                    let end = if next == Some(b'\\') {
+                        b.get(i + 2..)
+                            .and_then(|r| r.iter().skip(1).position(|&x| x == b'\''))
+                            .map(|p| i + 3 + p)
+                    } else if b.get(i + 2) == Some(&b'\'') {
+                        Some(i + 2)
+                    } else {
+                        None
+                    };
+                    let end = end.unwrap_or(i);
+                    for &x in &b[i..=end] {
+                        code.push(x as char);
+                    }
+                    i = end + 1;
+                }
+                _ => {
+                    code.push(c as char);
+                    i += 1;
+                }
+            }
+        }
+        out.push(code);
+    }
+    out
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// Whether `code` has `word` as a whole identifier (`prefix`: or as the
+/// start of one).
+fn has_ident(code: &str, word: &str, prefix: bool) -> bool {
+    let b = code.as_bytes();
+    code.match_indices(word).any(|(at, _)| {
+        let before = at.checked_sub(1).and_then(|i| b.get(i)).copied();
+        let after = b.get(at + word.len()).copied();
+        !before.is_some_and(is_ident) && (prefix || !after.is_some_and(is_ident))
+    })
+}
+
+/// The lines of one file that allocate from kmalloc: (line number, code).
+fn kmalloc_lines(text: &str, c: bool) -> Vec<(usize, String)> {
+    code_lines(text)
+        .into_iter()
+        .enumerate()
+        .filter(|(_, code)| {
+            if c {
+                C_PREFIXES.iter().any(|w| has_ident(code, w, true))
+            } else {
+                RUST_TOKENS.iter().any(|w| has_ident(code, w, false))
+                    || RUST_TEXT.iter().any(|t| code.contains(t))
+            }
+        })
+        .map(|(i, code)| (i + 1, code.trim().to_string()))
+        .collect()
+}
+
+/// Checks `found` ((file, line, code) for every kmalloc line) against
+/// `reviewed`: the problems, one line each.
+fn check(found: &[(String, usize, String)], reviewed: &[Reviewed]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (file, line, code) in found {
+        if !reviewed
+            .iter()
+            .any(|r| r.file == file && code.contains(r.code))
+        {
+            problems.push(format!(
+                "{}:{}: kmalloc-backed, not reviewed: `{}` (if its size follows the \
+                 input, make it a KVVec; if it has a small fixed bound, add it to \
+                 REVIEWED saying why)",
+                file, line, code
+            ));
+        }
+    }
+    for r in reviewed {
+        assert!(
+            !r.bound.is_empty(),
+            "{}: `{}`: no bound given",
+            r.file,
+            r.code
+        );
+        let n = found
+            .iter()
+            .filter(|(file, _, code)| file == r.file && code.contains(r.code))
+            .count();
+        if n != r.lines {
+            problems.push(format!(
+                "{}: `{}` is on {} line(s), REVIEWED says {}: review it again",
+                r.file, r.code, n, r.lines
+            ));
+        }
+    }
+    problems
+}
+
+fn scan() -> Vec<(String, usize, String)> {
+    let root = root();
+    let mut paths = Vec::new();
+    files(&root.join("src"), &["rs"], &mut paths);
+    files(&root.join("rust"), &["c", "h"], &mut paths);
+    let mut found = Vec::new();
+    for p in paths {
+        let text = fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {}", p.display(), e));
+        let rel = p
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let c = !rel.ends_with(".rs");
+        for (line, code) in kmalloc_lines(&text, c) {
+            found.push((rel.clone(), line, code));
+        }
+    }
+    found
+}
+
+#[test]
+fn every_kmalloc_vector_is_reviewed() {
+    let found = scan();
+    assert!(
+        found.len() >= REVIEWED.len(),
+        "the scan found only {} lines: is it reading the sources?",
+        found.len()
+    );
+    let problems = check(&found, REVIEWED);
+    assert!(
+        problems.is_empty(),
+        "{} problem(s):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+// The scanner itself.
+
+#[test]
+fn finds_a_growing_kmalloc_vector() {
+    let src = "pub(crate) struct Int3Set<B: Int3Kind> {\n    chunks: KVVec<KVec<Slot<B>>>,\n    ptrs: KVec<*mut B::Raw>,\n}\n";
+    let found: Vec<_> = kmalloc_lines(src, false)
+        .into_iter()
+        .map(|(l, c)| ("src/probe.rs".to_string(), l, c))
+        .collect();
+    assert_eq!(found.len(), 2);
+    let reviewed = [r(
+        "src/probe.rs",
+        "chunks: KVVec<KVec<Slot<B>>>,",
+        1,
+        "chunks",
+    )];
+    let problems = check(&found, &reviewed);
+    assert_eq!(problems.len(), 1, "{:?}", problems);
+    assert!(problems[0].starts_with("src/probe.rs:3:"), "{:?}", problems);
+}
+
+#[test]
+fn vmalloc_vectors_and_comments_are_not_kmalloc() {
+    let src = "let v: KVVec<u8> = KVVec::new(); // a KVec in a comment\n\
+               /// The `KVec` header moves.\n\
+               /* KVec\n KVec */ let s = \"// not a comment\"; let t = MyKVec::new();\n\
+               fn f<'a>(x: &'a u8) -> char { '\"' } let k: KVec<u8>;\n";
+    let found = kmalloc_lines(src, false);
+    assert_eq!(found.len(), 1, "{:?}", found);
+    assert_eq!(found[0].0, 5);
+}
+
+#[test]
+fn finds_kmalloc_family_in_c() {
+    let src = "buf = kvmalloc(len, GFP_KERNEL);\n/* kmalloc(n) */\np = kmalloc_array(n, 8, GFP_KERNEL);\nq = kzalloc(sizeof(*q), GFP_KERNEL);\n";
+    let found = kmalloc_lines(src, true);
+    let lines: Vec<_> = found.iter().map(|f| f.0).collect();
+    assert_eq!(lines, [3, 4]);
+}
+
+#[test]
+fn counts_must_match() {
+    let found = vec![
+        (
+            "src/a.rs".to_string(),
+            1,
+            "let mut v = KVec::new();".to_string(),
+        ),
+        (
+            "src/a.rs".to_string(),
+            9,
+            "let mut v = KVec::new();".to_string(),
+        ),
+    ];
+    let once = [r("src/a.rs", "let mut v = KVec::new();", 1, "a name")];
+    assert_eq!(check(&found, &once).len(), 1);
+    let gone = [
+        r("src/a.rs", "let mut v = KVec::new();", 2, "names"),
+        r("src/a.rs", "tally: KVec<u8>,", 1, "fields"),
+    ];
+    assert_eq!(check(&found, &gone).len(), 1);
+}
