@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Walking core-kernel text symbols, for glob targets.
+//! Walking core-kernel text symbols, for glob targets; and where in a
+//! symbol (a module's too) the kernel put a probe.
 //!
 //! Modules get no symbol iterator (`kallsyms_on_each_symbol` is not
 //! exported, and `/proc/kallsyms` has no `read_iter` for `kernel_read`), but
@@ -31,13 +32,19 @@ impl Lookup {
         Ok(Self(KVec::from_elem(0u8, SYMBOL_BUF, GFP_KERNEL)?))
     }
 
-    fn at(&mut self, addr: usize) -> Option<SymbolAt<'_>> {
+    /// The symbol that contains `addr`, the core kernel's or a module's.
+    fn any_at(&mut self, addr: usize) -> Option<SymbolAt<'_>> {
         // SAFETY: The buffer holds `SYMBOL_BUF` > `KSYM_SYMBOL_LEN` bytes,
         // which is all `sprint_symbol` writes, NUL included.
         let len = unsafe { bindings::sprint_symbol(self.0.as_mut_ptr().cast::<c_char>(), addr) };
         let len = usize::try_from(len).ok()?.min(SYMBOL_BUF);
         let s = core::str::from_utf8(self.0.get(..len)?).ok()?;
-        parse_sprint_symbol(s).filter(|s| s.module.is_none())
+        parse_sprint_symbol(s)
+    }
+
+    /// The core-kernel symbol that contains `addr` (`None`: a module's).
+    fn at(&mut self, addr: usize) -> Option<SymbolAt<'_>> {
+        self.any_at(addr).filter(|s| s.module.is_none())
     }
 }
 
@@ -67,10 +74,13 @@ fn text_start(lookup: &mut Lookup) -> Result<usize> {
     Ok(start)
 }
 
-/// The offset of `addr` into the core-kernel symbol that contains it.
+/// The offset of `addr` into the symbol that contains it, the core
+/// kernel's or a module's: the kernel resolves a module's function by name
+/// like any other (`kallsyms_lookup_name` falls back to the modules), so a
+/// probe it put there is checked against that function's size.
 pub(crate) fn offset_in_symbol(addr: usize) -> Option<u64> {
     let mut lookup = Lookup::new().ok()?;
-    lookup.at(addr).map(|s| s.offset)
+    lookup.any_at(addr).map(|s| s.offset)
 }
 
 /// The core-kernel symbol that contains an address.

@@ -89,7 +89,8 @@ unsafe impl Int3Kind for Kprobe {
         }
     }
 
-    /// An explicit symbol's size is checked where the kernel resolved it.
+    /// An explicit symbol's size is checked where the kernel resolved it
+    /// (a module's function, which no walk meets, as well).
     fn verify(raw: *mut bindings::kprobe, t: &Target<'_>) -> Result<(), (i32, &'static str)> {
         // SAFETY: `raw` is a registered kprobe; `addr` was set by the
         // kernel when it resolved the symbol.

@@ -151,6 +151,32 @@ impl Registry {
         });
     }
 
+    /// Once a whole write went through: each set it created (`created`, in
+    /// the order `sets` lists them) takes its name from the finished sets of
+    /// that name listed before it. Not at its `create`: a later line that
+    /// fails must find them still listed. A set this write created that
+    /// already finished (`create a`, `unregister a`) stays listed, unless a
+    /// later `create a` of the write took its name.
+    fn forget_freed_taken(&mut self, created: &[Arc<Set>]) {
+        if created.is_empty() {
+            return;
+        }
+        kvec::retain(&mut self.sets, |s| {
+            if s.state() != SetState::Freed {
+                return true;
+            }
+            let later = created
+                .iter()
+                .position(|c| Arc::ptr_eq(c, s))
+                .map_or(0, |k| k + 1);
+            !created
+                .get(later..)
+                .unwrap_or(&[])
+                .iter()
+                .any(|c| c.name() == s.name())
+        });
+    }
+
     /// Forgets the oldest finished sets beyond [`FREED_KEPT`], so that a
     /// tool naming its sets `s1`, `s2`, ... does not grow memory and the
     /// `sets` listing without bound.
@@ -496,8 +522,8 @@ impl Registry {
             }
             Ok(())
         })?;
-        // Only now: a create that fails keeps the finished set listed.
-        self.forget_freed(name_b);
+        // The finished set of this name stays listed until the whole write
+        // went through ([`Registry::forget_freed_taken`]).
         if let Err(e) = self.sets.push(set.clone(), GFP_KERNEL) {
             set.discard();
             return Err(e.into());
@@ -595,12 +621,14 @@ impl Registry {
             }
             Ok(())
         })?;
-        self.forget_freed(name);
         // Reserved above: does not fail.
         if let Err(e) = self.sets.push(set.clone(), GFP_KERNEL) {
             set.discard();
             return Err(e.into());
         }
+        // Only once nothing can fail any more: a failed create keeps the
+        // finished set of its name listed.
+        self.forget_freed(name);
         Ok(set)
     }
 
@@ -739,6 +767,7 @@ impl Engine {
             for e in pending.into_iter().filter(|e| e.consumed == 0) {
                 reg.staged.push(e, GFP_KERNEL)?;
             }
+            reg.forget_freed_taken(&created);
             reg.expire_freed();
         }
         if wait {
