@@ -97,6 +97,7 @@ impl ApiTarget {
             text,
             index: self.index,
             addr,
+            line: None,
         }
     }
 }
