@@ -1121,7 +1121,7 @@ impl SetBackend for DirectSet {
         if self.has(addr) {
             return Ok(Added::Refused(
                 EBUSY.to_errno(),
-                "already has a direct call from this set (named twice)",
+                "already has a direct call from this set: named twice",
             ));
         }
         if taken(addr) {

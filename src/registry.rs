@@ -685,6 +685,21 @@ impl Registry {
             .or_else(|| lines.clone().find(|e| matches(e)));
         if let Some(e) = found {
             f.line = Some(BlamedLine::of(&e.line_ref()));
+            // "direct SYM: attach failed: ...": a line of its own already
+            // names SYM (a glob's does not).
+            if !e.glob {
+                let rest = f
+                    .what
+                    .strip_prefix(&b"direct "[..])
+                    .and_then(|r| r.strip_prefix(&f.symbol[..]))
+                    .and_then(|r| r.strip_prefix(&b": "[..]));
+                if let Some(rest) = rest {
+                    let mut what = KVec::new();
+                    if what.extend_from_slice(rest, GFP_KERNEL).is_ok() {
+                        f.what = what;
+                    }
+                }
+            }
         }
     }
 }
