@@ -51,7 +51,7 @@ black=$(awk 'NF == 2 { print $2 }' /sys/kernel/debug/kprobes/blacklist | grep -v
 echo "# blacklisted: $black"
 bp_expect_err "blacklisted_einval" $EINVAL "p!:bl/x $black\ncreate bl\n"
 ktap_check "blacklisted_in_words" \
-    is "line 1: p!:bl/x $black: probing refused: blacklisted (kprobes/blacklist), not text, or a patched site (EINVAL), at create on line 2"
+    is "line 1: p!:bl/x $black: probing refused: blacklisted (kprobes/blacklist), not text, or a reserved site: a jump label, static call, BUG, CFI preamble or alternative (EINVAL), at create on line 2"
 
 # A text symbol ftrace cannot trace, as a direct call (6.12's ftrace says
 # EINVAL; the words do not depend on it).

@@ -134,13 +134,14 @@ pub fn refusal(site: Site, errno: i32) -> &'static str {
         // a jump label, static call, BUG() or CFI preamble site;
         // arch_prepare_kprobe(): an alternatives site.
         (Site::Kprobe, 22) => {
-            "probing refused: blacklisted (kprobes/blacklist), not text, or a patched site"
+            "probing refused: blacklisted (kprobes/blacklist), not text, or a reserved site: \
+             a jump label, static call, BUG, CFI preamble or alternative"
         }
         // register_kretprobe() also refuses what is not a function's entry
         // and its own kretprobe blacklist.
         (Site::Kretprobe, 22) => {
-            "probing refused: blacklisted (kprobes/blacklist), not text, a patched site, \
-             or not a function entry"
+            "probing refused: not a function entry, blacklisted (kprobes/blacklist), not text, \
+             or a reserved site: a jump label, static call, BUG, CFI preamble or alternative"
         }
         // x86 can_probe(): the address is not where an instruction starts
         // (decoding from the symbol's start), or an INT or UD instruction.
