@@ -25,7 +25,7 @@ cat /proc/version > /dev/null
 ktap_check "set_counts_the_rest" test "$(bp_probe_hits g vfs_open)" -gt "$h0"
 ktap_check "foreign_direct_still_called" test "$(calls)" -gt "$c0"
 bp_expect_err "explicit_foreign_direct_refused" 16 'd:e/r vfs_read\ncreate e\n'
-ktap_check "error_names_it" grep -q 'direct vfs_read: attach failed' "$BP_DEBUGFS/last_error"
+ktap_check "error_names_it" grep -q '^line 1: d:e/r vfs_read: attach failed: another tracer holds it: .* (EBUSY), at create on line 2$' "$BP_DEBUGFS/last_error"
 bp_expect_err "explicit_ipmodify_refused" 16 'd:e/w vfs_write\ncreate e\n'
 ktap_check "unregister_glob_set" sh -c ". ./bp_lib.sh; bp_ctl 'unregister g --sync\n' && test \$(direct_attached) -eq $foreign"
 ktap_check "rmmod_foreign_then_all_attach" sh -c ". ./bp_lib.sh; rmmod bp_foreign && bp_ctl 'd:h vfs_rea*\ncreate h\n' && test \"\$(bp_field h skipped)\" = 0 && grep -q '^  direct vfs_read ' $BP_DEBUGFS/stats"

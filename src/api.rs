@@ -103,6 +103,7 @@ impl ApiTarget {
             text,
             index: self.index,
             addr,
+            line: None,
         }
     }
 }

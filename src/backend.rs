@@ -28,7 +28,7 @@ use core::fmt::Write;
 use kernel::prelude::*;
 
 use crate::command::{CreateOptions, ProbeKind};
-use crate::error::Failed;
+use crate::error::{Failed, LineRef};
 use crate::gate::Gate;
 use crate::registry::Locked;
 
@@ -52,6 +52,8 @@ pub(crate) struct Target<'a> {
     pub(crate) index: u32,
     /// An address to probe instead of the symbol (API targets; 0: none).
     pub(crate) addr: usize,
+    /// The control line that named it (`None`: an API target).
+    pub(crate) line: Option<LineRef<'a>>,
 }
 
 /// What every backend of a set shares while building it.
@@ -82,7 +84,8 @@ pub(crate) enum Added {
     /// Already in the set from a line of its own: not counted again.
     Already,
     /// The kernel (or the backend) refused it: a negative errno, and what
-    /// failed ("register failed", "attach failed (not ftrace-able)").
+    /// was wrong in words, without the errno ("unknown symbol", "not
+    /// ftrace-able (no fentry call site)": see [`crate::errtext::refusal`]).
     Refused(i32, &'static str),
 }
 

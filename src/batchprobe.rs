@@ -26,6 +26,7 @@ mod debugfs;
 mod direct;
 pub mod errno;
 mod error;
+pub mod errtext;
 mod exittasks;
 mod fprobe;
 mod gate;

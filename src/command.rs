@@ -349,23 +349,53 @@ impl fmt::Display for ParseError {
 
 /// Parses one line (without its newline). Blank and comment lines give `Ok(None)`.
 pub fn parse_line(line: &[u8]) -> Result<Option<Command<'_>>, ParseError> {
+    parse(line).map_err(|(e, _)| e)
+}
+
+/// Where in `line` (a line [`parse_line`] refused) the refusal is: the
+/// error, and the byte offset of the word at fault into the line with its
+/// surrounding blanks trimmed (`None`: the line as a whole, or a line that
+/// parses).
+pub fn parse_error_at(line: &[u8]) -> Option<(ParseError, Option<usize>)> {
+    let (e, word) = parse(line).err()?;
+    let trimmed = core::str::from_utf8(line).ok().map(str::trim);
+    let col = match (trimmed, word) {
+        (Some(t), Some(w)) => (w.as_ptr() as usize).checked_sub(t.as_ptr() as usize),
+        _ => None,
+    };
+    Some((e, col.filter(|&c| trimmed.is_some_and(|t| c <= t.len()))))
+}
+
+/// A refusal, and the word at fault (a slice of the trimmed line; an empty
+/// one at its end for a missing word).
+type Bad<'a> = (ParseError, Option<&'a str>);
+
+fn at(e: ParseError, word: &str) -> Bad<'_> {
+    (e, Some(word))
+}
+
+fn parse(line: &[u8]) -> Result<Option<Command<'_>>, Bad<'_>> {
     if line.len() > MAX_LINE {
-        return Err(ParseError::LineTooLong);
+        return Err((ParseError::LineTooLong, None));
     }
-    let line = core::str::from_utf8(line).map_err(|_| ParseError::NotText)?;
+    let line = core::str::from_utf8(line).map_err(|_| (ParseError::NotText, None))?;
     if line.chars().any(|c| c.is_control() && c != '\t') {
-        return Err(ParseError::NotText);
+        return Err((ParseError::NotText, None));
     }
     let line = line.trim();
     if line.is_empty() || line.starts_with('#') {
         return Ok(None);
     }
+    // An empty word at the end of the line, for what is missing.
+    let end = line.get(line.len()..).unwrap_or("");
+    let missing = (ParseError::MissingArgument, Some(end));
     let mut words = line.split_ascii_whitespace();
-    let head = words.next().ok_or(ParseError::MissingArgument)?;
+    let head = words.next().ok_or(missing)?;
     let cmd = match head {
         "create" => {
-            let set = one_set(&mut words)?;
+            let set = one_set(&mut words, end)?;
             let mut options = CreateOptions::default();
+            let mut conflict = None;
             for w in words.by_ref() {
                 match w {
                     "--noopt" => options.noopt = true,
@@ -373,49 +403,52 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Command<'_>>, ParseError> {
                     "--bare" => options.bare = true,
                     "--fprobe" => options.fprobe = true,
                     "--exit" => options.exit = true,
-                    _ if w.starts_with("--") => return Err(ParseError::UnknownOption),
-                    _ => return Err(ParseError::TooManyArguments),
+                    _ if w.starts_with("--") => return Err(at(ParseError::UnknownOption, w)),
+                    _ => return Err(at(ParseError::TooManyArguments, w)),
+                }
+                if options.exit && options.fprobe && conflict.is_none() {
+                    conflict = Some(w);
                 }
             }
-            if options.exit && options.fprobe {
-                return Err(ParseError::ConflictingOptions);
+            if conflict.is_some() {
+                return Err((ParseError::ConflictingOptions, conflict));
             }
             Command::Create { set, options }
         }
-        "enable" => Command::Enable(any_set(&mut words)?),
-        "disable" => Command::Disable(any_set(&mut words)?),
+        "enable" => Command::Enable(any_set(&mut words, end)?),
+        "disable" => Command::Disable(any_set(&mut words, end)?),
         "unregister" => {
-            let set = any_set(&mut words)?;
+            let set = any_set(&mut words, end)?;
             let mut sync = false;
             for w in words.by_ref() {
                 match w {
                     "--sync" => sync = true,
-                    _ if w.starts_with("--") => return Err(ParseError::UnknownOption),
-                    _ => return Err(ParseError::TooManyArguments),
+                    _ if w.starts_with("--") => return Err(at(ParseError::UnknownOption, w)),
+                    _ => return Err(at(ParseError::TooManyArguments, w)),
                 }
             }
             Command::Unregister { set, sync }
         }
         "direct" => {
-            let set = one_set(&mut words)?;
+            let set = one_set(&mut words, end)?;
             let mode = match words.next() {
                 Some("count") => DirectMode::Count,
                 Some("record") => DirectMode::Record,
                 Some("empty") => DirectMode::Empty,
                 Some("exit") => DirectMode::Exit,
-                Some(_) => return Err(ParseError::UnknownOption),
-                None => return Err(ParseError::MissingArgument),
+                Some(w) => return Err(at(ParseError::UnknownOption, w)),
+                None => return Err(missing),
             };
             Command::Retarget { set, mode }
         }
         "flush" => Command::Flush,
         _ => match head.strip_prefix("-:") {
-            Some(set) => Command::Unstage(set_name(set)?),
-            None => Command::Probe(probe_line(head, &mut words)?),
+            Some(set) => Command::Unstage(set_name(set).map_err(|e| at(e, set))?),
+            None => Command::Probe(probe_line(head, &mut words, end)?),
         },
     };
-    if words.next().is_some() {
-        return Err(ParseError::TooManyArguments);
+    if let Some(w) = words.next() {
+        return Err(at(ParseError::TooManyArguments, w));
     }
     Ok(Some(cmd))
 }
@@ -423,26 +456,45 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Command<'_>>, ParseError> {
 /// Splits a write into lines and parses each, yielding `(line_number, result)`
 /// for every line that holds a command or an error (numbered from 1).
 pub fn parse_batch(buf: &[u8]) -> impl Iterator<Item = (usize, Result<Command<'_>, ParseError>)> {
+    parse_batch_lines(buf).map(|(n, _, r)| (n, r))
+}
+
+/// [`parse_batch`], with each line as written (without its newline).
+pub fn parse_batch_lines(
+    buf: &[u8],
+) -> impl Iterator<Item = (usize, &[u8], Result<Command<'_>, ParseError>)> {
     buf.split(|&b| b == b'\n')
         .enumerate()
         .filter_map(|(i, line)| match parse_line(line) {
             Ok(None) => None,
-            Ok(Some(c)) => Some((i + 1, Ok(c))),
-            Err(e) => Some((i + 1, Err(e))),
+            Ok(Some(c)) => Some((i + 1, line, Ok(c))),
+            Err(e) => Some((i + 1, line, Err(e))),
         })
 }
 
-fn one_set<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<&'a str, ParseError> {
-    set_name(words.next().ok_or(ParseError::MissingArgument)?)
+fn one_set<'a>(
+    words: &mut impl Iterator<Item = &'a str>,
+    end: &'a str,
+) -> Result<&'a str, Bad<'a>> {
+    let s = words
+        .next()
+        .ok_or((ParseError::MissingArgument, Some(end)))?;
+    set_name(s).map_err(|e| at(e, s))
 }
 
 /// A set name, or the `OWNER.NAME` of a set an in-kernel client created.
-fn any_set<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<&'a str, ParseError> {
-    let s = words.next().ok_or(ParseError::MissingArgument)?;
+fn any_set<'a>(
+    words: &mut impl Iterator<Item = &'a str>,
+    end: &'a str,
+) -> Result<&'a str, Bad<'a>> {
+    let s = words
+        .next()
+        .ok_or((ParseError::MissingArgument, Some(end)))?;
     match s.split_once('.') {
         Some((owner, name)) => owned_set_name(owner, name).map(|_| s),
         None => set_name(s),
     }
+    .map_err(|e| at(e, s))
 }
 
 /// The longest module name (the kernel's `MODULE_NAME_LEN` less the NUL
@@ -469,14 +521,16 @@ pub fn owned_set_name<'a>(owner: &str, name: &'a str) -> Result<&'a str, ParseEr
 fn probe_line<'a>(
     head: &'a str,
     words: &mut impl Iterator<Item = &'a str>,
-) -> Result<ProbeSpec<'a>, ParseError> {
+    end: &'a str,
+) -> Result<ProbeSpec<'a>, Bad<'a>> {
     let (kind_word, group) = match head.split_once(':') {
         Some((k, g)) => (k, Some(g)),
         None => (head, None),
     };
+    let unknown = at(ParseError::UnknownCommand, head);
     let (kind_word, int3) = match kind_word.strip_suffix('!') {
         Some(k) if k != "d" => (k, true),
-        Some(_) => return Err(ParseError::UnknownCommand),
+        Some(_) => return Err(unknown),
         None => (kind_word, false),
     };
     let kind = match kind_word {
@@ -485,31 +539,38 @@ fn probe_line<'a>(
         _ if kind_word.starts_with('r') => {
             let digits = kind_word.trim_start_matches('r');
             if kind_word.len() - digits.len() != 1 {
-                return Err(ParseError::UnknownCommand);
+                return Err(unknown);
             }
             let maxactive = if digits.is_empty() {
                 None
             } else {
                 match parse_u32(digits) {
                     Some(n) if (1..=MAX_ACTIVE).contains(&n) => Some(n),
-                    _ => return Err(ParseError::BadMaxActive),
+                    _ => return Err(at(ParseError::BadMaxActive, digits)),
                 }
             };
             ProbeKind::Kretprobe { maxactive }
         }
-        _ => return Err(ParseError::UnknownCommand),
+        _ => return Err(unknown),
     };
-    let group = group.ok_or(ParseError::MissingSet)?;
+    let group = group.ok_or(at(ParseError::MissingSet, head))?;
     let (set, name) = match group.split_once('/') {
-        Some((s, n)) => (set_name(s)?, Some(set_name(n)?)),
-        None => (set_name(group)?, None),
+        Some((s, n)) => (
+            set_name(s).map_err(|e| at(e, s))?,
+            Some(set_name(n).map_err(|e| at(e, n))?),
+        ),
+        None => (set_name(group).map_err(|e| at(e, group))?, None),
     };
-    let target = target(words.next().ok_or(ParseError::MissingArgument)?)?;
+    let word = words
+        .next()
+        .ok_or((ParseError::MissingArgument, Some(end)))?;
+    let target = target(word)?;
     let offset = match target {
         Target::Symbol { offset, .. } | Target::Glob { offset, .. } => offset,
     };
     if offset != 0 && kind != ProbeKind::Kprobe {
-        return Err(ParseError::OffsetNotAllowed);
+        let plus = word.split_once('+').map_or(word, |(_, o)| o);
+        return Err(at(ParseError::OffsetNotAllowed, plus));
     }
     let (mut limit, mut skip) = (None, None);
     for w in words.by_ref() {
@@ -517,17 +578,17 @@ fn probe_line<'a>(
         if let Some(n) = w.strip_prefix("max=") {
             match parse_u32(n) {
                 Some(n) if n > 0 && is_glob && limit.is_none() => limit = Some(n),
-                _ => return Err(ParseError::BadLimit),
+                _ => return Err(at(ParseError::BadLimit, w)),
             }
         } else if let Some(g) = w.strip_prefix("skip=") {
             let valid = matches!(self::target(g), Ok(Target::Glob { offset: 0, .. }))
                 || matches!(self::target(g), Ok(Target::Symbol { offset: 0, .. }));
             if !is_glob || skip.is_some() || !valid {
-                return Err(ParseError::BadSkip);
+                return Err(at(ParseError::BadSkip, w));
             }
             skip = Some(g);
         } else {
-            return Err(ParseError::TooManyArguments);
+            return Err(at(ParseError::TooManyArguments, w));
         }
     }
     Ok(ProbeSpec {
@@ -555,14 +616,15 @@ pub fn set_name(s: &str) -> Result<&str, ParseError> {
     }
 }
 
-fn target(word: &str) -> Result<Target<'_>, ParseError> {
+fn target(word: &str) -> Result<Target<'_>, Bad<'_>> {
     let (sym, offset) = match word.split_once('+') {
-        Some((s, o)) => (s, parse_u32(o).ok_or(ParseError::BadOffset)?),
+        Some((s, o)) => (s, parse_u32(o).ok_or(at(ParseError::BadOffset, o))?),
         None => (word, 0),
     };
+    let bad = at(ParseError::BadSymbol, sym);
     let b = sym.as_bytes();
     if b.is_empty() || b.len() > MAX_SYMBOL {
-        return Err(ParseError::BadSymbol);
+        return Err(bad);
     }
     let is_glob = b.iter().any(|c| matches!(c, b'*' | b'?' | b'['));
     let plain = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$');
@@ -571,7 +633,7 @@ fn target(word: &str) -> Result<Target<'_>, ParseError> {
             .iter()
             .all(|c| plain(c) || matches!(c, b'*' | b'?' | b'[' | b']' | b'!' | b'-'))
         {
-            return Err(ParseError::BadSymbol);
+            return Err(bad);
         }
         Ok(Target::Glob {
             pattern: sym,
@@ -579,7 +641,7 @@ fn target(word: &str) -> Result<Target<'_>, ParseError> {
         })
     } else {
         if !b.iter().all(plain) {
-            return Err(ParseError::BadSymbol);
+            return Err(bad);
         }
         Ok(Target::Symbol { name: sym, offset })
     }

@@ -28,6 +28,7 @@ use crate::bindings;
 use crate::btf;
 use crate::command::{CreateOptions, DirectMode, ProbeKind};
 use crate::error::{BStr, Failed};
+use crate::errtext::{generic, refusal, Site};
 use crate::exittasks;
 use crate::kcompat;
 use crate::kvec;
@@ -459,6 +460,10 @@ pub(crate) fn taken(addr: usize) -> bool {
         })
     })
 }
+
+/// Why a target without an address (the walk of the core kernel's text
+/// never met its name) is refused.
+pub(crate) const NOT_IN_TEXT: &str = "unknown symbol, or not a core-kernel function";
 
 /// The direct part of a set: its `ftrace_ops` and its functions.
 ///
@@ -1198,21 +1203,27 @@ impl SetBackend for DirectSet {
     /// and not traced by another set.
     fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
         let Some((addr, size)) = t.text else {
-            return Ok(Added::Refused(ENOENT.to_errno(), "lookup failed"));
+            return Ok(Added::Refused(ENOENT.to_errno(), NOT_IN_TEXT));
         };
         if !t.explicit && self.has(addr) {
             // Named on a line of its own too: already in, not a refusal.
             return Ok(Added::Already);
         }
-        if self.has(addr) || taken(addr) {
+        if self.has(addr) {
             return Ok(Added::Refused(
                 EBUSY.to_errno(),
-                "attach failed (already has a direct caller)",
+                "already has a direct call from this set: named twice",
+            ));
+        }
+        if taken(addr) {
+            return Ok(Added::Refused(
+                EBUSY.to_errno(),
+                "already has a direct call from another batchprobe set",
             ));
         }
         let fentry = match traceable(ctx.locked, addr) {
             Ok(fentry) => fentry,
-            Err(errno) => return Ok(Added::Refused(errno, "attach failed (not ftrace-able)")),
+            Err(errno) => return Ok(Added::Refused(errno, refusal(Site::Ftrace, errno))),
         };
         if self.mode() == DirectMode::Exit {
             let refusal = btf::refusal(ctx.locked, t.symbol).map_err(|e| {
@@ -1220,8 +1231,8 @@ impl SetBackend for DirectSet {
                     e,
                     format_args!(
                         "the exit trampoline needs the kernel's BTF \
-                         (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): errno {}",
-                        e.to_errno()
+                         (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): {}",
+                        generic(e.to_errno())
                     ),
                 )
             })?;
@@ -1245,20 +1256,15 @@ impl SetBackend for DirectSet {
             let sym = which
                 .and_then(|i| self.get(i))
                 .map_or(&b"(one of them)"[..], |s| s.symbol());
-            let why = if e == EBUSY {
-                " (another tracer holds it: a direct caller or an IPMODIFY ftrace user)"
-            } else {
-                ""
-            };
             Failed::new(
                 e,
                 format_args!(
-                    "direct {}: attach failed, errno {}{}",
+                    "direct {}: attach failed: {}",
                     BStr(sym),
-                    e.to_errno(),
-                    why
+                    refusal(Site::Direct, e.to_errno())
                 ),
             )
+            .on_symbol(which.map_or(&[][..], |_| sym))
         })?;
         // Glob members another tracer holds: skipped, as any refusal.
         for s in self.refused() {

@@ -4,17 +4,59 @@
 //! with: an errno and a sentence naming what failed (the symbol, the set,
 //! the line), which `last_error` and the log show.
 //!
-//! The errno numbers the pure logic uses are named in [`crate::errno`].
+//! The errno numbers the pure logic uses are named in [`crate::errno`];
+//! what `last_error` makes of an error is [`crate::errtext`]'s.
 
 use core::fmt::Write;
 
 use kernel::alloc::AllocError;
 use kernel::prelude::*;
 
+use crate::errtext;
+
 /// An error that names what failed.
 pub(crate) struct Failed {
     pub(crate) error: Error,
+    /// What was wrong, in words, without the errno (`last_error` adds it,
+    /// by name: see [`crate::errtext`]).
     pub(crate) what: KVec<u8>,
+    /// The probe line a refusal is blamed on, when it is not the line
+    /// being executed (a probe line that `create` registers).
+    pub(crate) line: Option<BlamedLine>,
+    /// The symbol refused, when no line is known yet (an attach or arm
+    /// failure): the registry finds the line that named it.
+    pub(crate) symbol: KVec<u8>,
+}
+
+/// A probe line of a control write, as a target carries it.
+#[derive(Clone, Copy)]
+pub(crate) struct LineRef<'a> {
+    /// Its number in its write (from 1).
+    pub(crate) number: usize,
+    /// Staged by an earlier write.
+    pub(crate) earlier: bool,
+    /// The line as written.
+    pub(crate) text: &'a [u8],
+}
+
+/// [`LineRef`], owned by an error.
+pub(crate) struct BlamedLine {
+    pub(crate) number: usize,
+    pub(crate) earlier: bool,
+    pub(crate) text: KVec<u8>,
+}
+
+impl BlamedLine {
+    /// A copy of `l` (its text left out if memory is short).
+    pub(crate) fn of(l: &LineRef<'_>) -> Self {
+        let mut text = KVec::new();
+        let _ = text.extend_from_slice(l.text, GFP_KERNEL);
+        Self {
+            number: l.number,
+            earlier: l.earlier,
+            text,
+        }
+    }
 }
 
 impl Failed {
@@ -30,7 +72,21 @@ impl Failed {
         Self {
             error,
             what: what.0,
+            line: None,
+            symbol: KVec::new(),
         }
+    }
+
+    /// Blames the refusal on probe line `l`.
+    pub(crate) fn on_line(mut self, l: Option<&LineRef<'_>>) -> Self {
+        self.line = l.map(BlamedLine::of);
+        self
+    }
+
+    /// Names the symbol refused, for the registry to find its line.
+    pub(crate) fn on_symbol(mut self, symbol: &[u8]) -> Self {
+        let _ = self.symbol.extend_from_slice(symbol, GFP_KERNEL);
+        self
     }
 
     /// A positive errno from the pure logic ([`crate::errno`]), described
@@ -51,7 +107,7 @@ impl From<Error> for Failed {
         if e == ENOMEM {
             return Failed::oom();
         }
-        Failed::new(e, format_args!("errno {}", e.to_errno()))
+        Failed::new(e, format_args!("{}", errtext::generic(e.to_errno())))
     }
 }
 

@@ -50,6 +50,7 @@ use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::direct;
 use crate::error::Failed;
+use crate::errtext::{refusal, Site};
 use crate::kcompat::{self, FprobeRegs};
 use crate::probe::Meta;
 use crate::rcu;
@@ -129,7 +130,8 @@ impl FgraphAnchor {
             return Err(Failed::new(
                 Error::from_errno(ret),
                 format_args!(
-                    "fretprobe: holding fgraph's fprobe ops (bp_fgraph_anchor) failed, errno {ret}"
+                    "fretprobe: holding fgraph's fprobe ops (bp_fgraph_anchor) failed: {}",
+                    refusal(Site::Fprobe, ret)
                 ),
             ));
         }
@@ -313,10 +315,10 @@ impl Side {
             return Err(Failed::new(
                 Error::from_errno(ret),
                 format_args!(
-                    "{} on {} functions: register_fprobe_ips failed, errno {}",
+                    "{} on {} functions: register_fprobe_ips failed: {}",
                     self.name,
                     self.ips.len(),
-                    ret
+                    refusal(Site::Fprobe, ret)
                 ),
             ));
         }
@@ -512,7 +514,7 @@ impl SetBackend for FprobeSet {
 
     fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
         let Some((addr, _)) = t.text else {
-            return Ok(Added::Refused(ENOENT.to_errno(), "lookup failed"));
+            return Ok(Added::Refused(ENOENT.to_errno(), direct::NOT_IN_TEXT));
         };
         let checked = if self.checked[0].load(Ordering::Relaxed) == addr {
             Ok(self.checked[1].load(Ordering::Relaxed))
@@ -521,7 +523,7 @@ impl SetBackend for FprobeSet {
         };
         let fentry = match checked {
             Ok(f) => f,
-            Err(errno) => return Ok(Added::Refused(errno, "attach failed (not ftrace-able)")),
+            Err(errno) => return Ok(Added::Refused(errno, refusal(Site::Ftrace, errno))),
         };
         let side = match t.kind {
             ProbeKind::Kretprobe { maxactive } => {

@@ -9,6 +9,7 @@ use kernel::prelude::*;
 use crate::backend::{Fit, Target};
 use crate::bindings;
 use crate::command::ProbeKind;
+use crate::errtext;
 use crate::kallsyms;
 use crate::probe::{slot_of, How, Int3Kind};
 
@@ -69,6 +70,7 @@ unsafe impl Int3Kind for Kprobe {
     type Raw = bindings::kprobe;
     const NAME: &'static str = "kprobe";
     const FIELD: &'static str = "kprobes";
+    const SITE: errtext::Site = errtext::Site::Kprobe;
 
     fn fit(t: &Target<'_>) -> Fit {
         match (t.kind, t.int3) {

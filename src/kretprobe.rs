@@ -8,6 +8,7 @@ use kernel::ffi::{c_char, c_int};
 use crate::backend::{Fit, Target};
 use crate::bindings;
 use crate::command::ProbeKind;
+use crate::errtext;
 use crate::probe::{slot_of, How, Int3Kind};
 
 /// Kretprobes, counted when the probed function returns.
@@ -58,6 +59,7 @@ unsafe impl Int3Kind for Kretprobe {
     type Raw = bindings::kretprobe;
     const NAME: &'static str = "kretprobe";
     const FIELD: &'static str = "kretprobes";
+    const SITE: errtext::Site = errtext::Site::Kretprobe;
 
     fn fit(t: &Target<'_>) -> Fit {
         match (t.kind, t.int3) {

@@ -21,6 +21,7 @@ use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
 use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{BStr, Failed};
+use crate::errtext;
 use crate::gate::Gate;
 use crate::kvec;
 
@@ -38,6 +39,8 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
     const NAME: &'static str;
     /// Its count's field in the `sets` line.
     const FIELD: &'static str;
+    /// What its register call is, for the words of a refusal.
+    const SITE: errtext::Site;
 
     /// How well this kind serves `t` (see [`crate::backend::Fit`]).
     fn fit(t: &Target<'_>) -> Fit;
@@ -318,7 +321,7 @@ impl<B: Int3Kind> Int3Set<B> {
         if ret < 0 {
             // Never registered: the kernel holds no pointer into it.
             kvec::truncate(chunk, index);
-            return Ok(Added::Refused(ret, "register failed"));
+            return Ok(Added::Refused(ret, errtext::refusal(B::SITE, ret)));
         }
         if let Err((errno, what)) = verify(raw) {
             let mut one = raw;
@@ -388,10 +391,10 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
                 return Err(Failed::new(
                     Error::from_errno(ret),
                     format_args!(
-                        "{} {}: enable failed, errno {}",
+                        "{} {}: enable failed: {}",
                         B::NAME,
                         BStr(slot.symbol()),
-                        ret
+                        errtext::refusal(errtext::Site::KprobeEnable, ret)
                     ),
                 ));
             }

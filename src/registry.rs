@@ -24,7 +24,8 @@ use crate::backend::Target as ProbeTarget;
 use crate::batchkeys;
 use crate::bindings;
 use crate::command::{self, glob_match, Command, CreateOptions, ProbeKind, Target};
-use crate::error::{BStr, Failed, Text};
+use crate::error::{BStr, BlamedLine, Failed, LineRef, Text};
+use crate::errtext::{self, Origin, ProbeLine};
 use crate::gate::Client;
 use crate::kallsyms;
 use crate::kvec;
@@ -50,6 +51,12 @@ struct Staged {
     /// Which `create` or `-:` of the write being executed took it (0: none
     /// yet).
     consumed: u32,
+    /// The line's number in its write, for `last_error`.
+    line: usize,
+    /// Staged by an earlier write than the one being executed.
+    earlier: bool,
+    /// The line as written (trimmed), for `last_error`.
+    text: KVec<u8>,
 }
 
 impl Staged {
@@ -71,6 +78,16 @@ impl Staged {
             text,
             index: 0,
             addr: 0,
+            line: Some(self.line_ref()),
+        }
+    }
+
+    /// The line, as a refusal names it.
+    fn line_ref(&self) -> LineRef<'_> {
+        LineRef {
+            number: self.line,
+            earlier: self.earlier,
+            text: &self.text,
         }
     }
 
@@ -390,7 +407,13 @@ impl Registry {
         gen
     }
 
-    fn stage(&self, pending: &mut KVVec<Staged>, spec: command::ProbeSpec<'_>) -> Result {
+    fn stage(
+        &self,
+        pending: &mut KVVec<Staged>,
+        spec: command::ProbeSpec<'_>,
+        line: usize,
+        text: &[u8],
+    ) -> Result {
         let limit = spec.limit;
         let skip = match spec.skip {
             Some(s) => Some(to_vec(s.as_bytes())?),
@@ -416,6 +439,9 @@ impl Registry {
                 limit,
                 skip,
                 consumed: 0,
+                line,
+                earlier: false,
+                text: to_vec(trimmed(text))?,
             },
             GFP_KERNEL,
         )?)
@@ -521,6 +547,10 @@ impl Registry {
                 b.add(&e.target(&e.target, true, None))?;
             }
             Ok(())
+        })
+        .map_err(|mut f| {
+            Self::blame_symbol(mine(), &mut f);
+            f
         })?;
         // The finished set of this name stays listed until the whole write
         // went through ([`Registry::forget_freed_taken`]).
@@ -632,23 +662,104 @@ impl Registry {
         Ok(set)
     }
 
-    fn set_last_error(&mut self, line: usize, f: &Failed) {
+    /// Records `f` as `last_error` and in the log. `at`: the control
+    /// line being executed and its text (`None`: an API call); `column`:
+    /// where in that line a parse error is.
+    fn set_last_error(&mut self, at: Option<(usize, &[u8])>, column: Option<usize>, f: &Failed) {
         let mut t = Text(core::mem::take(&mut self.last_error));
         kvec::clear(&mut t.0);
-        let _ = if line == 0 {
-            // From the in-kernel API, not a control write.
-            writeln!(t, "api: {} (errno {})", BStr(&f.what), f.error.to_errno())
-        } else {
-            writeln!(
-                t,
-                "line {}: {} (errno {})",
-                line,
-                BStr(&f.what),
-                f.error.to_errno()
-            )
+        let origin = match at {
+            None => Origin::Api,
+            Some((number, text)) => Origin::Line {
+                number,
+                text: shown_text(text),
+                probe: f.line.as_ref().and_then(|l| {
+                    Some(ProbeLine {
+                        number: l.number,
+                        earlier: l.earlier,
+                        text: shown_text(&l.text)?,
+                    })
+                }),
+                column,
+            },
         };
+        let what = core::str::from_utf8(&f.what).unwrap_or("?");
+        let _ = errtext::write_report(&mut t, &origin, what, f.error.to_errno());
         self.last_error = t.0;
+        let first = self.last_error.split(|&b| b == b'\n').next().unwrap_or(&[]);
+        let prefix = if at.is_some() { "control: " } else { "" };
+        pr_info!("{}{}\n", prefix, BStr(first).as_str());
     }
+
+    /// Blames a failure that names a symbol but no line (a direct call
+    /// refused at attach) on the line of this `create` that named it: an
+    /// explicit line first, else a glob that matches it.
+    fn blame_symbol<'a>(lines: impl Iterator<Item = &'a Staged> + Clone, f: &mut Failed) {
+        if f.line.is_some() || f.symbol.is_empty() {
+            return;
+        }
+        let sym = core::str::from_utf8(&f.symbol).unwrap_or("");
+        let matches = |e: &Staged| {
+            let pattern = core::str::from_utf8(&e.target).unwrap_or("");
+            let skipped = e
+                .skip
+                .as_deref()
+                .is_some_and(|s| glob_match(core::str::from_utf8(s).unwrap_or(""), sym));
+            if e.glob {
+                !skipped && glob_match(pattern, sym)
+            } else {
+                pattern == sym
+            }
+        };
+        // Only direct calls attach at create.
+        let direct = |e: &&Staged| e.kind == ProbeKind::Direct;
+        let found = lines
+            .clone()
+            .filter(direct)
+            .find(|e| !e.glob && matches(e))
+            .or_else(|| lines.clone().filter(direct).find(|e| matches(e)))
+            .or_else(|| lines.clone().find(|e| matches(e)));
+        if let Some(e) = found {
+            f.line = Some(BlamedLine::of(&e.line_ref()));
+            // "direct SYM: attach failed: ...": a line of its own already
+            // names SYM (a glob's does not).
+            if !e.glob {
+                let rest = f
+                    .what
+                    .strip_prefix(&b"direct "[..])
+                    .and_then(|r| r.strip_prefix(&f.symbol[..]))
+                    .and_then(|r| r.strip_prefix(&b": "[..]));
+                if let Some(rest) = rest {
+                    let mut what = KVec::new();
+                    if what.extend_from_slice(rest, GFP_KERNEL).is_ok() {
+                        f.what = what;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `text` without its leading and trailing ASCII blanks.
+fn trimmed(text: &[u8]) -> &[u8] {
+    let start = text
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(text.len());
+    let end = text
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(start, |i| i + 1);
+    text.get(start..end).unwrap_or(&[])
+}
+
+/// A line's text as `last_error` may show it: UTF-8 without control
+/// characters (but tabs), trimmed.
+fn shown_text(text: &[u8]) -> Option<&str> {
+    core::str::from_utf8(text)
+        .ok()
+        .filter(|t| !t.chars().any(|c| c.is_control() && c != '\t'))
+        .map(str::trim)
 }
 
 /// Of the sets of one name, oldest first, the one commands act on: the live
@@ -709,24 +820,32 @@ impl Engine {
         // Sized by the input: up to BP_MAX_WRITE / 2 one-character lines,
         // hence vmalloc-backed (a kmalloc of that size would warn).
         let mut cmds = KVVec::new();
-        for (line, parsed) in command::parse_batch(buf) {
+        // Each command's line as written, for `last_error`.
+        let mut texts = KVVec::new();
+        for (line, text, parsed) in command::parse_batch_lines(buf) {
             match parsed {
-                Ok(cmd) => cmds.push((line, cmd), GFP_KERNEL)?,
+                Ok(cmd) => {
+                    cmds.push((line, cmd), GFP_KERNEL)?;
+                    texts.push(text, GFP_KERNEL)?;
+                }
                 Err(e) => {
                     let error = Error::from_errno(-e.errno());
                     let f = Failed::new(error, format_args!("{}", e.as_str()));
-                    self.registry.lock().set_last_error(line, &f);
-                    pr_info!("control: line {}: {}\n", line, e.as_str());
+                    let column = command::parse_error_at(text).and_then(|(_, c)| c);
+                    self.registry
+                        .lock()
+                        .set_last_error(Some((line, text)), column, &f);
                     return Err(error);
                 }
             }
         }
+        let text_of = |i: usize| texts.get(i).copied().unwrap_or(&[]);
         let mut wait = false;
         {
             let mut reg = self.registry.lock();
             if let Err((line, f)) = reg.validate(&cmds) {
-                reg.set_last_error(line, &f);
-                pr_info!("control: line {}: {}\n", line, BStr(&f.what).as_str());
+                let i = cmds.binary_search_by_key(&line, |c| c.0).unwrap_or(0);
+                reg.set_last_error(Some((line, text_of(i))), None, &f);
                 return Err(f.error);
             }
             // Every vector this write will push to, reserved before the first
@@ -745,8 +864,16 @@ impl Engine {
             let mut created: KVVec<Arc<Set>> = KVVec::with_capacity(creates, GFP_KERNEL)?;
             reg.staged.reserve(probes, GFP_KERNEL)?;
             reg.sets.reserve(creates, GFP_KERNEL)?;
-            for &(line, cmd) in cmds.iter() {
-                let res = self.execute(&mut reg, &mut pending, &mut created, &mut wait, cmd);
+            for (i, &(line, cmd)) in cmds.iter().enumerate() {
+                let text = text_of(i);
+                let res = self.execute(
+                    &mut reg,
+                    &mut pending,
+                    &mut created,
+                    &mut wait,
+                    cmd,
+                    (line, text),
+                );
                 if let Err(f) = res {
                     // Undo this write's registrations and staging.
                     for set in created.iter() {
@@ -758,13 +885,13 @@ impl Engine {
                     for e in reg.staged.iter_mut() {
                         e.consumed = 0;
                     }
-                    reg.set_last_error(line, &f);
-                    pr_info!("control: line {}: {}\n", line, BStr(&f.what).as_str());
+                    reg.set_last_error(Some((line, text)), None, &f);
                     return Err(f.error);
                 }
             }
             kvec::retain(&mut reg.staged, |e| e.consumed == 0);
-            for e in pending.into_iter().filter(|e| e.consumed == 0) {
+            for mut e in pending.into_iter().filter(|e| e.consumed == 0) {
+                e.earlier = true;
                 reg.staged.push(e, GFP_KERNEL)?;
             }
             reg.forget_freed_taken(&created);
@@ -783,6 +910,7 @@ impl Engine {
         created: &mut KVVec<Arc<Set>>,
         wait: &mut bool,
         cmd: Command<'_>,
+        (line, text): (usize, &[u8]),
     ) -> Result<(), Failed> {
         let oom = |_: AllocError| Failed::oom();
         let find = |reg: &Registry, name: &str| {
@@ -791,7 +919,9 @@ impl Engine {
                 .ok_or_else(|| Failed::new(ENOENT, format_args!("no set {}", name)))
         };
         match cmd {
-            Command::Probe(spec) => reg.stage(pending, spec).map_err(|_| Failed::oom()),
+            Command::Probe(spec) => reg
+                .stage(pending, spec, line, text)
+                .map_err(|_| Failed::oom()),
             Command::Create { set: name, options } => {
                 let set = reg.create(pending, name, options)?;
                 created.push(set, GFP_KERNEL).map_err(oom)
@@ -846,13 +976,11 @@ impl Engine {
                 reg.expire_freed();
                 Ok(set)
             }
-            Err(f) => {
-                reg.set_last_error(0, &f);
-                pr_info!(
-                    "api: set {}: {}\n",
-                    BStr(name).as_str(),
-                    BStr(&f.what).as_str()
-                );
+            Err(mut f) => {
+                let mut what = Text(KVec::new());
+                let _ = write!(what, "set {}: {}", BStr(name), BStr(&f.what));
+                f.what = what.0;
+                reg.set_last_error(None, None, &f);
                 Err(f.error)
             }
         }
@@ -862,8 +990,7 @@ impl Engine {
     /// log, and gives back `error`.
     pub(crate) fn api_error(&self, error: Error, what: &str) -> Error {
         let f = Failed::new(error, format_args!("{}", what));
-        self.registry.lock().set_last_error(0, &f);
-        pr_info!("api: {} (errno {})\n", what, error.to_errno());
+        self.registry.lock().set_last_error(None, None, &f);
         error
     }
 

@@ -430,9 +430,9 @@ impl Set {
                     e,
                     format_args!(
                         "set {}: the exit trampoline needs the kernel's BTF \
-                         (/sys/kernel/btf/vmlinux): errno {}",
+                         (/sys/kernel/btf/vmlinux): {}",
                         BStr(&self.name),
-                        e.to_errno()
+                        crate::errtext::generic(e.to_errno())
                     ),
                 )
             })?;
@@ -455,9 +455,9 @@ impl Set {
             Failed::new(
                 e,
                 format_args!(
-                    "set {}: modify_ftrace_direct failed, errno {}",
+                    "set {}: modify_ftrace_direct failed: {}",
                     BStr(&self.name),
-                    e.to_errno()
+                    crate::errtext::refusal(crate::errtext::Site::Direct, e.to_errno())
                 ),
             )
         })

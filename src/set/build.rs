@@ -68,11 +68,13 @@ impl Builder<'_> {
                     return Err(Failed::new(
                         ENOSPC,
                         format_args!(
-                            "kretprobe {}: more than {} instances (maxactive) in the set",
+                            "{}kretprobe {}: more than {} instances (maxactive) in the set",
+                            Subject(t),
                             BStr(t.symbol),
                             MAX_KRETPROBE_INSTANCES
                         ),
-                    ));
+                    )
+                    .on_line(t.line.as_ref()));
                 }
                 self.probes.skipped.add(t.symbol, ENOSPC.to_errno());
                 return Ok(false);
@@ -89,7 +91,7 @@ impl Builder<'_> {
                 "probe",
                 t,
                 EINVAL.to_errno(),
-                "no backend serves it",
+                "no backend serves this kind of probe",
             );
         };
         match b.add(&ctx, t)? {
@@ -104,7 +106,11 @@ impl Builder<'_> {
 }
 
 /// A refusal by `backend`: fails the set for an explicit target, else is
-/// skipped.
+/// skipped. `what` says what was wrong, in words.
+///
+/// The error of a control line says only `what`: `last_error` shows the
+/// line, which names the symbol. An API target's names the target, the
+/// backend and the symbol.
 fn refused(
     skipped: &mut Skipped,
     backend: &str,
@@ -113,18 +119,36 @@ fn refused(
     what: &str,
 ) -> Result<bool, Failed> {
     if t.explicit {
-        return Err(Failed::new(
-            Error::from_errno(errno),
-            format_args!(
-                "{} {}+{}: {}, errno {}",
-                backend,
-                BStr(t.symbol),
-                t.offset,
-                what,
-                errno
+        let error = Error::from_errno(errno);
+        let f = match t.line {
+            Some(ref l) => Failed::new(error, format_args!("{}", what)).on_line(Some(l)),
+            None => Failed::new(
+                error,
+                format_args!(
+                    "{}{} {}+{}: {}",
+                    Subject(t),
+                    backend,
+                    BStr(t.symbol),
+                    t.offset,
+                    what
+                ),
             ),
-        ));
+        };
+        return Err(f);
     }
     skipped.add(t.symbol, errno);
     Ok(false)
+}
+
+/// `target N: ` for an API target (its index in the client's array);
+/// nothing for a control line's, which `last_error` shows instead.
+struct Subject<'a, 'b>(&'a Target<'b>);
+
+impl core::fmt::Display for Subject<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.0.line {
+            Some(_) => Ok(()),
+            None => write!(f, "target {}: ", self.0.index),
+        }
+    }
 }

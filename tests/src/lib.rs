@@ -21,3 +21,6 @@ pub mod batchkeys;
 
 #[path = "../../src/signature.rs"]
 pub mod signature;
+
+#[path = "../../src/errtext.rs"]
+pub mod errtext;
