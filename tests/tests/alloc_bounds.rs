@@ -95,6 +95,25 @@ const REVIEWED: &[Reviewed] = &[
     r("src/error.rs", "pub(crate) what: KVec<u8>,", 1, SENTENCE),
     r(
         "src/error.rs",
+        "pub(crate) symbol: KVec<u8>,",
+        1,
+        PROBE_NAMES,
+    ),
+    r("src/error.rs", "symbol: KVec::new(),", 1, PROBE_NAMES),
+    r(
+        "src/error.rs",
+        "pub(crate) text: KVec<u8>,",
+        1,
+        "the probe line blamed: one control line (<= command::MAX_LINE bytes)",
+    ),
+    r(
+        "src/error.rs",
+        "let mut text = KVec::new();",
+        1,
+        "BlamedLine::of's copy of one control line (<= command::MAX_LINE bytes)",
+    ),
+    r(
+        "src/error.rs",
         "let mut what = Text(KVec::new());",
         1,
         SENTENCE,
@@ -165,6 +184,25 @@ const REVIEWED: &[Reviewed] = &[
     r("src/registry.rs", "name: Option<KVec<u8>>,", 1, LINE_PART),
     r("src/registry.rs", "target: KVec<u8>,", 1, LINE_PART),
     r("src/registry.rs", "skip: Option<KVec<u8>>,", 1, LINE_PART),
+    r(
+        "src/registry.rs",
+        "text: KVec<u8>,",
+        1,
+        "a staged line's text, for last_error: one control line \
+         (<= command::MAX_LINE bytes; the staged lines themselves are a KVVec)",
+    ),
+    r(
+        "src/registry.rs",
+        "let mut what = KVec::new();",
+        1,
+        "the tail of an error sentence, with the symbol cut off its front",
+    ),
+    r(
+        "src/registry.rs",
+        "let mut what = Text(KVec::new());",
+        1,
+        "\"set NAME: \" and one error sentence (NAME <= BATCHPROBE_MAX_NAME)",
+    ),
     r("src/registry.rs", "last_error: KVec<u8>,", 1, SENTENCE),
     r("src/registry.rs", "last_error: KVec::new(),", 1, SENTENCE),
     r(
