@@ -53,10 +53,7 @@ use crate::error::Failed;
 use crate::kcompat::{self, FprobeRegs};
 use crate::probe::Meta;
 use crate::rcu;
-
-/// The most return instances one fprobe asks for: the kernel's objpool
-/// refuses more than 2^24 (`objpool_init`). Through 6.13 only.
-const MAX_RETURN_INSTANCES: usize = 1 << 24;
+use crate::retpool::{self, Machine};
 
 /// The sets whose return side holds fprobe-served `r:` (built, not yet
 /// retired): on fgraph at most [`kcompat::RETURN_FPROBE_SETS`].
@@ -279,15 +276,23 @@ impl Side {
             // `rN:` asked for, and a kretprobe's default (max(10, 2 per
             // possible CPU)) for each `r:`; the kernel's own fprobe default
             // (2 per CPU per function) would miss more returns than the
-            // kretprobes `r:` used to be. Within the objpool's limit.
+            // kretprobes `r:` used to be. Within the objpool's limit. The
+            // builder charged the set for them (`return_pool_cost`).
             // SAFETY: Only reads the possible-CPU mask.
             let cpus = unsafe { bindings::bp_num_possible_cpus() } as usize;
-            let n = self.maxactive + self.default_instances * (2 * cpus).max(10);
-            self.nr_maxactive = c_int::try_from(n.min(MAX_RETURN_INSTANCES)).unwrap_or(c_int::MAX);
+            let n = retpool::fprobe_instances(self.maxactive, self.default_instances, cpus);
+            self.nr_maxactive = c_int::try_from(n).unwrap_or(c_int::MAX);
         }
         // SAFETY: Not registered yet: nothing else reads `fp`.
         unsafe { self.fp.get().write(self.fresh()) };
         Ok(())
+    }
+
+    /// The bytes of return-instance pool this (return) side would keep
+    /// with `maxactive` and `defaults` as its instances.
+    fn pool_bytes(&self, maxactive: usize, defaults: usize, m: Machine) -> usize {
+        let n = retpool::fprobe_instances(maxactive, defaults, m.cpus);
+        kcompat::fprobe_return_pool_bytes(n, m)
     }
 
     /// Registers the fprobe on every function: one patching pass.
@@ -542,6 +547,21 @@ impl SetBackend for FprobeSet {
         self.entry.prepare()?;
         self.exit.prepare()?;
         Ok(())
+    }
+
+    fn return_pool_cost(&self, t: &Target<'_>, m: Machine) -> usize {
+        let ProbeKind::Kretprobe { maxactive } = t.kind else {
+            return 0;
+        };
+        let s = &self.exit;
+        let (ma, d) = match maxactive {
+            Some(n) => (s.maxactive.saturating_add(n as usize), s.default_instances),
+            None => (s.maxactive, s.default_instances.saturating_add(1)),
+        };
+        retpool::growth(
+            s.pool_bytes(s.maxactive, s.default_instances, m),
+            s.pool_bytes(ma, d, m),
+        )
     }
 
     fn arm(&self) -> Result<(), Failed> {

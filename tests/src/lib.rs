@@ -21,3 +21,6 @@ pub mod batchkeys;
 
 #[path = "../../src/signature.rs"]
 pub mod signature;
+
+#[path = "../../src/retpool.rs"]
+pub mod retpool;
