@@ -212,7 +212,9 @@ struct batchprobe_counts {
  * flags, offset or maxactive, both or neither of symbol and addr; or the
  * kernel's: not probe-able or not ftrace-able text), -E2BIG (count),
  * -ENAMETOOLONG (name or symbol), -EEXIST (the owner has a live set of
- * that name), -ENOSPC (too many live sets), -ENODEV (owner is unloading),
+ * that name), -ENOSPC (too many live sets, or the kretprobes' instances
+ * or their pools' memory past a set's cap: see the README's limits),
+ * -ENODEV (owner is unloading),
  * -ENOENT (unknown symbol, or an address in no core-kernel symbol), -EBUSY
  * (a direct target is traced already: by another set, by another tracer's
  * direct call or IPMODIFY ftrace ops, or twice in this array), or what the

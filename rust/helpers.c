@@ -623,3 +623,19 @@ unsigned int bp_num_possible_cpus(void)
 {
 	return num_possible_cpus();
 }
+
+/*
+ * The most one set's return-instance pools (kretprobes' and return fprobes'
+ * objpools, every possible CPU's slot included) may take, in KiB: see
+ * src/retpool.rs and the README. Root may change it at any time; each
+ * create reads it once.
+ */
+static unsigned int max_return_pool_kib = BP_RETURN_POOL_KIB_DEFAULT;
+module_param(max_return_pool_kib, uint, 0644);
+MODULE_PARM_DESC(max_return_pool_kib,
+		 "most KiB of return-instance pools one set may take, on this machine's possible CPUs (default 262144)");
+
+unsigned long bp_max_return_pool_bytes(void)
+{
+	return (unsigned long)READ_ONCE(max_return_pool_kib) * 1024;
+}

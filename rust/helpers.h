@@ -157,6 +157,9 @@ void bp_direct_unlock(void);
  */
 int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry);
 unsigned int bp_num_possible_cpus(void);
+/* The max_return_pool_kib module parameter, in bytes (src/retpool.rs). */
+#define BP_RETURN_POOL_KIB_DEFAULT (256 * 1024)
+unsigned long bp_max_return_pool_bytes(void);
 /* Frees the scratch ftrace_ops' filter (module unload). */
 void bp_ftrace_scratch_free(void);
 

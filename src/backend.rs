@@ -31,6 +31,7 @@ use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{Failed, LineRef};
 use crate::gate::Gate;
 use crate::registry::Locked;
+use crate::retpool::Machine;
 
 /// One probe target, as the set builder hands it to a backend.
 #[derive(Clone, Copy)]
@@ -130,7 +131,8 @@ pub(crate) trait SetBackend: Send + Sync {
     fn attach(&mut self, skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed>;
 
     /// Arms every probe. All or nothing: on failure nothing it armed stays
-    /// armed, and the error names the probe.
+    /// armed, and the error names the probe. Runs under the registry lock,
+    /// as `sets` and `stats` readers do.
     fn arm(&self) -> Result<(), Failed>;
 
     /// Disarms every probe.
@@ -149,6 +151,13 @@ pub(crate) trait SetBackend: Send + Sync {
 
     /// Calls `f` for every probe.
     fn each(&self, f: &mut dyn FnMut(&ProbeView<'_>));
+
+    /// The bytes of return-instance pool that taking `t` would add to the
+    /// set on machine `m` (see [`crate::retpool`]): 0 for what has no
+    /// pool. Asked before [`add`](SetBackend::add), under the same lock.
+    fn return_pool_cost(&self, _t: &Target<'_>, _m: Machine) -> usize {
+        0
+    }
 
     /// Hits missed that no single probe can be charged with.
     fn missed_unattributed(&self) -> u64 {

@@ -41,6 +41,7 @@ mod probe;
 mod rcu;
 mod recursion;
 mod registry;
+pub mod retpool;
 mod sched;
 mod set;
 pub mod signature;

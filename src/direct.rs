@@ -68,8 +68,13 @@ pub(crate) struct DirectSlot {
     explicit: bool,
     /// A glob member that another tracer holds (a foreign direct caller or
     /// an IPMODIFY ftrace user): left out of the attach (see
-    /// [`DirectSet::attach_all`]). Set once, before the set is published.
-    refused: bool,
+    /// [`DirectSet::attach_all`]). Set at most once, by the attach's
+    /// bisection, after the slot is in the published index (handlers may
+    /// be reading the slot's counters then), and before the set is
+    /// published to `sets` and `stats` readers, the only readers of this
+    /// flag besides the build itself: atomic, so that no `&mut` to a slot
+    /// a handler may see is ever made.
+    refused: AtomicBool,
 }
 
 impl DirectSlot {
@@ -574,17 +579,21 @@ impl DirectSet {
 
     /// Number of functions (attached, or to attach).
     pub(crate) fn len(&self) -> usize {
-        self.slots.iter().filter(|s| !s.refused).count()
+        self.iter().count()
     }
 
     /// Every function (attached, or to attach).
     pub(crate) fn iter(&self) -> impl Iterator<Item = &DirectSlot> {
-        self.slots.iter().filter(|s| !s.refused)
+        self.slots
+            .iter()
+            .filter(|s| !s.refused.load(Ordering::Relaxed))
     }
 
     /// The glob members left out because another tracer holds them.
     fn refused(&self) -> impl Iterator<Item = &DirectSlot> {
-        self.slots.iter().filter(|s| s.refused)
+        self.slots
+            .iter()
+            .filter(|s| s.refused.load(Ordering::Relaxed))
     }
 
     /// The function added `i`-th, refused or not (what `attach` errors name).
@@ -672,7 +681,7 @@ impl DirectSet {
                 name,
                 index,
                 explicit,
-                refused: false,
+                refused: AtomicBool::new(false),
             },
             GFP_KERNEL,
         )?;
@@ -844,13 +853,13 @@ impl DirectSet {
             return Err(e);
         }
         for &i in busy.iter() {
-            if let Some(s) = self.slots.get_mut(i) {
-                s.refused = true;
+            if let Some(s) = self.slots.get(i) {
+                s.refused.store(true, Ordering::Relaxed);
             }
         }
         // Their entries must not count calls the other tracer's patching
         // sends elsewhere anyway: drop them from the index.
-        self.unindex_where(|s| s.refused);
+        self.unindex_where(|s| s.refused.load(Ordering::Relaxed));
         Ok(())
     }
 

@@ -54,10 +54,11 @@ use crate::errtext::{refusal, Site};
 use crate::kcompat::{self, FprobeRegs};
 use crate::probe::Meta;
 use crate::rcu;
+use crate::retpool::{self, Machine};
 
-/// The most return instances one fprobe asks for: the kernel's objpool
-/// refuses more than 2^24 (`objpool_init`). Through 6.13 only.
-const MAX_RETURN_INSTANCES: usize = 1 << 24;
+/// In [`Side::missed`]: `fp.nmissed` counts the current arm's misses,
+/// not yet folded in.
+const LIVE: u64 = 1 << 63;
 
 /// The sets whose return side holds fprobe-served `r:` (built, not yet
 /// retired): on fgraph at most [`kcompat::RETURN_FPROBE_SETS`].
@@ -189,8 +190,10 @@ struct Side {
     /// Return probes on the functions without `N`.
     default_instances: usize,
     armed: AtomicBool,
-    /// Misses of earlier arms (`register_fprobe_ips` resets `nmissed`).
-    missed_before: AtomicU64,
+    /// Misses of earlier arms (`register_fprobe_ips` resets `nmissed`),
+    /// and [`LIVE`] while `fp.nmissed` holds the current arm's: one word,
+    /// so that a reader finds each arm's misses in exactly one place.
+    missed: AtomicU64,
     name: &'static str,
     field: &'static str,
 }
@@ -208,7 +211,7 @@ impl Side {
             maxactive: 0,
             default_instances: 0,
             armed: AtomicBool::new(false),
-            missed_before: AtomicU64::new(0),
+            missed: AtomicU64::new(0),
             name: if entry { "fprobe" } else { "fretprobe" },
             field: if entry { "fprobes" } else { "fretprobes" },
         };
@@ -219,7 +222,8 @@ impl Side {
     /// A never-registered fprobe with this side's handlers.
     ///
     /// `unregister_fprobe` frees the filter hashes of the fprobe's ops but
-    /// leaves the ops pointing to them (`ftrace_free_filter`), so the same
+    /// leaves the ops pointing to them (`ftrace_free_filter`), and so does
+    /// a failed `register_fprobe_ips` (`fprobe_fail_cleanup`), so the same
     /// `struct fprobe` cannot be registered again as it is: registering it
     /// anew crashed in `alloc_and_copy_ftrace_hash` (TCG, test kernel).
     /// Each arm therefore starts from a fresh one.
@@ -281,18 +285,27 @@ impl Side {
             // `rN:` asked for, and a kretprobe's default (max(10, 2 per
             // possible CPU)) for each `r:`; the kernel's own fprobe default
             // (2 per CPU per function) would miss more returns than the
-            // kretprobes `r:` used to be. Within the objpool's limit.
+            // kretprobes `r:` used to be. Within the objpool's limit. The
+            // builder charged the set for them (`return_pool_cost`).
             // SAFETY: Only reads the possible-CPU mask.
             let cpus = unsafe { bindings::bp_num_possible_cpus() } as usize;
-            let n = self.maxactive + self.default_instances * (2 * cpus).max(10);
-            self.nr_maxactive = c_int::try_from(n.min(MAX_RETURN_INSTANCES)).unwrap_or(c_int::MAX);
+            let n = retpool::fprobe_instances(self.maxactive, self.default_instances, cpus);
+            self.nr_maxactive = c_int::try_from(n).unwrap_or(c_int::MAX);
         }
         // SAFETY: Not registered yet: nothing else reads `fp`.
         unsafe { self.fp.get().write(self.fresh()) };
         Ok(())
     }
 
-    /// Registers the fprobe on every function: one patching pass.
+    /// The bytes of return-instance pool this (return) side would keep
+    /// with `maxactive` and `defaults` as its instances.
+    fn pool_bytes(&self, maxactive: usize, defaults: usize, m: Machine) -> usize {
+        let n = retpool::fprobe_instances(maxactive, defaults, m.cpus);
+        kcompat::fprobe_return_pool_bytes(n, m)
+    }
+
+    /// Registers the fprobe on every function: one patching pass. Runs
+    /// under the registry lock ([`SetBackend::arm`]).
     fn arm(&self) -> Result<(), Failed> {
         if self.ips.is_empty() || self.armed.load(Ordering::Relaxed) {
             return Ok(());
@@ -300,6 +313,14 @@ impl Side {
         if !self.entry {
             ANCHOR.hold()?;
         }
+        // SAFETY: Not registered (`armed` is false; arm and disarm are
+        // serialised, and a disarm's `unregister_fprobe` has returned), so
+        // neither the kernel nor a handler reads `fp`. Of this module's
+        // code only `Side::missed` reads it (`nmissed`), from `sets` and
+        // `stats` readers, which hold the registry lock, as this caller
+        // does, or from the teardown, which runs when nothing arms the set
+        // any more. So no read of `fp` overlaps this write.
+        unsafe { self.fp.get().write(self.fresh()) };
         let n = c_int::try_from(self.ips.len()).unwrap_or(c_int::MAX);
         // SAFETY: The fprobe is not registered and never moves while it is
         // (type invariant); the kernel only reads the array.
@@ -307,11 +328,9 @@ impl Side {
             bindings::register_fprobe_ips(self.fp.get(), self.ips.as_ptr().cast_mut(), n)
         };
         if ret < 0 {
-            // `register_fprobe_ips` freed the filter hashes it had set but
-            // left the ops pointing to them (`fprobe_fail_cleanup`): start
-            // the next arm from a fresh fprobe.
-            // SAFETY: Not registered (it failed): nothing else reads `fp`.
-            unsafe { self.fp.get().write(self.fresh()) };
+            // `register_fprobe_ips` left the ops pointing to freed filter
+            // hashes (`fprobe_fail_cleanup`): the next arm starts from a
+            // fresh fprobe, as every arm does.
             return Err(Failed::new(
                 Error::from_errno(ret),
                 format_args!(
@@ -322,6 +341,8 @@ impl Side {
                 ),
             ));
         }
+        // From here on `fp.nmissed` counts this arm's misses.
+        self.missed.fetch_or(LIVE, Ordering::Release);
         // INVARIANT: registered just now.
         self.armed.store(true, Ordering::Relaxed);
         Ok(())
@@ -343,16 +364,18 @@ impl Side {
             pr_warn!("{}: unregister_fprobe failed, errno {}\n", self.name, ret);
             return false;
         }
-        let missed = self.nmissed();
-        // SAFETY: Unregistered: ftrace calls its handlers no more, and the
-        // rethook (through 6.13; which pointed to it) is stopped and freed,
-        // and fgraph's return side only compares the pointer; arm and disarm
-        // are serialised, so no other writer touches `fp` now. (A `stats`
-        // reader may read `nmissed` meanwhile: one racy counter, read
-        // volatile; it sees this arm's misses in `nmissed` or, from here
-        // on, in `missed_before`, never in both.)
-        unsafe { self.fp.get().write(self.fresh()) };
-        self.missed_before.fetch_add(missed, Ordering::Relaxed);
+        // Unregistered: no handler counts a miss any more, so `nmissed` is
+        // final; fold it in and clear `LIVE` in one step. A reader that saw
+        // `LIVE` before this reads `nmissed` after it and still finds this
+        // arm's misses once: `fp` stays as it is until the next `arm`
+        // rewrites it, which cannot run while a reader holds the registry
+        // lock.
+        let nmissed = self.nmissed();
+        let _ = self
+            .missed
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |m| {
+                Some((m & !LIVE).wrapping_add(nmissed))
+            });
         // INVARIANT: unregistered just now.
         self.armed.store(false, Ordering::Relaxed);
         true
@@ -368,9 +391,23 @@ impl Side {
 
     /// The fprobe's own miss count since it was last registered.
     fn nmissed(&self) -> u64 {
-        // SAFETY: `fp` is live; the kernel updates `nmissed` concurrently,
-        // so read it once, volatile.
+        // SAFETY: `fp` is live. The kernel's handlers update `nmissed`
+        // concurrently (a plain C counter, as in every fprobe): read it
+        // once, volatile (`READ_ONCE`). This module writes `fp` only in
+        // `prepare`, before the set is published, and in `arm`, under the
+        // registry lock; a caller here holds that lock (`sets`, `stats`),
+        // or is a disarm (serialised with `arm`), or the teardown (after
+        // which nothing arms the set): no write of ours overlaps the read.
         unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*self.fp.get()).nmissed)) as u64 }
+    }
+
+    /// Every miss of this side: earlier arms' and the current one's.
+    /// Called with the registry lock held (`sets`, `stats`) or from the
+    /// teardown: never while `arm` rewrites `fp`.
+    fn missed(&self) -> u64 {
+        let m = self.missed.load(Ordering::Acquire);
+        let live = if m & LIVE != 0 { self.nmissed() } else { 0 };
+        (m & !LIVE).wrapping_add(live)
     }
 }
 
@@ -546,6 +583,21 @@ impl SetBackend for FprobeSet {
         Ok(())
     }
 
+    fn return_pool_cost(&self, t: &Target<'_>, m: Machine) -> usize {
+        let ProbeKind::Kretprobe { maxactive } = t.kind else {
+            return 0;
+        };
+        let s = &self.exit;
+        let (ma, d) = match maxactive {
+            Some(n) => (s.maxactive.saturating_add(n as usize), s.default_instances),
+            None => (s.maxactive, s.default_instances.saturating_add(1)),
+        };
+        retpool::growth(
+            s.pool_bytes(s.maxactive, s.default_instances, m),
+            s.pool_bytes(ma, d, m),
+        )
+    }
+
     fn arm(&self) -> Result<(), Failed> {
         self.entry.arm()?;
         self.exit.arm().inspect_err(|_| {
@@ -595,10 +647,7 @@ impl SetBackend for FprobeSet {
     }
 
     fn missed_unattributed(&self) -> u64 {
-        self.sides()
-            .iter()
-            .map(|s| s.missed_before.load(Ordering::Relaxed) + s.nmissed())
-            .sum()
+        self.sides().iter().map(|s| s.missed()).sum()
     }
 
     fn write_extra(&self, w: &mut dyn core::fmt::Write) -> core::fmt::Result {
@@ -609,7 +658,7 @@ impl SetBackend for FprobeSet {
                 s.field,
                 s.ips.len(),
                 u8::from(s.armed.load(Ordering::Relaxed)),
-                s.missed_before.load(Ordering::Relaxed) + s.nmissed()
+                s.missed()
             )?;
         }
         Ok(())

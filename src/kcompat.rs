@@ -11,6 +11,7 @@
 use kernel::ffi::c_int;
 
 use crate::bindings;
+use crate::retpool::Machine;
 
 /// The registers an fprobe handler gets: `pt_regs` through 6.13, the
 /// opaque `ftrace_regs` once fprobe runs on fgraph. Read them through
@@ -53,6 +54,34 @@ pub(crate) fn fprobe_with_instances(fp: bindings::fprobe, instances: c_int) -> b
     {
         let _ = instances;
         fp
+    }
+}
+
+/// The bytes a set's return fprobe keeps for `instances` concurrent
+/// returns on `m` (see [`crate::retpool`]).
+///
+/// Through 6.13: its own `rethook` of `instances` nodes, allocated by
+/// `register_fprobe_ips` and freed by `unregister_fprobe`. A node is a
+/// `struct fprobe_rethook_node` (private to `kernel/trace/fprobe.c`: a
+/// `rethook_node`, then `entry_ip` and `entry_parent_ip`, then the
+/// fprobe's entry data, none for batchprobe).
+///
+/// On fgraph: nothing. Returns ride each task's fgraph shadow stack, which
+/// the kernel allocates once per task for every function-graph user, not
+/// per fprobe, and which exists from the first return fprobe on (the
+/// [`FgraphAnchor`](crate::fprobe) holds one until unload anyway).
+pub(crate) fn fprobe_return_pool_bytes(instances: usize, m: Machine) -> usize {
+    #[cfg(not(bp_fprobe_fgraph))]
+    {
+        let node = core::mem::size_of::<bindings::rethook_node>()
+            + 2 * core::mem::size_of::<kernel::ffi::c_ulong>();
+        let head = core::mem::size_of::<bindings::rethook>();
+        crate::retpool::rethook_bytes(instances, node, head, m)
+    }
+    #[cfg(bp_fprobe_fgraph)]
+    {
+        let _ = (instances, m);
+        0
     }
 }
 

@@ -10,6 +10,7 @@ use crate::bindings;
 use crate::command::ProbeKind;
 use crate::errtext;
 use crate::probe::{slot_of, How, Int3Kind};
+use crate::retpool::{self, Machine};
 
 /// Kretprobes, counted when the probed function returns.
 pub(crate) struct Kretprobe;
@@ -67,6 +68,20 @@ unsafe impl Int3Kind for Kretprobe {
             (ProbeKind::Kretprobe { .. }, false) => Fit::Fallback,
             _ => Fit::No,
         }
+    }
+
+    /// Each kretprobe has a pool of its own (`register_kretprobe`: a
+    /// `rethook` of `maxactive` instances, the same on 6.12 and 7.3).
+    fn pool_bytes(t: &Target<'_>, m: Machine) -> usize {
+        let ProbeKind::Kretprobe { maxactive } = t.kind else {
+            return 0;
+        };
+        retpool::kretprobe_bytes(
+            maxactive.unwrap_or(0) as usize,
+            core::mem::size_of::<bindings::kretprobe_instance>(),
+            core::mem::size_of::<bindings::rethook>(),
+            m,
+        )
     }
 
     fn init(raw: &mut bindings::kretprobe, symbol: *const c_char, how: How) {

@@ -24,6 +24,7 @@ use crate::error::{BStr, Failed};
 use crate::errtext;
 use crate::gate::Gate;
 use crate::kvec;
+use crate::retpool::Machine;
 
 /// A kind of int3 kernel probe that batchprobe registers in batches.
 ///
@@ -49,6 +50,12 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
     /// the symbol), as [`Added::Refused`] gives it.
     fn precheck(_t: &Target<'_>) -> Option<(i32, &'static str)> {
         None
+    }
+
+    /// The bytes of return-instance pool a probe on `t` takes on `m` (see
+    /// [`crate::retpool`]): none for kinds without one.
+    fn pool_bytes(_t: &Target<'_>, _m: Machine) -> usize {
+        0
     }
 
     /// Checks a registered probe (say, where the kernel put it): an error
@@ -378,6 +385,10 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
 
     fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed> {
         Ok(())
+    }
+
+    fn return_pool_cost(&self, t: &Target<'_>, m: Machine) -> usize {
+        B::pool_bytes(t, m)
     }
 
     fn arm(&self) -> Result<(), Failed> {

@@ -1103,8 +1103,15 @@ impl Engine {
             let raw = Arc::into_raw(set);
             // SAFETY: `raw` holds the clone's reference, and the set holds
             // the client's (its handle, which `take_handle` just handed
-            // over): two references given back, neither the last (the
-            // registry holds one).
+            // over, once): two references, each given back once. Either
+            // drop may be the last: the registry lock was released above,
+            // and a concurrent control write's `expire_freed` or
+            // `forget_freed` may have dropped the registry's reference
+            // meanwhile. That is sound: every set this module made is
+            // `Freed` by now (its own sets were retired and flushed above,
+            // and a going module can make no new one: `try_module_get`
+            // fails), so dropping it frees only memory, and this runs in
+            // process context, where a set may be dropped.
             unsafe {
                 drop(Arc::from_raw(raw));
                 drop(Arc::from_raw(raw));

@@ -102,6 +102,9 @@ pub(crate) struct Set {
     tally: KVec<(&'static str, usize)>,
     /// Number of glob members the kernel refused (kept after teardown).
     nskipped: usize,
+    /// The bytes its return-instance pools take (estimated at create, see
+    /// [`crate::retpool`]; kept after teardown).
+    return_pool: usize,
     /// Sets made through the in-kernel API: their client.
     owner: Option<Owner>,
     pub(crate) timings: Timings,
@@ -217,11 +220,15 @@ impl Set {
             options,
             locked,
         };
-        let res = build(&mut Builder {
+        let mut builder = Builder {
             ctx,
+            name,
             instances: 0,
+            pools: build::ReturnPools::new(),
             probes: &mut *p,
-        });
+        };
+        let res = build(&mut builder);
+        let return_pool = builder.pools.bytes;
         let res = res.and_then(|()| {
             if p.backends.is_empty() {
                 return Err(Failed::new(
@@ -271,6 +278,7 @@ impl Set {
             state: AtomicU8::new(SetState::Registered as u8),
             tally,
             nskipped,
+            return_pool,
             owner,
             probes: RcuOption::new(probes),
             final_counts: (AtomicU64::new(0), AtomicU64::new(0)),

@@ -8,15 +8,58 @@ use kernel::prelude::*;
 
 use super::Probes;
 use crate::backend::{Added, Backends, Ctx, Target};
+use crate::bindings;
 use crate::command::ProbeKind;
 use crate::error::{BStr, Failed};
+use crate::retpool::{self, Machine};
 
 /// The most return-probe instances (`r[MAXACTIVE]:`, summed over its
 /// probes, kretprobes and fprobe returns alike) one set preallocates:
 /// `r4096:` on a glob of thousands of functions would otherwise ask for
 /// millions. Explicit lines beyond it fail with `ENOSPC`, glob members are
-/// skipped.
+/// skipped. What those instances take depends on the possible-CPU count:
+/// [`ReturnPools`] bounds that.
 const MAX_KRETPROBE_INSTANCES: usize = 1 << 18;
+
+// The C side's default of `max_return_pool_kib` is the documented one.
+const _: () = assert!(bindings::BP_RETURN_POOL_KIB_DEFAULT as usize == retpool::DEFAULT_CAP_KIB);
+
+/// What a set's return-instance pools take (see [`crate::retpool`]), on
+/// this machine, against the `max_return_pool_kib` cap: a probe whose pool
+/// would take the set past it is refused like an instance past
+/// [`MAX_KRETPROBE_INSTANCES`] (`ENOSPC`: an explicit line fails the set,
+/// a glob member is skipped).
+pub(crate) struct ReturnPools {
+    /// This machine's possible CPUs and page size.
+    pub(crate) machine: Machine,
+    /// Bytes taken so far (estimated).
+    pub(crate) bytes: usize,
+    /// The cap, in bytes, as the module parameter said when the build
+    /// started.
+    cap: usize,
+}
+
+impl ReturnPools {
+    /// None yet, on this machine, under the cap the module parameter sets
+    /// now.
+    pub(crate) fn new() -> Self {
+        // SAFETY: Both only read: the possible-CPU mask, a module parameter.
+        let (cpus, cap) = unsafe {
+            (
+                bindings::bp_num_possible_cpus() as usize,
+                bindings::bp_max_return_pool_bytes() as usize,
+            )
+        };
+        Self {
+            machine: Machine {
+                cpus,
+                page: kernel::page::PAGE_SIZE,
+            },
+            bytes: 0,
+            cap,
+        }
+    }
+}
 
 /// How many refused glob members a set remembers by name.
 const SKIPPED_SHOWN: usize = 256;
@@ -51,8 +94,12 @@ impl Skipped {
 /// Registers a set's probes one by one (see [`super::Set::register`]).
 pub(crate) struct Builder<'a> {
     pub(super) ctx: Ctx<'a>,
+    /// The set's name, for errors.
+    pub(super) name: &'a [u8],
     /// Return instances preallocated so far (`maxactive` summed).
     pub(super) instances: usize,
+    /// What the return-instance pools take so far, and the cap.
+    pub(super) pools: ReturnPools,
     pub(super) probes: &'a mut Probes,
 }
 
@@ -94,8 +141,32 @@ impl Builder<'_> {
                 "no backend serves this kind of probe",
             );
         };
+        // What its return-instance pool would add (most probes: nothing).
+        let cost = b.return_pool_cost(t, self.pools.machine);
+        if !retpool::fits(self.pools.bytes, cost, self.pools.cap) {
+            if t.explicit {
+                let p = &self.pools;
+                return Err(Failed::new(
+                    ENOSPC,
+                    format_args!(
+                        "{} {}: set {}'s return-instance pools would take {} bytes on {} possible CPUs, past the cap of {} bytes (max_return_pool_kib)",
+                        b.name(),
+                        BStr(t.symbol),
+                        BStr(self.name),
+                        p.bytes.saturating_add(cost),
+                        p.machine.cpus,
+                        p.cap
+                    ),
+                ));
+            }
+            skipped.add(t.symbol, ENOSPC.to_errno());
+            return Ok(false);
+        }
         match b.add(&ctx, t)? {
-            Added::Yes => Ok(true),
+            Added::Yes => {
+                self.pools.bytes = self.pools.bytes.saturating_add(cost);
+                Ok(true)
+            }
             Added::Already => Ok(false),
             Added::Refused(errno, what) => {
                 let name = b.name();

@@ -45,11 +45,12 @@ impl Set {
         }
         writeln!(
             w,
-            " mode={} skipped={} hits={} missed={}",
+            " mode={} skipped={} hits={} missed={} return_pool_bytes={}",
             p.map_or("-", |p| p.backends.direct.mode().as_str()),
             self.nskipped,
             hits,
-            missed
+            missed,
+            self.return_pool
         )?;
         writeln!(
             w,

@@ -24,3 +24,6 @@ pub mod signature;
 
 #[path = "../../src/errtext.rs"]
 pub mod errtext;
+
+#[path = "../../src/retpool.rs"]
+pub mod retpool;
