@@ -472,13 +472,19 @@ pub fn parse_batch_lines(
         })
 }
 
+/// The next word, or a missing argument reported at `end` (the line's end).
+fn next_word<'a>(
+    words: &mut impl Iterator<Item = &'a str>,
+    end: &'a str,
+) -> Result<&'a str, Bad<'a>> {
+    words.next().ok_or((ParseError::MissingArgument, Some(end)))
+}
+
 fn one_set<'a>(
     words: &mut impl Iterator<Item = &'a str>,
     end: &'a str,
 ) -> Result<&'a str, Bad<'a>> {
-    let s = words
-        .next()
-        .ok_or((ParseError::MissingArgument, Some(end)))?;
+    let s = next_word(words, end)?;
     set_name(s).map_err(|e| at(e, s))
 }
 
@@ -487,9 +493,7 @@ fn any_set<'a>(
     words: &mut impl Iterator<Item = &'a str>,
     end: &'a str,
 ) -> Result<&'a str, Bad<'a>> {
-    let s = words
-        .next()
-        .ok_or((ParseError::MissingArgument, Some(end)))?;
+    let s = next_word(words, end)?;
     match s.split_once('.') {
         Some((owner, name)) => owned_set_name(owner, name).map(|_| s),
         None => set_name(s),
@@ -561,9 +565,7 @@ fn probe_line<'a>(
         ),
         None => (set_name(group).map_err(|e| at(e, group))?, None),
     };
-    let word = words
-        .next()
-        .ok_or((ParseError::MissingArgument, Some(end)))?;
+    let word = next_word(words, end)?;
     let target = target(word)?;
     let offset = match target {
         Target::Symbol { offset, .. } | Target::Glob { offset, .. } => offset,
