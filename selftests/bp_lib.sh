@@ -128,9 +128,11 @@ bp_live_sets() {
 bp_live_sum() {
     bp_live_sets | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { s += $2 } END { print s + 0 }'
 }
-# The module's own kprobes: one grace-period counter per kind this kernel has.
+# The module's own kprobes: one grace-period counter per kind this kernel
+# has, and the kprobe on do_exit() that counts the tasks ending inside an
+# exit trampoline's body (rust/exit_tasks.c).
 bp_counter_kprobes() {
-    head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | grep -c '^rcu[a-z_]*=[0-9]'
+    echo $(( $(head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | grep -c '^rcu[a-z_]*=[0-9]') + 1 ))
 }
 # bp_agrees_kprobes KP_BASE, bp_agrees_direct DIRECT_BASE: the kernel's
 # kprobe (direct-call) count is what it had before batchprobe (the base) plus
