@@ -347,8 +347,13 @@ impl<B: Int3Kind> Int3Set<B> {
     }
 
     /// Disarms `ptrs`. Disabling a disabled probe is a no-op for the kernel.
+    /// Process context (`disable_kprobe` takes a mutex), so it reschedules
+    /// now and then.
     fn disarm_some(ptrs: &[*mut B::Raw]) {
-        for &raw in ptrs {
+        for (i, &raw) in ptrs.iter().enumerate() {
+            if i % 256 == 255 {
+                crate::sched::cond_resched();
+            }
             // SAFETY: The type invariant: `raw` is registered.
             unsafe { B::disable(raw) };
         }
@@ -393,6 +398,11 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
 
     fn arm(&self) -> Result<(), Failed> {
         for (i, &raw) in self.ptrs.iter().enumerate() {
+            // A set can hold millions of probes, armed under the registry
+            // lock: let others run now and then.
+            if i % 256 == 255 {
+                crate::sched::cond_resched();
+            }
             // SAFETY: The type invariant: `raw` is registered.
             let ret = unsafe { B::enable(raw) };
             if ret < 0 {
