@@ -130,30 +130,28 @@ impl DirectSlot {
         if !gate.is_open() {
             return 0;
         }
-        {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            if record {
-                self.last_arg.store(arg0 as u64, Ordering::Relaxed);
-            }
-            if gate.has_client() {
-                let mut args = [0usize; 6];
-                args[0] = arg0;
-                if !frame.is_null() {
-                    for (i, a) in args.iter_mut().enumerate() {
-                        // SAFETY: The trampoline pushed rdi, rsi, rdx, rcx,
-                        // r8 and r9 right below its frame pointer `frame`,
-                        // and they stay there until the handler returns.
-                        *a = unsafe { frame.sub(i + 1).read() };
-                    }
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        if record {
+            self.last_arg.store(arg0 as u64, Ordering::Relaxed);
+        }
+        if gate.has_client() {
+            let mut args = [0usize; 6];
+            args[0] = arg0;
+            if !frame.is_null() {
+                for (i, a) in args.iter_mut().enumerate() {
+                    // SAFETY: The trampoline pushed rdi, rsi, rdx, rcx,
+                    // r8 and r9 right below its frame pointer `frame`,
+                    // and they stay there until the handler returns.
+                    *a = unsafe { frame.sub(i + 1).read() };
                 }
-                let hit = bindings::batchprobe_hit {
-                    kind: bindings::batchprobe_kind_BATCHPROBE_DIRECT,
-                    ip: self.start,
-                    regs: core::ptr::null_mut(),
-                    args: args.map(|a| a),
-                };
-                gate.deliver(self.index, &hit);
             }
+            let hit = bindings::batchprobe_hit {
+                kind: bindings::batchprobe_kind_BATCHPROBE_DIRECT,
+                ip: self.start,
+                regs: core::ptr::null_mut(),
+                args: args.map(|a| a),
+            };
+            gate.deliver(self.index, &hit);
         }
         self.id
     }
