@@ -3,44 +3,82 @@
 # by side (selftests/bench.sh); then turn the measurements of all flavors into
 # one report: a side-by-side table, per-flavor Markdown tables, CSV, JSON and
 # SVG plots (tools/benchreport), and refresh BENCHMARKS.md.
-# Environment: BP_BENCH_FLAVORS ("bench distro": the test kernel without
-# lockdep, and the distro-like preemptible, mitigated kernel), BP_BENCH_RUNS (5),
+# Environment: BP_BENCH_FLAVORS ("bench distro distro-7.3": the test kernel
+# without lockdep, and the distro-like preemptible, mitigated kernel on 6.12
+# and on 7.3), BP_BENCH_RUNS (5),
 # BP_BENCH_SIZES ("64 256 1024 4096"), BP_BENCH_BUDGET_S (60: a method skips an
 # N whose one run would take longer), BP_BENCH_ENTRY_SIZES ("256 1024 4096 all"),
 # BP_BENCH_ONLY=entry (only the +0 entry-probe comparison and per-hit costs,
 # reported in BENCHMARKS-entry.md), BP_BENCH_EXIT_SIZES ("256 1000 all"),
 # BP_BENCH_ONLY=exit (only entry + exit, on kernels with BTF: the distro
-# flavor; BENCHMARKS-exit.md), BP_BENCH_REPORT (below), plus run-qemu.sh's BP_SMP, BP_ACCEL,
-# BP_TCG_THREAD, BP_TIMEOUT.
+# flavor; BENCHMARKS-exit.md), BP_BENCH_REPORT (below), BP_JOBS (boots at once:
+# one per host core under single-threaded TCG), plus run-qemu.sh's BP_SMP,
+# BP_ACCEL, BP_TCG_THREAD, BP_TIMEOUT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 "$BP_ROOT/scripts/install-deps.sh"
-flavors=${BP_BENCH_FLAVORS:-bench distro}
+flavors=${BP_BENCH_FLAVORS:-bench distro distro-7.3}
 # Raw data of flavors not run this time must not reach the report.
 for d in "$BP_ROOT"/out/bench/*/; do
     case " $flavors " in *" $(basename "$d") "*) ;; *) rm -f "$d/raw.txt" ;; esac
 done
+# Every flavor's module and initramfs first (one tree: each module build
+# replaces the last one's .ko, so its initramfs is packed right after it),
+# then the boots, side by side as make check boots its guests: under TCG
+# with one thread (run-qemu.sh's default) a guest keeps one host core busy,
+# under KVM or multi-threaded TCG one per vCPU. BP_JOBS overrides how many
+# boot at once. Every ratio is within one boot, so a boot beside another
+# changes absolute times, not what the report compares.
+declare -A kdirs
 for f in $flavors; do
-    kdir=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
-    ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh")
-    out=$BP_ROOT/out/bench/$f
-    mkdir -p "$out"
-    "$BP_ROOT/scripts/build-initramfs.sh" "$out/initramfs.cpio.gz" "$ko" "$kdir"
-    logf=$out/console.log
-    args=bp.mode=bench
-    for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES ONLY; do
-        eval "val=\${BP_BENCH_$v:-}"
-        [ -n "$val" ] && args="$args bp.bench_$v=${val// /,}"
-    done
+    kdirs[$f]=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
+    ko=$(KDIR="${kdirs[$f]}" "$BP_ROOT/scripts/build-module.sh")
+    mkdir -p "$BP_ROOT/out/bench/$f"
+    "$BP_ROOT/scripts/build-initramfs.sh" "$BP_ROOT/out/bench/$f/initramfs.cpio.gz" "$ko" "${kdirs[$f]}"
+done
+args=bp.mode=bench
+for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES ONLY; do
+    eval "val=\${BP_BENCH_$v:-}"
+    [ -n "$val" ] && args="$args bp.bench_$v=${val// /,}"
+done
+smp=${BP_SMP:-2}
+if [ -n "${BP_JOBS:-}" ]; then
+    jobs=$BP_JOBS
+elif [ "${BP_ACCEL:-tcg}" = tcg ] && [ "${BP_TCG_THREAD:-single}" = single ]; then
+    jobs=$(nproc)
+else
+    jobs=$(( $(nproc) / smp ))
+fi
+[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+boot() {
+    local f=$1 out=$BP_ROOT/out/bench/$1 t=$(date +%s)
     # A full boot ran 1554 s (bench) and 1828 s (distro) here on 2026-12-01,
-    # the two side by side under TCG: the hang guard leaves room for a slower
-    # host.
-    log "bench ($f kernel): booting the guest (${BP_ACCEL:-tcg} ${BP_TCG_THREAD:-single}, ${BP_SMP:-2} vCPUs); console log: $logf"
-    BP_QUIET=1 BP_TIMEOUT=${BP_TIMEOUT:-3600} "$BP_ROOT/scripts/run-qemu.sh" \
-        "$kdir/arch/x86/boot/bzImage" "$out/initramfs.cpio.gz" "$logf" $args || true
+    # the two side by side under TCG: the hang guard leaves room for a
+    # slower host.
+    log "bench ($f kernel): booting the guest (${BP_ACCEL:-tcg} ${BP_TCG_THREAD:-single}, $smp vCPUs); console log: $out/console.log"
+    BP_QUIET=1 BP_SMP=$smp BP_TIMEOUT=${BP_TIMEOUT:-3600} "$BP_ROOT/scripts/run-qemu.sh" \
+        "${kdirs[$f]}/arch/x86/boot/bzImage" "$out/initramfs.cpio.gz" "$out/console.log" $args || true
+    log "bench ($f kernel): guest done in $(( $(date +%s) - t )) s"
+}
+log "bench: $(wc -w <<<"$flavors") boots, $jobs at a time: $flavors"
+running=0
+pids=()
+for f in $flavors; do
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n "${pids[@]}" || true
+        running=$((running - 1))
+    fi
+    boot "$f" &
+    pids+=($!)
+    running=$((running + 1))
+done
+wait "${pids[@]}" || true
+for f in $flavors; do
+    out=$BP_ROOT/out/bench/$f
+    logf=$out/console.log
     grep -aq '^BENCHDONE' "$logf" || die "bench ($f): the guest did not finish (see $logf)"
-    "$BP_ROOT/scripts/check-log.sh" "$logf" "${BP_SMP:-2}" --no-tests >/dev/null \
+    "$BP_ROOT/scripts/check-log.sh" "$logf" "$smp" --no-tests >/dev/null \
         || die "bench ($f): kernel splat or wrong CPU count in $logf"
     tr -d '\r' < "$logf" | grep -a '^BENCH' > "$out/raw.txt"
 done
@@ -54,7 +92,12 @@ done
     echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
     echo "host_cpus=$(nproc)"
     echo "flavors=$flavors"
+    echo "boots_at_once=$jobs"
 } > "$BP_ROOT/out/bench/meta.txt"
+# Say under the report's title how the boots shared the host.
+if [ -z "${BP_REPORT_NOTE:-}" ] && [ "$jobs" -gt 1 ] && [ "$(wc -w <<<"$flavors")" -gt 1 ]; then
+    export BP_REPORT_NOTE="The boots ran side by side, up to $jobs at a time on a $(nproc)-CPU host (BP_JOBS): compare methods within a boot, not one boot's absolute times with another's."
+fi
 # A partial run (BP_BENCH_ONLY) has its own report and keeps its plots in
 # out/: it must not replace the full one's.
 # BP_BENCH_REPORT=NAME writes BENCHMARKS-NAME.md instead (a run of other
