@@ -13,45 +13,16 @@
 //! The rules (contexts, lifetimes, errors) are the header's; this file
 //! implements them.
 
-use core::sync::atomic::{AtomicPtr, Ordering};
-
 use kernel::ffi::{c_char, c_int, c_uint, c_void};
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
-use crate::backend::Target;
+use crate::backend::OwnedTarget;
 use crate::bindings;
 use crate::command::{self, ProbeKind};
 use crate::gate::Client;
-use crate::registry::Engine;
+use crate::registry::engine;
 use crate::set::{Owner, Set};
-
-/// The engine while the module is live (null before init and after exit).
-static ENGINE: AtomicPtr<Engine> = AtomicPtr::new(core::ptr::null_mut());
-
-/// Makes the API usable.
-///
-/// # Safety
-///
-/// `engine` stays alive and pinned until [`unpublish`] has returned.
-pub(crate) unsafe fn publish(engine: &Engine) {
-    ENGINE.store(core::ptr::from_ref(engine).cast_mut(), Ordering::Release);
-}
-
-/// Makes the API refuse calls (`ENODEV`). Called on unload, when no client
-/// module can be loaded any more (they depend on this module).
-pub(crate) fn unpublish() {
-    ENGINE.store(core::ptr::null_mut(), Ordering::Release);
-}
-
-/// Queues an API set's completion after its teardown (on the engine's
-/// completion queue; synchronously if the engine is gone, on unload).
-pub(crate) fn complete_later(set: Arc<Set>) {
-    match engine() {
-        Ok(e) => e.complete_later(set),
-        Err(_) => set.complete(),
-    }
-}
 
 /// Called by the module notifier (`rust/helpers.c`) when a module goes
 /// away: see [`Engine::owner_going`]. Every module that goes on the system
@@ -65,46 +36,6 @@ extern "C" fn bp_rust_module_going(module: *mut bindings::module) {
     }
     if let Ok(e) = engine() {
         e.owner_going(module);
-    }
-}
-
-fn engine() -> Result<&'static Engine> {
-    let e = ENGINE.load(Ordering::Acquire);
-    // SAFETY: Published by `publish`, whose caller keeps it alive until
-    // `unpublish`; clients, the only callers, cannot outlive the module.
-    unsafe { e.as_ref() }.ok_or(ENODEV)
-}
-
-/// One validated target, copied out of the client's array.
-pub(crate) struct ApiTarget {
-    pub(crate) kind: ProbeKind,
-    /// The symbol: as given, or the one containing `addr`.
-    pub(crate) symbol: KVec<u8>,
-    pub(crate) offset: u32,
-    /// An address target (0: by symbol).
-    pub(crate) addr: usize,
-    /// For an address target: the start and size of its symbol.
-    pub(crate) text: Option<(usize, usize)>,
-    pub(crate) index: u32,
-}
-
-impl ApiTarget {
-    /// As a backend target: API targets are always explicit, and kprobe
-    /// targets always int3 kprobes (the header's contract: a client's
-    /// handler gets what a kprobe handler gets).
-    pub(crate) fn target(&self, text: Option<(usize, usize)>, addr: usize) -> Target<'_> {
-        Target {
-            kind: self.kind,
-            int3: true,
-            symbol: &self.symbol,
-            name: None,
-            offset: self.offset,
-            explicit: true,
-            text,
-            index: self.index,
-            addr,
-            line: None,
-        }
     }
 }
 
@@ -141,7 +72,7 @@ unsafe fn copy_str(p: *const c_char, max: usize) -> Result<KVec<u8>> {
 }
 
 /// Validates and copies target `index`.
-fn target(t: &bindings::batchprobe_target, index: u32) -> Result<ApiTarget> {
+fn target(t: &bindings::batchprobe_target, index: u32) -> Result<OwnedTarget> {
     let kind = match t.kind {
         bindings::batchprobe_kind_BATCHPROBE_KPROBE => ProbeKind::Kprobe,
         bindings::batchprobe_kind_BATCHPROBE_KRETPROBE => ProbeKind::Kretprobe {
@@ -168,7 +99,7 @@ fn target(t: &bindings::batchprobe_target, index: u32) -> Result<ApiTarget> {
         if symbol.is_empty() {
             return Err(EINVAL);
         }
-        return Ok(ApiTarget {
+        return Ok(OwnedTarget {
             kind,
             symbol,
             offset: t.offset,
@@ -187,7 +118,7 @@ fn target(t: &bindings::batchprobe_target, index: u32) -> Result<ApiTarget> {
         // Kretprobes and direct calls attach at a function's start.
         return Err(EINVAL);
     }
-    Ok(ApiTarget {
+    Ok(OwnedTarget {
         kind,
         offset: sym.offset,
         addr,

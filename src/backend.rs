@@ -12,11 +12,12 @@
 //! | [`kretprobe`] | any other `r:`, and `r!:`                    | as kprobe             |
 //! | [`direct`]  | `d:`                                          | one ops, one patching pass at create |
 //!
-//! A set holds one instance of every backend ([`Backends`]); most stay
-//! empty. Each implements [`SetBackend`]: build from targets, attach what
+//! This file is the contract alone. A set holds one instance of every
+//! backend (the list is the set's, in `set/backends.rs`); most stay empty.
+//! Each implements [`SetBackend`]: build from targets, attach what
 //! attaches at create, arm all, disarm all, retire in one batch, and
 //! per-target counts. Adding a backend means one file implementing the
-//! trait and one line in the [`backends!`] list below.
+//! trait and one line in the set's list.
 //!
 //! [`fprobe`]: crate::fprobe
 //! [`kprobe`]: crate::kprobe
@@ -30,7 +31,7 @@ use kernel::prelude::*;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{Failed, LineRef};
 use crate::gate::Gate;
-use crate::registry::Locked;
+use crate::locked::Locked;
 use crate::retpool::Machine;
 
 /// One probe target, as the set builder hands it to a backend.
@@ -55,6 +56,40 @@ pub(crate) struct Target<'a> {
     pub(crate) addr: usize,
     /// The control line that named it (`None`: an API target).
     pub(crate) line: Option<LineRef<'a>>,
+}
+
+/// A target that owns its symbol: an API client's, copied out of its
+/// array and validated ([`Target`] is its borrowed view).
+pub(crate) struct OwnedTarget {
+    pub(crate) kind: ProbeKind,
+    /// The symbol: as given, or the one containing `addr`.
+    pub(crate) symbol: KVec<u8>,
+    pub(crate) offset: u32,
+    /// An address target (0: by symbol).
+    pub(crate) addr: usize,
+    /// For an address target: the start and size of its symbol.
+    pub(crate) text: Option<(usize, usize)>,
+    pub(crate) index: u32,
+}
+
+impl OwnedTarget {
+    /// As a backend target: API targets are always explicit, and kprobe
+    /// targets always int3 kprobes (the header's contract: a client's
+    /// handler gets what a kprobe handler gets).
+    pub(crate) fn target(&self, text: Option<(usize, usize)>, addr: usize) -> Target<'_> {
+        Target {
+            kind: self.kind,
+            int3: true,
+            symbol: &self.symbol,
+            name: None,
+            offset: self.offset,
+            explicit: true,
+            text,
+            index: self.index,
+            addr,
+            line: None,
+        }
+    }
 }
 
 /// What every backend of a set shares while building it.
@@ -167,95 +202,5 @@ pub(crate) trait SetBackend: Send + Sync {
     /// Extra `stats` lines (after the probes).
     fn write_extra(&self, _w: &mut dyn Write) -> core::fmt::Result {
         Ok(())
-    }
-}
-
-/// Declares [`Backends`]: one field per backend, in the order `sets`
-/// fields and `stats` lines list them. Arming follows that order,
-/// retiring too.
-macro_rules! backends {
-    ($($field:ident: $ty:ty = $new:expr,)*) => {
-        /// Every backend of one set.
-        pub(crate) struct Backends {
-            $(pub(crate) $field: $ty,)*
-        }
-
-        impl Backends {
-            /// Empty backends for a set created with `options`.
-            pub(crate) fn new(options: &CreateOptions) -> Self {
-                let _ = options;
-                Self { $($field: $new(options),)* }
-            }
-
-            /// Every backend, in list order.
-            pub(crate) fn all(&self) -> [&dyn SetBackend; backends!(@count $($field)*)] {
-                [$(&self.$field as &dyn SetBackend,)*]
-            }
-
-            /// Every backend, in list order, for building.
-            pub(crate) fn all_mut(&mut self) -> [&mut dyn SetBackend; backends!(@count $($field)*)] {
-                [$(&mut self.$field as &mut dyn SetBackend,)*]
-            }
-        }
-    };
-    (@count $($x:ident)*) => { 0 $(+ backends!(@one $x))* };
-    (@one $x:ident) => { 1 };
-}
-
-backends! {
-    kprobe: crate::probe::Int3Set<crate::kprobe::Kprobe> = crate::probe::Int3Set::new,
-    kretprobe: crate::probe::Int3Set<crate::kretprobe::Kretprobe> = crate::probe::Int3Set::new,
-    fprobe: crate::fprobe::FprobeSet = crate::fprobe::FprobeSet::new,
-    direct: crate::direct::DirectSet = crate::direct::DirectSet::for_options,
-}
-
-impl Backends {
-    /// The backend that serves `t` best (the first in list order among
-    /// equals), if any.
-    pub(crate) fn route(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Option<&mut dyn SetBackend> {
-        let mut best: Option<(Fit, usize)> = None;
-        for (i, b) in self.all().iter().enumerate() {
-            let fit = b.fit(ctx, t);
-            // `map_or(true, ..)` and `is_none_or` each draw a lint on one of
-            // the kernels (their clippy MSRVs differ): a plain match.
-            let better = match best {
-                Some((f, _)) => fit > f,
-                None => true,
-            };
-            if fit != Fit::No && better {
-                best = Some((fit, i));
-            }
-        }
-        let (_, i) = best?;
-        self.all_mut().into_iter().nth(i)
-    }
-
-    /// Calls `f` for every probe of every backend.
-    pub(crate) fn each(&self, f: &mut dyn FnMut(&ProbeView<'_>)) {
-        for b in self.all() {
-            b.each(f);
-        }
-    }
-
-    /// Hits and misses summed over every probe (wrapping).
-    pub(crate) fn totals(&self) -> (u64, u64) {
-        let (mut hits, mut missed) = (0u64, 0u64);
-        for b in self.all() {
-            missed = missed.wrapping_add(b.missed_unattributed());
-        }
-        self.each(&mut |p| {
-            hits = hits.wrapping_add(p.hits);
-            missed = missed.wrapping_add(p.missed);
-        });
-        (hits, missed)
-    }
-
-    /// Whether no backend has a probe.
-    pub(crate) fn is_empty(&self) -> bool {
-        let mut n = 0;
-        for b in self.all() {
-            b.tally(&mut |_, c| n += c);
-        }
-        n == 0
     }
 }

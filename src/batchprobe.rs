@@ -29,6 +29,7 @@ mod error;
 pub mod errtext;
 mod exittasks;
 mod fprobe;
+mod ftrace;
 mod gate;
 mod gpcount;
 mod kallsyms;
@@ -37,6 +38,7 @@ mod kprobe;
 mod kretprobe;
 mod kvec;
 pub mod lifecycle;
+mod locked;
 mod probe;
 mod rcu;
 mod recursion;
@@ -80,11 +82,11 @@ impl kernel::Module for BatchProbe {
         unsafe { dir.create_files(&*engine)? };
         // SAFETY: `engine` is pinned and outlives the API: `drop`
         // unpublishes it before the engine goes.
-        unsafe { api::publish(&engine) };
+        unsafe { registry::publish(&engine) };
         // SAFETY: Registers a static notifier block; unregistered in `drop`.
         let ret = unsafe { bindings::bp_module_notifier_register() };
         if ret < 0 {
-            api::unpublish();
+            registry::unpublish();
             return Err(Error::from_errno(ret));
         }
         pr_info!("loaded\n");
@@ -103,7 +105,7 @@ impl Drop for BatchProbe {
         drop(self.dir.take());
         // SAFETY: Registered in `init`.
         unsafe { bindings::bp_module_notifier_unregister() };
-        api::unpublish();
+        registry::unpublish();
         self.engine.shutdown();
         fprobe::release_fgraph_anchor();
         pr_info!("unloaded\n");

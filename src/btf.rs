@@ -11,7 +11,7 @@ use kernel::prelude::*;
 
 use crate::bindings;
 use crate::kallsyms;
-use crate::registry::Locked;
+use crate::locked::Locked;
 use crate::signature::{self, Btf, Refusal};
 
 /// The prototypes, read on first use and kept until the module goes: the

@@ -124,21 +124,34 @@ pub struct ProbeSpec<'a> {
     pub skip: Option<&'a str>,
 }
 
-/// What a direct set's trampoline does.
+/// What a direct set's trampoline does. Stored as its `u8` (a set's mode
+/// changes while handlers read it): [`DirectMode::from_u8`] decodes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub enum DirectMode {
     /// Count calls per function.
-    Count,
+    Count = 0,
     /// Count, and record each function's last first argument.
-    Record,
+    Record = 1,
     /// Nothing at all (the cost of a direct call alone).
-    Empty,
+    Empty = 2,
     /// Entry and exit: the trampoline calls the function's body, counts its
     /// returns and records the last return value (and first argument).
-    Exit,
+    Exit = 3,
 }
 
 impl DirectMode {
+    /// The mode stored as `v`, if any.
+    pub fn from_u8(v: u8) -> Option<Self> {
+        Some(match v {
+            0 => DirectMode::Count,
+            1 => DirectMode::Record,
+            2 => DirectMode::Empty,
+            3 => DirectMode::Exit,
+            _ => return None,
+        })
+    }
+
     /// The mode's name in commands and listings.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -30,11 +30,12 @@ use crate::command::{CreateOptions, DirectMode, ProbeKind};
 use crate::error::{BStr, Failed};
 use crate::errtext::{generic, refusal, Site};
 use crate::exittasks;
+use crate::ftrace;
 use crate::kcompat;
 use crate::kvec;
+use crate::locked::Locked;
 use crate::rcu::{self, RcuBox, RcuOption};
 use crate::recursion::RecursionGuard;
-use crate::registry::Locked;
 use crate::signature::{self, Refusal};
 use crate::trampoline;
 
@@ -436,21 +437,6 @@ extern "C" fn bp_direct_exit_release() -> bool {
     true
 }
 
-/// Whether ftrace can trace the function at `addr`: the address of its
-/// ftrace call site if so, else the errno.
-pub(crate) fn traceable(_locked: Locked<'_>, addr: usize) -> Result<usize, i32> {
-    let mut fentry: kernel::ffi::c_ulong = 0;
-    // SAFETY: Only the module's scratch ops is touched; `_locked` proves
-    // the registry lock held, which serialises all users of it. `fentry`
-    // is writable.
-    let ret = unsafe { bindings::bp_ftrace_check_ip(addr, &mut fentry) };
-    if ret < 0 {
-        Err(ret)
-    } else {
-        Ok(fentry as usize)
-    }
-}
-
 /// Which batchprobe direct set already traces `addr`, if any.
 pub(crate) fn taken(addr: usize) -> bool {
     let guard = rcu::read_lock();
@@ -463,10 +449,6 @@ pub(crate) fn taken(addr: usize) -> bool {
         })
     })
 }
-
-/// Why a target without an address (the walk of the core kernel's text
-/// never met its name) is refused.
-pub(crate) const NOT_IN_TEXT: &str = "unknown symbol, or not a core-kernel function";
 
 /// The direct part of a set: its `ftrace_ops` and its functions.
 ///
@@ -569,7 +551,7 @@ impl DirectSet {
             fprobe: Opaque::new(fp),
             slots: KVVec::new(),
             seen: KVVec::new(),
-            mode: AtomicU8::new(0),
+            mode: AtomicU8::new(DirectMode::Count as u8),
             attached: AtomicBool::new(false),
             exit_checked: AtomicBool::new(false),
         }
@@ -601,12 +583,8 @@ impl DirectSet {
 
     /// The current trampoline.
     pub(crate) fn mode(&self) -> DirectMode {
-        match self.mode.load(Ordering::Relaxed) {
-            1 => DirectMode::Record,
-            2 => DirectMode::Empty,
-            3 => DirectMode::Exit,
-            _ => DirectMode::Count,
-        }
+        // Only `DirectMode as u8` is ever stored.
+        DirectMode::from_u8(self.mode.load(Ordering::Relaxed)).unwrap_or(DirectMode::Count)
     }
 
     /// Whether a function at `start` was added already.
@@ -1210,7 +1188,7 @@ impl SetBackend for DirectSet {
     /// and not traced by another set.
     fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
         let Some((addr, size)) = t.text else {
-            return Ok(Added::Refused(ENOENT.to_errno(), NOT_IN_TEXT));
+            return Ok(Added::Refused(ENOENT.to_errno(), ftrace::NOT_IN_TEXT));
         };
         if !t.explicit && self.has(addr) {
             // Named on a line of its own too: already in, not a refusal.
@@ -1228,7 +1206,7 @@ impl SetBackend for DirectSet {
                 "already has a direct call from another batchprobe set",
             ));
         }
-        let fentry = match traceable(ctx.locked, addr) {
+        let fentry = match ftrace::traceable(ctx.locked, addr) {
             Ok(fentry) => fentry,
             Err(errno) => return Ok(Added::Refused(errno, refusal(Site::Ftrace, errno))),
         };

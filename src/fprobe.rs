@@ -48,9 +48,9 @@ use kernel::types::Opaque;
 use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
 use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
-use crate::direct;
 use crate::error::Failed;
 use crate::errtext::{refusal, Site};
+use crate::ftrace;
 use crate::kcompat::{self, FprobeRegs};
 use crate::probe::Meta;
 use crate::rcu;
@@ -539,7 +539,7 @@ impl SetBackend for FprobeSet {
         let Some((addr, _)) = t.text.filter(|_| kind_fits && !t.int3 && t.addr == 0) else {
             return Fit::No;
         };
-        match direct::traceable(ctx.locked, addr) {
+        match ftrace::traceable(ctx.locked, addr) {
             Ok(fentry) => {
                 self.checked[0].store(addr, Ordering::Relaxed);
                 self.checked[1].store(fentry, Ordering::Relaxed);
@@ -551,12 +551,12 @@ impl SetBackend for FprobeSet {
 
     fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
         let Some((addr, _)) = t.text else {
-            return Ok(Added::Refused(ENOENT.to_errno(), direct::NOT_IN_TEXT));
+            return Ok(Added::Refused(ENOENT.to_errno(), ftrace::NOT_IN_TEXT));
         };
         let checked = if self.checked[0].load(Ordering::Relaxed) == addr {
             Ok(self.checked[1].load(Ordering::Relaxed))
         } else {
-            direct::traceable(ctx.locked, addr)
+            ftrace::traceable(ctx.locked, addr)
         };
         let fentry = match checked {
             Ok(f) => f,

@@ -12,15 +12,16 @@
 //! `unregister --sync` wait for it after the lock is released.
 
 use core::fmt::Write;
+use core::sync::atomic::{AtomicPtr, Ordering};
 
 use kernel::alloc::AllocError;
 use kernel::c_str;
 use kernel::new_mutex;
 use kernel::prelude::*;
 use kernel::sync::{Arc, Mutex};
+use kernel::workqueue::WorkItem;
 
-use crate::api::ApiTarget;
-use crate::backend::Target as ProbeTarget;
+use crate::backend::{OwnedTarget, Target as ProbeTarget};
 use crate::batchkeys;
 use crate::bindings;
 use crate::command::{self, glob_match, Command, CreateOptions, ProbeKind, Target};
@@ -30,6 +31,7 @@ use crate::gate::Client;
 use crate::kallsyms;
 use crate::kvec;
 use crate::lifecycle::{self, Op, SetState};
+use crate::locked::Locked;
 use crate::set::{Owner, Set};
 use crate::symname::glob_candidate;
 use crate::workqueue::OwnedQueue;
@@ -104,11 +106,6 @@ impl Staged {
     }
 }
 
-/// Proof that the registry lock is held: only the registry makes one, from
-/// a reference to itself (which the engine's mutex guards).
-#[derive(Clone, Copy)]
-pub(crate) struct Locked<'a>(core::marker::PhantomData<&'a Registry>);
-
 /// Sets and staged probes; protected by the engine's mutex.
 pub(crate) struct Registry {
     sets: KVVec<Arc<Set>>,
@@ -141,7 +138,9 @@ struct Sim {
 impl Registry {
     /// Proof that the caller holds the lock (it has the registry).
     pub(crate) fn locked(&self) -> Locked<'_> {
-        Locked(core::marker::PhantomData)
+        // SAFETY: A `&Registry` is reachable only through the guard of the
+        // engine's mutex, which stays held while `self` is borrowed.
+        unsafe { Locked::assume(self) }
     }
 
     fn new() -> Self {
@@ -461,7 +460,7 @@ impl Registry {
         let staged = &self.staged;
         let mine =
             || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
-        let locked = Locked(core::marker::PhantomData);
+        let locked = self.locked();
         let set = Set::register(locked, name_b, options, None, None, |b| {
             // Explicit lines the kernel resolves by name: int3 probes.
             for e in mine().filter(|e| !e.glob && !e.walked_explicitly()) {
@@ -568,7 +567,7 @@ impl Registry {
         options: CreateOptions,
         client: Client,
         owner: Owner,
-        targets: &[ApiTarget],
+        targets: &[OwnedTarget],
     ) -> Result<Arc<Set>, Failed> {
         if !owner.live() {
             // The module notifier may have looked for its sets already
@@ -601,7 +600,7 @@ impl Registry {
         }
         let sym = |i: &usize| targets.get(*i).map_or(&[][..], |t| t.symbol.as_slice());
         by_name.sort_unstable_by(|a, b| sym(a).cmp(sym(b)));
-        let locked = Locked(core::marker::PhantomData);
+        let locked = self.locked();
         let set = Set::register(locked, name, options, Some(client), Some(owner), |b| {
             for t in targets
                 .iter()
@@ -791,6 +790,71 @@ pub(crate) enum Show {
     LastError,
 }
 
+/// The engine while the module is live (null before init and after exit).
+static ENGINE: AtomicPtr<Engine> = AtomicPtr::new(core::ptr::null_mut());
+
+/// Makes the API usable.
+///
+/// # Safety
+///
+/// `engine` stays alive and pinned until [`unpublish`] has returned.
+pub(crate) unsafe fn publish(engine: &Engine) {
+    ENGINE.store(core::ptr::from_ref(engine).cast_mut(), Ordering::Release);
+}
+
+/// Makes the API refuse calls (`ENODEV`). Called on unload, when no client
+/// module can be loaded any more (they depend on this module).
+pub(crate) fn unpublish() {
+    ENGINE.store(core::ptr::null_mut(), Ordering::Release);
+}
+
+/// Queues an API set's completion after its teardown (on the engine's
+/// completion queue; synchronously if the engine is gone, on unload).
+pub(crate) fn complete_later(set: Arc<Set>) {
+    match engine() {
+        Ok(e) => e.complete_later(set),
+        Err(_) => set.complete(),
+    }
+}
+
+/// The engine, while the API is usable ([`publish`] to [`unpublish`]).
+pub(crate) fn engine() -> Result<&'static Engine> {
+    let e = ENGINE.load(Ordering::Acquire);
+    // SAFETY: Published by `publish`, whose caller keeps it alive until
+    // `unpublish`; clients, the only callers, cannot outlive the module.
+    unsafe { e.as_ref() }.ok_or(ENODEV)
+}
+
+/// An API client's completion, on the completion queue.
+impl WorkItem<3> for Set {
+    type Pointer = Arc<Set>;
+
+    fn run(this: Arc<Set>) {
+        this.complete();
+    }
+}
+
+/// The physical disarm after a disable, off the writer's path.
+impl WorkItem<2> for Set {
+    type Pointer = Arc<Set>;
+
+    fn run(this: Arc<Set>) {
+        this.disarm();
+    }
+}
+
+/// A set's teardown, on the engine's ordered queue; an API set's
+/// completion follows on the completion queue.
+impl WorkItem for Set {
+    type Pointer = Arc<Set>;
+
+    fn run(this: Arc<Set>) {
+        if this.teardown() {
+            complete_later(this);
+        }
+    }
+}
+
 /// The registry, its lock, and the workqueue teardown runs on.
 #[pin_data]
 pub(crate) struct Engine {
@@ -967,7 +1031,7 @@ impl Engine {
         options: CreateOptions,
         client: Client,
         owner: Owner,
-        targets: &[ApiTarget],
+        targets: &[OwnedTarget],
     ) -> Result<Arc<Set>> {
         let mut reg = self.registry.lock();
         let res = reg.create_api(name, options, client, owner, targets);

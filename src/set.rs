@@ -13,21 +13,24 @@ use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use kernel::alloc::AllocError;
 use kernel::prelude::*;
 use kernel::sync::{Arc, UniqueArc};
-use kernel::workqueue::{impl_has_work, new_work, Work, WorkItem};
+use kernel::workqueue::{impl_has_work, new_work, Work};
 
-use crate::backend::{Backends, Ctx};
+use crate::backend::Ctx;
 use crate::bindings;
 use crate::command::{CreateOptions, DirectMode};
 use crate::error::{BStr, Failed};
 use crate::gate::{Client, Gate};
 use crate::gpcount::{self, PhaseGps};
 use crate::lifecycle::{self, Op, SetState};
+use crate::locked::Locked;
 use crate::rcu::{self, RcuBox, RcuOption};
-use crate::registry::Locked;
 
+mod backends;
 mod build;
 mod owner;
 mod report;
+
+use backends::Backends;
 
 pub(crate) use build::Builder;
 pub(crate) use owner::{may_own, Owner};
@@ -146,34 +149,6 @@ impl_has_work! {
     impl HasWork<Self> for Set { self.work }
     impl HasWork<Self, 2> for Set { self.disarm_work }
     impl HasWork<Self, 3> for Set { self.done_work }
-}
-
-/// An API client's completion, on the completion queue.
-impl WorkItem<3> for Set {
-    type Pointer = Arc<Set>;
-
-    fn run(this: Arc<Set>) {
-        this.complete();
-    }
-}
-
-/// The physical disarm after a disable, off the writer's path.
-impl WorkItem<2> for Set {
-    type Pointer = Arc<Set>;
-
-    fn run(this: Arc<Set>) {
-        this.disarm();
-    }
-}
-
-impl WorkItem for Set {
-    type Pointer = Arc<Set>;
-
-    fn run(this: Arc<Set>) {
-        if this.teardown() {
-            crate::api::complete_later(this);
-        }
-    }
 }
 
 impl Set {
@@ -399,7 +374,7 @@ impl Set {
 
     /// Disarms every probe back to back (on the workqueue), unless the set
     /// was enabled again or retired meanwhile.
-    fn disarm(&self) {
+    pub(crate) fn disarm(&self) {
         if self.state() != SetState::Disabled {
             return;
         }
@@ -495,7 +470,7 @@ impl Set {
     /// (one grace period each), then what ftrace serves (timed as
     /// `detach`). Runs on the module workqueue, once. Returns whether an
     /// API client's completion is due ([`Set::complete`]).
-    fn teardown(&self) -> bool {
+    pub(crate) fn teardown(&self) -> bool {
         if self.state() != SetState::Retiring {
             return false;
         }

@@ -6,8 +6,9 @@
 
 use kernel::prelude::*;
 
+use super::Backends;
 use super::Probes;
-use crate::backend::{Added, Backends, Ctx, Target};
+use crate::backend::{Added, Ctx, Target};
 use crate::bindings;
 use crate::command::ProbeKind;
 use crate::error::{BStr, Failed};

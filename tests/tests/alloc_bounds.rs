@@ -54,7 +54,12 @@ const SENTENCE: &str = "one error sentence: fixed words, numbers and a few names
 
 const REVIEWED: &[Reviewed] = &[
     // src/api.rs
-    r("src/api.rs", "pub(crate) symbol: KVec<u8>,", 1, PROBE_NAMES),
+    r(
+        "src/backend.rs",
+        "pub(crate) symbol: KVec<u8>,",
+        1,
+        PROBE_NAMES,
+    ),
     r(
         "src/api.rs",
         "unsafe fn copy_str(p: *const c_char, max: usize) -> Result<KVec<u8>>",

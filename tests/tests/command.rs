@@ -423,3 +423,17 @@ fn forced_int3_lines() {
     assert_eq!(one("!p:s vfs_read"), Err(ParseError::UnknownCommand));
     assert_eq!(one("r!16:s vfs_read"), Err(ParseError::BadMaxActive));
 }
+
+#[test]
+fn direct_mode_round_trips_through_its_u8() {
+    for mode in [
+        DirectMode::Count,
+        DirectMode::Record,
+        DirectMode::Empty,
+        DirectMode::Exit,
+    ] {
+        assert_eq!(DirectMode::from_u8(mode as u8), Some(mode));
+    }
+    assert_eq!(DirectMode::from_u8(4), None);
+    assert_eq!(DirectMode::from_u8(u8::MAX), None);
+}

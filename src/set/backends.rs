@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The backends a set holds: one instance of each, in the order `sets`
+//! fields and `stats` lines list them, and the choice of the one that
+//! serves a target best.
+//!
+//! Only a set holds one of each, so the list is the set's: adding a
+//! backend means one file implementing [`SetBackend`] and one line in the
+//! [`backends!`] list below.
+
+use crate::backend::{Ctx, Fit, ProbeView, SetBackend, Target};
+use crate::command::CreateOptions;
+
+/// Declares [`Backends`]: one field per backend, in the order `sets`
+/// fields and `stats` lines list them. Arming follows that order,
+/// retiring too.
+macro_rules! backends {
+    ($($field:ident: $ty:ty = $new:expr,)*) => {
+        /// Every backend of one set.
+        pub(crate) struct Backends {
+            $(pub(crate) $field: $ty,)*
+        }
+
+        impl Backends {
+            /// Empty backends for a set created with `options`.
+            pub(crate) fn new(options: &CreateOptions) -> Self {
+                let _ = options;
+                Self { $($field: $new(options),)* }
+            }
+
+            /// Every backend, in list order.
+            pub(crate) fn all(&self) -> [&dyn SetBackend; backends!(@count $($field)*)] {
+                [$(&self.$field as &dyn SetBackend,)*]
+            }
+
+            /// Every backend, in list order, for building.
+            pub(crate) fn all_mut(&mut self) -> [&mut dyn SetBackend; backends!(@count $($field)*)] {
+                [$(&mut self.$field as &mut dyn SetBackend,)*]
+            }
+        }
+    };
+    (@count $($x:ident)*) => { 0 $(+ backends!(@one $x))* };
+    (@one $x:ident) => { 1 };
+}
+
+backends! {
+    kprobe: crate::probe::Int3Set<crate::kprobe::Kprobe> = crate::probe::Int3Set::new,
+    kretprobe: crate::probe::Int3Set<crate::kretprobe::Kretprobe> = crate::probe::Int3Set::new,
+    fprobe: crate::fprobe::FprobeSet = crate::fprobe::FprobeSet::new,
+    direct: crate::direct::DirectSet = crate::direct::DirectSet::for_options,
+}
+
+impl Backends {
+    /// The backend that serves `t` best (the first in list order among
+    /// equals), if any.
+    pub(crate) fn route(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Option<&mut dyn SetBackend> {
+        let mut best: Option<(Fit, usize)> = None;
+        for (i, b) in self.all().iter().enumerate() {
+            let fit = b.fit(ctx, t);
+            // `map_or(true, ..)` and `is_none_or` each draw a lint on one of
+            // the kernels (their clippy MSRVs differ): a plain match.
+            let better = match best {
+                Some((f, _)) => fit > f,
+                None => true,
+            };
+            if fit != Fit::No && better {
+                best = Some((fit, i));
+            }
+        }
+        let (_, i) = best?;
+        self.all_mut().into_iter().nth(i)
+    }
+
+    /// Calls `f` for every probe of every backend.
+    pub(crate) fn each(&self, f: &mut dyn FnMut(&ProbeView<'_>)) {
+        for b in self.all() {
+            b.each(f);
+        }
+    }
+
+    /// Hits and misses summed over every probe (wrapping).
+    pub(crate) fn totals(&self) -> (u64, u64) {
+        let (mut hits, mut missed) = (0u64, 0u64);
+        for b in self.all() {
+            missed = missed.wrapping_add(b.missed_unattributed());
+        }
+        self.each(&mut |p| {
+            hits = hits.wrapping_add(p.hits);
+            missed = missed.wrapping_add(p.missed);
+        });
+        (hits, missed)
+    }
+
+    /// Whether no backend has a probe.
+    pub(crate) fn is_empty(&self) -> bool {
+        let mut n = 0;
+        for b in self.all() {
+            b.tally(&mut |_, c| n += c);
+        }
+        n == 0
+    }
+}
