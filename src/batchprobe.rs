@@ -106,7 +106,11 @@ impl Drop for BatchProbe {
         // SAFETY: Registered in `init`.
         unsafe { bindings::bp_module_notifier_unregister() };
         registry::unpublish();
-        self.engine.shutdown();
+        // SAFETY: Unload, in process context; the control files are gone
+        // (their removal waited for writes in progress), the module
+        // notifier is unregistered, and no client module is loaded (each
+        // holds a reference on this one), so no API call runs.
+        unsafe { self.engine.shutdown() };
         fprobe::release_fgraph_anchor();
         pr_info!("unloaded\n");
     }

@@ -42,10 +42,14 @@ pub(crate) fn refusal(_locked: Locked<'_>, name: &[u8]) -> Result<Option<Refusal
     Ok(p.check(name).err())
 }
 
-/// Frees the cached prototypes. Call at module exit, once nothing else
-/// can use them.
-pub(crate) fn drop_cache() {
-    // SAFETY: Module exit: no command can run any more.
+/// Frees the cached prototypes.
+///
+/// # Safety
+///
+/// Module exit: no command runs and none can start ([`refusal`] is not
+/// running and cannot be called again).
+pub(crate) unsafe fn drop_cache() {
+    // SAFETY: No other user of the cache is left (the caller's contract).
     drop(unsafe { (*CACHE.0.get()).take() });
 }
 

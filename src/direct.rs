@@ -10,12 +10,10 @@
 //! a live set between trampolines.
 //!
 //! Trampolines are shared by all sets, so a handler finds the function it
-//! was called for in a global, sorted index of `[start, end) → slot`,
-//! published through RCU: attaching builds and publishes a new index (the
-//! old one is freed with `call_rcu`); detaching only clears its entries'
-//! slot pointers, so teardown never allocates.
+//! was called for in a global, sorted index published through RCU
+//! ([`index`], with the handlers themselves).
 
-use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 use crate::gate::Gate;
 
@@ -29,15 +27,21 @@ use crate::btf;
 use crate::command::{CreateOptions, DirectMode, ProbeKind};
 use crate::error::{BStr, Failed};
 use crate::errtext::{generic, refusal, Site};
-use crate::exittasks;
 use crate::ftrace;
 use crate::kcompat;
 use crate::kvec;
 use crate::locked::Locked;
-use crate::rcu::{self, RcuBox, RcuOption};
-use crate::recursion::RecursionGuard;
+use crate::rcu;
 use crate::signature::{self, Refusal};
 use crate::trampoline;
+
+mod exit;
+mod index;
+
+use exit::{exit_attached, exit_detached, exit_quiesce};
+
+pub(crate) use index::missed;
+use index::{count, taken};
 
 /// One traced function of a direct set.
 ///
@@ -176,279 +180,8 @@ impl DirectSlot {
     }
 }
 
-struct Entry {
-    start: usize,
-    end: usize,
-    slot: AtomicPtr<DirectSlot>,
-}
-
-/// Every attached direct function, sorted by start address.
-struct Index {
-    entries: KVVec<Entry>,
-}
-
-/// The published index; replaced under [`Lock`], entries cleared under it.
-static INDEX: RcuOption<Index> = RcuOption::empty();
-
-/// The C mutex that serialises index updates (attach and detach run under
-/// different locks: the registry's and the workqueue's).
-struct Lock;
-
-impl Lock {
-    fn new() -> Self {
-        // SAFETY: A plain mutex_lock on a static mutex, in process context.
-        unsafe { bindings::bp_direct_lock() };
-        Lock
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        // SAFETY: Matches the lock taken in `new`.
-        unsafe { bindings::bp_direct_unlock() };
-    }
-}
-
-/// Counts a call of the function whose fentry call returns to `ret_ip`.
-///
-/// Runs in the traced function's context, which can be any context at all
-/// (NMI, the scheduler, RCU's own functions). It takes ftrace's recursion
-/// lock first: from then on preemption is disabled (notrace), which is also
-/// the read-side critical section for [`INDEX`]. It calls nothing traceable,
-/// so that even a set on `__rcu_read_lock` or on the recursion helpers'
-/// callees cannot recurse; should a callee ever be traced, the lock refuses
-/// the nested call.
-/// Returns the exit trampoline's token (see [`DirectSlot::hit`]): 0 when
-/// the call was not counted.
-#[inline(always)]
-fn handle(ret_ip: usize, arg0: usize, record: bool, frame: *const usize) -> u64 {
-    // The return address is just past the fentry call, inside the function.
-    let ip = ret_ip.wrapping_sub(1);
-    let Some(section) = RecursionGuard::try_lock(ip) else {
-        MISSED.fetch_add(1, Ordering::Relaxed);
-        // Charge the miss to its function too, in a notrace
-        // preemption-disabled section (an RCU read side for the index).
-        let section = rcu::PreemptDisabledNotrace::new();
-        if let Some(slot) = slot_at(&section, ip) {
-            // SAFETY: By the type invariant `gate` outlives the slot.
-            if unsafe { (*slot.gate).is_open() } {
-                slot.missed.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        return 0;
-    };
-    count(&section, ip, arg0, record, frame)
-}
-
-/// The slot of the attached function that contains `ip`, if any, alive as
-/// long as `section`.
-#[inline(always)]
-fn slot_at<'a, G: rcu::ReadSide>(section: &'a G, ip: usize) -> Option<&'a DirectSlot> {
-    let index = INDEX.get(section)?;
-    let i = index.entries.partition_point(|e| e.start <= ip);
-    let e = index.entries.get(i.checked_sub(1)?)?;
-    if ip >= e.end {
-        return None;
-    }
-    let slot = e.slot.load(Ordering::Acquire);
-    // SAFETY: A non-null slot pointer in a published index is a live slot:
-    // detach clears the pointer before the set frees its slots with
-    // `call_rcu`, and `section` is an RCU read-side critical section.
-    unsafe { slot.as_ref() }
-}
-
-/// Counts a call at `ip` in the slot of the function that contains it.
-/// `section` keeps the index alive (an RCU read-side critical section).
-#[inline(always)]
-fn count(
-    section: &impl rcu::ReadSide,
-    ip: usize,
-    arg0: usize,
-    record: bool,
-    frame: *const usize,
-) -> u64 {
-    slot_at(section, ip).map_or(0, |slot| slot.hit(arg0, record, frame))
-}
-
 /// The next [`DirectSlot::id`] (from 1: 0 is "not counted").
 static NEXT_SLOT_ID: AtomicU64 = AtomicU64::new(1);
-
-/// Direct calls not counted because ftrace's recursion lock was taken: the
-/// handler was called from inside another tracer callback (or itself) in
-/// the same context. As fprobe's `nmissed`.
-static MISSED: AtomicU64 = AtomicU64::new(0);
-
-/// Direct calls the recursion guard refused, since load.
-pub(crate) fn missed() -> u64 {
-    MISSED.load(Ordering::Relaxed)
-}
-
-/// The handler of `bp_direct_tramp_count` (called from `rust/helpers.c`'s
-/// asm with the trampoline's frame pointer, below which it saved the
-/// argument registers).
-#[no_mangle]
-extern "C" fn bp_direct_handle_count(ret_ip: usize, arg0: usize, frame: *const usize) {
-    let _ = handle(ret_ip, arg0, false, frame);
-}
-
-/// The handler of `bp_direct_tramp_record` (called from `rust/helpers.c`'s asm).
-#[no_mangle]
-extern "C" fn bp_direct_handle_record(ret_ip: usize, arg0: usize, frame: *const usize) {
-    let _ = handle(ret_ip, arg0, true, frame);
-}
-
-/// The entry handler of `bp_direct_tramp_exit` (`rust/helpers.c`): counts
-/// the task in (always, so that the pin and [`exit_quiesce`] wait for its
-/// return even when the recursion guard refuses the call), then counts the
-/// call as the record trampoline does. Returns the token the trampoline
-/// keeps in its frame for [`bp_direct_handle_exit_return`].
-#[no_mangle]
-extern "C" fn bp_direct_handle_exit_entry(ret_ip: usize, arg0: usize, frame: *const usize) -> u64 {
-    exittasks::count_in();
-    handle(ret_ip, arg0, true, frame)
-}
-
-/// The exit handler of `bp_direct_tramp_exit`, called when the body has
-/// returned `retval`: counts the return in the function's slot if it is
-/// the slot the call was counted in (`token`; the set may have gone while
-/// the task was inside, and another set may hold the function now), then
-/// counts the task out.
-#[no_mangle]
-extern "C" fn bp_direct_handle_exit_return(ret_ip: usize, retval: usize, token: u64) {
-    let ip = ret_ip.wrapping_sub(1);
-    if let Some(section) = RecursionGuard::try_lock(ip) {
-        if let Some(slot) = slot_at(&section, ip) {
-            slot.exit_hit(retval, token);
-        }
-    } else {
-        MISSED.fetch_add(1, Ordering::Relaxed);
-    }
-    exittasks::count_out();
-}
-
-/// At module exit, after every set is detached: makes sure no task is
-/// inside a function the exit trampoline called. The module's pin on itself
-/// ([`exit_attached`]) keeps it from being unloaded while one may be, so
-/// this finds none; should one be there all the same, it waits for it, then
-/// for an RCU-tasks grace period (the trampoline's last instructions),
-/// rather than free the text under it.
-pub(crate) fn exit_quiesce() {
-    let mut waited = 0u32;
-    loop {
-        let inside = exittasks::inside();
-        if inside == 0 {
-            break;
-        }
-        if waited % 500 == 0 {
-            pr_info!(
-                "unload waits for {} task(s) still inside functions the exit trampoline called\n",
-                inside
-            );
-        }
-        waited = waited.wrapping_add(1);
-        // SAFETY: Process context (module exit); sleeps 10 ms.
-        unsafe { bindings::bp_sleep_ms(10) };
-    }
-    // SAFETY: Process context; no lock held.
-    unsafe { bindings::bp_synchronize_rcu_tasks() };
-    exittasks::watch(false);
-}
-
-/// Sets attached with the exit trampoline.
-static EXIT_SETS: AtomicUsize = AtomicUsize::new(0);
-/// The module holds a reference on itself for the exit trampoline.
-static EXIT_PINNED: AtomicBool = AtomicBool::new(false);
-
-/// A set now calls through the exit trampoline: the module pins itself, so
-/// that it cannot be unloaded (`rmmod` gets `EWOULDBLOCK`, the kernel's
-/// answer for a module in use) while a task may be inside a function the
-/// trampoline called, with the trampoline's text on its stack. A task
-/// asleep there can stay for long after its set is gone (a kernel thread
-/// idling in a traced function); one that exits from inside no longer
-/// counts (`rust/exit_tasks.c`).
-fn exit_attached() {
-    let _lock = Lock::new();
-    EXIT_SETS.fetch_add(1, Ordering::Relaxed);
-    // Before the first registration: exiting tasks from now on look for
-    // the trampoline on their stacks.
-    exittasks::watch(true);
-    if !EXIT_PINNED.swap(true, Ordering::Relaxed) {
-        // SAFETY: The module is live (this is its code running).
-        unsafe { bindings::bp_pin_module() };
-    }
-}
-
-/// A set no longer calls through the exit trampoline: once none does and
-/// no task is inside, the pin goes ([`bp_direct_exit_release`], polled).
-fn exit_detached() {
-    {
-        let _lock = Lock::new();
-        EXIT_SETS.fetch_sub(1, Ordering::Relaxed);
-    }
-    // SAFETY: Queues the module's static delayed work (cancelled at exit).
-    unsafe { bindings::bp_exit_release_schedule() };
-}
-
-/// The release poll (`rust/helpers.c` runs it from a delayed work, again
-/// while it says `false`, backing off from 100 ms to 5 s): drops the
-/// module's pin once no set
-/// uses the exit trampoline and, after an RCU-tasks grace period for the
-/// instructions a task runs after its exit handler counted it out, no task
-/// is inside a function it called.
-#[no_mangle]
-extern "C" fn bp_direct_exit_release() -> bool {
-    let idle = || EXIT_SETS.load(Ordering::Relaxed) == 0 && EXIT_PINNED.load(Ordering::Relaxed);
-    {
-        let _lock = Lock::new();
-        if !idle() {
-            return true;
-        }
-        if exittasks::inside() != 0 {
-            return false;
-        }
-    }
-    // SAFETY: Process context (a work item); no lock held.
-    unsafe { bindings::bp_synchronize_rcu_tasks() };
-    let _lock = Lock::new();
-    if !idle() {
-        return true;
-    }
-    // No set calls through the trampoline (the lock keeps a new one from
-    // attaching until this returns) and a grace period has passed: the
-    // count only falls now, so 0 means no task is inside.
-    let inside = exittasks::inside();
-    if inside != 0 {
-        if inside < 0 {
-            pr_warn!(
-                "exit trampoline: {} task(s) inside, below 0; the module stays pinned\n",
-                inside
-            );
-        }
-        return false;
-    }
-    // No task is inside, and none can enter until a set attaches, which
-    // turns it on again (under the lock this holds).
-    exittasks::watch(false);
-    EXIT_PINNED.store(false, Ordering::Relaxed);
-    // SAFETY: Drops the reference `exit_attached` took. The module may be
-    // unloaded from now on: its exit cancels this work synchronously, so
-    // it waits until this function and its caller have returned.
-    unsafe { bindings::bp_unpin_module() };
-    true
-}
-
-/// Which batchprobe direct set already traces `addr`, if any.
-pub(crate) fn taken(addr: usize) -> bool {
-    let guard = rcu::read_lock();
-    INDEX.get(&guard).is_some_and(|index| {
-        let from = index.entries.partition_point(|e| e.start < addr);
-        index.entries.get(from..).is_some_and(|rest| {
-            rest.iter()
-                .take_while(|e| e.start == addr)
-                .any(|e| !e.slot.load(Ordering::Relaxed).is_null())
-        })
-    })
-}
 
 /// The direct part of a set: its `ftrace_ops` and its functions.
 ///
@@ -689,59 +422,7 @@ impl DirectSet {
         for s in self.slots.iter() {
             ips.push(s.fentry, GFP_KERNEL).map_err(|_| oom)?;
         }
-        {
-            let _lock = Lock::new();
-            // SAFETY: Only holders of `Lock` replace the index.
-            let old = unsafe { INDEX.get_unguarded() };
-            let live = old.map_or(0, |o| o.entries.len());
-            let mut entries =
-                KVVec::with_capacity(live + self.slots.len(), GFP_KERNEL).map_err(|_| oom)?;
-            if let Some(old) = old {
-                for e in old.entries.iter() {
-                    let slot = e.slot.load(Ordering::Relaxed);
-                    if slot.is_null() {
-                        continue;
-                    }
-                    let _ = entries.push(
-                        Entry {
-                            start: e.start,
-                            end: e.end,
-                            slot: AtomicPtr::new(slot),
-                        },
-                        GFP_KERNEL,
-                    );
-                }
-            }
-            for s in self.slots.iter() {
-                let slot = core::ptr::from_ref(s).cast_mut();
-                let _ = entries.push(
-                    Entry {
-                        start: s.start,
-                        end: s.end,
-                        slot: AtomicPtr::new(slot),
-                    },
-                    GFP_KERNEL,
-                );
-            }
-            // Ours first among equal starts, so that a conflict is found as
-            // (ours, another set's) in one pass over the sorted entries:
-            // O(n log n), not every old entry against every new function.
-            let mine = |e: &Entry| self.slot_index(e.slot.load(Ordering::Relaxed)).is_some();
-            entries
-                .as_mut_slice()
-                .sort_unstable_by_key(|e| (e.start, !mine(e)));
-            for w in entries.windows(2) {
-                if let [a, b] = w {
-                    if a.start == b.start && !mine(b) {
-                        if let Some(i) = self.slot_index(a.slot.load(Ordering::Relaxed)) {
-                            return Err((EBUSY, Some(i)));
-                        }
-                    }
-                }
-            }
-            let index = RcuBox::new(Index { entries }, GFP_KERNEL).map_err(|_| oom)?;
-            drop(INDEX.replace(index));
-        }
+        index::lock_index().publish_with(&self.slots, |p| self.slot_index(p))?;
         // Pinned before the first registration: a task may enter a body
         // through the exit trampoline as soon as one ops is live, even one
         // that a failed attach takes down again.
@@ -999,19 +680,11 @@ impl DirectSet {
 
     /// Clears the index entries of this set's slots that `pick` picks.
     fn unindex_where(&self, pick: impl Fn(&DirectSlot) -> bool) {
-        let _lock = Lock::new();
-        // SAFETY: Only holders of `Lock` replace the index.
-        if let Some(index) = unsafe { INDEX.get_unguarded() } {
-            for (k, e) in index.entries.iter().enumerate() {
-                if k % 4096 == 4095 {
-                    crate::sched::cond_resched();
-                }
-                let slot = self.slot_index(e.slot.load(Ordering::Relaxed));
-                if slot.and_then(|i| self.slots.get(i)).is_some_and(&pick) {
-                    e.slot.store(core::ptr::null_mut(), Ordering::Release);
-                }
-            }
-        }
+        index::lock_index().clear_where(|p| {
+            self.slot_index(p)
+                .and_then(|i| self.slots.get(i))
+                .is_some_and(&pick)
+        });
     }
 
     /// Before a switch to the exit trampoline: the first function it
@@ -1158,17 +831,21 @@ impl Switch {
     }
 }
 
-/// Frees the scratch ops' filter and the index on unload; call after every
-/// set is detached.
-pub(crate) fn shutdown() {
+/// Frees the scratch ops' filter, the BTF cache and the index on unload.
+///
+/// # Safety
+///
+/// Module exit, in process context: every set is detached, and no command
+/// runs or can start.
+pub(crate) unsafe fn shutdown() {
     // SAFETY: Process context; the work is the module's static one.
     unsafe { bindings::bp_exit_release_cancel() };
     exit_quiesce();
-    btf::drop_cache();
+    // SAFETY: No command runs or can start (the caller's contract).
+    unsafe { btf::drop_cache() };
     // SAFETY: Nothing else uses the scratch ops any more.
     unsafe { bindings::bp_ftrace_scratch_free() };
-    let _lock = Lock::new();
-    drop(INDEX.take());
+    index::lock_index().drop_all();
 }
 
 impl SetBackend for DirectSet {

@@ -1222,8 +1222,13 @@ impl Engine {
     }
 
     /// Retires every set, waits for all teardown, then for every RCU
-    /// callback queued by it (which runs module code). Called on unload.
-    pub(crate) fn shutdown(&self) {
+    /// callback queued by it (which runs module code).
+    ///
+    /// # Safety
+    ///
+    /// Unload, in process context: the control files are gone and the API
+    /// unpublished, so no write or API call runs or can start.
+    pub(crate) unsafe fn shutdown(&self) {
         let sets = {
             let mut reg = self.registry.lock();
             kvec::clear(&mut reg.staged);
@@ -1238,7 +1243,9 @@ impl Engine {
         self.queue.flush();
         self.done_queue.flush();
         drop(sets);
-        crate::direct::shutdown();
+        // SAFETY: Every set above was retired and its teardown flushed, and
+        // no write or API call runs or can start (this function's contract).
+        unsafe { crate::direct::shutdown() };
         crate::rcu::barrier();
     }
 }

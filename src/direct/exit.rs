@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The exit trampoline's hold on the module's text: while a task may be
+//! inside a function the trampoline called, the module pins itself, and a
+//! release poll drops the pin once no set uses the trampoline and no task
+//! is inside (counted by [`crate::exittasks`]). At unload,
+//! [`exit_quiesce`] makes sure of it once more.
+
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use kernel::prelude::*;
+
+use super::index::lock_index;
+use crate::bindings;
+use crate::exittasks;
+
+/// At module exit, after every set is detached: makes sure no task is
+/// inside a function the exit trampoline called. The module's pin on itself
+/// ([`exit_attached`]) keeps it from being unloaded while one may be, so
+/// this finds none; should one be there all the same, it waits for it, then
+/// for an RCU-tasks grace period (the trampoline's last instructions),
+/// rather than free the text under it.
+pub(super) fn exit_quiesce() {
+    let mut waited = 0u32;
+    loop {
+        let inside = exittasks::inside();
+        if inside == 0 {
+            break;
+        }
+        if waited % 500 == 0 {
+            pr_info!(
+                "unload waits for {} task(s) still inside functions the exit trampoline called\n",
+                inside
+            );
+        }
+        waited = waited.wrapping_add(1);
+        // SAFETY: Process context (module exit); sleeps 10 ms.
+        unsafe { bindings::bp_sleep_ms(10) };
+    }
+    // SAFETY: Process context; no lock held.
+    unsafe { bindings::bp_synchronize_rcu_tasks() };
+    exittasks::watch(false);
+}
+
+/// Sets attached with the exit trampoline.
+static EXIT_SETS: AtomicUsize = AtomicUsize::new(0);
+/// The module holds a reference on itself for the exit trampoline.
+static EXIT_PINNED: AtomicBool = AtomicBool::new(false);
+
+/// A set now calls through the exit trampoline: the module pins itself, so
+/// that it cannot be unloaded (`rmmod` gets `EWOULDBLOCK`, the kernel's
+/// answer for a module in use) while a task may be inside a function the
+/// trampoline called, with the trampoline's text on its stack. A task
+/// asleep there can stay for long after its set is gone (a kernel thread
+/// idling in a traced function); one that exits from inside no longer
+/// counts (`rust/exit_tasks.c`).
+pub(super) fn exit_attached() {
+    let _lock = lock_index();
+    EXIT_SETS.fetch_add(1, Ordering::Relaxed);
+    // Before the first registration: exiting tasks from now on look for
+    // the trampoline on their stacks.
+    exittasks::watch(true);
+    if !EXIT_PINNED.swap(true, Ordering::Relaxed) {
+        // SAFETY: The module is live (this is its code running).
+        unsafe { bindings::bp_pin_module() };
+    }
+}
+
+/// A set no longer calls through the exit trampoline: once none does and
+/// no task is inside, the pin goes ([`bp_direct_exit_release`], polled).
+pub(super) fn exit_detached() {
+    {
+        let _lock = lock_index();
+        EXIT_SETS.fetch_sub(1, Ordering::Relaxed);
+    }
+    // SAFETY: Queues the module's static delayed work (cancelled at exit).
+    unsafe { bindings::bp_exit_release_schedule() };
+}
+
+/// The release poll (`rust/helpers.c` runs it from a delayed work, again
+/// while it says `false`, backing off from 100 ms to 5 s): drops the
+/// module's pin once no set
+/// uses the exit trampoline and, after an RCU-tasks grace period for the
+/// instructions a task runs after its exit handler counted it out, no task
+/// is inside a function it called.
+#[no_mangle]
+extern "C" fn bp_direct_exit_release() -> bool {
+    let idle = || EXIT_SETS.load(Ordering::Relaxed) == 0 && EXIT_PINNED.load(Ordering::Relaxed);
+    {
+        let _lock = lock_index();
+        if !idle() {
+            return true;
+        }
+        if exittasks::inside() != 0 {
+            return false;
+        }
+    }
+    // SAFETY: Process context (a work item); no lock held.
+    unsafe { bindings::bp_synchronize_rcu_tasks() };
+    let _lock = lock_index();
+    if !idle() {
+        return true;
+    }
+    // No set calls through the trampoline (the lock keeps a new one from
+    // attaching until this returns) and a grace period has passed: the
+    // count only falls now, so 0 means no task is inside.
+    let inside = exittasks::inside();
+    if inside != 0 {
+        if inside < 0 {
+            pr_warn!(
+                "exit trampoline: {} task(s) inside, below 0; the module stays pinned\n",
+                inside
+            );
+        }
+        return false;
+    }
+    // No task is inside, and none can enter until a set attaches, which
+    // turns it on again (under the lock this holds).
+    exittasks::watch(false);
+    EXIT_PINNED.store(false, Ordering::Relaxed);
+    // SAFETY: Drops the reference `exit_attached` took. The module may be
+    // unloaded from now on: its exit cancels this work synchronously, so
+    // it waits until this function and its caller have returned.
+    unsafe { bindings::bp_unpin_module() };
+    true
+}
