@@ -8,6 +8,9 @@
 //! One `--input` per kernel flavor, each the raw output of one boot: the
 //! report puts the flavors' key figures side by side, then each flavor's
 //! tables; plots and CSV/JSON are per flavor (`bench-FLAVOR.svg`, ...).
+//! An existing `--markdown` FILE's hand-kept section (from the line
+//! `## Earlier measurements` to its end: dated figures of earlier runs)
+//! is kept at the end of the new report.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -1161,8 +1164,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             gp,
         });
     }
-    let md = document(&flavors, &a);
+    let mut md = document(&flavors, &a);
     if let Some(path) = &a.markdown {
+        // The hand-kept section of the report this one replaces (dated
+        // measurements of earlier runs) stays, at the end.
+        let old = std::fs::read_to_string(path).unwrap_or_default();
+        let kept = benchreport::kept_tail(&old);
+        if !kept.is_empty() {
+            md = format!("{}\n\n{kept}", md.trim_end());
+        }
         std::fs::write(path, &md)?;
     }
     print!("{md}");
