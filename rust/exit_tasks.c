@@ -4,8 +4,8 @@
  * answered exactly once no new one can enter, with no system-wide cache
  * line on the hot path.
  *
- * The exit trampoline (rust/helpers.c) calls a traced function's body with
- * a return address in its own text. While any task is inside such a body,
+ * The exit trampoline (rust/trampolines.c) calls a traced function's body
+ * with a return address in its own text. While any task is inside such a body,
  * batchprobe's text must stay: src/direct.rs pins the module until none is.
  *
  * Counting: the entry handler counts the task in on this CPU's counter,
