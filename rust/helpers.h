@@ -121,8 +121,10 @@ void bp_ftrace_scratch_free(void);
 
 /*
  * Not C functions: only their addresses are used. count and record call
- * the Rust functions bp_direct_handle_count/_record(ret_ip, arg0) of
- * src/direct.rs.
+ * the Rust functions bp_direct_handle_count/_record(ret_ip, arg0, frame) of
+ * src/direct.rs; exit calls bp_direct_handle_exit_entry(ret_ip, arg0, frame)
+ * and bp_direct_handle_exit_return(ret_ip, retval, token). All four are
+ * declared in rust/rust_entry.h.
  */
 void bp_direct_tramp_count(void);
 void bp_direct_tramp_record(void);

@@ -5,11 +5,12 @@
 //! ftrace patches each traced function's fentry site into `call TRAMP`.
 //! The trampolines save the argument registers, call their Rust handler
 //! (`bp_direct_handle_count` / `_record` in [`crate::direct`]) with the return
-//! address into the traced function and its first argument, restore the
-//! registers and return. Their text is in `rust/trampolines.c`, built from the
-//! kernel's own `ASM_ENDBR`, `CALL_DEPTH_ACCOUNT` and `ASM_RET`, so that it is
-//! right for IBT, call-depth tracking, return thunks and SLS on whatever
-//! kernel the module is built against, as the kernel's
+//! address into the traced function, its first argument and the frame pointer
+//! the argument registers are saved below, restore the registers and return.
+//! Their text is in `rust/trampolines.c`, built from the kernel's own
+//! `ASM_ENDBR`, `CALL_DEPTH_ACCOUNT` and `ASM_RET`, so that it is right for
+//! IBT, call-depth tracking, return thunks and SLS on whatever kernel the
+//! module is built against, as the kernel's
 //! `samples/ftrace/ftrace-direct-multi.c` is; those macros (alternatives
 //! patched at load time among them) exist only in C headers.
 //!
