@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+
 //! benchreport: batchprobe's benchmark lines → Markdown table (stdout and
 //! BENCHMARKS.md), CSV, JSON and an SVG plot (time vs N, log-log).
 //!
