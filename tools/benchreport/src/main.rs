@@ -209,7 +209,7 @@ fn phase_table(
 }
 
 /// `base` median / method median per method × phase × N.
-#[allow(clippy::too_many_arguments)]
+#[expect(clippy::too_many_arguments)]
 fn speedup_table(
     o: &mut String,
     b: &Bench,
