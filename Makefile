@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # batchprobe: developer entry points. The kernel build itself reads Kbuild.
 #
 #   make demo     install, build, boot QEMU, show the module working

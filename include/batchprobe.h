@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * batchprobe: the in-kernel API.
+/**
+ * DOC: batchprobe in-kernel API
  *
  * Other kernel modules create, arm and retire sets of kprobes, kretprobes and
  * ftrace-direct calls through these functions, with their own handler. A set
@@ -13,9 +13,11 @@
  * Build a client against batchprobe's Module.symvers (KBUILD_EXTRA_SYMBOLS);
  * modpost then records "depends: batchprobe" and the module loader loads the
  * two in order and refuses to unload batchprobe while the client is loaded.
+ */
+
+/**
+ * DOC: Contexts
  *
- * Contexts
- * --------
  * Every function here may sleep: call them from process context, with no
  * spinlock held, never from a handler. batchprobe_read_counts() does not
  * sleep (it takes no lock and does not allocate) and may also be called
@@ -32,6 +34,7 @@
  *    disabled, notrace), in any context at all: NMI, the scheduler, RCU's
  *    own functions. A call made while the same context is already inside a
  *    tracer callback is not delivered; it counts as a miss.
+ *
  * So a handler must not sleep, take sleeping locks, allocate with anything
  * but GFP_ATOMIC (better: not at all), or call batchprobe's API. Mark it
  * notrace and NOKPROBE_SYMBOL(): a direct handler should call only notrace
@@ -39,9 +42,11 @@
  * refuses it, but that call is lost). It must not modify *regs. Handlers
  * of one set may run on many CPUs at once. A handler is called only while
  * its set is enabled.
+ */
+
+/**
+ * DOC: Lifetimes
  *
- * Lifetimes
- * ---------
  * batchprobe_create() takes a reference on desc->owner (the client module)
  * that it drops when the set's teardown has finished, right after the
  * completion callback returns. A client module can therefore not be
@@ -82,9 +87,11 @@
  * sets are retired if they are not, and batchprobe puts the handle itself
  * (it logs that it did); the handle must not outlive the module in another
  * module's hands.
+ */
+
+/**
+ * DOC: Failure
  *
- * Failure
- * -------
  * Batches are all or nothing: when batchprobe_create() fails, no probe of
  * the batch stays registered, no module reference is kept, and the error
  * (naming the target) is logged and shown in debugfs `last_error`.
@@ -102,11 +109,16 @@ struct module;
 struct pt_regs;
 struct batchprobe_set;
 
-/* What a target gets. */
+/**
+ * enum batchprobe_kind - What a target gets.
+ * @BATCHPROBE_KPROBE: a kprobe at symbol+offset
+ * @BATCHPROBE_KRETPROBE: a kretprobe: the function's returns
+ * @BATCHPROBE_DIRECT: an ftrace-direct call at its entry
+ */
 enum batchprobe_kind {
-	BATCHPROBE_KPROBE = 1,		/* a kprobe at symbol+offset */
-	BATCHPROBE_KRETPROBE = 2,	/* a kretprobe: the function's returns */
-	BATCHPROBE_DIRECT = 3,		/* an ftrace-direct call at its entry */
+	BATCHPROBE_KPROBE = 1,
+	BATCHPROBE_KRETPROBE = 2,
+	BATCHPROBE_DIRECT = 3,
 };
 
 /* Most targets in one set (-E2BIG beyond). */
@@ -118,8 +130,9 @@ enum batchprobe_kind {
 /* Most kretprobe instances (maxactive) for one target. */
 #define BATCHPROBE_MAX_ACTIVE		4096
 
-/*
- * One probe target. Exactly one of @symbol and @addr names it:
+/**
+ * struct batchprobe_target - One probe target: exactly one of @symbol and
+ * @addr names it.
  * @symbol: a core-kernel text symbol, NUL-terminated; or NULL to use @addr.
  * @addr: an address inside core-kernel text (kprobe), or the start of a
  *        function (kretprobe, direct); only when @symbol is NULL.
@@ -137,8 +150,8 @@ struct batchprobe_target {
 	unsigned int maxactive;
 };
 
-/*
- * What a handler is told about one hit.
+/**
+ * struct batchprobe_hit - What a handler is told about one hit.
  * @kind: the target's kind.
  * @ip: kprobe and kretprobe: the address the kernel put the probe at (for
  *      a function's entry under IBT, past its endbr64); direct: the
@@ -156,9 +169,13 @@ struct batchprobe_hit {
 	unsigned long args[6];
 };
 
-/*
- * A set's handler: @ctx is batchprobe_set_desc.ctx, @index the target's
- * index in batchprobe_set_desc.targets. See "Contexts" above.
+/**
+ * typedef batchprobe_handler_t - A set's handler.
+ * @ctx: batchprobe_set_desc.ctx.
+ * @index: the target's index in batchprobe_set_desc.targets.
+ * @hit: the hit.
+ *
+ * See "Contexts" above.
  */
 typedef void (*batchprobe_handler_t)(void *ctx, unsigned int index,
 				     const struct batchprobe_hit *hit);
@@ -172,8 +189,8 @@ typedef void (*batchprobe_handler_t)(void *ctx, unsigned int index,
 #define BATCHPROBE_F_NOOPT		(1U << 0)
 #define BATCHPROBE_F_ALL		BATCHPROBE_F_NOOPT
 
-/*
- * What to create.
+/**
+ * struct batchprobe_set_desc - What to create.
  * @owner: THIS_MODULE of the caller (not NULL: only modules can call this
  *         API, and the owner's reference is what keeps @handler loaded).
  * @name: the set's name, [A-Za-z_][A-Za-z0-9_]*, at most
@@ -195,19 +212,29 @@ struct batchprobe_set_desc {
 	unsigned int flags;
 };
 
-/* Per-target counts: see batchprobe_read_counts(). */
+/**
+ * struct batchprobe_counts - Per-target counts: see batchprobe_read_counts().
+ * @hits: handler calls (while enabled)
+ * @missed: hits the kernel could not deliver: kprobe recursion, no free
+ *          kretprobe instance, direct call refused by ftrace's recursion
+ *          lock
+ */
 struct batchprobe_counts {
-	u64 hits;	/* handler calls (while enabled) */
-	u64 missed;	/* hits the kernel could not deliver: kprobe recursion,
-			 * no free kretprobe instance, direct call refused by
-			 * ftrace's recursion lock */
+	u64 hits;
+	u64 missed;
 };
 
-/*
- * Registers every target, disarmed, as one batch (one registration call
- * each, no grace period; the direct calls are attached in one filter
- * update and one text-patching pass). The set starts disabled: call
- * batchprobe_enable() to arm it. Returns the set, or an ERR_PTR:
+/**
+ * batchprobe_create() - Registers every target, disarmed, as one batch.
+ * @desc: what to create.
+ *
+ * One registration call each, no grace period; the direct calls are
+ * attached in one filter update and one text-patching pass. The set starts
+ * disabled: call batchprobe_enable() to arm it. The caller owns one
+ * reference to the set: drop it with batchprobe_put().
+ *
+ * Context: Sleeps.
+ * Return: The set, or an ERR_PTR:
  * -EINVAL (bad argument: NULL desc/targets/handler/name/owner, bad kind,
  * flags, offset or maxactive, both or neither of symbol and addr; or the
  * kernel's: not probe-able or not ftrace-able text), -E2BIG (count),
@@ -219,64 +246,100 @@ struct batchprobe_counts {
  * (a direct target is traced already: by another set, by another tracer's
  * direct call or IPMODIFY ftrace ops, or twice in this array), or what the
  * kernel's register_kprobe()/register_ftrace_direct() returned.
- * Sleeps. The caller owns one reference to the set: drop it with
- * batchprobe_put().
  */
 struct batchprobe_set *batchprobe_create(const struct batchprobe_set_desc *desc);
 
-/*
- * Arms every probe (back to back), then lets hits reach the handler.
- * All or nothing. 0 (also if already enabled), -EINVAL (NULL set), -EBUSY
- * (retiring), -ENOENT (retired), or the kernel's errno. Sleeps.
+/**
+ * batchprobe_enable() - Arms every probe (back to back), then lets hits
+ * reach the handler.
+ * @set: the set.
+ *
+ * All or nothing.
+ *
+ * Context: Sleeps.
+ * Return: 0 (also if already enabled), -EINVAL (NULL set), -EBUSY
+ * (retiring), -ENOENT (retired), or the kernel's errno.
  */
 int batchprobe_enable(struct batchprobe_set *set);
 
-/*
- * Stops delivering hits at once (O(1): the handler is not called after
- * this returns, except by calls already running), then disarms the probes
- * on batchprobe's workqueue. 0 (also if not enabled), -EINVAL, -EBUSY,
- * -ENOENT as for batchprobe_enable(). Sleeps.
+/**
+ * batchprobe_disable() - Stops delivering hits at once, then disarms the
+ * probes.
+ * @set: the set.
+ *
+ * Stopping is O(1): the handler is not called after this returns, except
+ * by calls already running. The probes are disarmed on batchprobe's
+ * workqueue.
+ *
+ * Context: Sleeps.
+ * Return: 0 (also if not enabled), -EINVAL, -EBUSY, -ENOENT as for
+ * batchprobe_enable().
  */
 int batchprobe_disable(struct batchprobe_set *set);
 
-/*
- * Retires the set asynchronously: hits stop at once, the teardown (one
- * unregister batch per kind) is queued on batchprobe's workqueue. When it
- * has completed, @done(@arg) is called (if @done is not NULL) from that
- * workqueue, in process context; then the owner's module reference is
- * dropped. Returns 0, -EINVAL (NULL set), -EALREADY (already retiring), or
- * -ENOENT (already retired). Sleeps (briefly: it does not wait for the
- * teardown).
+/**
+ * batchprobe_unregister() - Retires the set asynchronously.
+ * @set: the set.
+ * @done: called with @arg once the teardown has completed, or NULL.
+ * @arg: passed to @done.
+ *
+ * Hits stop at once, the teardown (one unregister batch per kind) is
+ * queued on batchprobe's workqueue. When it has completed, @done(@arg) is
+ * called (if @done is not NULL) from that workqueue, in process context;
+ * then the owner's module reference is dropped.
+ *
+ * Context: Sleeps (briefly: it does not wait for the teardown).
+ * Return: 0, -EINVAL (NULL set), -EALREADY (already retiring), or -ENOENT
+ * (already retired).
  */
 int batchprobe_unregister(struct batchprobe_set *set,
 			  void (*done)(void *arg), void *arg);
 
-/*
- * batchprobe_unregister() without a callback, then waits for the teardown
- * (and every completion queued before it) to complete; if the set was
- * retiring already, waits all the same and returns -EALREADY. Same
- * returns. Sleeps.
+/**
+ * batchprobe_unregister_sync() - batchprobe_unregister() without a
+ * callback, then waits for the teardown.
+ * @set: the set.
+ *
+ * Waits for the teardown (and every completion queued before it) to
+ * complete; if the set was retiring already, waits all the same and
+ * returns -EALREADY.
+ *
+ * Context: Sleeps.
+ * Return: the same as batchprobe_unregister().
  */
 int batchprobe_unregister_sync(struct batchprobe_set *set);
 
-/*
- * Drops the caller's reference to @set. The set is not retired by this
- * (see "Lifetimes"); NULL and ERR_PTR values are ignored. Sleeps.
+/**
+ * batchprobe_put() - Drops the caller's reference to @set.
+ * @set: the set; NULL and ERR_PTR values are ignored.
+ *
+ * The set is not retired by this (see "Lifetimes").
+ *
+ * Context: Sleeps.
  */
 void batchprobe_put(struct batchprobe_set *set);
 
-/*
+/**
+ * batchprobe_flush() - Waits for what is queued, by any caller.
+ *
  * Waits until every teardown and disarm queued before the call, by any
  * caller, and then every completion callback (and module reference drop)
- * they queued, has completed. Sleeps; not from a completion callback.
+ * they queued, has completed.
+ *
+ * Context: Sleeps; not from a completion callback.
  */
 void batchprobe_flush(void);
 
-/*
- * Fills @counts[i] for target i, for the first @n targets of @set
- * (@n at most the set's count). Valid in every state; after the teardown
- * the final counts. Returns the number filled, or -EINVAL (NULL set or
- * counts). Does not sleep; not from a handler or NMI (it is O(count)).
+/**
+ * batchprobe_read_counts() - Reads a set's per-target counts.
+ * @set: the set.
+ * @counts: filled: @counts[i] for target i.
+ * @n: how many targets, the first ones of @set (at most the set's count).
+ *
+ * Valid in every state; after the teardown the final counts.
+ *
+ * Context: Does not sleep; not from a handler or NMI (it is O(count)).
+ * Return: the number filled, or -EINVAL (NULL set or counts).
  */
 int batchprobe_read_counts(struct batchprobe_set *set,
 			   struct batchprobe_counts *counts, unsigned int n);

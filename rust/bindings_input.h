@@ -2,8 +2,9 @@
 /*
  * The C side that batchprobe's Rust code sees: bindgen reads this header
  * (see Kbuild) with the kernel's own C flags. Kernel headers for the APIs we
- * call, plus the declarations of our C helpers (rust/helpers.c) for what is a
- * static inline or a macro in C.
+ * call, plus the declarations of our C helpers (rust/helpers.h, defined in
+ * rust/*.c) for what is a static inline or a macro in C. Never the Rust
+ * functions that C calls (rust/rust_entry.h): Rust defines those.
  */
 #ifndef BATCHPROBE_BINDINGS_INPUT_H
 #define BATCHPROBE_BINDINGS_INPUT_H

@@ -4,9 +4,9 @@
  * answered exactly once no new one can enter, with no system-wide cache
  * line on the hot path.
  *
- * The exit trampoline (rust/helpers.c) calls a traced function's body with
- * a return address in its own text. While any task is inside such a body,
- * batchprobe's text must stay: src/direct.rs pins the module until none is.
+ * The exit trampoline (rust/trampolines.c) calls a traced function's body
+ * with a return address in its own text. While any task is inside such a body,
+ * batchprobe's text must stay: src/direct/exit.rs pins the module until none is.
  *
  * Counting: the entry handler counts the task in on this CPU's counter,
  * the exit handler counts it out on whichever CPU it returns on
@@ -30,7 +30,7 @@
  * never freed text under a task).
  *
  * Exact when it is read with no entry possible: after every exit set is
- * detached and an RCU-tasks grace period has passed (src/direct.rs's
+ * detached and an RCU-tasks grace period has passed (src/direct/exit.rs's
  * release poll and exit_quiesce). Then each counter only falls (count-outs
  * and exits), so a sum read CPU by CPU is at least the value at its end,
  * and bp_exit_gone, read last, only rises: a sum of 0 means none inside.
@@ -49,7 +49,7 @@ static atomic_long_t bp_exit_gone = ATOMIC_LONG_INIT(0);
 
 /*
  * Whether exiting tasks look at their stacks: from before the first exit
- * set attaches until no task is inside (src/direct.rs, under its lock).
+ * set attaches until no task is inside (src/direct/exit.rs, under the direct lock).
  * While it is clear no task is inside a body, and none can enter one.
  */
 static bool bp_exit_watch;

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * C helpers for what Rust cannot call directly (static inlines, macros,
- * file_operations tables); defined in rust/helpers.c. bindgen reads this
- * header too, so Rust sees the same declarations.
+ * What batchprobe's Rust code calls on the C side: C helpers for what Rust
+ * cannot call directly (static inlines, macros, file_operations tables,
+ * asm), grouped below by the rust/ C file that defines them. bindgen reads
+ * this header (through rust/bindings_input.h), so Rust sees the same
+ * declarations.
+ *
+ * The other direction, the Rust functions that C calls, is declared in
+ * rust/rust_entry.h, which bindgen never reads.
  */
 #ifndef BATCHPROBE_HELPERS_H
 #define BATCHPROBE_HELPERS_H
@@ -15,11 +20,9 @@ struct dentry;
 struct module;
 struct kretprobe;
 struct kretprobe_instance;
-struct seq_file;
 struct workqueue_struct;
 
-/* The largest single write the control file accepts. */
-#define BP_MAX_WRITE (1024 * 1024)
+/* rust/debugfs.c: the debugfs files. */
 
 /* What a read-only debugfs file shows; passed back to bp_rust_show(). */
 enum bp_show {
@@ -29,18 +32,28 @@ enum bp_show {
 };
 
 /*
- * Formats @value as "%pK" into @buf (@len bytes, NUL included): a raw
- * value a probe recorded (maybe a kernel pointer) is shown as kptr_restrict
- * allows the reader: hashed at 0, raw at 1 for CAP_SYSLOG, zeros at 2.
- * Process context only. Returns the length written.
+ * Creates control (0600), sets, stats and last_error (0400) under @dir, each
+ * handing @engine back to the Rust callbacks (rust/rust_entry.h). Returns 0
+ * or -errno.
  */
-int bp_format_kptr(char *buf, size_t len, unsigned long value);
+int bp_debugfs_create_files(struct dentry *dir, void *engine);
+
+/* rust/module.c: the module itself, and API clients' modules. */
 
 /*
  * Takes a module reference that is never put: after ftrace refused to let
  * go of a direct ops, its trampolines (module text) must never be freed.
  */
 void bp_pin_module(void);
+
+/*
+ * The exit trampoline's pin on the module (src/direct/exit.rs): drop it; queue
+ * or cancel (waiting) the poll that drops it, which calls the Rust
+ * bp_direct_exit_release() until that returns true.
+ */
+void bp_unpin_module(void);
+void bp_exit_release_schedule(void);
+void bp_exit_release_cancel(void);
 
 /*
  * try_module_get() and module_put() of an API client's module (NULL: built-in
@@ -56,15 +69,11 @@ const char *bp_module_name(struct module *mod);
 int bp_module_notifier_register(void);
 void bp_module_notifier_unregister(void);
 
-/*
- * Never called: where fprobe runs on fgraph, batchprobe keeps a return
- * fprobe on it so that fprobe's fgraph ops stays registered (src/fprobe.rs,
- * FgraphAnchor). Traceable, unlike the other helpers' callees.
- */
-void bp_fgraph_anchor(void);
+/* The max_return_pool_kib module parameter, in bytes (src/retpool.rs). */
+#define BP_RETURN_POOL_KIB_DEFAULT (256 * 1024)
+unsigned long bp_max_return_pool_bytes(void);
 
-/* cond_resched() is a macro. */
-void bp_cond_resched(void);
+/* rust/clock.c: the phase timings' clock. */
 
 /*
  * Monotonic nanoseconds from a path no probe can hit (the TSC where the
@@ -75,24 +84,14 @@ void bp_clock_init(void);
 bool bp_clock_is_tsc(void);
 u64 bp_clock_ns(void);
 
-/* preempt_{disable,enable}_notrace() are macros; these are notrace. */
-void bp_preempt_disable_notrace(void);
-void bp_preempt_enable_notrace(void);
-
-/* rcu_read_lock() and rcu_read_unlock() are static inlines. */
-void bp_rcu_read_lock(void);
-void bp_rcu_read_unlock(void);
-
-/* alloc_ordered_workqueue() and flush_workqueue() are macros. */
-struct workqueue_struct *bp_alloc_ordered_workqueue(const char *name);
-void bp_flush_workqueue(struct workqueue_struct *wq);
+/* rust/ftrace.c: ftrace and fprobe helpers. */
 
 /*
- * Exported (EXPORT_SYMBOL_GPL in kernel/rcu/update.c) but declared only in
- * the private kernel/rcu/rcu.h: expedite RCU grace periods while > 0 calls.
+ * Never called: where fprobe runs on fgraph, batchprobe keeps a return
+ * fprobe on it so that fprobe's fgraph ops stays registered (src/fprobe.rs,
+ * FgraphAnchor). Traceable, unlike the other helpers' callees.
  */
-void rcu_expedite_gp(void);
-void rcu_unexpedite_gp(void);
+void bp_fgraph_anchor(void);
 
 /*
  * The direct handlers' recursion guard: ftrace_test_recursion_trylock() and
@@ -103,24 +102,36 @@ void rcu_unexpedite_gp(void);
 int bp_direct_recursion_trylock(unsigned long ip);
 void bp_direct_recursion_unlock(int bit);
 
+/* Serialises updates of the direct backend's global index. */
+void bp_direct_lock(void);
+void bp_direct_unlock(void);
 /*
- * The ftrace-direct trampolines (helpers.c). Not C functions: only their
- * addresses are used. count and record call the Rust functions
- * bp_direct_handle_count/_record(ret_ip, arg0) of src/direct.rs.
+ * Whether ftrace can trace the function at @ip: 0, or the -errno of
+ * setting it as the only filter of a scratch ftrace_ops. On success
+ * *@fentry is the address of its ftrace call site (past the endbr64 under
+ * IBT), which ftrace then finds without a kallsyms lookup. Callers serialise.
+ */
+int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry);
+/* Frees the scratch ftrace_ops' filter (module unload). */
+void bp_ftrace_scratch_free(void);
+
+/* bp_fprobe_arg0() and bp_fprobe_pt_regs(): see rust/kcompat.h. */
+
+/* rust/trampolines.c: the ftrace-direct trampolines. */
+
+/*
+ * Not C functions: only their addresses are used. count and record call
+ * the Rust functions bp_direct_handle_count/_record(ret_ip, arg0, frame) of
+ * src/direct/index.rs; exit calls bp_direct_handle_exit_entry(ret_ip, arg0, frame)
+ * and bp_direct_handle_exit_return(ret_ip, retval, token). All four are
+ * declared in rust/rust_entry.h.
  */
 void bp_direct_tramp_count(void);
 void bp_direct_tramp_record(void);
 void bp_direct_tramp_empty(void);
 void bp_direct_tramp_exit(void);
 
-/*
- * The exit trampoline's pin on the module (src/direct.rs): drop it; queue
- * or cancel (waiting) the poll that drops it, which calls the Rust
- * bp_direct_exit_release() until that returns true.
- */
-void bp_unpin_module(void);
-void bp_exit_release_schedule(void);
-void bp_exit_release_cancel(void);
+/* rust/exit_tasks.c: tasks inside the exit trampoline's bodies. */
 
 /*
  * Tasks inside a body the exit trampoline called (rust/exit_tasks.c): the
@@ -138,43 +149,53 @@ void bp_exit_set_watch(bool on);
 int bp_exit_tasks_init(void);
 void bp_exit_tasks_exit(void);
 
+/* rust/btf.c: the kernel's BTF. */
+
 /* The raw vmlinux BTF into *buf (vmalloc): its size, or -errno. */
 long bp_btf_vmlinux_read(void **buf);
 void bp_vfree(void *p);
+
+/* rust/wrappers.c: static inlines and macros as functions. */
+
+/*
+ * Formats @value as "%pK" into @buf (@len bytes, NUL included): a raw
+ * value a probe recorded (maybe a kernel pointer) is shown as kptr_restrict
+ * allows the reader: hashed at 0, raw at 1 for CAP_SYSLOG, zeros at 2.
+ * Process context only. Returns the length written.
+ */
+int bp_format_kptr(char *buf, size_t len, unsigned long value);
+
+/* cond_resched() is a macro. */
+void bp_cond_resched(void);
+
+/* preempt_{disable,enable}_notrace() are macros; these are notrace. */
+void bp_preempt_disable_notrace(void);
+void bp_preempt_enable_notrace(void);
+
+/* rcu_read_lock() and rcu_read_unlock() are static inlines. */
+void bp_rcu_read_lock(void);
+void bp_rcu_read_unlock(void);
+
+/* alloc_ordered_workqueue() and flush_workqueue() are macros. */
+struct workqueue_struct *bp_alloc_ordered_workqueue(const char *name);
+void bp_flush_workqueue(struct workqueue_struct *wq);
 
 /* msleep(); synchronize_rcu_tasks() (synchronize_rcu() without RCU-tasks). */
 void bp_sleep_ms(unsigned int ms);
 void bp_synchronize_rcu_tasks(void);
 
-/* Serialises updates of the direct backend's global index. */
-void bp_direct_lock(void);
-void bp_direct_unlock(void);
-/*
- * Whether ftrace can trace the function at @ip: 0, or the -errno of
- * setting it as the only filter of a scratch ftrace_ops. On success
- * *@fentry is the address of its ftrace call site (past the endbr64 under
- * IBT), which ftrace then finds without a kallsyms lookup. Callers serialise.
- */
-int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry);
 unsigned int bp_num_possible_cpus(void);
-/* The max_return_pool_kib module parameter, in bytes (src/retpool.rs). */
-#define BP_RETURN_POOL_KIB_DEFAULT (256 * 1024)
-unsigned long bp_max_return_pool_bytes(void);
-/* Frees the scratch ftrace_ops' filter (module unload). */
-void bp_ftrace_scratch_free(void);
 
 /* get_kretprobe() is a static inline. */
 struct kretprobe *bp_get_kretprobe(struct kretprobe_instance *ri);
 
-/*
- * Creates control (0600), sets, stats and last_error (0400) under @dir, each
- * handing @engine back to the Rust callbacks below. Returns 0 or -errno.
- */
-int bp_debugfs_create_files(struct dentry *dir, void *engine);
+/* Not ours: kernel functions that no header bindgen reads declares. */
 
-/* Implemented in Rust (src/control.rs): one write of the control file. */
-ssize_t bp_rust_control_write(void *engine, const char *buf, size_t len);
-/* Implemented in Rust (src/control.rs): fills a read-only file. */
-int bp_rust_show(void *engine, unsigned int what, struct seq_file *m);
+/*
+ * Exported (EXPORT_SYMBOL_GPL in kernel/rcu/update.c) but declared only in
+ * the private kernel/rcu/rcu.h: expedite RCU grace periods while > 0 calls.
+ */
+void rcu_expedite_gp(void);
+void rcu_unexpedite_gp(void);
 
 #endif /* BATCHPROBE_HELPERS_H */

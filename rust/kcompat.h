@@ -40,7 +40,7 @@ struct pt_regs *bp_fprobe_pt_regs(bp_fprobe_regs *regs);
 #include <asm/ibt.h>
 #include <asm/ptrace.h>
 
-/* The bodies of bp_fprobe_arg0() and bp_fprobe_pt_regs() (rust/helpers.c). */
+/* The bodies of bp_fprobe_arg0() and bp_fprobe_pt_regs() (rust/ftrace.c). */
 #ifdef BP_FPROBE_FGRAPH
 #define BP_FPROBE_ARG0(regs) ftrace_regs_get_argument((regs), 0)
 #define BP_FPROBE_PT_REGS(regs) ((struct pt_regs *)NULL)

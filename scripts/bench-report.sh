@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # `make bench-report FROM=DIR`: turns a bench run's raw data into the report
 # `make bench` writes: a side-by-side table, per-flavor Markdown tables, CSV,
 # JSON and SVG plots (tools/benchreport). DIR holds meta.txt (accel, date,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # `make bench`: for each kernel flavor, boot it once and run every method side
 # by side (selftests/bench.sh); then turn the measurements of all flavors into
 # one report: a side-by-side table, per-flavor Markdown tables, CSV, JSON and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Build the sample in-kernel API clients (clients/c, clients/rust), the
 # README's API example and the selftests' helper modules (selftests/modules)
 # against KDIR and batchprobe's Module.symvers (KBUILD_EXTRA_SYMBOLS), with

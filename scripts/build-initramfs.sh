@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Build the guest's initramfs: busybox-static, our /init, and the kselftest
 # tree (scripts/install-selftests.sh: the kernel's runner plus our collection
 # with the module and BP_EXTRA_KO in it) at /kselftest, and the kernel

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Build batchprobe.ko out of tree. KDIR defaults to the cached test kernel
 # (built on demand); set KDIR to build against any 6.12+ tree with CONFIG_RUST.
 # Extra arguments go to make (e.g. CLIPPY=1).

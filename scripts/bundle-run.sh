@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The runner of batchprobe's self-contained bundle (`make bundle`), installed
 # in it as ./run. Usage:
 #   ./run check|demo|bench [--kvm|--tcg] [--smp N] [--flavors "A B"]

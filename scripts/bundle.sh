@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # `make bundle`: one self-contained archive that runs batchprobe's guest
 # modes (check, demo, bench) on any x86-64 Linux host with nothing installed:
 #   run                 the runner (scripts/bundle-run.sh): ./run check|demo|bench

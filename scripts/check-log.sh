@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Judge a guest console log. Usage: check-log.sh LOG EXPECTED_CPUS [--no-tests]
 # Prints "guest: P passed, F failed" and one line per problem found;
 # exits non-zero when the guest did not finish, saw the wrong CPU count,

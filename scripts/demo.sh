@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # `make demo`: set everything up, boot the guest and show batchprobe working.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
 # PID 1 of the test guest. Reads bp.mode= (check: the kselftest runner on
 # our collection; demo, bench, shell, none (just boot), or the name of
 # another script of the collection to run) and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Install everything batchprobe needs on a Debian 12 machine; idempotent.
 # The kernel sources: linux-source-6.12 from the machine's suites, 7.3's from
 # trixie-backports into the cache (fetch_source below).

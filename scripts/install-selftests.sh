@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Install batchprobe's kselftest collection (selftests/) as a kselftest tree,
 # with the kernel's own machinery from KDIR's tools/testing/selftests: its
 # runner (run_kselftest.sh, kselftest/runner.sh, kselftest/ktap_helpers.sh),

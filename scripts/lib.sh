@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Shared settings for batchprobe's scripts; sourced, not run.
 # shellcheck shell=bash
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # `make profile-direct`: where a direct set's attach spends its time, on the
 # bench kernel (selftests/profile-direct.sh does the work in the guest).
 # Environment: BP_PROFILE_N (1000), BP_PROFILE_RUNS (3),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Boot the test kernel with an initramfs under QEMU and keep the whole console
 # log. Usage: run-qemu.sh BZIMAGE INITRAMFS LOG [extra kernel args...]
 # Environment: BP_SMP (2), BP_MEM (1G), BP_TIMEOUT seconds (600),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # `make bundle-test`: proves the bundle needs nothing of the host. Unpacks
 # it into an empty directory and runs it there as the only thing in a
 # chroot (with /dev and /proc mounted, in a private mount namespace), with

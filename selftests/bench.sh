@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # `make bench`, guest side: every method on the same kind of symbols, in one
 # boot. Prints one line per measurement:
 #   BENCH method=M n=N run=R phase=P ns=T [offset=O] [got=K]

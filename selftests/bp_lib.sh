@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # batchprobe's selftest library (sourced; busybox sh): the KTAP output comes
 # from the kernel's own kselftest/ktap_helpers.sh, installed next to this
 # collection by the kselftest install (scripts/install-selftests.sh); below

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # `make demo`, guest side: what batchprobe is for, in one boot and a minute
 # or two.
 #  1. The seed's workload: 256 kprobes registered, enabled, disabled and

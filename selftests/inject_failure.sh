@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: proves that the harness reports a failing test: fails when the
 #   guest was booted with bp.inject=fail, else skips (kselftest's skip code).
 # requires: bp.inject=fail on the kernel command line

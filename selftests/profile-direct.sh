@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Where a direct-set attach spends its time (`make profile-direct`; guest
 # side, bp.mode=profile-direct, parameters bp.bench_N, _RUNS, _OPTS, _FUNCS).
 # Attaches N functions as one set per create option in OPTS (--one-ops: one

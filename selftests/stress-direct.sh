@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Attach and detach the first N (4000) ftrace-able functions as one direct
 # set, CYCLES (100) times over: a soak for the kernel's text patching under
 # the emulator (bp.mode=stress-direct, bp.bench_N, bp.bench_CYCLES).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: the C sample client (clients/c) makes one set through the
 #   in-kernel API: 3 probes on version_proc_show (kprobe, kretprobe, direct)
 #   plus 300 kprobes, 2 kretprobes and 2 direct calls of its choosing; its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: a set made through the in-kernel API and a control-file set
 #   probe the same functions at once (300 kprobes, and a kprobe and a
 #   kretprobe on version_proc_show, forced with p!: and r!: as the API's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: the in-kernel API refuses bad arguments with the errnos
 #   include/batchprobe.h documents (the C client calls it with each at load),
 #   names the failing target, leaves nothing registered, and refuses a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: the Rust sample client (clients/rust) uses the safe wrapper:
 #   a set dropped at load is retired by Drop; a kept set counts exact hits in
 #   its Handler (kprobe, kretprobe, direct on version_proc_show), keeps the

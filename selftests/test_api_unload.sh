@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: module lifetimes across the in-kernel API: a client records
 #   "depends: batchprobe"; batchprobe cannot unload while a client is loaded;
 #   a client cannot unload while its set exists or its retire is pending,

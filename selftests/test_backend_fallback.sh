@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: p: at +0 on a text function ftrace cannot trace falls back to a kprobe
 # requires: CONFIG_FPROBE, CONFIG_KPROBES, CONFIG_DYNAMIC_FTRACE (available_filter_functions)
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: p!: and r!: (rN!:) force int3 kprobes and kretprobes even at +0 on functions ftrace can trace
 # requires: CONFIG_KPROBES, CONFIG_KRETPROBES, CONFIG_DYNAMIC_FTRACE (enabled_functions)
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: one set mixing fprobes, a mid-function kprobe, a fretprobe and a kretprobe: each gets its backend and counts exactly
 # requires: CONFIG_FPROBE, CONFIG_KPROBES, CONFIG_KRETPROBES, CONFIG_DYNAMIC_FTRACE (enabled_functions)
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: writes of tens of thousands of lines: no page-allocator warning, documented caps
 # requires: CONFIG_KPROBES
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: one direct set on every function ftrace can trace
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #

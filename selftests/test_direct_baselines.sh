@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: a direct set's benchmark baselines attach, count and detach: one ftrace_ops per function (--one-by-one), an fprobe (--fprobe)
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_FPROBE
 #

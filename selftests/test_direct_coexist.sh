@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: the function tracer, a kprobe and a direct call on the same function all see every call; unload with the detach pending
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_FUNCTION_TRACER, CONFIG_KPROBES
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: one direct set on 1001 functions: attached in one pass, counts calls, detaches every one
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #

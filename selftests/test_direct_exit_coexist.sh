@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: the exit trampoline, function_graph, kprobes, kretprobes and fprobe exit handlers on one function, in both attach orders, all count exactly
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF, CONFIG_KPROBE_EVENTS, CONFIG_FPROBE, CONFIG_FUNCTION_GRAPH_TRACER
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: a stack trace taken inside a function the exit trampoline called unwinds through the trampoline to the syscall entry
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF, CONFIG_KPROBE_EVENTS, CONFIG_UNWINDER_ORC
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: direct-call glob members that another tracer holds (a foreign
 #   ftrace-direct caller, an IPMODIFY ftrace user) are skipped and named,
 #   the rest attach and count, the other tracer keeps working; an explicit

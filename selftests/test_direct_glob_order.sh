@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: a direct glob and an explicit line on the same function, in either order
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #

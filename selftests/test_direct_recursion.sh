@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: a direct set on the functions its own handler path could call
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, PREEMPT_RCU for the rcu cases
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: a handler that re-enters its own direct set: the first nested
 #   call runs (ftrace's transition bit), the next one is refused and counted
 #   missed, and the refusal leaves the preempt count as it found it

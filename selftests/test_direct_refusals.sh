@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: direct-call creates that must fail (a second direct caller, one function twice in a set, a function ftrace cannot trace) name the symbol and attach nothing
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: a live switch of a direct set's trampoline, count to record and back, without detaching
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: bad input gets a clear errno and changes nothing; batches are all or nothing
 # requires: CONFIG_KPROBES
 #

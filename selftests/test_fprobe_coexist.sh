@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: an fprobe set, a direct set and a tracefs kprobe event on the same function, in either order, all count exactly
 # requires: CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_KPROBE_EVENTS
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: p: at +0 on a function ftrace can trace is an fprobe, and counts every entry exactly
 # requires: CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE (available_filter_functions, enabled_functions)
 #

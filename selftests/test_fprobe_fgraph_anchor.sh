@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: where fprobe runs on fgraph, batchprobe holds fprobe's fgraph ops from its first return fprobe until rmmod, and return fprobes that come and go under a busy function draw no warning
 # requires: CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE (enabled_functions)
 #

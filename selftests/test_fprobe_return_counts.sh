@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: r: (and rN: where fprobe has instance pools) on a function ftrace can trace are fretprobes (the set's exit fprobe), and count every return exactly
 # requires: CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE (available_filter_functions, enabled_functions)
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: where fprobe runs on fgraph, the 25th set with r: on one function gets a kretprobe, not a 25th return fprobe, and every set counts every return
 # requires: CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE, CONFIG_KPROBES
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: finished sets stay listed with their counts, but not without bound
 # requires: CONFIG_KPROBES
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: the kernel's own ftracetest kprobe cases pass with 1000 batchprobe probes attached
 # requires: CONFIG_KPROBE_EVENTS, the kernel tree's tools/testing/selftests/ftrace (copied to /ftracetest)
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: SYM+OFF on a module's function registers where tracefs
 #   kprobe_events would, and counts; past the end of that function it is
 #   still refused with EINVAL

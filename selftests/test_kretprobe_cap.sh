@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: kretprobe instances preallocated per set are capped
 # requires: CONFIG_KRETPROBES
 #

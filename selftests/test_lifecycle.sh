@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: the life of a set of 257 kprobes and of a kretprobe set: register, enable, count, disable, re-enable, unregister
 # requires: CONFIG_KPROBES, CONFIG_KRETPROBES
 #

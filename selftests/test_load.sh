@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Module lifecycle: load, debugfs directory appears, unload, it is gone, reload.
 . ./bp_lib.sh
 ktap_plan 8

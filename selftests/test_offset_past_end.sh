@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: SYM+OFF past the end of SYM is refused, not moved to the next function
 # requires: CONFIG_KPROBES
 #

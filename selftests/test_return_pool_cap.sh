@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: a set's return-instance pools are capped by memory on this machine's possible CPUs (max_return_pool_kib): an explicit line past the cap fails the create with ENOSPC naming the set and the figure against the cap, a glob stops short of it, and stats shows each set's figure
 # requires: CONFIG_KRETPROBES
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: an unrelated module unloads while a long control write runs:
 #   the module notifier knows without the registry lock that the module owns
 #   no set, so rmmod returns while the batch still holds the lock, in well

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: a write that disables a set it created, then fails, rolls back safely
 # requires: CONFIG_KPROBES, CONFIG_FPROBE
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: a write that creates a set over a finished one of its name,
 #   then fails on a later line, leaves sets and stats byte for byte as they were
 # requires: CONFIG_KPROBES, CONFIG_FPROBE

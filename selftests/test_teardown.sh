@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: flush waits for teardowns; unload with teardown pending leaves no kprobe; tracefs kprobes alongside
 # requires: CONFIG_KPROBES, CONFIG_KPROBE_EVENTS
 #

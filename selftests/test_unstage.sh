@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # description: -:SET drops what is staged for a set, so that a bad staged line cannot block its set for good
 # requires: CONFIG_KPROBES
 #

@@ -24,7 +24,7 @@ use crate::gate::Client;
 use crate::registry::engine;
 use crate::set::{Owner, Set};
 
-/// Called by the module notifier (`rust/helpers.c`) when a module goes
+/// Called by the module notifier (`rust/module.c`) when a module goes
 /// away: see [`Engine::owner_going`]. Every module that goes on the system
 /// comes here; one that owns no set is told so without the registry lock
 /// ([`crate::set::may_own`]), so that its unload never waits for a control

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The Rust ends of the debugfs files (`rust/helpers.c` owns the
+//! The Rust ends of the debugfs files (`rust/debugfs.c` owns the
 //! `file_operations`): a control write, and the read-only listings.
 
 use core::fmt::Write;

@@ -12,6 +12,7 @@ use kernel::alloc::{Allocator, Vec};
 
 /// Takes `v`'s elements, leaving it empty: `core::mem::take`, which 6.12's
 /// `Vec` (no `Default`) does not allow.
+// `allow`, not `expect`: only 7.3's `Vec` has `Default`, so it fires on 7.3 only.
 #[allow(clippy::mem_replace_with_default)]
 pub(crate) fn take<T, A: Allocator>(v: &mut Vec<T, A>) -> Vec<T, A> {
     core::mem::replace(v, Vec::new())

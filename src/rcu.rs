@@ -98,7 +98,7 @@ unsafe impl ReadSide for PreemptDisabledNotrace {}
 /// Waits for a full RCU grace period. Sleeps. (Part of the wrapper's API,
 /// as upstream's `kernel::sync::rcu`; batchprobe's own paths use `call_rcu`
 /// and the kernel's batch calls, which synchronise inside.)
-#[allow(dead_code)]
+#[expect(dead_code)]
 pub(crate) fn synchronize() {
     // SAFETY: Called from process context (every caller of this function may sleep).
     unsafe { bindings::synchronize_rcu() };

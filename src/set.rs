@@ -36,7 +36,7 @@ pub(crate) use build::Builder;
 pub(crate) use owner::{may_own, Owner};
 
 /// Monotonic nanoseconds, read on a path that no probe can hit (see
-/// `bp_clock_ns` in `rust/helpers.c`): a timing must not include a trap
+/// `bp_clock_ns` in `rust/clock.c`): a timing must not include a trap
 /// taken by one of the probes it times.
 pub(crate) fn now_ns() -> u64 {
     // SAFETY: `bp_clock_ns` may be called from any context.

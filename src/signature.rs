@@ -4,7 +4,7 @@
 //! prototypes in the kernel's BTF (`/sys/kernel/btf/vmlinux`).
 //!
 //! The exit trampoline calls a traced function's body with its own frame
-//! where the caller's stack arguments were (see `rust/helpers.c`), so it
+//! where the caller's stack arguments were (see `rust/trampolines.c`), so it
 //! serves only functions whose arguments all travel in the six argument
 //! registers (x86-64 SysV: an integer, pointer or enum takes one, a struct
 //! or union of up to 16 bytes one or two, a bigger one, or one with a member

@@ -5,18 +5,19 @@
 //! ftrace patches each traced function's fentry site into `call TRAMP`.
 //! The trampolines save the argument registers, call their Rust handler
 //! (`bp_direct_handle_count` / `_record` in [`crate::direct`]) with the return
-//! address into the traced function and its first argument, restore the
-//! registers and return. Their text is in `rust/helpers.c`, built from the
-//! kernel's own `ASM_ENDBR`, `CALL_DEPTH_ACCOUNT` and `ASM_RET`, so that it is
-//! right for IBT, call-depth tracking, return thunks and SLS on whatever
-//! kernel the module is built against, as the kernel's
+//! address into the traced function, its first argument and the frame pointer
+//! the argument registers are saved below, restore the registers and return.
+//! Their text is in `rust/trampolines.c`, built from the kernel's own
+//! `ASM_ENDBR`, `CALL_DEPTH_ACCOUNT` and `ASM_RET`, so that it is right for
+//! IBT, call-depth tracking, return thunks and SLS on whatever kernel the
+//! module is built against, as the kernel's
 //! `samples/ftrace/ftrace-direct-multi.c` is; those macros (alternatives
 //! patched at load time among them) exist only in C headers.
 //!
 //! The exit trampoline (`bp_direct_tramp_exit`, mode `exit`) also calls the
 //! traced function's body itself and calls `bp_direct_handle_exit_return`
 //! with its return value before returning to the caller; see its comment in
-//! `rust/helpers.c`, and [`crate::signature`] for the functions it serves.
+//! `rust/trampolines.c`, and [`crate::signature`] for the functions it serves.
 //!
 //! There are several, so that a live set can be switched between them with
 //! `modify_ftrace_direct`.
@@ -43,7 +44,7 @@ const MODES: [DirectMode; 4] = [
 ];
 
 /// Fails (`EINVAL`) unless every trampoline starts on a 16-byte boundary,
-/// as `BP_TRAMP_ALIGN` in `rust/helpers.c` places them. An odd address
+/// as `BP_TRAMP_ALIGN` in `rust/trampolines.c` places them. An odd address
 /// would be worse than slow: ftrace (`CONFIG_DYNAMIC_FTRACE_WITH_JMP`, 6.19
 /// on) reads its bit 0 as "jump" and enters one byte early.
 pub(crate) fn check_alignment() -> Result {

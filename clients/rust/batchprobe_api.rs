@@ -14,7 +14,8 @@
 //! [`ProbeSet::retire`] or an administrator's `unregister OWNER.NAME`
 //! through batchprobe's debugfs) first.
 
-// A library: a client need not use every method.
+// A library: a client need not use every method. (`allow`, not `expect`: a
+// client that copies this file and uses every method would be warned.)
 #![allow(dead_code)]
 
 use core::ptr::NonNull;
@@ -24,6 +25,8 @@ use kernel::prelude::*;
 use kernel::str::CStr;
 
 /// The raw bindings, generated from `include/batchprobe.h`.
+// `allow`, not `expect`: which of these lints the generated code trips
+// depends on what bindgen makes of each kernel's headers.
 #[allow(
     dead_code,
     missing_docs,
@@ -36,6 +39,7 @@ use kernel::str::CStr;
     clippy::undocumented_unsafe_blocks
 )]
 pub(crate) mod sys {
+    // `allow`, not `expect`: it fires on neither 6.12 nor 7.3 (the bindings use both).
     #[allow(unused_imports)]
     use kernel::bindings::{module, pt_regs};
     include!("batchprobe_bindings.rs");

@@ -77,7 +77,7 @@ pub(super) fn exit_detached() {
     unsafe { bindings::bp_exit_release_schedule() };
 }
 
-/// The release poll (`rust/helpers.c` runs it from a delayed work, again
+/// The release poll (`rust/module.c` runs it from a delayed work, again
 /// while it says `false`, backing off from 100 ms to 5 s): drops the
 /// module's pin once no set
 /// uses the exit trampoline and, after an RCU-tasks grace period for the

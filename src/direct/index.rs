@@ -240,7 +240,7 @@ pub(crate) fn missed() -> u64 {
     MISSED.load(Ordering::Relaxed)
 }
 
-/// The handler of `bp_direct_tramp_count` (called from `rust/helpers.c`'s
+/// The handler of `bp_direct_tramp_count` (called from `rust/trampolines.c`'s
 /// asm with the trampoline's frame pointer, below which it saved the
 /// argument registers).
 #[no_mangle]
@@ -248,13 +248,13 @@ extern "C" fn bp_direct_handle_count(ret_ip: usize, arg0: usize, frame: *const u
     let _ = handle(ret_ip, arg0, false, frame);
 }
 
-/// The handler of `bp_direct_tramp_record` (called from `rust/helpers.c`'s asm).
+/// The handler of `bp_direct_tramp_record` (called from `rust/trampolines.c`'s asm).
 #[no_mangle]
 extern "C" fn bp_direct_handle_record(ret_ip: usize, arg0: usize, frame: *const usize) {
     let _ = handle(ret_ip, arg0, true, frame);
 }
 
-/// The entry handler of `bp_direct_tramp_exit` (`rust/helpers.c`): counts
+/// The entry handler of `bp_direct_tramp_exit` (`rust/trampolines.c`): counts
 /// the task in (always, so that the pin and [`super::exit_quiesce`] wait for its
 /// return even when the recursion guard refuses the call), then counts the
 /// call as the record trampoline does. Returns the token the trampoline

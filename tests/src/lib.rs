@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+
 //! The module's pure logic, compiled from `src/` exactly as the kernel module
 //! compiles it, so that host tests exercise the same source.
 

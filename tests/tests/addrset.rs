@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+
 //! The address set used to find a function named twice in a set build.
 
 use batchprobe_host_tests::addrset::{contains, grown_len, insert, needs_growth, Inserted};

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+
 //! Memory bounds: every kmalloc-backed vector in the module is reviewed.
 //!
 //! The README promises that vectors whose size follows the input are

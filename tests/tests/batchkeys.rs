@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+
 //! `batchkeys`: repeats and groups found by sorting match the quadratic
 //! definitions they replace.
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+
 //! Tests of the control-file parser (`src/command.rs`).
 
 use batchprobe_host_tests::command::*;

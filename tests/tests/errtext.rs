@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+
 //! Tests of what `last_error` says (`src/errtext.rs`), and of where the
 //! parser says a refused line went wrong (`command::parse_error_at`).
 

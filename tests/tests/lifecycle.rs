@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+
 //! Tests of the set state machine (`src/lifecycle.rs`).
 
 use batchprobe_host_tests::lifecycle::{next, Op, Refusal, SetState::*, *};

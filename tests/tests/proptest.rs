@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+
 //! Property tests: the parser never panics, and what it accepts round-trips.
 
 use batchprobe_host_tests::command::*;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+
 //! What a set's return probes make the kernel allocate (src/retpool.rs),
 //! against a step-by-step model of lib/objpool.c (6.12 and 7.3 alike).
 

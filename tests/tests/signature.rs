@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+
 //! The exit trampoline's signature rule, on hand-built BTF blobs.
 
 use batchprobe_host_tests::signature::{Btf, Refusal};

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+
 //! Tests of the `sprint_symbol()` decoder (`src/symname.rs`).
 
 use batchprobe_host_tests::symname::*;

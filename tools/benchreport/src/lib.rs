@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+
 //! Parsing and summarising batchprobe's benchmark lines (pure; tested).
 //!
 //! The guest prints `BENCH method=M n=N run=R phase=P ns=T [offset=O] [got=K]`,

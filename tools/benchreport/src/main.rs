@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+
 //! benchreport: batchprobe's benchmark lines → Markdown table (stdout and
 //! BENCHMARKS.md), CSV, JSON and an SVG plot (time vs N, log-log).
 //!
@@ -210,7 +212,7 @@ fn phase_table(
 }
 
 /// `base` median / method median per method × phase × N.
-#[allow(clippy::too_many_arguments)]
+#[expect(clippy::too_many_arguments)]
 fn speedup_table(
     o: &mut String,
     b: &Bench,

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrace and fprobe helpers for batchprobe's Rust code: the direct
+ * handlers' recursion guard, the direct backend's lock, the scratch
+ * ftrace_ops that tells whether ftrace can trace a function, and fprobe's
+ * fgraph anchor and register accessors.
+ */
+#include <linux/compiler.h>
+#include <linux/ftrace.h>
+#include <linux/mutex.h>
+#include <linux/trace_recursion.h>
+#include <linux/uaccess.h>
+
+#include "helpers.h"
+
+/*
+ * The direct handlers' recursion guard and read-side critical section, in
+ * one: ftrace's own recursion lock (as fprobe and the function tracer take
+ * it) disables preemption with preempt_disable_notrace(). With RCU's
+ * consolidated flavors, a preemption-disabled region is an RCU read-side
+ * critical section that call_rcu() and synchronize_rcu() wait for, so the
+ * handler needs no rcu_read_lock(), which on PREEMPT_RCU is the traceable
+ * __rcu_read_lock(): a direct set on that very function would call its
+ * trampoline from its own handler, forever.
+ */
+notrace int bp_direct_recursion_trylock(unsigned long ip)
+{
+	return ftrace_test_recursion_trylock(ip, ip);
+}
+
+notrace void bp_direct_recursion_unlock(int bit)
+{
+	ftrace_test_recursion_unlock(bit);
+}
+
+static DEFINE_MUTEX(bp_direct_mutex);
+
+void bp_direct_lock(void)
+{
+	mutex_lock(&bp_direct_mutex);
+}
+
+void bp_direct_unlock(void)
+{
+	mutex_unlock(&bp_direct_mutex);
+}
+
+/* See rust/helpers.h: never called, and traceable (an fentry call site). */
+noinline void bp_fgraph_anchor(void)
+{
+	barrier();
+}
+
+/* Called from fprobe handlers: notrace, like them. See rust/kcompat.h. */
+notrace unsigned long bp_fprobe_arg0(bp_fprobe_regs *regs)
+{
+	return BP_FPROBE_ARG0(regs);
+}
+
+notrace struct pt_regs *bp_fprobe_pt_regs(bp_fprobe_regs *regs)
+{
+	return BP_FPROBE_PT_REGS(regs);
+}
+
+static struct ftrace_ops bp_scratch_ops;
+
+int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry)
+{
+	u32 insn;
+	int ret;
+
+	/*
+	 * ftrace maps a function's address to its call site exactly only when
+	 * they are equal; otherwise it asks kallsyms. Under IBT the site is
+	 * right after the endbr64: try that first, so that the batch filter
+	 * update later gets exact sites.
+	 */
+	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) &&
+	    !copy_from_kernel_nofault(&insn, (void *)ip, sizeof(insn)) &&
+	    bp_is_endbr(insn) &&
+	    !ftrace_set_filter_ip(&bp_scratch_ops, ip + ENDBR_INSN_SIZE, 0, 1)) {
+		*fentry = ip + ENDBR_INSN_SIZE;
+		return 0;
+	}
+	ret = ftrace_set_filter_ip(&bp_scratch_ops, ip, 0, 1);
+	if (!ret)
+		*fentry = ip;
+	return ret;
+}
+
+void bp_ftrace_scratch_free(void)
+{
+	ftrace_free_filter(&bp_scratch_ops);
+}

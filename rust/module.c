@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module itself, for batchprobe's Rust code: its pin on itself and the
+ * exit trampoline's release poll, API clients' module references, the
+ * module notifier, and the module parameter.
+ */
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/notifier.h>
+#include <linux/workqueue.h>
+
+#include "helpers.h"
+#include "rust_entry.h"
+
+void bp_pin_module(void)
+{
+	__module_get(THIS_MODULE);
+}
+
+void bp_unpin_module(void)
+{
+	module_put(THIS_MODULE);
+}
+
+/*
+ * The exit trampoline's release poll (src/direct/exit.rs): runs the Rust
+ * bp_direct_exit_release() until it is done, after 100 ms, then backing
+ * off to every 5 s (a task can stay inside for good).
+ */
+static void bp_exit_release_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(bp_exit_release_work, bp_exit_release_fn);
+
+static unsigned long bp_exit_release_delay;
+
+/*
+ * The release poll queues on system_long_wq: it exists on every kernel we
+ * build for, and 7.3 deprecates system_wq (a warning at the first queueing).
+ */
+
+static void bp_exit_release_fn(struct work_struct *work)
+{
+	if (bp_direct_exit_release())
+		return;
+	bp_exit_release_delay = clamp(bp_exit_release_delay * 2, HZ / 10, 5 * HZ);
+	queue_delayed_work(system_long_wq, &bp_exit_release_work, bp_exit_release_delay);
+}
+
+void bp_exit_release_schedule(void)
+{
+	bp_exit_release_delay = 0;
+	mod_delayed_work(system_long_wq, &bp_exit_release_work, 0);
+}
+
+void bp_exit_release_cancel(void)
+{
+	cancel_delayed_work_sync(&bp_exit_release_work);
+}
+
+bool bp_try_module_get(struct module *mod)
+{
+	return try_module_get(mod);
+}
+
+bool bp_module_is_live(struct module *mod)
+{
+	return module_is_live(mod);
+}
+
+void bp_module_put(struct module *mod)
+{
+	module_put(mod);
+}
+
+const char *bp_module_name(struct module *mod)
+{
+	return mod ? module_name(mod) : "kernel";
+}
+
+/*
+ * A module going away (its init failed after it created sets, or a forced
+ * unload) is told to src/api.rs, which retires its sets while its text is
+ * still there. A normal unload never gets here with sets: each holds a
+ * reference on its client module. This runs for every module that goes on
+ * the system; src/api.rs answers "owns no set" without the registry lock.
+ */
+static int bp_module_notify(struct notifier_block *nb, unsigned long action, void *data)
+{
+	if (action == MODULE_STATE_GOING)
+		bp_rust_module_going(data);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block bp_module_nb = {
+	.notifier_call = bp_module_notify,
+};
+
+int bp_module_notifier_register(void)
+{
+	return register_module_notifier(&bp_module_nb);
+}
+
+void bp_module_notifier_unregister(void)
+{
+	unregister_module_notifier(&bp_module_nb);
+}
+
+/*
+ * The most one set's return-instance pools (kretprobes' and return fprobes'
+ * objpools, every possible CPU's slot included) may take, in KiB: see
+ * src/retpool.rs and the README. Root may change it at any time; each
+ * create reads it once.
+ */
+static unsigned int max_return_pool_kib = BP_RETURN_POOL_KIB_DEFAULT;
+module_param(max_return_pool_kib, uint, 0644);
+MODULE_PARM_DESC(max_return_pool_kib,
+		 "most KiB of return-instance pools one set may take, on this machine's possible CPUs (default 262144)");
+
+unsigned long bp_max_return_pool_bytes(void)
+{
+	return (unsigned long)READ_ONCE(max_return_pool_kib) * 1024;
+}
