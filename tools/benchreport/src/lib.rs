@@ -358,7 +358,10 @@ mod tests {
     #[test]
     fn a_regenerated_report_keeps_the_earlier_measurements() {
         let old = "# batchprobe benchmarks\n\n## Side by side\nx\n\n## Earlier measurements\n\n- 2026-12-01: 1 s\n";
-        assert_eq!(kept_tail(old), "## Earlier measurements\n\n- 2026-12-01: 1 s\n");
+        assert_eq!(
+            kept_tail(old),
+            "## Earlier measurements\n\n- 2026-12-01: 1 s\n"
+        );
         assert_eq!(kept_tail("# report\n## Earlier measurements of X\n"), "");
         assert_eq!(kept_tail("no heading"), "");
         assert_eq!(kept_tail(""), "");
