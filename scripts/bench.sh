@@ -26,11 +26,10 @@ for d in "$BP_ROOT"/out/bench/*/; do
 done
 # Every flavor's module and initramfs first (one tree: each module build
 # replaces the last one's .ko, so its initramfs is packed right after it),
-# then the boots, side by side as make check boots its guests: under TCG
-# with one thread (run-qemu.sh's default) a guest keeps one host core busy,
-# under KVM or multi-threaded TCG one per vCPU. BP_JOBS overrides how many
-# boot at once. Every ratio is within one boot, so a boot beside another
-# changes absolute times, not what the report compares.
+# then the boots, side by side as make check boots its guests (guest_jobs
+# in lib.sh: one per host core under single-threaded TCG; BP_JOBS). Every
+# ratio is within one boot, so a boot beside another changes absolute
+# times, not what the report compares.
 declare -A kdirs
 for f in $flavors; do
     kdirs[$f]=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
@@ -44,14 +43,7 @@ for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_
     [ -n "$val" ] && args="$args bp.bench_$v=${val// /,}"
 done
 smp=${BP_SMP:-2}
-if [ -n "${BP_JOBS:-}" ]; then
-    jobs=$BP_JOBS
-elif [ "${BP_ACCEL:-tcg}" = tcg ] && [ "${BP_TCG_THREAD:-single}" = single ]; then
-    jobs=$(nproc)
-else
-    jobs=$(( $(nproc) / smp ))
-fi
-[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+jobs=$(guest_jobs "$smp" "${BP_ACCEL:-tcg}")
 boot() {
     local f=$1 out=$BP_ROOT/out/bench/$1 t=$(date +%s)
     # A full boot ran 1554 s (bench) and 1828 s (distro) here on 2026-12-01,
@@ -63,18 +55,7 @@ boot() {
     log "bench ($f kernel): guest done in $(( $(date +%s) - t )) s"
 }
 log "bench: $(wc -w <<<"$flavors") boots, $jobs at a time: $flavors"
-running=0
-pids=()
-for f in $flavors; do
-    if [ "$running" -ge "$jobs" ]; then
-        wait -n "${pids[@]}" || true
-        running=$((running - 1))
-    fi
-    boot "$f" &
-    pids+=($!)
-    running=$((running + 1))
-done
-wait "${pids[@]}" || true
+run_at_most "$jobs" boot $flavors
 for f in $flavors; do
     out=$BP_ROOT/out/bench/$f
     logf=$out/console.log

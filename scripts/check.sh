@@ -63,14 +63,7 @@ for f in $flavors; do
     clients=$(KDIR="$kdir" "$BP_ROOT/scripts/build-clients.sh" CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver)
     BP_EXTRA_KO="$clients" "$BP_ROOT/scripts/build-initramfs.sh" "$BP_ROOT/out/initramfs-check-$f.cpio.gz" "$ko" "$kdir"
 done
-if [ -n "${BP_JOBS:-}" ]; then
-    jobs=$BP_JOBS
-elif [ "$accel" = tcg ] && [ "${BP_TCG_THREAD:-single}" = single ]; then
-    jobs=$(nproc)
-else
-    jobs=$(( $(nproc) / smp ))
-fi
-[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+jobs=$(guest_jobs "$smp" "$accel")
 # The longest guest first, so that the others fill the other cores beside it.
 # The debug flavors (any release) first, then the rest in the order given.
 order=
@@ -138,18 +131,7 @@ for f in $order; do
 done
 progress_monitor &
 monitor=$!
-running=0
-pids=()
-for f in $order; do
-    if [ "$running" -ge "$jobs" ]; then
-        wait -n "${pids[@]}" || true
-        running=$((running - 1))
-    fi
-    run_guest "$f" &
-    pids+=($!)
-    running=$((running + 1))
-done
-for p in "${pids[@]}"; do wait "$p" || true; done
+run_at_most "$jobs" run_guest $order
 kill "$monitor" 2>/dev/null || true
 wait "$monitor" 2>/dev/null || true
 [ -t 2 ] && echo >&2

@@ -109,3 +109,40 @@ kbuild_dir() {
     [ "$rc" -ne 1 ] || die "$what: build failed"
     [ "$rc" -ne 2 ] || die "$what: the build printed warnings (see above); treat them as errors"
 }
+
+# How many guests boot at once (make check's and make bench's): under TCG
+# with one thread (run-qemu.sh's default) a guest keeps one host core busy,
+# under KVM or multi-threaded TCG one per vCPU. BP_JOBS overrides.
+# Usage: guest_jobs SMP ACCEL
+guest_jobs() {
+    local smp=$1 accel=$2 jobs
+    if [ -n "${BP_JOBS:-}" ]; then
+        jobs=$BP_JOBS
+    elif [ "$accel" = tcg ] && [ "${BP_TCG_THREAD:-single}" = single ]; then
+        jobs=$(nproc)
+    else
+        jobs=$(( $(nproc) / smp ))
+    fi
+    [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+    echo "$jobs"
+}
+
+# Runs FUNC ITEM for each ITEM in the background, at most JOBS at once, in
+# the order given, and waits for them all (their status is not checked:
+# each writes its own result).
+# Usage: run_at_most JOBS FUNC ITEM...
+run_at_most() {
+    local jobs=$1 fn=$2 running=0 item p
+    local pids=()
+    shift 2
+    for item in "$@"; do
+        if [ "$running" -ge "$jobs" ]; then
+            wait -n "${pids[@]}" || true
+            running=$((running - 1))
+        fi
+        "$fn" "$item" &
+        pids+=($!)
+        running=$((running + 1))
+    done
+    for p in "${pids[@]}"; do wait "$p" || true; done
+}
