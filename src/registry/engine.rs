@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The engine: the registry behind its mutex, the module's ordered
+//! workqueue that teardown runs on, and the completion queue of API
+//! clients. It runs control writes (parse, validate, execute, roll back)
+//! and API calls, and answers the read-only files.
+//!
+//! A write is one batch: every line is parsed, then the whole batch is
+//! validated against a simulation of the registry, and only then executed,
+//! under the registry lock. If the kernel refuses something while
+//! executing, the sets this write created are unregistered again and its
+//! staging is dropped; the error names the line and the symbol. Teardown
+//! runs on the workqueue; `flush` and `unregister --sync` wait for it after
+//! the lock is released.
+
+use core::fmt::Write;
+use core::sync::atomic::{AtomicPtr, Ordering};
+
+use kernel::alloc::AllocError;
+use kernel::c_str;
+use kernel::new_mutex;
+use kernel::prelude::*;
+use kernel::sync::{Arc, Mutex};
+use kernel::workqueue::WorkItem;
+
+use super::{Registry, Staged};
+use crate::backend::OwnedTarget;
+use crate::bindings;
+use crate::command::{self, Command, CreateOptions};
+use crate::error::{BStr, Failed, Text};
+use crate::gate::Client;
+use crate::kvec;
+use crate::set::{Owner, Set};
+use crate::workqueue::OwnedQueue;
+
+/// What a read-only file shows.
+#[derive(Clone, Copy)]
+pub(crate) enum Show {
+    Sets,
+    Stats,
+    LastError,
+}
+
+/// The engine while the module is live (null before init and after exit).
+static ENGINE: AtomicPtr<Engine> = AtomicPtr::new(core::ptr::null_mut());
+
+/// Makes the API usable.
+///
+/// # Safety
+///
+/// `engine` stays alive and pinned until [`unpublish`] has returned.
+pub(crate) unsafe fn publish(engine: &Engine) {
+    ENGINE.store(core::ptr::from_ref(engine).cast_mut(), Ordering::Release);
+}
+
+/// Makes the API refuse calls (`ENODEV`). Called on unload, when no client
+/// module can be loaded any more (they depend on this module).
+pub(crate) fn unpublish() {
+    ENGINE.store(core::ptr::null_mut(), Ordering::Release);
+}
+
+/// Queues an API set's completion after its teardown (on the engine's
+/// completion queue; synchronously if the engine is gone, on unload).
+pub(crate) fn complete_later(set: Arc<Set>) {
+    match engine() {
+        Ok(e) => e.complete_later(set),
+        Err(_) => set.complete(),
+    }
+}
+
+/// The engine, while the API is usable ([`publish`] to [`unpublish`]).
+pub(crate) fn engine() -> Result<&'static Engine> {
+    let e = ENGINE.load(Ordering::Acquire);
+    // SAFETY: Published by `publish`, whose caller keeps it alive until
+    // `unpublish`; clients, the only callers, cannot outlive the module.
+    unsafe { e.as_ref() }.ok_or(ENODEV)
+}
+
+/// An API client's completion, on the completion queue.
+impl WorkItem<3> for Set {
+    type Pointer = Arc<Set>;
+
+    fn run(this: Arc<Set>) {
+        this.complete();
+    }
+}
+
+/// The physical disarm after a disable, off the writer's path.
+impl WorkItem<2> for Set {
+    type Pointer = Arc<Set>;
+
+    fn run(this: Arc<Set>) {
+        this.disarm();
+    }
+}
+
+/// A set's teardown, on the engine's ordered queue; an API set's
+/// completion follows on the completion queue.
+impl WorkItem for Set {
+    type Pointer = Arc<Set>;
+
+    fn run(this: Arc<Set>) {
+        if this.teardown() {
+            complete_later(this);
+        }
+    }
+}
+
+/// The registry, its lock, and the workqueue teardown runs on.
+#[pin_data]
+pub(crate) struct Engine {
+    #[pin]
+    registry: Mutex<Registry>,
+    queue: OwnedQueue,
+    /// API clients' completions (callback, then module reference): not on
+    /// `queue`, so that a callback may call the API (whose `enable` waits
+    /// on `queue` under the registry lock) without a deadlock.
+    done_queue: OwnedQueue,
+}
+
+impl Engine {
+    /// A new, empty engine with its own ordered workqueue.
+    pub(crate) fn new() -> Result<impl PinInit<Self, Error>> {
+        let queue = OwnedQueue::new_ordered(c_str!("batchprobe"))?;
+        let done_queue = OwnedQueue::new_ordered(c_str!("batchprobe_done"))?;
+        Ok(try_pin_init!(Engine {
+            registry <- new_mutex!(Registry::new(), "batchprobe::registry"),
+            queue,
+            done_queue,
+        }))
+    }
+
+    /// Runs one write of the control file; returns the bytes consumed.
+    pub(crate) fn write(&self, buf: &[u8]) -> Result<usize> {
+        // Sized by the input: up to BP_MAX_WRITE / 2 one-character lines,
+        // hence vmalloc-backed (a kmalloc of that size would warn).
+        let mut cmds = KVVec::new();
+        // Each command's line as written, for `last_error`.
+        let mut texts = KVVec::new();
+        for (line, text, parsed) in command::parse_batch_lines(buf) {
+            match parsed {
+                Ok(cmd) => {
+                    cmds.push((line, cmd), GFP_KERNEL)?;
+                    texts.push(text, GFP_KERNEL)?;
+                }
+                Err(e) => {
+                    let error = Error::from_errno(-e.errno());
+                    let f = Failed::new(error, format_args!("{}", e.as_str()));
+                    let column = command::parse_error_at(text).and_then(|(_, c)| c);
+                    self.registry
+                        .lock()
+                        .set_last_error(Some((line, text)), column, &f);
+                    return Err(error);
+                }
+            }
+        }
+        let text_of = |i: usize| texts.get(i).copied().unwrap_or(&[]);
+        let mut wait = false;
+        {
+            let mut reg = self.registry.lock();
+            if let Err((line, f)) = reg.validate(&cmds) {
+                let i = cmds.binary_search_by_key(&line, |c| c.0).unwrap_or(0);
+                reg.set_last_error(Some((line, text_of(i))), None, &f);
+                return Err(f.error);
+            }
+            // Every vector this write will push to, reserved before the first
+            // command runs: once sets are registered, running out of memory
+            // must not leave one registered but unknown to the rollback, or
+            // staging half kept.
+            let probes = cmds
+                .iter()
+                .filter(|(_, c)| matches!(c, Command::Probe(_)))
+                .count();
+            let creates = cmds
+                .iter()
+                .filter(|(_, c)| matches!(c, Command::Create { .. }))
+                .count();
+            let mut pending = KVVec::with_capacity(probes, GFP_KERNEL)?;
+            let mut created: KVVec<Arc<Set>> = KVVec::with_capacity(creates, GFP_KERNEL)?;
+            reg.staged.reserve(probes, GFP_KERNEL)?;
+            reg.sets.reserve(creates, GFP_KERNEL)?;
+            for (i, &(line, cmd)) in cmds.iter().enumerate() {
+                let text = text_of(i);
+                let res = self.execute(
+                    &mut reg,
+                    &mut pending,
+                    &mut created,
+                    &mut wait,
+                    cmd,
+                    (line, text),
+                );
+                if let Err(f) = res {
+                    // Undo this write's registrations and staging.
+                    for set in created.iter() {
+                        set.discard();
+                    }
+                    kvec::retain(&mut reg.sets, |s| {
+                        !created.iter().any(|c| Arc::ptr_eq(c, s))
+                    });
+                    for e in reg.staged.iter_mut() {
+                        e.consumed = 0;
+                    }
+                    reg.set_last_error(Some((line, text)), None, &f);
+                    return Err(f.error);
+                }
+            }
+            kvec::retain(&mut reg.staged, |e| e.consumed == 0);
+            for mut e in pending.into_iter().filter(|e| e.consumed == 0) {
+                e.earlier = true;
+                reg.staged.push(e, GFP_KERNEL)?;
+            }
+            reg.forget_freed_taken(&created);
+            reg.expire_freed();
+        }
+        if wait {
+            self.flush();
+        }
+        Ok(buf.len())
+    }
+
+    fn execute(
+        &self,
+        reg: &mut Registry,
+        pending: &mut KVVec<Staged>,
+        created: &mut KVVec<Arc<Set>>,
+        wait: &mut bool,
+        cmd: Command<'_>,
+        (line, text): (usize, &[u8]),
+    ) -> Result<(), Failed> {
+        let oom = |_: AllocError| Failed::oom();
+        let find = |reg: &Registry, name: &str| {
+            reg.find(name.as_bytes())
+                .cloned()
+                .ok_or_else(|| Failed::new(ENOENT, format_args!("no set {}", name)))
+        };
+        match cmd {
+            Command::Probe(spec) => reg
+                .stage(pending, spec, line, text)
+                .map_err(|_| Failed::oom()),
+            Command::Create { set: name, options } => {
+                let set = reg.create(pending, name, options)?;
+                created.push(set, GFP_KERNEL).map_err(oom)
+            }
+            Command::Enable(name) => find(reg, name)?.enable(reg.locked()),
+            Command::Disable(name) => {
+                let set = find(reg, name)?;
+                if set.disable(reg.locked())? {
+                    // Already queued (a quick disable, enable, disable)
+                    // is fine: that disarm will see the final state.
+                    let _ = self.queue.enqueue::<Arc<Set>, 2>(set);
+                }
+                Ok(())
+            }
+            Command::Unregister { set, sync } => {
+                let set = find(reg, set)?;
+                set.begin_unregister(reg.locked())?;
+                // Cannot be queued already: only this transition queues it.
+                let _ = self.queue.enqueue::<Arc<Set>, 0>(set.clone());
+                set.unregister_returned();
+                *wait |= sync;
+                Ok(())
+            }
+            Command::Retarget { set, mode } => find(reg, set)?.retarget(reg.locked(), mode),
+            Command::Unstage(name) => {
+                reg.take_staged(pending, name.as_bytes());
+                Ok(())
+            }
+            Command::Flush => {
+                *wait = true;
+                Ok(())
+            }
+        }
+    }
+
+    /// Creates a set for an API client ([`crate::api`]), named `name`
+    /// (`OWNER.NAME`): the targets in one batch, under the registry lock,
+    /// as a control-file `create` would. Errors are logged and shown in
+    /// `last_error`, naming the target.
+    pub(crate) fn create_api(
+        &self,
+        name: &[u8],
+        options: CreateOptions,
+        client: Client,
+        owner: Owner,
+        targets: &[OwnedTarget],
+    ) -> Result<Arc<Set>> {
+        let mut reg = self.registry.lock();
+        let res = reg.create_api(name, options, client, owner, targets);
+        match res {
+            Ok(set) => {
+                reg.expire_freed();
+                Ok(set)
+            }
+            Err(mut f) => {
+                let mut what = Text(KVec::new());
+                let _ = write!(what, "set {}: {}", BStr(name), BStr(&f.what));
+                f.what = what.0;
+                reg.set_last_error(None, None, &f);
+                Err(f.error)
+            }
+        }
+    }
+
+    /// Records an API call's invalid argument as `last_error` and in the
+    /// log, and gives back `error`.
+    pub(crate) fn api_error(&self, error: Error, what: &str) -> Error {
+        let f = Failed::new(error, format_args!("{}", what));
+        self.registry.lock().set_last_error(None, None, &f);
+        error
+    }
+
+    /// Enables an API set.
+    pub(crate) fn api_enable(&self, set: &Set) -> Result {
+        let reg = self.registry.lock();
+        set.enable(reg.locked()).map_err(|f| f.error)
+    }
+
+    /// Disables an API set; its disarm is queued as for `disable`.
+    pub(crate) fn api_disable(&self, set: &Set) -> Result {
+        let reg = self.registry.lock();
+        if set.disable(reg.locked()).map_err(|f| f.error)? {
+            // The registry holds a reference to every set it knows.
+            if let Some(arc) = reg.sets.iter().find(|s| core::ptr::eq(&***s, set)) {
+                let _ = self.queue.enqueue::<Arc<Set>, 2>(arc.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// Retires an API set; `done(arg)` is called when its teardown has
+    /// completed.
+    pub(crate) fn api_unregister(
+        &self,
+        set: &Set,
+        done: Option<unsafe extern "C" fn(*mut kernel::ffi::c_void)>,
+        arg: *mut kernel::ffi::c_void,
+    ) -> Result {
+        let reg = self.registry.lock();
+        let Some(arc) = reg.sets.iter().find(|s| core::ptr::eq(&***s, set)).cloned() else {
+            // Forgotten by the registry: long retired.
+            return Err(ENOENT);
+        };
+        set.begin_unregister(reg.locked()).map_err(|f| f.error)?;
+        if let Some(o) = set.owner() {
+            o.on_done(done, arg);
+        }
+        // Cannot be queued already: only this transition queues it.
+        let _ = self.queue.enqueue::<Arc<Set>, 0>(arc);
+        set.unregister_returned();
+        Ok(())
+    }
+
+    /// Waits for every queued teardown and disarm, and then for the API
+    /// completions they queued.
+    pub(crate) fn flush(&self) {
+        self.queue.flush();
+        self.done_queue.flush();
+    }
+
+    /// Queues an API set's completion ([`Set::complete`]).
+    pub(crate) fn complete_later(&self, set: Arc<Set>) {
+        // Only the one teardown queues it: it cannot be queued already.
+        let _ = self.done_queue.enqueue::<Arc<Set>, 3>(set);
+    }
+
+    /// `module` is going away (its init failed, or a forced unload): its
+    /// sets are retired, and their teardowns and completions waited for,
+    /// while its text is still there. (A normal unload cannot happen while
+    /// it has sets: each holds a reference on it.)
+    pub(crate) fn owner_going(&self, module: *mut bindings::module) {
+        let mut mine = 0;
+        {
+            let reg = self.registry.lock();
+            for set in reg
+                .sets
+                .iter()
+                .filter(|s| s.owner().is_some_and(|o| o.is(module)))
+            {
+                mine += 1;
+                if set.state().is_live() && set.begin_unregister(reg.locked()).is_ok() {
+                    let _ = self.queue.enqueue::<Arc<Set>, 0>(set.clone());
+                    set.unregister_returned();
+                }
+            }
+        }
+        if mine > 0 {
+            pr_warn!(
+                "a client module is going with {} set(s) not retired: retiring them\n",
+                mine
+            );
+            self.flush();
+        }
+        // Handles the module never put: nothing can put them once its
+        // memory is gone, so their references are dropped here (a client
+        // whose init failed with its set live, or that forgot a put).
+        // Up to every set the registry lists: vmalloc-backed.
+        let mut orphans = KVVec::new();
+        {
+            let reg = self.registry.lock();
+            for set in reg.sets.iter() {
+                if set
+                    .owner()
+                    .is_some_and(|o| o.made_by(module) && o.take_handle())
+                {
+                    // On failure the reference stays: a leak, never a
+                    // double put.
+                    let _ = orphans.push(set.clone(), GFP_KERNEL);
+                }
+            }
+        }
+        if !orphans.is_empty() {
+            pr_warn!(
+                "a client module went away holding {} set handle(s): put them\n",
+                orphans.len()
+            );
+        }
+        for set in orphans {
+            let raw = Arc::into_raw(set);
+            // SAFETY: `raw` holds the clone's reference, and the set holds
+            // the client's (its handle, which `take_handle` just handed
+            // over, once): two references, each given back once. Either
+            // drop may be the last: the registry lock was released above,
+            // and a concurrent control write's `expire_freed` or
+            // `forget_freed` may have dropped the registry's reference
+            // meanwhile. That is sound: every set this module made is
+            // `Freed` by now (its own sets were retired and flushed above,
+            // and a going module can make no new one: `try_module_get`
+            // fails), so dropping it frees only memory, and this runs in
+            // process context, where a set may be dropped.
+            unsafe {
+                drop(Arc::from_raw(raw));
+                drop(Arc::from_raw(raw));
+            }
+        }
+    }
+
+    /// Fills a read-only file.
+    pub(crate) fn show(&self, what: Show, w: &mut impl Write) -> core::fmt::Result {
+        let reg = self.registry.lock();
+        match what {
+            Show::Sets => {
+                for s in reg.sets.iter() {
+                    s.write_summary(w)?;
+                }
+                let staged = reg.staged.len();
+                if staged > 0 {
+                    writeln!(w, "# {} probe(s) staged, not created", staged)?;
+                }
+                Ok(())
+            }
+            Show::Stats => {
+                write!(
+                    w,
+                    "# clock={} direct_missed={} exit_inside={} exit_gone={} grace_periods",
+                    if crate::set::clock_is_tsc() {
+                        "tsc"
+                    } else {
+                        "ktime"
+                    },
+                    crate::direct::missed(),
+                    crate::exittasks::inside(),
+                    crate::exittasks::gone()
+                )?;
+                crate::gpcount::write_totals(w)?;
+                writeln!(w)?;
+                for s in reg.sets.iter() {
+                    s.write_stats(w)?;
+                }
+                Ok(())
+            }
+            Show::LastError => w.write_str(core::str::from_utf8(&reg.last_error).unwrap_or("")),
+        }
+    }
+
+    /// Retires every set, waits for all teardown, then for every RCU
+    /// callback queued by it (which runs module code).
+    ///
+    /// # Safety
+    ///
+    /// Unload, in process context: the control files are gone and the API
+    /// unpublished, so no write or API call runs or can start.
+    pub(crate) unsafe fn shutdown(&self) {
+        let sets = {
+            let mut reg = self.registry.lock();
+            kvec::clear(&mut reg.staged);
+            for set in reg.sets.iter() {
+                if set.state().is_live() && set.begin_unregister(reg.locked()).is_ok() {
+                    let _ = self.queue.enqueue::<Arc<Set>, 0>(set.clone());
+                    set.unregister_returned();
+                }
+            }
+            kvec::take(&mut reg.sets)
+        };
+        self.queue.flush();
+        self.done_queue.flush();
+        drop(sets);
+        // SAFETY: Every set above was retired and its teardown flushed, and
+        // no write or API call runs or can start (this function's contract).
+        unsafe { crate::direct::shutdown() };
+        crate::rcu::barrier();
+    }
+}
