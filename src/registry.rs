@@ -13,19 +13,19 @@ use kernel::prelude::*;
 use kernel::sync::Arc;
 
 use crate::backend::{OwnedTarget, Target as ProbeTarget};
-use crate::batchkeys;
-use crate::command::{self, glob_match, Command, CreateOptions, ProbeKind, Target};
+use crate::command::{self, glob_match, CreateOptions, ProbeKind, Target};
 use crate::error::{BStr, BlamedLine, Failed, LineRef, Text};
 use crate::errtext::{self, Origin, ProbeLine};
 use crate::gate::Client;
 use crate::kallsyms;
 use crate::kvec;
-use crate::lifecycle::{self, Op, SetState};
+use crate::lifecycle::SetState;
 use crate::locked::Locked;
 use crate::set::{Owner, Set};
 use crate::symname::glob_candidate;
 
 mod engine;
+mod validate;
 
 pub(crate) use engine::{engine, publish, unpublish, Engine, Show};
 
@@ -120,13 +120,6 @@ pub(crate) const MAX_SETS: usize = 4096;
 /// How many finished sets stay listed, with their final counts and timings,
 /// until the oldest is forgotten (or a new set takes its name).
 pub(crate) const FREED_KEPT: usize = 64;
-
-/// The simulated state of one set while a batch is validated.
-#[derive(Clone, Copy)]
-struct Sim {
-    state: Option<SetState>,
-    staged: usize,
-}
 
 impl Registry {
     /// Proof that the caller holds the lock (it has the registry).
@@ -230,158 +223,6 @@ impl Registry {
                 .iter()
                 .map_while(|i| set(i).filter(|s| s.name() == name)),
         )
-    }
-
-    /// The index in `cmds` of the first probe line whose name is staged
-    /// already (in the registry, or by an earlier line of this write).
-    /// Sorts instead of comparing every pair: O(n log n).
-    fn first_name_repeat(&self, cmds: &[(usize, Command<'_>)]) -> Result<Option<usize>> {
-        let mut keys = KVVec::new();
-        for e in self.staged.iter() {
-            if let Some(n) = &e.name {
-                keys.push((e.set.as_slice(), n.as_slice()), GFP_KERNEL)?;
-            }
-        }
-        let in_registry = keys.len();
-        let mut line_of = KVVec::new();
-        for (i, (_, cmd)) in cmds.iter().enumerate() {
-            if let Command::Probe(p) = cmd {
-                if let Some(n) = p.name {
-                    keys.push((p.set.as_bytes(), n.as_bytes()), GFP_KERNEL)?;
-                    line_of.push(i, GFP_KERNEL)?;
-                }
-            }
-        }
-        let mut order = KVVec::from_elem(0u32, keys.len(), GFP_KERNEL)?;
-        Ok(batchkeys::first_repeat(&keys, &mut order)
-            .and_then(|r| r.checked_sub(in_registry))
-            .and_then(|r| line_of.get(r).copied()))
-    }
-
-    /// Checks a whole batch against a simulation of the registry. Sorts
-    /// what it looks up (set names, probe names), so a write of n lines
-    /// costs O(n log n), and reschedules as it goes.
-    fn validate<'a>(&'a self, cmds: &[(usize, Command<'a>)]) -> Result<(), (usize, Failed)> {
-        let first = cmds.first().map_or(0, |c| c.0);
-        let oom = |line| (line, Failed::oom());
-        let repeat = self.first_name_repeat(cmds).map_err(|_| oom(first))?;
-        let by_name = self.sets_by_name().map_err(|_| oom(first))?;
-        let mut staged_sets =
-            KVVec::with_capacity(self.staged.len(), GFP_KERNEL).map_err(|_| oom(first))?;
-        for e in self.staged.iter() {
-            staged_sets
-                .push(e.set.as_slice(), GFP_KERNEL)
-                .map_err(|_| oom(first))?;
-        }
-        staged_sets.sort_unstable();
-        // One simulated set per distinct set name of the write.
-        let mut keys = KVVec::with_capacity(cmds.len(), GFP_KERNEL).map_err(|_| oom(first))?;
-        for (_, cmd) in cmds.iter() {
-            keys.push(cmd.set().unwrap_or("").as_bytes(), GFP_KERNEL)
-                .map_err(|_| oom(first))?;
-        }
-        let mut order = KVVec::from_elem(0u32, cmds.len(), GFP_KERNEL).map_err(|_| oom(first))?;
-        let mut ids = KVVec::from_elem(0u32, cmds.len(), GFP_KERNEL).map_err(|_| oom(first))?;
-        let groups = batchkeys::group(&keys, &mut order, &mut ids);
-        let mut sims: KVVec<Option<Sim>> =
-            KVVec::from_elem(None, groups, GFP_KERNEL).map_err(|_| oom(first))?;
-        let mut staged_total = self.staged.len();
-        let mut live = self.sets.iter().filter(|s| s.state().is_live()).count();
-        for (i, &(line, cmd)) in cmds.iter().enumerate() {
-            if i % 1024 == 1023 {
-                crate::sched::cond_resched();
-            }
-            let Some(set) = cmd.set() else { continue };
-            let name = set.as_bytes();
-            let Some(slot) = ids.get(i).and_then(|&id| sims.get_mut(id as usize)) else {
-                return Err(oom(line));
-            };
-            let sim = slot.get_or_insert_with(|| {
-                let from = staged_sets.partition_point(|s| *s < name);
-                let to = staged_sets.partition_point(|s| *s <= name);
-                Sim {
-                    state: self.find_in(&by_name, name).map(|s| s.state()),
-                    staged: to - from,
-                }
-            });
-            let fail = |e: Error, args: core::fmt::Arguments<'_>| Err((line, Failed::new(e, args)));
-            match cmd {
-                Command::Probe(spec) => {
-                    if sim.state.is_some_and(|s| s.is_live()) {
-                        return fail(
-                            EEXIST,
-                            format_args!("set {} exists: probes are added before create", set),
-                        );
-                    }
-                    if let (Some(name), true) = (spec.name, repeat == Some(i)) {
-                        return fail(
-                            EEXIST,
-                            format_args!("probe {}/{} is already staged", set, name),
-                        );
-                    }
-                    staged_total += 1;
-                    if staged_total > MAX_STAGED {
-                        return fail(
-                            ENOSPC,
-                            format_args!("more than {} probe lines staged", MAX_STAGED),
-                        );
-                    }
-                    sim.staged += 1;
-                }
-                Command::Create { .. } => {
-                    if sim.state.is_some_and(|s| s.is_live()) {
-                        return fail(EEXIST, format_args!("set {} already exists", set));
-                    }
-                    if sim.staged == 0 {
-                        return fail(ENOENT, format_args!("no probe staged for set {}", set));
-                    }
-                    live += 1;
-                    if live > MAX_SETS {
-                        return fail(ENOSPC, format_args!("more than {} live sets", MAX_SETS));
-                    }
-                    sim.state = Some(SetState::Registered);
-                    staged_total = staged_total.saturating_sub(sim.staged);
-                    sim.staged = 0;
-                }
-                Command::Enable(_)
-                | Command::Disable(_)
-                | Command::Unregister { .. }
-                | Command::Retarget { .. } => {
-                    let op = match cmd {
-                        Command::Enable(_) => Op::Enable,
-                        Command::Disable(_) => Op::Disable,
-                        Command::Retarget { .. } => Op::Retarget,
-                        _ => Op::Unregister,
-                    };
-                    let Some(state) = sim.state else {
-                        return fail(ENOENT, format_args!("no set {}", set));
-                    };
-                    match lifecycle::next(state, op) {
-                        Ok(to) => {
-                            if state.is_live() && to.is_some_and(|t| !t.is_live()) {
-                                live = live.saturating_sub(1);
-                            }
-                            sim.state = Some(to.unwrap_or(state));
-                        }
-                        Err(r) => {
-                            return fail(
-                                Error::from_errno(-r.errno()),
-                                format_args!("set {}: {}", set, r.as_str()),
-                            )
-                        }
-                    }
-                }
-                Command::Unstage(_) => {
-                    if sim.staged == 0 {
-                        return fail(ENOENT, format_args!("nothing staged for set {}", set));
-                    }
-                    staged_total = staged_total.saturating_sub(sim.staged);
-                    sim.staged = 0;
-                }
-                Command::Flush => {}
-            }
-        }
-        Ok(())
     }
 
     /// Takes every line staged for `name` (in the registry, or by an
