@@ -107,7 +107,7 @@ impl Prototypes {
         me.funcs = funcs;
         // One walk of the kernel's text symbols for the names it has twice.
         let mut hashes = KVVec::new();
-        kallsyms::for_each_text_symbol(|t| {
+        kallsyms::for_each_text_symbol(|t| -> Result<bool> {
             hashes.push(signature::name_hash(t.name.as_bytes()), GFP_KERNEL)?;
             Ok(true)
         })?;

@@ -125,8 +125,11 @@ pub(crate) struct TextSymbol<'a> {
 }
 
 /// Calls `f` for every core-kernel text symbol, in address order, until
-/// `f` returns `Ok(false)` or an error.
-pub(crate) fn for_each_text_symbol(mut f: impl FnMut(TextSymbol<'_>) -> Result<bool>) -> Result {
+/// `f` returns `Ok(false)` or an error, which is returned as it is (the
+/// walk's own errors, reading the symbol table, become an `E` too).
+pub(crate) fn for_each_text_symbol<E: From<Error>>(
+    mut f: impl FnMut(TextSymbol<'_>) -> Result<bool, E>,
+) -> Result<(), E> {
     let mut lookup = Lookup::new()?;
     let mut addr = text_start(&mut lookup)?;
     for step in 0..MAX_STEPS {

@@ -12,18 +12,16 @@
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
-use crate::backend::{OwnedTarget, Target as ProbeTarget};
-use crate::command::{self, glob_match, CreateOptions, ProbeKind, Target};
-use crate::error::{BStr, BlamedLine, Failed, LineRef, Text};
+use crate::backend::Target as ProbeTarget;
+use crate::command::{self, ProbeKind, Target};
+use crate::error::{BStr, Failed, LineRef, Text};
 use crate::errtext::{self, Origin, ProbeLine};
-use crate::gate::Client;
-use crate::kallsyms;
 use crate::kvec;
 use crate::lifecycle::SetState;
 use crate::locked::Locked;
-use crate::set::{Owner, Set};
-use crate::symname::glob_candidate;
+use crate::set::Set;
 
+mod create;
 mod engine;
 mod validate;
 
@@ -280,221 +278,6 @@ impl Registry {
         )?)
     }
 
-    /// Registers everything staged for `name` (older staging first):
-    /// explicitly named probes first, then every glob in one walk of the
-    /// kernel's text symbols.
-    fn create(
-        &mut self,
-        pending: &mut KVVec<Staged>,
-        name: &str,
-        options: CreateOptions,
-    ) -> Result<Arc<Set>, Failed> {
-        let name_b = name.as_bytes();
-        let gen = self.take_staged(pending, name_b);
-        let staged = &self.staged;
-        let mine =
-            || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
-        let locked = self.locked();
-        let set = Set::register(locked, name_b, options, None, None, |b| {
-            // Explicit lines the kernel resolves by name: int3 probes.
-            for e in mine().filter(|e| !e.glob && !e.walked_explicitly()) {
-                b.add(&e.target(&e.target, true, None))?;
-            }
-            // Globs and explicit lines that need addresses: one walk of the
-            // kernel's text symbols serves them all. Explicit lines before
-            // globs: a function named on its own line belongs to that line,
-            // whatever the staging order, and a glob that also matches it
-            // leaves it alone (direct calls).
-            // Explicit lines sorted by name (stable: staging order among
-            // equals), so that each symbol the walk meets finds them by
-            // binary search: thousands of explicit lines cost O(log n) per
-            // symbol, not O(n).
-            let mut explicit = KVVec::new();
-            for (seq, e) in mine().filter(|e| e.walked_explicitly()).enumerate() {
-                explicit
-                    .push((e, 0u32, seq), GFP_KERNEL)
-                    .map_err(|_| Failed::oom())?;
-            }
-            explicit.sort_unstable_by(|a, b| {
-                (a.0.target.as_slice(), a.2).cmp(&(b.0.target.as_slice(), b.2))
-            });
-            let mut globs = KVVec::new();
-            for e in mine().filter(|e| e.glob) {
-                globs
-                    .push((e, 0u32), GFP_KERNEL)
-                    .map_err(|_| Failed::oom())?;
-            }
-            if explicit.is_empty() && globs.is_empty() {
-                return Ok(());
-            }
-            let mut unmatched = explicit.len();
-            let mut failed = None;
-            let walk = kallsyms::for_each_text_symbol(|sym| {
-                let text = Some((sym.addr, sym.size));
-                let name = sym.name.as_bytes();
-                let from = explicit.partition_point(|(e, _, _)| e.target.as_slice() < name);
-                for (e, count, _) in explicit.get_mut(from..).unwrap_or(&mut []).iter_mut() {
-                    if e.target.as_slice() != name {
-                        break;
-                    }
-                    // An explicit line: its first match only.
-                    if *count > 0 {
-                        continue;
-                    }
-                    if let Err(f) = b.add(&e.target(&e.target, true, text)) {
-                        failed = Some(f);
-                        return Ok(false);
-                    }
-                    *count = 1;
-                    unmatched -= 1;
-                }
-                let mut open = unmatched > 0;
-                for (e, count) in globs.iter_mut() {
-                    if e.limit.is_some_and(|l| *count >= l) {
-                        continue;
-                    }
-                    open = true;
-                    let pattern = core::str::from_utf8(&e.target).unwrap_or("");
-                    let skipped = e.skip.as_deref().is_some_and(|s| {
-                        glob_match(core::str::from_utf8(s).unwrap_or(""), sym.name)
-                    });
-                    if !skipped
-                        && glob_candidate(sym.name, pattern)
-                        && glob_match(pattern, sym.name)
-                    {
-                        let added = b.add(&e.target(name, false, text));
-                        if added.map_err(|f| f.error)? {
-                            *count += 1;
-                        }
-                    }
-                }
-                Ok(open)
-            });
-            if let Some(f) = failed {
-                return Err(f);
-            }
-            walk.map_err(|e| Failed::new(e, format_args!("walking kernel symbols failed")))?;
-            // An explicit line on a name the walk never met (a module's
-            // symbol, or none): the kernel resolves it, or refuses it.
-            for (e, _, _) in explicit.iter().filter(|(_, c, _)| *c == 0) {
-                b.add(&e.target(&e.target, true, None))?;
-            }
-            Ok(())
-        })
-        .map_err(|mut f| {
-            Self::blame_symbol(mine(), &mut f);
-            f
-        })?;
-        // The finished set of this name stays listed until the whole write
-        // went through ([`Registry::forget_freed_taken`]).
-        if let Err(e) = self.sets.push(set.clone(), GFP_KERNEL) {
-            set.discard();
-            return Err(e.into());
-        }
-        Ok(set)
-    }
-
-    /// See [`Engine::create_api`].
-    fn create_api(
-        &mut self,
-        name: &[u8],
-        options: CreateOptions,
-        client: Client,
-        owner: Owner,
-        targets: &[OwnedTarget],
-    ) -> Result<Arc<Set>, Failed> {
-        if !owner.live() {
-            // The module notifier may have looked for its sets already
-            // (`may_own`): none may appear after.
-            return Err(Failed::new(
-                ENODEV,
-                format_args!("set {}: its module is going away", BStr(name)),
-            ));
-        }
-        if self.find(name).is_some_and(|s| s.state().is_live()) {
-            return Err(Failed::new(
-                EEXIST,
-                format_args!("set {} already exists", BStr(name)),
-            ));
-        }
-        if self.sets.iter().filter(|s| s.state().is_live()).count() >= MAX_SETS {
-            return Err(Failed::new(
-                ENOSPC,
-                format_args!("more than {} live sets", MAX_SETS),
-            ));
-        }
-        self.sets.reserve(1, GFP_KERNEL)?;
-        // Direct targets by symbol need their address: one walk of the
-        // kernel's text symbols finds them all, through their names sorted.
-        let mut by_name = KVVec::new();
-        for (i, t) in targets.iter().enumerate() {
-            if t.kind == ProbeKind::Direct && t.text.is_none() {
-                by_name.push(i, GFP_KERNEL)?;
-            }
-        }
-        let sym = |i: &usize| targets.get(*i).map_or(&[][..], |t| t.symbol.as_slice());
-        by_name.sort_unstable_by(|a, b| sym(a).cmp(sym(b)));
-        let locked = self.locked();
-        let set = Set::register(locked, name, options, Some(client), Some(owner), |b| {
-            for t in targets
-                .iter()
-                .filter(|t| t.kind != ProbeKind::Direct || t.text.is_some())
-            {
-                b.add(&t.target(t.text, t.addr))?;
-            }
-            if by_name.is_empty() {
-                return Ok(());
-            }
-            // The first symbol of each name, as a control-file `d:` line.
-            let mut found = KVVec::from_elem(false, by_name.len(), GFP_KERNEL)?;
-            let mut left = by_name.len();
-            let mut failed = None;
-            let walk = kallsyms::for_each_text_symbol(|s| {
-                let name = s.name.as_bytes();
-                let from = by_name.partition_point(|i| sym(i) < name);
-                for k in from..by_name.len() {
-                    let Some(&i) = by_name.get(k) else { break };
-                    if sym(&i) != name {
-                        break;
-                    }
-                    let Some(f) = found.get_mut(k).filter(|f| !**f) else {
-                        continue;
-                    };
-                    *f = true;
-                    left -= 1;
-                    let Some(t) = targets.get(i) else { continue };
-                    if let Err(e) = b.add(&t.target(Some((s.addr, s.size)), 0)) {
-                        failed = Some(e);
-                        return Ok(false);
-                    }
-                }
-                Ok(left > 0)
-            });
-            if let Some(f) = failed {
-                return Err(f);
-            }
-            walk.map_err(|e| Failed::new(e, format_args!("walking kernel symbols failed")))?;
-            // A name the walk never met: refused, naming it.
-            for (k, &i) in by_name.iter().enumerate() {
-                if !found.get(k).copied().unwrap_or(true) {
-                    if let Some(t) = targets.get(i) {
-                        b.add(&t.target(None, 0))?;
-                    }
-                }
-            }
-            Ok(())
-        })?;
-        // Reserved above: does not fail.
-        if let Err(e) = self.sets.push(set.clone(), GFP_KERNEL) {
-            set.discard();
-            return Err(e.into());
-        }
-        // Only once nothing can fail any more: a failed create keeps the
-        // finished set of its name listed.
-        self.forget_freed(name);
-        Ok(set)
-    }
-
     /// Records `f` as `last_error` and in the log. `at`: the control
     /// line being executed and its text (`None`: an API call); `column`:
     /// where in that line a parse error is.
@@ -522,54 +305,6 @@ impl Registry {
         let first = self.last_error.split(|&b| b == b'\n').next().unwrap_or(&[]);
         let prefix = if at.is_some() { "control: " } else { "" };
         pr_info!("{}{}\n", prefix, BStr(first).as_str());
-    }
-
-    /// Blames a failure that names a symbol but no line (a direct call
-    /// refused at attach) on the line of this `create` that named it: an
-    /// explicit line first, else a glob that matches it.
-    fn blame_symbol<'a>(lines: impl Iterator<Item = &'a Staged> + Clone, f: &mut Failed) {
-        if f.line.is_some() || f.symbol.is_empty() {
-            return;
-        }
-        let sym = core::str::from_utf8(&f.symbol).unwrap_or("");
-        let matches = |e: &Staged| {
-            let pattern = core::str::from_utf8(&e.target).unwrap_or("");
-            let skipped = e
-                .skip
-                .as_deref()
-                .is_some_and(|s| glob_match(core::str::from_utf8(s).unwrap_or(""), sym));
-            if e.glob {
-                !skipped && glob_match(pattern, sym)
-            } else {
-                pattern == sym
-            }
-        };
-        // Only direct calls attach at create.
-        let direct = |e: &&Staged| e.kind == ProbeKind::Direct;
-        let found = lines
-            .clone()
-            .filter(direct)
-            .find(|e| !e.glob && matches(e))
-            .or_else(|| lines.clone().filter(direct).find(|e| matches(e)))
-            .or_else(|| lines.clone().find(|e| matches(e)));
-        if let Some(e) = found {
-            f.line = Some(BlamedLine::of(&e.line_ref()));
-            // "direct SYM: attach failed: ...": a line of its own already
-            // names SYM (a glob's does not).
-            if !e.glob {
-                let rest = f
-                    .what
-                    .strip_prefix(&b"direct "[..])
-                    .and_then(|r| r.strip_prefix(&f.symbol[..]))
-                    .and_then(|r| r.strip_prefix(&b": "[..]));
-                if let Some(rest) = rest {
-                    let mut what = KVec::new();
-                    if what.extend_from_slice(rest, GFP_KERNEL).is_ok() {
-                        f.what = what;
-                    }
-                }
-            }
-        }
     }
 }
 

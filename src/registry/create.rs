@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Making a set: one pipeline for a control write's `create` (the lines
+//! staged for the set) and an API client's targets.
+//!
+//! Targets the kernel resolves by name go straight to the set builder.
+//! Those that need their address (direct calls, what an fprobe may serve,
+//! and every glob) are found in one walk of the kernel's text symbols:
+//! explicit names are sorted, so that each symbol the walk meets finds
+//! them by binary search (thousands of names cost O(log n) per symbol, not
+//! O(n)); each takes the first symbol of its name; a name the walk never
+//! meets goes to the builder without an address, to be resolved or refused
+//! by the kernel, naming it. The set is kept in the registry only once it
+//! is made; if it cannot be, it is discarded again.
+
+use kernel::prelude::*;
+use kernel::sync::Arc;
+
+use super::{Registry, Staged, MAX_SETS};
+use crate::backend::OwnedTarget;
+use crate::command::{glob_match, CreateOptions, ProbeKind};
+use crate::error::{BStr, BlamedLine, Failed};
+use crate::gate::Client;
+use crate::kallsyms::{self, TextSymbol};
+use crate::set::{Builder, Owner, Set};
+use crate::symname::glob_candidate;
+
+/// Explicit names a walk of the kernel's text symbols resolves, sorted by
+/// name (stable: the given order among equals). Each takes the first
+/// symbol of its name.
+struct ByName<'a, T> {
+    items: KVVec<(&'a T, bool)>,
+    key: fn(&T) -> &[u8],
+    /// Items not met yet.
+    left: usize,
+}
+
+impl<'a, T> ByName<'a, T> {
+    fn new(items: impl Iterator<Item = &'a T>, key: fn(&T) -> &[u8]) -> Result<Self, Failed> {
+        let mut v = KVVec::new();
+        for (seq, t) in items.enumerate() {
+            v.push((t, seq), GFP_KERNEL)?;
+        }
+        v.sort_unstable_by(|a, b| (key(a.0), a.1).cmp(&(key(b.0), b.1)));
+        let mut sorted = KVVec::with_capacity(v.len(), GFP_KERNEL)?;
+        for (t, _) in v.iter() {
+            sorted.push((*t, false), GFP_KERNEL)?;
+        }
+        let left = sorted.len();
+        Ok(Self {
+            items: sorted,
+            key,
+            left,
+        })
+    }
+
+    /// Hands `add` every item named `name` that no symbol took yet.
+    fn meet(
+        &mut self,
+        name: &[u8],
+        mut add: impl FnMut(&'a T) -> Result<(), Failed>,
+    ) -> Result<(), Failed> {
+        let key = self.key;
+        let from = self.items.partition_point(|(t, _)| key(t) < name);
+        for (t, met) in self.items.get_mut(from..).unwrap_or(&mut []).iter_mut() {
+            if key(t) != name {
+                break;
+            }
+            if !*met {
+                *met = true;
+                self.left -= 1;
+                add(t)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The items no symbol took.
+    fn unmet(&self) -> impl Iterator<Item = &'a T> + '_ {
+        self.items.iter().filter(|(_, met)| !met).map(|(t, _)| *t)
+    }
+}
+
+/// Resolves `names` (and, through `globs`, whatever else needs the walk)
+/// in one walk of the kernel's text symbols, handing each to `add` with
+/// its symbol's address and size; then hands `add` the names the walk
+/// never met, with no address. `globs` is called for every symbol while it
+/// says some glob still takes more; `any_glob`: whether there is one.
+fn resolve<'a, T>(
+    b: &mut Builder<'_>,
+    names: &mut ByName<'a, T>,
+    any_glob: bool,
+    mut globs: impl FnMut(&mut Builder<'_>, &TextSymbol<'_>) -> Result<bool, Failed>,
+    add: impl Fn(&mut Builder<'_>, &'a T, Option<(usize, usize)>) -> Result<(), Failed>,
+) -> Result<(), Failed> {
+    if names.left == 0 && !any_glob {
+        return Ok(());
+    }
+    let mut globs_open = any_glob;
+    kallsyms::for_each_text_symbol(|sym| -> Result<bool, Failed> {
+        let text = Some((sym.addr, sym.size));
+        names.meet(sym.name.as_bytes(), |t| add(b, t, text))?;
+        if globs_open {
+            globs_open = globs(b, &sym)?;
+        }
+        Ok(names.left > 0 || globs_open)
+    })?;
+    for t in names.unmet() {
+        add(b, t, None)?;
+    }
+    Ok(())
+}
+
+impl Registry {
+    /// Registers everything staged for `name` (older staging first):
+    /// explicitly named probes first, then every glob in one walk of the
+    /// kernel's text symbols.
+    pub(super) fn create(
+        &mut self,
+        pending: &mut KVVec<Staged>,
+        name: &str,
+        options: CreateOptions,
+    ) -> Result<Arc<Set>, Failed> {
+        let name_b = name.as_bytes();
+        let gen = self.take_staged(pending, name_b);
+        let staged = &self.staged;
+        let mine =
+            || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
+        let locked = self.locked();
+        let set = Set::register(locked, name_b, options, None, None, |b| {
+            // Explicit lines the kernel resolves by name: int3 probes.
+            for e in mine().filter(|e| !e.glob && !e.walked_explicitly()) {
+                b.add(&e.target(&e.target, true, None))?;
+            }
+            // Globs and explicit lines that need addresses: one walk. A
+            // function named on its own line belongs to that line, whatever
+            // the staging order, and a glob that also matches it leaves it
+            // alone (direct calls): the walk meets explicit lines first.
+            let mut explicit = ByName::new(mine().filter(|e| e.walked_explicitly()), |e| {
+                e.target.as_slice()
+            })?;
+            let mut globs = KVVec::new();
+            for e in mine().filter(|e| e.glob) {
+                globs.push((e, 0u32), GFP_KERNEL)?;
+            }
+            let any_glob = !globs.is_empty();
+            resolve(
+                b,
+                &mut explicit,
+                any_glob,
+                |b, sym| glob_matches(b, &mut globs, sym),
+                |b, e, text| b.add(&e.target(&e.target, true, text)).map(|_| ()),
+            )
+        })
+        .map_err(|mut f| {
+            Self::blame_symbol(mine(), &mut f);
+            f
+        })?;
+        // The finished set of this name stays listed until the whole write
+        // went through ([`Registry::forget_freed_taken`]).
+        self.keep(set)
+    }
+
+    /// See [`super::Engine::create_api`].
+    pub(super) fn create_api(
+        &mut self,
+        name: &[u8],
+        options: CreateOptions,
+        client: Client,
+        owner: Owner,
+        targets: &[OwnedTarget],
+    ) -> Result<Arc<Set>, Failed> {
+        self.may_create_api(name, &owner)?;
+        self.sets.reserve(1, GFP_KERNEL)?;
+        let locked = self.locked();
+        let set = Set::register(locked, name, options, Some(client), Some(owner), |b| {
+            let by_symbol = |t: &&OwnedTarget| t.kind == ProbeKind::Direct && t.text.is_none();
+            for t in targets.iter().filter(|t| !by_symbol(t)) {
+                b.add(&t.target(t.text, t.addr))?;
+            }
+            // Direct targets by symbol need their address, as a
+            // control-file `d:` line: the first symbol of each name.
+            let mut names = ByName::new(targets.iter().filter(by_symbol), |t| t.symbol.as_slice())?;
+            resolve(
+                b,
+                &mut names,
+                false,
+                |_, _| Ok(false),
+                |b, t, text| b.add(&t.target(text, 0)).map(|_| ()),
+            )
+        })?;
+        let set = self.keep(set)?;
+        // Only once nothing can fail any more: a failed create keeps the
+        // finished set of its name listed.
+        self.forget_freed(name);
+        Ok(set)
+    }
+
+    /// Whether an API client's module may create a set called `name` now.
+    fn may_create_api(&self, name: &[u8], owner: &Owner) -> Result<(), Failed> {
+        if !owner.live() {
+            // The module notifier may have looked for its sets already
+            // (`may_own`): none may appear after.
+            return Err(Failed::new(
+                ENODEV,
+                format_args!("set {}: its module is going away", BStr(name)),
+            ));
+        }
+        if self.find(name).is_some_and(|s| s.state().is_live()) {
+            return Err(Failed::new(
+                EEXIST,
+                format_args!("set {} already exists", BStr(name)),
+            ));
+        }
+        if self.sets.iter().filter(|s| s.state().is_live()).count() >= MAX_SETS {
+            return Err(Failed::new(
+                ENOSPC,
+                format_args!("more than {} live sets", MAX_SETS),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Lists a set just made; if that fails, it is discarded again.
+    fn keep(&mut self, set: Arc<Set>) -> Result<Arc<Set>, Failed> {
+        if let Err(e) = self.sets.push(set.clone(), GFP_KERNEL) {
+            set.discard();
+            return Err(e.into());
+        }
+        Ok(set)
+    }
+
+    /// Blames a failure that names a symbol but no line (a direct call
+    /// refused at attach) on the line of this `create` that named it: an
+    /// explicit line first, else a glob that matches it.
+    fn blame_symbol<'a>(lines: impl Iterator<Item = &'a Staged> + Clone, f: &mut Failed) {
+        if f.line.is_some() || f.symbol.is_empty() {
+            return;
+        }
+        let sym = core::str::from_utf8(&f.symbol).unwrap_or("");
+        let matches = |e: &Staged| {
+            let pattern = core::str::from_utf8(&e.target).unwrap_or("");
+            let skipped = e
+                .skip
+                .as_deref()
+                .is_some_and(|s| glob_match(core::str::from_utf8(s).unwrap_or(""), sym));
+            if e.glob {
+                !skipped && glob_match(pattern, sym)
+            } else {
+                pattern == sym
+            }
+        };
+        // Only direct calls attach at create.
+        let direct = |e: &&Staged| e.kind == ProbeKind::Direct;
+        let found = lines
+            .clone()
+            .filter(direct)
+            .find(|e| !e.glob && matches(e))
+            .or_else(|| lines.clone().filter(direct).find(|e| matches(e)))
+            .or_else(|| lines.clone().find(|e| matches(e)));
+        if let Some(e) = found {
+            f.line = Some(BlamedLine::of(&e.line_ref()));
+            // "direct SYM: attach failed: ...": a line of its own already
+            // names SYM (a glob's does not).
+            if !e.glob {
+                let rest = f
+                    .what
+                    .strip_prefix(&b"direct "[..])
+                    .and_then(|r| r.strip_prefix(&f.symbol[..]))
+                    .and_then(|r| r.strip_prefix(&b": "[..]));
+                if let Some(rest) = rest {
+                    let mut what = KVec::new();
+                    if what.extend_from_slice(rest, GFP_KERNEL).is_ok() {
+                        f.what = what;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Offers `sym` to every glob that still takes more (`limit`), counting
+/// what each took; returns whether any still does.
+fn glob_matches(
+    b: &mut Builder<'_>,
+    globs: &mut [(&Staged, u32)],
+    sym: &TextSymbol<'_>,
+) -> Result<bool, Failed> {
+    let name = sym.name.as_bytes();
+    let text = Some((sym.addr, sym.size));
+    let mut open = false;
+    for (e, count) in globs.iter_mut() {
+        if e.limit.is_some_and(|l| *count >= l) {
+            continue;
+        }
+        open = true;
+        let pattern = core::str::from_utf8(&e.target).unwrap_or("");
+        let skipped = e
+            .skip
+            .as_deref()
+            .is_some_and(|s| glob_match(core::str::from_utf8(s).unwrap_or(""), sym.name));
+        if !skipped && glob_candidate(sym.name, pattern) && glob_match(pattern, sym.name) {
+            if b.add(&e.target(name, false, text))? {
+                *count += 1;
+            }
+        }
+    }
+    Ok(open)
+}
