@@ -199,13 +199,13 @@ const REVIEWED: &[Reviewed] = &[
          (<= command::MAX_LINE bytes; the staged lines themselves are a KVVec)",
     ),
     r(
-        "src/registry.rs",
+        "src/registry/create.rs",
         "let mut what = KVec::new();",
         1,
         "the tail of an error sentence, with the symbol cut off its front",
     ),
     r(
-        "src/registry.rs",
+        "src/registry/engine.rs",
         "let mut what = Text(KVec::new());",
         1,
         "\"set NAME: \" and one error sentence (NAME <= BATCHPROBE_MAX_NAME)",
