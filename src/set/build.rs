@@ -240,6 +240,23 @@ impl ReturnPools {
             cap,
         }
     }
+
+    /// The error of an explicit target on `backend` whose pool, `cost`
+    /// bytes, would take set `set` past the cap.
+    fn too_big(&self, backend: &str, t: &Target<'_>, set: &[u8], cost: usize) -> Failed {
+        Failed::new(
+            ENOSPC,
+            format_args!(
+                "{} {}: set {}'s return-instance pools would take {} bytes on {} possible CPUs, past the cap of {} bytes (max_return_pool_kib)",
+                backend,
+                BStr(t.symbol),
+                BStr(set),
+                self.bytes.saturating_add(cost),
+                self.machine.cpus,
+                self.cap
+            ),
+        )
+    }
 }
 
 /// How many refused glob members a set remembers by name.
@@ -289,6 +306,48 @@ impl Builder<'_> {
     /// refusal fails the set when `t` is explicit (the error names it),
     /// else it is recorded as skipped and `Ok(false)` returned.
     pub(crate) fn add(&mut self, t: &Target<'_>) -> Result<bool, Failed> {
+        if !self.reserve_instances(t)? {
+            return Ok(false);
+        }
+        let ctx = self.ctx;
+        let Probes {
+            backends, skipped, ..
+        } = &mut *self.probes;
+        let Some(b) = Backends::route(backends, &ctx, t) else {
+            return refused(
+                skipped,
+                "probe",
+                t,
+                EINVAL.to_errno(),
+                "no backend serves this kind of probe",
+            );
+        };
+        // What its return-instance pool would add (most probes: nothing).
+        let cost = b.return_pool_cost(t, self.pools.machine);
+        if !retpool::fits(self.pools.bytes, cost, self.pools.cap) {
+            if t.explicit {
+                return Err(self.pools.too_big(b.name(), t, self.name, cost));
+            }
+            skipped.add(t.symbol, ENOSPC.to_errno());
+            return Ok(false);
+        }
+        match b.add(&ctx, t)? {
+            Added::Yes => {
+                self.pools.bytes = self.pools.bytes.saturating_add(cost);
+                Ok(true)
+            }
+            Added::Already => Ok(false),
+            Added::Refused(errno, what) => {
+                let name = b.name();
+                refused(skipped, name, t, errno, what)
+            }
+        }
+    }
+
+    /// Counts `t`'s return instances (`maxactive`) against
+    /// [`MAX_KRETPROBE_INSTANCES`]. Past it, an explicit target fails the
+    /// set and a glob member is skipped (`Ok(false)`).
+    fn reserve_instances(&mut self, t: &Target<'_>) -> Result<bool, Failed> {
         if let ProbeKind::Kretprobe { maxactive } = t.kind {
             let max = maxactive.unwrap_or(0) as usize;
             if self.instances + max > MAX_KRETPROBE_INSTANCES {
@@ -309,51 +368,7 @@ impl Builder<'_> {
             }
             self.instances += max;
         }
-        let ctx = self.ctx;
-        let Probes {
-            backends, skipped, ..
-        } = &mut *self.probes;
-        let Some(b) = Backends::route(backends, &ctx, t) else {
-            return refused(
-                skipped,
-                "probe",
-                t,
-                EINVAL.to_errno(),
-                "no backend serves this kind of probe",
-            );
-        };
-        // What its return-instance pool would add (most probes: nothing).
-        let cost = b.return_pool_cost(t, self.pools.machine);
-        if !retpool::fits(self.pools.bytes, cost, self.pools.cap) {
-            if t.explicit {
-                let p = &self.pools;
-                return Err(Failed::new(
-                    ENOSPC,
-                    format_args!(
-                        "{} {}: set {}'s return-instance pools would take {} bytes on {} possible CPUs, past the cap of {} bytes (max_return_pool_kib)",
-                        b.name(),
-                        BStr(t.symbol),
-                        BStr(self.name),
-                        p.bytes.saturating_add(cost),
-                        p.machine.cpus,
-                        p.cap
-                    ),
-                ));
-            }
-            skipped.add(t.symbol, ENOSPC.to_errno());
-            return Ok(false);
-        }
-        match b.add(&ctx, t)? {
-            Added::Yes => {
-                self.pools.bytes = self.pools.bytes.saturating_add(cost);
-                Ok(true)
-            }
-            Added::Already => Ok(false),
-            Added::Refused(errno, what) => {
-                let name = b.name();
-                refused(skipped, name, t, errno, what)
-            }
-        }
+        Ok(true)
     }
 }
 
