@@ -12,7 +12,9 @@
 //!
 //! Enabling an enabled set or disabling a disabled (or never enabled) one is
 //! a no-op, as in tracefs. Everything but the teardown itself is refused once
-//! a set is retiring. No kernel types here: `tests/` compiles this file too.
+//! a set is retiring. Every state the module writes comes from [`next`] (or
+//! [`retire_now`], which is built on it). No kernel types here: `tests/`
+//! compiles this file too.
 
 use crate::errno::{EALREADY, EBUSY, EINVAL, ENOENT};
 
@@ -130,5 +132,16 @@ pub fn next(state: SetState, op: Op) -> Result<Option<SetState>, Refusal> {
         (Registered | Disabled, Op::Enable) => Ok(Some(Enabled)),
         (Enabled, Op::Disable) => Ok(Some(Disabled)),
         (Registered | Disabled, Op::Disable) => Ok(None),
+    }
+}
+
+/// The state before a set is retired here and now, without the workqueue (a
+/// rollback, or the drop safety net): as [`Op::Unregister`], except that a
+/// set already retiring stays so (`Ok(None)`): its teardown has not run yet,
+/// and runs now.
+pub fn retire_now(state: SetState) -> Result<Option<SetState>, Refusal> {
+    match next(state, Op::Unregister) {
+        Err(Refusal::AlreadyRetiring) => Ok(None),
+        r => r,
     }
 }

@@ -10,20 +10,17 @@
 
 use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
-use kernel::alloc::AllocError;
 use kernel::prelude::*;
-use kernel::sync::{Arc, UniqueArc};
-use kernel::workqueue::{impl_has_work, new_work, Work};
+use kernel::workqueue::{impl_has_work, Work};
 
-use crate::backend::Ctx;
 use crate::bindings;
 use crate::command::{CreateOptions, DirectMode};
 use crate::error::{BStr, Failed};
-use crate::gate::{Client, Gate};
+use crate::gate::Gate;
 use crate::gpcount::{self, PhaseGps};
 use crate::lifecycle::{self, Op, SetState};
 use crate::locked::Locked;
-use crate::rcu::{self, RcuBox, RcuOption};
+use crate::rcu::{self, RcuOption};
 
 mod backends;
 mod build;
@@ -32,7 +29,6 @@ mod report;
 
 use backends::Backends;
 
-pub(crate) use build::Builder;
 pub(crate) use owner::{may_own, Owner};
 
 /// Monotonic nanoseconds, read on a path that no probe can hit (see
@@ -137,10 +133,7 @@ impl PinnedDrop for Set {
                 BStr(&self.name).as_str(),
                 self.state().as_str()
             );
-            self.set_state(SetState::Retiring);
-            if self.teardown() {
-                self.complete();
-            }
+            self.retire_now();
         }
     }
 }
@@ -152,123 +145,6 @@ impl_has_work! {
 }
 
 impl Set {
-    /// Registers a new set named `name`, whose probes `build` adds through
-    /// a [`Builder`] (each routed to its backend, registered disarmed, no
-    /// grace period), then attaches what attaches at create (direct calls:
-    /// one patching pass). All or nothing: if anything fails, every probe
-    /// is unregistered again (one batch per backend) and the error
-    /// returned.
-    ///
-    /// `client` is an API client's handler (see [`crate::gate`]); `owner`
-    /// its module and bookkeeping (dropped on failure, which puts the
-    /// module reference).
-    pub(crate) fn register(
-        locked: Locked<'_>,
-        name: &[u8],
-        options: CreateOptions,
-        client: Option<Client>,
-        owner: Option<Owner>,
-        build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
-    ) -> Result<Arc<Set>, Failed> {
-        let t0 = now_ns();
-        let gp0 = gpcount::snapshot();
-        let oom = |_: AllocError| Failed::oom();
-        // Allocate the set first: once a probe is registered, nothing may
-        // fail but registration itself, whose failure is undone below.
-        let uninit = UniqueArc::<Set>::new_uninit(GFP_KERNEL).map_err(oom)?;
-        let mut owned_name = KVec::new();
-        owned_name
-            .extend_from_slice(name, GFP_KERNEL)
-            .map_err(oom)?;
-        let mut tally = KVec::new();
-        let probes = Probes {
-            gate: Gate::new(client),
-            backends: Backends::new(&options),
-            skipped: build::Skipped::new(),
-        };
-        // The handlers find the gate and the slots in this box, which
-        // never moves: build in place.
-        let mut probes = RcuBox::new(probes, GFP_KERNEL).map_err(|_| oom(AllocError))?;
-        let p = probes.get_mut();
-        let ctx = Ctx {
-            gate: core::ptr::addr_of!(p.gate),
-            options,
-            locked,
-        };
-        let mut builder = Builder {
-            ctx,
-            name,
-            instances: 0,
-            pools: build::ReturnPools::new(),
-            probes: &mut *p,
-        };
-        let res = build(&mut builder);
-        let return_pool = builder.pools.bytes;
-        let res = res.and_then(|()| {
-            if p.backends.is_empty() {
-                return Err(Failed::new(
-                    ENOENT,
-                    format_args!("no probe of set {} could be registered", BStr(name)),
-                ));
-            }
-            Ok(())
-        });
-        // Last: what attaches at create, one batch per backend.
-        let t = now_ns();
-        let res = res.and_then(|()| {
-            let Probes {
-                backends, skipped, ..
-            } = &mut *p;
-            for b in backends.all_mut() {
-                b.attach(&mut |sym, errno| skipped.add(sym, errno))?;
-            }
-            Ok(())
-        });
-        let attach_ns = now_ns() - t;
-        let res = res.and_then(|()| {
-            let mut pushed = Ok(());
-            for b in p.backends.all() {
-                b.tally(&mut |field, n| {
-                    pushed = pushed.and(tally.push((field, n), GFP_KERNEL));
-                });
-            }
-            pushed.map_err(oom)
-        });
-        if let Err(e) = res {
-            let _fast = rcu::expedite();
-            for b in p.backends.all() {
-                b.retire(false);
-            }
-            return Err(e);
-        }
-        let timings = Timings::default();
-        timings.register.store(now_ns() - t0, Ordering::Relaxed);
-        timings.gp_register.record(gp0);
-        timings.attach.store(attach_ns, Ordering::Relaxed);
-        let nskipped = p.skipped.total;
-        // INVARIANT: every probe the builder added is registered.
-        let init = pin_init!(Set {
-            name: owned_name,
-            options,
-            state: AtomicU8::new(SetState::Registered as u8),
-            tally,
-            nskipped,
-            return_pool,
-            owner,
-            probes: RcuOption::new(probes),
-            final_counts: (AtomicU64::new(0), AtomicU64::new(0)),
-            timings,
-            work <- new_work!("Set::work"),
-            disarm_work <- new_work!("Set::disarm_work"),
-            done_work <- new_work!("Set::done_work"),
-        });
-        // Cannot fail: the memory is allocated and the initialiser is infallible.
-        match uninit.pin_init_with(init) {
-            Ok(set) => Ok(set.into()),
-            Err(never) => match never {},
-        }
-    }
-
     /// The set's name.
     pub(crate) fn name(&self) -> &[u8] {
         &self.name
@@ -471,38 +347,74 @@ impl Set {
     /// `detach`). Runs on the module workqueue, once. Returns whether an
     /// API client's completion is due ([`Set::complete`]).
     pub(crate) fn teardown(&self) -> bool {
-        if self.state() != SetState::Retiring {
+        // It runs only where its end is legal, on a retiring set: once,
+        // since it leaves the set freed.
+        let Ok(Some(done)) = lifecycle::next(self.state(), Op::TeardownDone) else {
             return false;
-        }
+        };
         let t0 = now_ns();
         let gp0 = gpcount::snapshot();
+        // SAFETY: Only this function takes the probes, and it runs once.
+        let detached = match unsafe { self.probes.get_unguarded() } {
+            Some(p) => self.retire_probes(p),
+            None => true,
+        };
+        self.release_probes(detached);
+        let now = now_ns();
+        self.timings.teardown.store(now - t0, Ordering::Relaxed);
+        self.timings.gp_teardown.record(gp0);
+        let started = self.timings.unregister_started.load(Ordering::Relaxed);
+        self.timings
+            .unregister_complete
+            .store(now.saturating_sub(started), Ordering::Relaxed);
+        self.set_state(done);
+        match &self.owner {
+            // No handler runs or will run: the client may free what they
+            // use, and unload once the reference is put ([`Set::complete`]).
+            Some(_) if detached => true,
+            Some(o) => {
+                // Its handler may still be called: the client stays too.
+                o.abandon();
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// The teardown's unregistering: int3 probes first, then what ftrace
+    /// serves (timed as `detach`); then the counts are frozen. Returns
+    /// whether ftrace let go of everything.
+    fn retire_probes(&self, p: &Probes) -> bool {
         let mut detached = true;
         let one_by_one = self.options.one_by_one;
-        // SAFETY: Only this function takes the probes, and it runs once.
-        if let Some(p) = unsafe { self.probes.get_unguarded() } {
-            let all = p.backends.all();
-            {
-                let _fast = (!one_by_one).then(rcu::expedite);
-                for b in all.iter().filter(|b| !b.ftrace_based()) {
-                    detached &= b.retire(one_by_one);
-                }
-            }
-            let t = now_ns();
-            let gp = gpcount::snapshot();
-            for b in all.iter().filter(|b| b.ftrace_based()) {
+        let all = p.backends.all();
+        {
+            let _fast = (!one_by_one).then(rcu::expedite);
+            for b in all.iter().filter(|b| !b.ftrace_based()) {
                 detached &= b.retire(one_by_one);
             }
-            self.timings.detach.store(now_ns() - t, Ordering::Relaxed);
-            self.timings.gp_detach.record(gp);
-            // No handler runs any more: freeze the counts before the slots
-            // are unpublished, so that a reader never sees neither.
-            let (hits, missed) = p.backends.totals();
-            self.final_counts.0.store(hits, Ordering::Relaxed);
-            self.final_counts.1.store(missed, Ordering::Relaxed);
-            if let Some(o) = &self.owner {
-                o.freeze(p);
-            }
         }
+        let t = now_ns();
+        let gp = gpcount::snapshot();
+        for b in all.iter().filter(|b| b.ftrace_based()) {
+            detached &= b.retire(one_by_one);
+        }
+        self.timings.detach.store(now_ns() - t, Ordering::Relaxed);
+        self.timings.gp_detach.record(gp);
+        // No handler runs any more: freeze the counts before the slots
+        // are unpublished, so that a reader never sees neither.
+        let (hits, missed) = p.backends.totals();
+        self.final_counts.0.store(hits, Ordering::Relaxed);
+        self.final_counts.1.store(missed, Ordering::Relaxed);
+        if let Some(o) = &self.owner {
+            o.freeze(p);
+        }
+        detached
+    }
+
+    /// Unpublishes the probes once retired: freed after a grace period if
+    /// ftrace let go of them (`detached`), else kept for good.
+    fn release_probes(&self, detached: bool) {
         // Unpublish the slots; readers still looking at them are safe until
         // a grace period has passed, when `call_rcu` frees them.
         let probes = self.probes.take();
@@ -515,25 +427,6 @@ impl Set {
             // SAFETY: Takes a reference on this module, which is live (its
             // code is running); it is never put, so the module stays.
             unsafe { bindings::bp_pin_module() };
-        }
-        let now = now_ns();
-        self.timings.teardown.store(now - t0, Ordering::Relaxed);
-        self.timings.gp_teardown.record(gp0);
-        let started = self.timings.unregister_started.load(Ordering::Relaxed);
-        self.timings
-            .unregister_complete
-            .store(now.saturating_sub(started), Ordering::Relaxed);
-        self.set_state(SetState::Freed);
-        match &self.owner {
-            // No handler runs or will run: the client may free what they
-            // use, and unload once the reference is put ([`Set::complete`]).
-            Some(_) if detached => true,
-            Some(o) => {
-                // Its handler may still be called: the client stays too.
-                o.abandon();
-                false
-            }
-            None => false,
         }
     }
 
@@ -558,10 +451,31 @@ impl Set {
         // failed: its queued disarm must not run on probes freed here.
         self.flush_disarm();
         if self.state().is_live() {
-            self.set_state(SetState::Retiring);
-            if self.teardown() {
-                self.complete();
+            self.retire_now();
+        }
+    }
+
+    /// Retires the set here and now ([`Set::discard`], and the drop safety
+    /// net): to `Retiring` (unless it is there already), then the teardown
+    /// and, for an API set, the completion.
+    fn retire_now(&self) {
+        match lifecycle::retire_now(self.state()) {
+            Ok(Some(to)) => self.set_state(to),
+            Ok(None) => {}
+            Err(r) => {
+                // Never expected: both callers check the state first. Keep
+                // to what they mean, a teardown now, rather than leave
+                // probes registered in memory about to be freed.
+                pr_warn!(
+                    "set {}: retired anyway: {}\n",
+                    BStr(&self.name).as_str(),
+                    r.as_str()
+                );
+                self.set_state(SetState::Retiring);
             }
+        }
+        if self.teardown() {
+            self.complete();
         }
     }
 

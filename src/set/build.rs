@@ -4,15 +4,195 @@
 //! best ([`Backends::route`]); a refusal fails the set for a target named
 //! on its own line, and is skipped (and counted) for a glob member.
 
-use kernel::prelude::*;
+use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
-use super::Backends;
-use super::Probes;
+use kernel::alloc::AllocError;
+use kernel::prelude::*;
+use kernel::sync::{Arc, UniqueArc};
+use kernel::workqueue::new_work;
+
+use super::{now_ns, Backends, Owner, Probes, Set, Timings};
 use crate::backend::{Added, Ctx, Target};
 use crate::bindings;
-use crate::command::ProbeKind;
+use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{BStr, Failed};
+use crate::gate::{Client, Gate};
+use crate::gpcount;
+use crate::lifecycle::SetState;
+use crate::locked::Locked;
+use crate::rcu::{self, RcuBox, RcuOption};
 use crate::retpool::{self, Machine};
+
+impl Set {
+    /// Registers a new set named `name`, whose probes `build` adds through
+    /// a [`Builder`] (each routed to its backend, registered disarmed, no
+    /// grace period), then attaches what attaches at create (direct calls:
+    /// one patching pass). All or nothing: if anything fails, every probe
+    /// is unregistered again (one batch per backend, [`retire_all`]) and
+    /// the error returned.
+    ///
+    /// `client` is an API client's handler (see [`crate::gate`]); `owner`
+    /// its module and bookkeeping (dropped on failure, which puts the
+    /// module reference).
+    pub(crate) fn register(
+        locked: Locked<'_>,
+        name: &[u8],
+        options: CreateOptions,
+        client: Option<Client>,
+        owner: Option<Owner>,
+        build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
+    ) -> Result<Arc<Set>, Failed> {
+        let t0 = now_ns();
+        let gp0 = gpcount::snapshot();
+        let oom = |_: AllocError| Failed::oom();
+        // Allocate the set first: once a probe is registered, nothing may
+        // fail but registration itself, whose failure `build_probes` undoes.
+        let uninit = UniqueArc::<Set>::new_uninit(GFP_KERNEL).map_err(oom)?;
+        let mut owned_name = KVec::new();
+        owned_name
+            .extend_from_slice(name, GFP_KERNEL)
+            .map_err(oom)?;
+        let (probes, built) = build_probes(locked, name, options, client, build)?;
+        let timings = Timings::default();
+        timings.register.store(now_ns() - t0, Ordering::Relaxed);
+        timings.gp_register.record(gp0);
+        timings.attach.store(built.attach_ns, Ordering::Relaxed);
+        let nskipped = probes.skipped.total;
+        // INVARIANT: every probe the builder added is registered.
+        let init = pin_init!(Set {
+            name: owned_name,
+            options,
+            state: AtomicU8::new(SetState::Registered as u8),
+            tally: built.tally,
+            nskipped,
+            return_pool: built.return_pool,
+            owner,
+            probes: RcuOption::new(probes),
+            final_counts: (AtomicU64::new(0), AtomicU64::new(0)),
+            timings,
+            work <- new_work!("Set::work"),
+            disarm_work <- new_work!("Set::disarm_work"),
+            done_work <- new_work!("Set::done_work"),
+        });
+        // Cannot fail: the memory is allocated and the initialiser is infallible.
+        match uninit.pin_init_with(init) {
+            Ok(set) => Ok(set.into()),
+            Err(never) => match never {},
+        }
+    }
+}
+
+/// What [`Set::register`] keeps of a build, besides the probes.
+struct Built {
+    /// Probes per backend field (see [`tally`]).
+    tally: KVec<(&'static str, usize)>,
+    /// The bytes the return-instance pools take (estimated).
+    return_pool: usize,
+    /// How long attaching took (see [`super::Timings::attach`]).
+    attach_ns: u64,
+}
+
+/// Builds a set's probes in place (see [`Set::register`]). All or nothing:
+/// on error, every probe registered so far is retired ([`retire_all`]).
+fn build_probes(
+    locked: Locked<'_>,
+    name: &[u8],
+    options: CreateOptions,
+    client: Option<Client>,
+    build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
+) -> Result<(RcuBox<Probes>, Built), Failed> {
+    let probes = Probes {
+        gate: Gate::new(client),
+        backends: Backends::new(&options),
+        skipped: Skipped::new(),
+    };
+    // The handlers find the gate and the slots in this box, which
+    // never moves: build in place.
+    let mut probes = RcuBox::new(probes, GFP_KERNEL).map_err(|_| Failed::oom())?;
+    match fill(probes.get_mut(), locked, name, options, build) {
+        Ok(built) => Ok((probes, built)),
+        Err(e) => {
+            retire_all(&probes);
+            Err(e)
+        }
+    }
+}
+
+/// Adds the probes (`build`), checks that at least one was, attaches what
+/// attaches at create and tallies them. On error, the caller retires
+/// whatever was registered.
+fn fill(
+    p: &mut Probes,
+    locked: Locked<'_>,
+    name: &[u8],
+    options: CreateOptions,
+    build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
+) -> Result<Built, Failed> {
+    let ctx = Ctx {
+        gate: core::ptr::addr_of!(p.gate),
+        options,
+        locked,
+    };
+    let mut builder = Builder {
+        ctx,
+        name,
+        instances: 0,
+        pools: ReturnPools::new(),
+        probes: &mut *p,
+    };
+    build(&mut builder)?;
+    let return_pool = builder.pools.bytes;
+    if p.backends.is_empty() {
+        return Err(Failed::new(
+            ENOENT,
+            format_args!("no probe of set {} could be registered", BStr(name)),
+        ));
+    }
+    // Last: what attaches at create, one batch per backend.
+    let t = now_ns();
+    let attached = attach(p);
+    let attach_ns = now_ns() - t;
+    attached?;
+    Ok(Built {
+        tally: tally(&p.backends)?,
+        return_pool,
+        attach_ns,
+    })
+}
+
+/// Attaches what attaches at create, one batch per backend; the glob
+/// members a backend refuses are counted as skipped.
+fn attach(p: &mut Probes) -> Result<(), Failed> {
+    let Probes {
+        backends, skipped, ..
+    } = p;
+    for b in backends.all_mut() {
+        b.attach(&mut |sym, errno| skipped.add(sym, errno))?;
+    }
+    Ok(())
+}
+
+/// The `sets` fields of `backends`, in list order.
+fn tally(backends: &Backends) -> Result<KVec<(&'static str, usize)>, Failed> {
+    let mut tally = KVec::new();
+    let mut pushed = Ok(());
+    for b in backends.all() {
+        b.tally(&mut |field, n| {
+            pushed = pushed.and(tally.push((field, n), GFP_KERNEL));
+        });
+    }
+    pushed.map_err(|_: AllocError| Failed::oom())?;
+    Ok(tally)
+}
+
+/// Unregisters every probe of a set whose build failed: one batch per
+/// backend, in list order, with grace periods expedited.
+fn retire_all(p: &Probes) {
+    let _fast = rcu::expedite();
+    for b in p.backends.all() {
+        b.retire(false);
+    }
+}
 
 /// The most return-probe instances (`r[MAXACTIVE]:`, summed over its
 /// probes, kretprobes and fprobe returns alike) one set preallocates:
@@ -60,6 +240,23 @@ impl ReturnPools {
             cap,
         }
     }
+
+    /// The error of an explicit target on `backend` whose pool, `cost`
+    /// bytes, would take set `set` past the cap.
+    fn too_big(&self, backend: &str, t: &Target<'_>, set: &[u8], cost: usize) -> Failed {
+        Failed::new(
+            ENOSPC,
+            format_args!(
+                "{} {}: set {}'s return-instance pools would take {} bytes on {} possible CPUs, past the cap of {} bytes (max_return_pool_kib)",
+                backend,
+                BStr(t.symbol),
+                BStr(set),
+                self.bytes.saturating_add(cost),
+                self.machine.cpus,
+                self.cap
+            ),
+        )
+    }
 }
 
 /// How many refused glob members a set remembers by name.
@@ -92,7 +289,7 @@ impl Skipped {
     }
 }
 
-/// Registers a set's probes one by one (see [`super::Set::register`]).
+/// Registers a set's probes one by one (see [`Set::register`]).
 pub(crate) struct Builder<'a> {
     pub(super) ctx: Ctx<'a>,
     /// The set's name, for errors.
@@ -109,6 +306,48 @@ impl Builder<'_> {
     /// refusal fails the set when `t` is explicit (the error names it),
     /// else it is recorded as skipped and `Ok(false)` returned.
     pub(crate) fn add(&mut self, t: &Target<'_>) -> Result<bool, Failed> {
+        if !self.reserve_instances(t)? {
+            return Ok(false);
+        }
+        let ctx = self.ctx;
+        let Probes {
+            backends, skipped, ..
+        } = &mut *self.probes;
+        let Some(b) = Backends::route(backends, &ctx, t) else {
+            return refused(
+                skipped,
+                "probe",
+                t,
+                EINVAL.to_errno(),
+                "no backend serves this kind of probe",
+            );
+        };
+        // What its return-instance pool would add (most probes: nothing).
+        let cost = b.return_pool_cost(t, self.pools.machine);
+        if !retpool::fits(self.pools.bytes, cost, self.pools.cap) {
+            if t.explicit {
+                return Err(self.pools.too_big(b.name(), t, self.name, cost));
+            }
+            skipped.add(t.symbol, ENOSPC.to_errno());
+            return Ok(false);
+        }
+        match b.add(&ctx, t)? {
+            Added::Yes => {
+                self.pools.bytes = self.pools.bytes.saturating_add(cost);
+                Ok(true)
+            }
+            Added::Already => Ok(false),
+            Added::Refused(errno, what) => {
+                let name = b.name();
+                refused(skipped, name, t, errno, what)
+            }
+        }
+    }
+
+    /// Counts `t`'s return instances (`maxactive`) against
+    /// [`MAX_KRETPROBE_INSTANCES`]. Past it, an explicit target fails the
+    /// set and a glob member is skipped (`Ok(false)`).
+    fn reserve_instances(&mut self, t: &Target<'_>) -> Result<bool, Failed> {
         if let ProbeKind::Kretprobe { maxactive } = t.kind {
             let max = maxactive.unwrap_or(0) as usize;
             if self.instances + max > MAX_KRETPROBE_INSTANCES {
@@ -129,51 +368,7 @@ impl Builder<'_> {
             }
             self.instances += max;
         }
-        let ctx = self.ctx;
-        let Probes {
-            backends, skipped, ..
-        } = &mut *self.probes;
-        let Some(b) = Backends::route(backends, &ctx, t) else {
-            return refused(
-                skipped,
-                "probe",
-                t,
-                EINVAL.to_errno(),
-                "no backend serves this kind of probe",
-            );
-        };
-        // What its return-instance pool would add (most probes: nothing).
-        let cost = b.return_pool_cost(t, self.pools.machine);
-        if !retpool::fits(self.pools.bytes, cost, self.pools.cap) {
-            if t.explicit {
-                let p = &self.pools;
-                return Err(Failed::new(
-                    ENOSPC,
-                    format_args!(
-                        "{} {}: set {}'s return-instance pools would take {} bytes on {} possible CPUs, past the cap of {} bytes (max_return_pool_kib)",
-                        b.name(),
-                        BStr(t.symbol),
-                        BStr(self.name),
-                        p.bytes.saturating_add(cost),
-                        p.machine.cpus,
-                        p.cap
-                    ),
-                ));
-            }
-            skipped.add(t.symbol, ENOSPC.to_errno());
-            return Ok(false);
-        }
-        match b.add(&ctx, t)? {
-            Added::Yes => {
-                self.pools.bytes = self.pools.bytes.saturating_add(cost);
-                Ok(true)
-            }
-            Added::Already => Ok(false),
-            Added::Refused(errno, what) => {
-                let name = b.name();
-                refused(skipped, name, t, errno, what)
-            }
-        }
+        Ok(true)
     }
 }
 

@@ -7,7 +7,8 @@
 use core::fmt::Write;
 use core::sync::atomic::Ordering;
 
-use super::Set;
+use super::build::Skipped;
+use super::{Probes, Set};
 use crate::bindings;
 use crate::error::BStr;
 use crate::gpcount;
@@ -32,7 +33,19 @@ impl Set {
     pub(crate) fn write_stats(&self, w: &mut impl Write) -> core::fmt::Result {
         let guard = rcu::read_lock();
         let p = self.probes.get(&guard);
-        let t = &self.timings;
+        self.write_stats_line(w, p)?;
+        self.write_timings(w)?;
+        let Some(p) = p else { return Ok(()) };
+        write_probes(w, p)?;
+        for b in p.backends.all() {
+            b.write_extra(w)?;
+        }
+        write_skipped(w, &p.skipped)
+    }
+
+    /// The `stats` file's first line: the set, its state, its fields and
+    /// totals.
+    fn write_stats_line(&self, w: &mut impl Write, p: Option<&Probes>) -> core::fmt::Result {
         let (hits, missed) = p.map_or_else(|| self.frozen(), |p| p.backends.totals());
         write!(
             w,
@@ -51,7 +64,12 @@ impl Set {
             hits,
             missed,
             self.return_pool
-        )?;
+        )
+    }
+
+    /// The phase timings and grace periods, one line each.
+    fn write_timings(&self, w: &mut impl Write) -> core::fmt::Result {
+        let t = &self.timings;
         writeln!(
             w,
             "  register_ns={} attach_ns={} enable_ns={} disable_ns={} disarm_ns={} unregister_call_ns={} detach_ns={} teardown_ns={} unregister_complete_ns={}",
@@ -75,48 +93,53 @@ impl Set {
             t.gp_retarget,
             t.gp_teardown,
             t.gp_detach
-        )?;
-        let Some(p) = p else { return Ok(()) };
-        let mut res = Ok(());
-        p.backends.each(&mut |v| {
-            if res.is_err() {
-                return;
-            }
-            res = write!(
-                w,
-                "  {} {} {}+{} hits={} missed={}",
-                v.kind,
-                BStr(v.name),
-                BStr(v.symbol),
-                v.offset,
-                v.hits,
-                v.missed
-            )
-            .and_then(|()| match v.last_arg {
-                Some(a) => write!(w, " last_arg={}", Kptr(a)),
-                None => Ok(()),
-            })
-            .and_then(|()| match v.exit {
-                Some((exits, ret)) => writeln!(w, " exits={} last_ret={}", exits, Kptr(ret)),
-                None => writeln!(w),
-            });
-        });
-        res?;
-        for b in p.backends.all() {
-            b.write_extra(w)?;
-        }
-        for (sym, errno) in p.skipped.named.iter() {
-            writeln!(w, "  skipped {} errno={}", BStr(sym), errno)?;
-        }
-        if p.skipped.total > p.skipped.named.len() {
-            writeln!(
-                w,
-                "  skipped ... {} more",
-                p.skipped.total - p.skipped.named.len()
-            )?;
-        }
-        Ok(())
+        )
     }
+}
+
+/// One line per probe, naming the backend that serves it.
+fn write_probes(w: &mut impl Write, p: &Probes) -> core::fmt::Result {
+    let mut res = Ok(());
+    p.backends.each(&mut |v| {
+        if res.is_err() {
+            return;
+        }
+        res = write!(
+            w,
+            "  {} {} {}+{} hits={} missed={}",
+            v.kind,
+            BStr(v.name),
+            BStr(v.symbol),
+            v.offset,
+            v.hits,
+            v.missed
+        )
+        .and_then(|()| match v.last_arg {
+            Some(a) => write!(w, " last_arg={}", Kptr(a)),
+            None => Ok(()),
+        })
+        .and_then(|()| match v.exit {
+            Some((exits, ret)) => writeln!(w, " exits={} last_ret={}", exits, Kptr(ret)),
+            None => writeln!(w),
+        });
+    });
+    res
+}
+
+/// The glob members the kernel refused: the first few by name, the rest
+/// counted.
+fn write_skipped(w: &mut impl Write, skipped: &Skipped) -> core::fmt::Result {
+    for (sym, errno) in skipped.named.iter() {
+        writeln!(w, "  skipped {} errno={}", BStr(sym), errno)?;
+    }
+    if skipped.total > skipped.named.len() {
+        writeln!(
+            w,
+            "  skipped ... {} more",
+            skipped.total - skipped.named.len()
+        )?;
+    }
+    Ok(())
 }
 
 /// A recorded raw value (a traced function's first argument, often a

@@ -234,23 +234,35 @@ const REVIEWED: &[Reviewed] = &[
     ),
     r(
         "src/set.rs",
+        "tally: KVec<(&'static str, usize)>,",
+        1,
+        "one entry per backend field of a set (a fixed list, backends!)",
+    ),
+    // src/set/build.rs
+    r(
+        "src/set/build.rs",
         "let mut owned_name = KVec::new();",
         1,
         "the set name, as above",
     ),
     r(
-        "src/set.rs",
+        "src/set/build.rs",
         "tally: KVec<(&'static str, usize)>,",
         1,
-        "one entry per backend field of a set (a fixed list, backends!)",
+        "one entry per backend field, as above",
     ),
     r(
-        "src/set.rs",
+        "src/set/build.rs",
+        "-> Result<KVec<(&'static str, usize)>, Failed>",
+        1,
+        "one entry per backend field, as above",
+    ),
+    r(
+        "src/set/build.rs",
         "let mut tally = KVec::new();",
         1,
         "one entry per backend field",
     ),
-    // src/set/build.rs
     r(
         "src/set/build.rs",
         "named: KVec<(KVec<u8>, i32)>,",

@@ -75,3 +75,38 @@ fn every_transition_is_defined_and_round_trips() {
     }
     assert_eq!(SetState::from_u8(5), None);
 }
+
+/// Each state the module writes (src/set.rs), by the call that writes it:
+/// all of them come from `next` or `retire_now`.
+#[test]
+fn every_transition_the_module_makes_is_legal() {
+    // `Set::enable` and `Set::disable`.
+    assert_eq!(next(Registered, Op::Enable), Ok(Some(Enabled)));
+    assert_eq!(next(Disabled, Op::Enable), Ok(Some(Enabled)));
+    assert_eq!(next(Enabled, Op::Disable), Ok(Some(Disabled)));
+    for s in [Registered, Enabled, Disabled] {
+        // `Set::begin_unregister`.
+        assert_eq!(next(s, Op::Unregister), Ok(Some(Retiring)));
+        // `Set::discard` and the drop safety net, on a live set.
+        assert_eq!(retire_now(s), Ok(Some(Retiring)));
+    }
+    // The drop safety net on a set whose teardown is still due: it stays
+    // retiring, and the teardown runs.
+    assert_eq!(retire_now(Retiring), Ok(None));
+    // `Set::teardown`: only on a retiring set, which it leaves freed.
+    assert_eq!(next(Retiring, Op::TeardownDone), Ok(Some(Freed)));
+    for s in [Registered, Enabled, Disabled, Freed] {
+        assert!(next(s, Op::TeardownDone).is_err());
+    }
+}
+
+#[test]
+fn retire_now_is_unregister_but_for_a_retiring_set() {
+    for s in ALL {
+        match s {
+            Retiring => assert_eq!(retire_now(s), Ok(None)),
+            _ => assert_eq!(retire_now(s), next(s, Op::Unregister)),
+        }
+    }
+    assert_eq!(retire_now(Freed), Err(Refusal::Gone));
+}
