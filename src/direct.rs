@@ -27,7 +27,7 @@ use crate::btf;
 use crate::command::{CreateOptions, DirectMode, ProbeKind};
 use crate::error::{BStr, Failed};
 use crate::errtext::{generic, refusal, Site};
-use crate::ftrace;
+use crate::ftrace::{self, FtraceOps, Switch};
 use crate::kcompat;
 use crate::kvec;
 use crate::locked::Locked;
@@ -188,19 +188,20 @@ static NEXT_SLOT_ID: AtomicU64 = AtomicU64::new(1);
 /// # Invariants
 ///
 /// `slots` never grows once `attach` has run; `ops` never moves (the set
-/// keeps this struct in its `RcuBox`), nor do the boxed `groups`; while
-/// `attached`, either `ops` (`groups` empty) or every ops in `groups` is
-/// registered with the trampoline of `mode`.
+/// keeps this struct in its `RcuBox`), nor do the boxed `groups`, nor
+/// `per_function` once allocated; while `attached`, every ops
+/// [`DirectSet::registered`] yields (the per-function ops, else the
+/// groups, else `ops`) is registered with the trampoline of `mode`.
 pub(crate) struct DirectSet {
-    ops: Opaque<bindings::ftrace_ops>,
+    ops: FtraceOps,
     /// When another tracer holds some glob members: the rest, attached as
     /// groups of one ops each (see [`DirectSet::attach_all`]). Up to one
     /// per function (every other one taken): vmalloc-backed.
-    groups: KVVec<KBox<Opaque<bindings::ftrace_ops>>>,
+    groups: KVVec<KBox<FtraceOps>>,
     /// How the functions are attached (benchmark baselines aside: one ops).
     strategy: Strategy,
     /// `Strategy::OpsPerFunction`: one ops per slot, allocated by `attach`.
-    per_function: KVVec<Opaque<bindings::ftrace_ops>>,
+    per_function: KVVec<FtraceOps>,
     /// `Strategy::Fprobe`: the fprobe.
     fprobe: Opaque<bindings::fprobe>,
     slots: KVVec<DirectSlot>,
@@ -277,7 +278,7 @@ impl DirectSet {
             ..Default::default()
         };
         Self {
-            ops: Opaque::new(bindings::ftrace_ops::default()),
+            ops: FtraceOps::new(),
             groups: KVVec::new(),
             strategy,
             per_function: KVVec::new(),
@@ -332,7 +333,7 @@ impl DirectSet {
         if self.strategy == Strategy::OpsPerFunction {
             let mut v = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
             for _ in 0..self.slots.len() {
-                v.push(Opaque::new(bindings::ftrace_ops::default()), GFP_KERNEL)?;
+                v.push(FtraceOps::new(), GFP_KERNEL)?;
             }
             self.per_function = v;
         }
@@ -527,9 +528,11 @@ impl DirectSet {
         for s in self.slots.get(lo..hi).unwrap_or(&[]) {
             ips.push(s.fentry, GFP_KERNEL)?;
         }
-        let ops = KBox::new(Opaque::new(bindings::ftrace_ops::default()), GFP_KERNEL)?;
+        let ops = KBox::new(FtraceOps::new(), GFP_KERNEL)?;
         self.groups.reserve(1, GFP_KERNEL)?;
-        let ret = Self::register_ops(ops.get(), &mut ips, trampoline::addr(self.mode()));
+        // SAFETY: A new ops, unregistered; boxed, so it never moves, and
+        // kept in `groups` once registered; the trampoline is valid.
+        let ret = unsafe { ops.register(&mut ips, trampoline::addr(self.mode())) };
         if ret == EBUSY.to_errno() {
             return Ok(false);
         }
@@ -542,78 +545,41 @@ impl DirectSet {
     /// Unregisters every group ops (a failed bisection).
     fn detach_groups(&mut self) {
         let tramp = trampoline::addr(self.mode());
-        for ops in self.groups.iter() {
-            // SAFETY: Every group ops is registered with `tramp`.
-            let ret = unsafe { bindings::unregister_ftrace_direct(ops.get(), tramp, true) };
-            if ret < 0 {
+        // SAFETY: Every group ops is registered with `tramp`.
+        unsafe {
+            FtraceOps::unregister_each(self.groups.iter().map(|b| &**b), tramp, |ret| {
                 pr_warn!("detaching a group of direct calls failed: {}\n", ret);
-            }
-        }
+            })
+        };
         kvec::clear(&mut self.groups);
     }
 
-    /// Sets `ops`'s filter to `ips` and registers it with `tramp`; frees the
-    /// filter again on failure.
-    fn register_ops(
-        ops: *mut bindings::ftrace_ops,
-        ips: &mut KVVec<kernel::ffi::c_ulong>,
-        tramp: usize,
-    ) -> i32 {
-        let n = ips.len() as u32;
-        // SAFETY: `ops` is a live, unregistered ftrace_ops that never moves
-        // (callers); `ips` holds `n` addresses.
-        let mut ret = unsafe { bindings::ftrace_set_filter_ips(ops, ips.as_mut_ptr(), n, 0, 1) };
-        if ret == 0 {
-            // SAFETY: As above; the trampoline is a valid direct caller.
-            ret = unsafe { bindings::register_ftrace_direct(ops, tramp) };
-        }
-        if ret < 0 {
-            // SAFETY: `ops` is not registered; this frees its filter hash.
-            unsafe { bindings::ftrace_free_filter(ops) };
-        }
-        ret
-    }
-
     fn attach_one_ops(&self, ips: &mut KVVec<kernel::ffi::c_ulong>) -> i32 {
-        Self::register_ops(self.ops.get(), ips, trampoline::addr(self.mode()))
+        // SAFETY: `ops` is unregistered (not attached) and never moves
+        // (type invariant); the trampoline is valid.
+        unsafe { self.ops.register(ips, trampoline::addr(self.mode())) }
     }
 
     /// The baseline: one ops, one filter update and one patching pass per
     /// function. Undoes what it did on failure.
     fn attach_per_function(&self) -> i32 {
-        let tramp = trampoline::addr(self.mode());
-        for (i, s) in self.slots.iter().enumerate() {
-            let Some(ops) = self.per_function.get(i) else {
-                return ENOMEM.to_errno();
-            };
-            let ops = ops.get();
-            // SAFETY: A live, unregistered ops that never moves (`attach`
-            // allocated them all before the first registration).
-            let mut ret =
-                unsafe { bindings::ftrace_set_filter_ips(ops, &mut { s.fentry }, 1, 0, 1) };
-            if ret == 0 {
-                // SAFETY: As above.
-                ret = unsafe { bindings::register_ftrace_direct(ops, tramp) };
-            }
-            if ret < 0 {
-                // SAFETY: `ops` is not registered.
-                unsafe { bindings::ftrace_free_filter(ops) };
-                self.detach_per_function(i);
-                return ret;
-            }
-        }
-        0
+        let ips = self.slots.iter().map(|s| s.fentry);
+        // SAFETY: Live, unregistered ops that never move (`attach`
+        // allocated them all before the first registration).
+        unsafe { FtraceOps::register_each(&self.per_function, ips, trampoline::addr(self.mode())) }
     }
 
-    fn detach_per_function(&self, n: usize) -> i32 {
-        let tramp = trampoline::addr(self.mode());
-        let mut worst = 0;
-        for ops in self.per_function.iter().take(n) {
-            // SAFETY: The first `n` ops are registered with `tramp`.
-            let ret = unsafe { bindings::unregister_ftrace_direct(ops.get(), tramp, true) };
-            worst = worst.min(ret);
-        }
-        worst
+    /// The ops registered while the set is attached (type invariant): the
+    /// per-function ones, the groups, or else `ops`.
+    fn registered(&self) -> impl Iterator<Item = &FtraceOps> + Clone {
+        let per_function = match self.strategy {
+            Strategy::OpsPerFunction => &self.per_function[..],
+            _ => &[],
+        };
+        let one =
+            (self.strategy == Strategy::OneOps && self.groups.is_empty()).then_some(&self.ops);
+        let groups = self.groups.iter().map(|b| &**b);
+        Iterator::chain(Iterator::chain(per_function.iter(), groups), one)
     }
 
     /// Detaches every function (one `unregister_ftrace_direct`, which waits
@@ -625,29 +591,13 @@ impl DirectSet {
         let mut ok = true;
         if self.attached.swap(false, Ordering::AcqRel) {
             let ret = match self.strategy {
-                Strategy::OneOps if !self.groups.is_empty() => {
-                    let tramp = trampoline::addr(self.mode());
-                    let mut worst = 0;
-                    for ops in self.groups.iter() {
-                        // SAFETY: Every group ops is registered with the
-                        // trampoline of `mode` (type invariant).
-                        let ret =
-                            unsafe { bindings::unregister_ftrace_direct(ops.get(), tramp, true) };
-                        worst = worst.min(ret);
-                    }
-                    worst
-                }
-                // SAFETY: `ops` is registered with the trampoline of `mode`.
-                Strategy::OneOps => unsafe {
-                    bindings::unregister_ftrace_direct(
-                        self.ops.get(),
-                        trampoline::addr(self.mode()),
-                        true,
-                    )
-                },
-                Strategy::OpsPerFunction => self.detach_per_function(self.per_function.len()),
                 // SAFETY: The fprobe is registered.
                 Strategy::Fprobe => unsafe { bindings::unregister_fprobe(self.fprobe.get()) },
+                // SAFETY: Every ops `registered` yields is registered with
+                // the trampoline of `mode` (type invariant).
+                _ => unsafe {
+                    FtraceOps::unregister_all(self.registered(), trampoline::addr(self.mode()))
+                },
             };
             if ret < 0 {
                 pr_warn!(
@@ -754,80 +704,11 @@ impl DirectSet {
     /// on failure the ones already moved are moved back (the error says
     /// whether all were).
     fn switch_to(&self, mode: DirectMode) -> core::result::Result<(), Switch> {
-        let tramp = trampoline::addr(mode);
-        match self.strategy {
-            Strategy::OpsPerFunction => {
-                for (i, ops) in self.per_function.iter().enumerate() {
-                    // SAFETY: Every per-function ops is registered (attached).
-                    let ret = unsafe { bindings::modify_ftrace_direct(ops.get(), tramp) };
-                    if ret < 0 {
-                        // Switch the ones already moved back, so that every
-                        // ops matches `mode` again (detach passes it).
-                        return Err(Switch::back(
-                            ret,
-                            self.per_function.iter().take(i),
-                            self.mode(),
-                        ));
-                    }
-                }
-            }
-            Strategy::OneOps if !self.groups.is_empty() => {
-                for (i, ops) in self.groups.iter().enumerate() {
-                    // SAFETY: Every group ops is registered (attached).
-                    let ret = unsafe { bindings::modify_ftrace_direct(ops.get(), tramp) };
-                    if ret < 0 {
-                        return Err(Switch::back(
-                            ret,
-                            self.groups.iter().take(i).map(|b| &**b),
-                            self.mode(),
-                        ));
-                    }
-                }
-            }
-            _ => {
-                // SAFETY: `ops` is registered (attached); the trampoline is valid.
-                let ret = unsafe { bindings::modify_ftrace_direct(self.ops.get(), tramp) };
-                if ret < 0 {
-                    return Err(Switch {
-                        error: Error::from_errno(ret),
-                        moved_back: true,
-                    });
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A failed [`DirectSet::switch_to`].
-struct Switch {
-    error: Error,
-    /// Every ops that had moved is back on the old trampoline.
-    moved_back: bool,
-}
-
-impl Switch {
-    /// Moves `moved` (registered ops now on the new trampoline) back to
-    /// `old`'s, after `errno` stopped the switch.
-    fn back<'a>(
-        errno: kernel::ffi::c_int,
-        moved: impl Iterator<Item = &'a Opaque<bindings::ftrace_ops>>,
-        old: DirectMode,
-    ) -> Self {
-        let old = trampoline::addr(old);
-        let mut moved_back = true;
-        for ops in moved {
-            // SAFETY: Registered, now with the new trampoline.
-            let back = unsafe { bindings::modify_ftrace_direct(ops.get(), old) };
-            if back < 0 {
-                pr_warn!("switching a direct call back failed: {}\n", back);
-                moved_back = false;
-            }
-        }
-        Switch {
-            error: Error::from_errno(errno),
-            moved_back,
-        }
+        let from = trampoline::addr(self.mode());
+        // SAFETY: Every ops `registered` yields is registered (attached)
+        // with the trampoline of the current mode (type invariant); both
+        // trampolines are valid.
+        unsafe { FtraceOps::switch_all(self.registered(), from, trampoline::addr(mode)) }
     }
 }
 
@@ -843,8 +724,9 @@ pub(crate) unsafe fn shutdown() {
     exit_quiesce();
     // SAFETY: No command runs or can start (the caller's contract).
     unsafe { btf::drop_cache() };
-    // SAFETY: Nothing else uses the scratch ops any more.
-    unsafe { bindings::bp_ftrace_scratch_free() };
+    // SAFETY: No command runs or can start (the caller's contract), so
+    // nothing uses the scratch ops any more.
+    unsafe { ftrace::free_scratch() };
     index::lock_index().drop_all();
 }
 
