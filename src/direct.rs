@@ -31,6 +31,7 @@ use crate::ftrace::{self, FtraceOps, Switch};
 use crate::kcompat;
 use crate::kvec;
 use crate::locked::Locked;
+use crate::probe::Meta;
 use crate::rcu;
 use crate::signature::{self, Refusal};
 use crate::trampoline;
@@ -44,31 +45,22 @@ pub(crate) use index::missed;
 use index::{count, taken};
 
 /// One traced function of a direct set.
-///
-/// # Invariants
-///
-/// `gate` points to the enable gate of the set that owns the slot, which
-/// outlives it.
 pub(crate) struct DirectSlot {
     start: usize,
     end: usize,
     /// The ftrace call site: what the filter is given.
     fentry: usize,
-    hits: AtomicU64,
+    /// Its hit counter, its set's gate, its names and its index.
+    meta: Meta,
     /// Calls ftrace's recursion lock refused (see [`missed`]).
     missed: AtomicU64,
     last_arg: AtomicU64,
     /// Exit mode: returns counted, and the last return value.
     exits: AtomicU64,
     last_ret: AtomicU64,
-    gate: *const Gate,
     /// Unique among every slot made since load, never 0: the exit
     /// trampoline's token for "the slot this call was counted in".
     id: u64,
-    symbol: KVec<u8>,
-    name: Option<KVec<u8>>,
-    /// The target's index in an API client's array (0 in control-file sets).
-    index: u32,
     /// Named on a line of its own (or by an API client), not a glob member.
     explicit: bool,
     /// A glob member that another tracer holds (a foreign direct caller or
@@ -83,19 +75,9 @@ pub(crate) struct DirectSlot {
 }
 
 impl DirectSlot {
-    /// Hits counted so far.
-    pub(crate) fn hits(&self) -> u64 {
-        self.hits.load(Ordering::Relaxed)
-    }
-
     /// Calls not delivered: refused by ftrace's recursion lock.
     pub(crate) fn missed(&self) -> u64 {
         self.missed.load(Ordering::Relaxed)
-    }
-
-    /// The target's index (see [`crate::api`]).
-    pub(crate) fn index(&self) -> u32 {
-        self.index
     }
 
     /// The first argument of the last recorded call (record mode).
@@ -115,12 +97,7 @@ impl DirectSlot {
 
     /// The symbol.
     pub(crate) fn symbol(&self) -> &[u8] {
-        &self.symbol
-    }
-
-    /// The probe's name: the one given, else the symbol.
-    pub(crate) fn name(&self) -> &[u8] {
-        self.name.as_deref().unwrap_or(&self.symbol)
+        self.meta.symbol()
     }
 
     /// Counts a call, records its first argument in record mode, and
@@ -130,12 +107,11 @@ impl DirectSlot {
     /// open), else 0: the exit trampoline's token.
     #[inline(always)]
     fn hit(&self, arg0: usize, record: bool, frame: *const usize) -> u64 {
-        // SAFETY: By the type invariant `gate` outlives `self`.
-        let gate = unsafe { &*self.gate };
-        if !gate.is_open() {
+        // Not `Meta::hit`: the argument is recorded between the count and
+        // the delivery, and the token depends on whether it counted.
+        let Some(gate) = self.meta.count() else {
             return 0;
-        }
-        self.hits.fetch_add(1, Ordering::Relaxed);
+        };
         if record {
             self.last_arg.store(arg0 as u64, Ordering::Relaxed);
         }
@@ -156,7 +132,7 @@ impl DirectSlot {
                 regs: core::ptr::null_mut(),
                 args: args.map(|a| a),
             };
-            gate.deliver(self.index, &hit);
+            gate.deliver(self.meta.index(), &hit);
         }
         self.id
     }
@@ -172,8 +148,7 @@ impl DirectSlot {
         if token == 0 || token != self.id {
             return;
         }
-        // SAFETY: By the type invariant `gate` outlives `self`.
-        if unsafe { (*self.gate).is_open() } {
+        if self.meta.is_open() {
             self.exits.fetch_add(1, Ordering::Relaxed);
             self.last_ret.store(retval as u64, Ordering::Relaxed);
         }
@@ -340,18 +315,16 @@ impl DirectSet {
         Ok(())
     }
 
-    /// Adds a function (before `attach` only).
-    #[allow(clippy::too_many_arguments)]
+    /// Adds the function `t` at `[start, start + size)`, whose ftrace call
+    /// site is `fentry`, of the set whose gate is `gate` (before `attach`
+    /// only).
     fn push(
         &mut self,
         gate: *const Gate,
-        symbol: &[u8],
-        name: Option<&[u8]>,
+        t: &Target<'_>,
         start: usize,
         size: usize,
         fentry: usize,
-        index: u32,
-        explicit: bool,
     ) -> Result {
         if addrset::needs_growth(self.slots.len(), self.seen.len()) {
             let len = addrset::grown_len(self.seen.len());
@@ -364,33 +337,20 @@ impl DirectSet {
         if addrset::insert(&mut self.seen, start) != addrset::Inserted::New {
             return Err(EEXIST);
         }
-        let mut sym = KVec::new();
-        sym.extend_from_slice(symbol, GFP_KERNEL)?;
-        let name = match name {
-            Some(n) => {
-                let mut v = KVec::new();
-                v.extend_from_slice(n, GFP_KERNEL)?;
-                Some(v)
-            }
-            None => None,
-        };
-        // INVARIANT: `gate` is the owning set's gate.
+        // `gate` is the owning set's gate (`Meta`'s invariant).
+        let meta = Meta::new(gate, t)?;
         self.slots.push(
             DirectSlot {
                 start,
                 end: start.saturating_add(size.max(1)),
                 fentry,
-                hits: AtomicU64::new(0),
+                meta,
                 missed: AtomicU64::new(0),
                 last_arg: AtomicU64::new(0),
                 exits: AtomicU64::new(0),
                 last_ret: AtomicU64::new(0),
-                gate,
                 id: NEXT_SLOT_ID.fetch_add(1, Ordering::Relaxed),
-                symbol: sym,
-                name,
-                index,
-                explicit,
+                explicit: t.explicit,
                 refused: AtomicBool::new(false),
             },
             GFP_KERNEL,
@@ -784,9 +744,7 @@ impl SetBackend for DirectSet {
                 return Ok(Added::Refused(-signature::REFUSED_ERRNO, r.as_str()));
             }
         }
-        self.push(
-            ctx.gate, t.symbol, t.name, addr, size, fentry, t.index, t.explicit,
-        )?;
+        self.push(ctx.gate, t, addr, size, fentry)?;
         Ok(Added::Yes)
     }
 
@@ -838,17 +796,13 @@ impl SetBackend for DirectSet {
 
     fn each(&self, f: &mut dyn FnMut(&ProbeView<'_>)) {
         for s in self.iter() {
+            // Direct targets have no offset (the parser and the API refuse
+            // one), so the view's is 0.
             f(&ProbeView {
-                kind: "direct",
-                name: s.name(),
-                symbol: s.symbol(),
-                offset: 0,
-                hits: s.hits(),
-                missed: s.missed(),
-                index: s.index(),
                 last_arg: Some(s.last_arg()),
                 exit: (self.mode() == DirectMode::Exit || s.exits() != 0)
                     .then(|| (s.exits(), s.last_ret())),
+                ..s.meta.view("direct", s.missed())
             });
         }
     }
