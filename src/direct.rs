@@ -391,18 +391,29 @@ impl DirectSet {
         if exit {
             exit_attached();
         }
+        if let Err(e) = self.register_all(ips) {
+            self.unindex();
+            if exit {
+                exit_detached();
+            }
+            return Err(e);
+        }
+        self.attached.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// [`DirectSet::attach_all`]'s registration of every function (their
+    /// fentry sites in `ips`) as the strategy says, bisecting on `EBUSY`.
+    /// On failure nothing stays registered.
+    fn register_all(
+        &mut self,
+        mut ips: KVVec<kernel::ffi::c_ulong>,
+    ) -> Result<(), (Error, Option<usize>)> {
         let ret = match self.strategy {
             Strategy::OneOps => match self.attach_one_ops(&mut ips) {
                 ret if ret == EBUSY.to_errno() && self.slots.len() > 1 => {
                     drop(ips);
-                    if let Err(e) = self.attach_groups() {
-                        self.unindex();
-                        if exit {
-                            exit_detached();
-                        }
-                        return Err(e);
-                    }
-                    0
+                    return self.attach_groups();
                 }
                 ret => ret,
             },
@@ -415,14 +426,9 @@ impl DirectSet {
             }
         };
         if ret < 0 {
-            self.unindex();
-            if exit {
-                exit_detached();
-            }
             // A single function: the error is about it.
             return Err((Error::from_errno(ret), (self.slots.len() == 1).then_some(0)));
         }
-        self.attached.store(true, Ordering::Release);
         Ok(())
     }
 
