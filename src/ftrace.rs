@@ -56,12 +56,6 @@ pub(crate) struct FtraceOps {
     ops: Opaque<bindings::ftrace_ops>,
 }
 
-// SAFETY: `ops` is only handed to ftrace's own API, which locks (type
-// invariant); it holds no reference to the task or CPU that made it.
-unsafe impl Send for FtraceOps {}
-// SAFETY: See `Send`: every method goes through ftrace's locked API.
-unsafe impl Sync for FtraceOps {}
-
 /// A failed [`FtraceOps::switch_all`].
 pub(crate) struct Switch {
     pub(crate) error: Error,
