@@ -27,10 +27,11 @@ use crate::btf;
 use crate::command::{CreateOptions, DirectMode, ProbeKind};
 use crate::error::{BStr, Failed};
 use crate::errtext::{generic, refusal, Site};
-use crate::ftrace;
+use crate::ftrace::{self, FtraceOps, Switch};
 use crate::kcompat;
 use crate::kvec;
 use crate::locked::Locked;
+use crate::probe::Meta;
 use crate::rcu;
 use crate::signature::{self, Refusal};
 use crate::trampoline;
@@ -44,31 +45,22 @@ pub(crate) use index::missed;
 use index::{count, taken};
 
 /// One traced function of a direct set.
-///
-/// # Invariants
-///
-/// `gate` points to the enable gate of the set that owns the slot, which
-/// outlives it.
 pub(crate) struct DirectSlot {
     start: usize,
     end: usize,
     /// The ftrace call site: what the filter is given.
     fentry: usize,
-    hits: AtomicU64,
+    /// Its hit counter, its set's gate, its names and its index.
+    meta: Meta,
     /// Calls ftrace's recursion lock refused (see [`missed`]).
     missed: AtomicU64,
     last_arg: AtomicU64,
     /// Exit mode: returns counted, and the last return value.
     exits: AtomicU64,
     last_ret: AtomicU64,
-    gate: *const Gate,
     /// Unique among every slot made since load, never 0: the exit
     /// trampoline's token for "the slot this call was counted in".
     id: u64,
-    symbol: KVec<u8>,
-    name: Option<KVec<u8>>,
-    /// The target's index in an API client's array (0 in control-file sets).
-    index: u32,
     /// Named on a line of its own (or by an API client), not a glob member.
     explicit: bool,
     /// A glob member that another tracer holds (a foreign direct caller or
@@ -83,19 +75,9 @@ pub(crate) struct DirectSlot {
 }
 
 impl DirectSlot {
-    /// Hits counted so far.
-    pub(crate) fn hits(&self) -> u64 {
-        self.hits.load(Ordering::Relaxed)
-    }
-
     /// Calls not delivered: refused by ftrace's recursion lock.
     pub(crate) fn missed(&self) -> u64 {
         self.missed.load(Ordering::Relaxed)
-    }
-
-    /// The target's index (see [`crate::api`]).
-    pub(crate) fn index(&self) -> u32 {
-        self.index
     }
 
     /// The first argument of the last recorded call (record mode).
@@ -115,12 +97,7 @@ impl DirectSlot {
 
     /// The symbol.
     pub(crate) fn symbol(&self) -> &[u8] {
-        &self.symbol
-    }
-
-    /// The probe's name: the one given, else the symbol.
-    pub(crate) fn name(&self) -> &[u8] {
-        self.name.as_deref().unwrap_or(&self.symbol)
+        self.meta.symbol()
     }
 
     /// Counts a call, records its first argument in record mode, and
@@ -130,12 +107,11 @@ impl DirectSlot {
     /// open), else 0: the exit trampoline's token.
     #[inline(always)]
     fn hit(&self, arg0: usize, record: bool, frame: *const usize) -> u64 {
-        // SAFETY: By the type invariant `gate` outlives `self`.
-        let gate = unsafe { &*self.gate };
-        if !gate.is_open() {
+        // Not `Meta::hit`: the argument is recorded between the count and
+        // the delivery, and the token depends on whether it counted.
+        let Some(gate) = self.meta.count() else {
             return 0;
-        }
-        self.hits.fetch_add(1, Ordering::Relaxed);
+        };
         if record {
             self.last_arg.store(arg0 as u64, Ordering::Relaxed);
         }
@@ -156,7 +132,7 @@ impl DirectSlot {
                 regs: core::ptr::null_mut(),
                 args: args.map(|a| a),
             };
-            gate.deliver(self.index, &hit);
+            gate.deliver(self.meta.index(), &hit);
         }
         self.id
     }
@@ -172,8 +148,7 @@ impl DirectSlot {
         if token == 0 || token != self.id {
             return;
         }
-        // SAFETY: By the type invariant `gate` outlives `self`.
-        if unsafe { (*self.gate).is_open() } {
+        if self.meta.is_open() {
             self.exits.fetch_add(1, Ordering::Relaxed);
             self.last_ret.store(retval as u64, Ordering::Relaxed);
         }
@@ -188,19 +163,20 @@ static NEXT_SLOT_ID: AtomicU64 = AtomicU64::new(1);
 /// # Invariants
 ///
 /// `slots` never grows once `attach` has run; `ops` never moves (the set
-/// keeps this struct in its `RcuBox`), nor do the boxed `groups`; while
-/// `attached`, either `ops` (`groups` empty) or every ops in `groups` is
-/// registered with the trampoline of `mode`.
+/// keeps this struct in its `RcuBox`), nor do the boxed `groups`, nor
+/// `per_function` once allocated; while `attached`, every ops
+/// [`DirectSet::registered`] yields (the per-function ops, else the
+/// groups, else `ops`) is registered with the trampoline of `mode`.
 pub(crate) struct DirectSet {
-    ops: Opaque<bindings::ftrace_ops>,
+    ops: FtraceOps,
     /// When another tracer holds some glob members: the rest, attached as
     /// groups of one ops each (see [`DirectSet::attach_all`]). Up to one
     /// per function (every other one taken): vmalloc-backed.
-    groups: KVVec<KBox<Opaque<bindings::ftrace_ops>>>,
+    groups: KVVec<KBox<FtraceOps>>,
     /// How the functions are attached (benchmark baselines aside: one ops).
     strategy: Strategy,
     /// `Strategy::OpsPerFunction`: one ops per slot, allocated by `attach`.
-    per_function: KVVec<Opaque<bindings::ftrace_ops>>,
+    per_function: KVVec<FtraceOps>,
     /// `Strategy::Fprobe`: the fprobe.
     fprobe: Opaque<bindings::fprobe>,
     slots: KVVec<DirectSlot>,
@@ -277,7 +253,7 @@ impl DirectSet {
             ..Default::default()
         };
         Self {
-            ops: Opaque::new(bindings::ftrace_ops::default()),
+            ops: FtraceOps::new(),
             groups: KVVec::new(),
             strategy,
             per_function: KVVec::new(),
@@ -332,25 +308,23 @@ impl DirectSet {
         if self.strategy == Strategy::OpsPerFunction {
             let mut v = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
             for _ in 0..self.slots.len() {
-                v.push(Opaque::new(bindings::ftrace_ops::default()), GFP_KERNEL)?;
+                v.push(FtraceOps::new(), GFP_KERNEL)?;
             }
             self.per_function = v;
         }
         Ok(())
     }
 
-    /// Adds a function (before `attach` only).
-    #[allow(clippy::too_many_arguments)]
+    /// Adds the function `t` at `[start, start + size)`, whose ftrace call
+    /// site is `fentry`, of the set whose gate is `gate` (before `attach`
+    /// only).
     fn push(
         &mut self,
         gate: *const Gate,
-        symbol: &[u8],
-        name: Option<&[u8]>,
+        t: &Target<'_>,
         start: usize,
         size: usize,
         fentry: usize,
-        index: u32,
-        explicit: bool,
     ) -> Result {
         if addrset::needs_growth(self.slots.len(), self.seen.len()) {
             let len = addrset::grown_len(self.seen.len());
@@ -363,33 +337,20 @@ impl DirectSet {
         if addrset::insert(&mut self.seen, start) != addrset::Inserted::New {
             return Err(EEXIST);
         }
-        let mut sym = KVec::new();
-        sym.extend_from_slice(symbol, GFP_KERNEL)?;
-        let name = match name {
-            Some(n) => {
-                let mut v = KVec::new();
-                v.extend_from_slice(n, GFP_KERNEL)?;
-                Some(v)
-            }
-            None => None,
-        };
-        // INVARIANT: `gate` is the owning set's gate.
+        // `gate` is the owning set's gate (`Meta`'s invariant).
+        let meta = Meta::new(gate, t)?;
         self.slots.push(
             DirectSlot {
                 start,
                 end: start.saturating_add(size.max(1)),
                 fentry,
-                hits: AtomicU64::new(0),
+                meta,
                 missed: AtomicU64::new(0),
                 last_arg: AtomicU64::new(0),
                 exits: AtomicU64::new(0),
                 last_ret: AtomicU64::new(0),
-                gate,
                 id: NEXT_SLOT_ID.fetch_add(1, Ordering::Relaxed),
-                symbol: sym,
-                name,
-                index,
-                explicit,
+                explicit: t.explicit,
                 refused: AtomicBool::new(false),
             },
             GFP_KERNEL,
@@ -430,18 +391,29 @@ impl DirectSet {
         if exit {
             exit_attached();
         }
+        if let Err(e) = self.register_all(ips) {
+            self.unindex();
+            if exit {
+                exit_detached();
+            }
+            return Err(e);
+        }
+        self.attached.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// [`DirectSet::attach_all`]'s registration of every function (their
+    /// fentry sites in `ips`) as the strategy says, bisecting on `EBUSY`.
+    /// On failure nothing stays registered.
+    fn register_all(
+        &mut self,
+        mut ips: KVVec<kernel::ffi::c_ulong>,
+    ) -> Result<(), (Error, Option<usize>)> {
         let ret = match self.strategy {
             Strategy::OneOps => match self.attach_one_ops(&mut ips) {
                 ret if ret == EBUSY.to_errno() && self.slots.len() > 1 => {
                     drop(ips);
-                    if let Err(e) = self.attach_groups() {
-                        self.unindex();
-                        if exit {
-                            exit_detached();
-                        }
-                        return Err(e);
-                    }
-                    0
+                    return self.attach_groups();
                 }
                 ret => ret,
             },
@@ -454,14 +426,9 @@ impl DirectSet {
             }
         };
         if ret < 0 {
-            self.unindex();
-            if exit {
-                exit_detached();
-            }
             // A single function: the error is about it.
             return Err((Error::from_errno(ret), (self.slots.len() == 1).then_some(0)));
         }
-        self.attached.store(true, Ordering::Release);
         Ok(())
     }
 
@@ -527,9 +494,11 @@ impl DirectSet {
         for s in self.slots.get(lo..hi).unwrap_or(&[]) {
             ips.push(s.fentry, GFP_KERNEL)?;
         }
-        let ops = KBox::new(Opaque::new(bindings::ftrace_ops::default()), GFP_KERNEL)?;
+        let ops = KBox::new(FtraceOps::new(), GFP_KERNEL)?;
         self.groups.reserve(1, GFP_KERNEL)?;
-        let ret = Self::register_ops(ops.get(), &mut ips, trampoline::addr(self.mode()));
+        // SAFETY: A new ops, unregistered; boxed, so it never moves, and
+        // kept in `groups` once registered; the trampoline is valid.
+        let ret = unsafe { ops.register(&mut ips, trampoline::addr(self.mode())) };
         if ret == EBUSY.to_errno() {
             return Ok(false);
         }
@@ -542,78 +511,41 @@ impl DirectSet {
     /// Unregisters every group ops (a failed bisection).
     fn detach_groups(&mut self) {
         let tramp = trampoline::addr(self.mode());
-        for ops in self.groups.iter() {
-            // SAFETY: Every group ops is registered with `tramp`.
-            let ret = unsafe { bindings::unregister_ftrace_direct(ops.get(), tramp, true) };
-            if ret < 0 {
+        // SAFETY: Every group ops is registered with `tramp`.
+        unsafe {
+            FtraceOps::unregister_each(self.groups.iter().map(|b| &**b), tramp, |ret| {
                 pr_warn!("detaching a group of direct calls failed: {}\n", ret);
-            }
-        }
+            })
+        };
         kvec::clear(&mut self.groups);
     }
 
-    /// Sets `ops`'s filter to `ips` and registers it with `tramp`; frees the
-    /// filter again on failure.
-    fn register_ops(
-        ops: *mut bindings::ftrace_ops,
-        ips: &mut KVVec<kernel::ffi::c_ulong>,
-        tramp: usize,
-    ) -> i32 {
-        let n = ips.len() as u32;
-        // SAFETY: `ops` is a live, unregistered ftrace_ops that never moves
-        // (callers); `ips` holds `n` addresses.
-        let mut ret = unsafe { bindings::ftrace_set_filter_ips(ops, ips.as_mut_ptr(), n, 0, 1) };
-        if ret == 0 {
-            // SAFETY: As above; the trampoline is a valid direct caller.
-            ret = unsafe { bindings::register_ftrace_direct(ops, tramp) };
-        }
-        if ret < 0 {
-            // SAFETY: `ops` is not registered; this frees its filter hash.
-            unsafe { bindings::ftrace_free_filter(ops) };
-        }
-        ret
-    }
-
     fn attach_one_ops(&self, ips: &mut KVVec<kernel::ffi::c_ulong>) -> i32 {
-        Self::register_ops(self.ops.get(), ips, trampoline::addr(self.mode()))
+        // SAFETY: `ops` is unregistered (not attached) and never moves
+        // (type invariant); the trampoline is valid.
+        unsafe { self.ops.register(ips, trampoline::addr(self.mode())) }
     }
 
     /// The baseline: one ops, one filter update and one patching pass per
     /// function. Undoes what it did on failure.
     fn attach_per_function(&self) -> i32 {
-        let tramp = trampoline::addr(self.mode());
-        for (i, s) in self.slots.iter().enumerate() {
-            let Some(ops) = self.per_function.get(i) else {
-                return ENOMEM.to_errno();
-            };
-            let ops = ops.get();
-            // SAFETY: A live, unregistered ops that never moves (`attach`
-            // allocated them all before the first registration).
-            let mut ret =
-                unsafe { bindings::ftrace_set_filter_ips(ops, &mut { s.fentry }, 1, 0, 1) };
-            if ret == 0 {
-                // SAFETY: As above.
-                ret = unsafe { bindings::register_ftrace_direct(ops, tramp) };
-            }
-            if ret < 0 {
-                // SAFETY: `ops` is not registered.
-                unsafe { bindings::ftrace_free_filter(ops) };
-                self.detach_per_function(i);
-                return ret;
-            }
-        }
-        0
+        let ips = self.slots.iter().map(|s| s.fentry);
+        // SAFETY: Live, unregistered ops that never move (`attach`
+        // allocated them all before the first registration).
+        unsafe { FtraceOps::register_each(&self.per_function, ips, trampoline::addr(self.mode())) }
     }
 
-    fn detach_per_function(&self, n: usize) -> i32 {
-        let tramp = trampoline::addr(self.mode());
-        let mut worst = 0;
-        for ops in self.per_function.iter().take(n) {
-            // SAFETY: The first `n` ops are registered with `tramp`.
-            let ret = unsafe { bindings::unregister_ftrace_direct(ops.get(), tramp, true) };
-            worst = worst.min(ret);
-        }
-        worst
+    /// The ops registered while the set is attached (type invariant): the
+    /// per-function ones, the groups, or else `ops`.
+    fn registered(&self) -> impl Iterator<Item = &FtraceOps> + Clone {
+        let per_function = match self.strategy {
+            Strategy::OpsPerFunction => &self.per_function[..],
+            _ => &[],
+        };
+        let one =
+            (self.strategy == Strategy::OneOps && self.groups.is_empty()).then_some(&self.ops);
+        let groups = self.groups.iter().map(|b| &**b);
+        Iterator::chain(Iterator::chain(per_function.iter(), groups), one)
     }
 
     /// Detaches every function (one `unregister_ftrace_direct`, which waits
@@ -625,29 +557,13 @@ impl DirectSet {
         let mut ok = true;
         if self.attached.swap(false, Ordering::AcqRel) {
             let ret = match self.strategy {
-                Strategy::OneOps if !self.groups.is_empty() => {
-                    let tramp = trampoline::addr(self.mode());
-                    let mut worst = 0;
-                    for ops in self.groups.iter() {
-                        // SAFETY: Every group ops is registered with the
-                        // trampoline of `mode` (type invariant).
-                        let ret =
-                            unsafe { bindings::unregister_ftrace_direct(ops.get(), tramp, true) };
-                        worst = worst.min(ret);
-                    }
-                    worst
-                }
-                // SAFETY: `ops` is registered with the trampoline of `mode`.
-                Strategy::OneOps => unsafe {
-                    bindings::unregister_ftrace_direct(
-                        self.ops.get(),
-                        trampoline::addr(self.mode()),
-                        true,
-                    )
-                },
-                Strategy::OpsPerFunction => self.detach_per_function(self.per_function.len()),
                 // SAFETY: The fprobe is registered.
                 Strategy::Fprobe => unsafe { bindings::unregister_fprobe(self.fprobe.get()) },
+                // SAFETY: Every ops `registered` yields is registered with
+                // the trampoline of `mode` (type invariant).
+                _ => unsafe {
+                    FtraceOps::unregister_all(self.registered(), trampoline::addr(self.mode()))
+                },
             };
             if ret < 0 {
                 pr_warn!(
@@ -754,80 +670,11 @@ impl DirectSet {
     /// on failure the ones already moved are moved back (the error says
     /// whether all were).
     fn switch_to(&self, mode: DirectMode) -> core::result::Result<(), Switch> {
-        let tramp = trampoline::addr(mode);
-        match self.strategy {
-            Strategy::OpsPerFunction => {
-                for (i, ops) in self.per_function.iter().enumerate() {
-                    // SAFETY: Every per-function ops is registered (attached).
-                    let ret = unsafe { bindings::modify_ftrace_direct(ops.get(), tramp) };
-                    if ret < 0 {
-                        // Switch the ones already moved back, so that every
-                        // ops matches `mode` again (detach passes it).
-                        return Err(Switch::back(
-                            ret,
-                            self.per_function.iter().take(i),
-                            self.mode(),
-                        ));
-                    }
-                }
-            }
-            Strategy::OneOps if !self.groups.is_empty() => {
-                for (i, ops) in self.groups.iter().enumerate() {
-                    // SAFETY: Every group ops is registered (attached).
-                    let ret = unsafe { bindings::modify_ftrace_direct(ops.get(), tramp) };
-                    if ret < 0 {
-                        return Err(Switch::back(
-                            ret,
-                            self.groups.iter().take(i).map(|b| &**b),
-                            self.mode(),
-                        ));
-                    }
-                }
-            }
-            _ => {
-                // SAFETY: `ops` is registered (attached); the trampoline is valid.
-                let ret = unsafe { bindings::modify_ftrace_direct(self.ops.get(), tramp) };
-                if ret < 0 {
-                    return Err(Switch {
-                        error: Error::from_errno(ret),
-                        moved_back: true,
-                    });
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A failed [`DirectSet::switch_to`].
-struct Switch {
-    error: Error,
-    /// Every ops that had moved is back on the old trampoline.
-    moved_back: bool,
-}
-
-impl Switch {
-    /// Moves `moved` (registered ops now on the new trampoline) back to
-    /// `old`'s, after `errno` stopped the switch.
-    fn back<'a>(
-        errno: kernel::ffi::c_int,
-        moved: impl Iterator<Item = &'a Opaque<bindings::ftrace_ops>>,
-        old: DirectMode,
-    ) -> Self {
-        let old = trampoline::addr(old);
-        let mut moved_back = true;
-        for ops in moved {
-            // SAFETY: Registered, now with the new trampoline.
-            let back = unsafe { bindings::modify_ftrace_direct(ops.get(), old) };
-            if back < 0 {
-                pr_warn!("switching a direct call back failed: {}\n", back);
-                moved_back = false;
-            }
-        }
-        Switch {
-            error: Error::from_errno(errno),
-            moved_back,
-        }
+        let from = trampoline::addr(self.mode());
+        // SAFETY: Every ops `registered` yields is registered (attached)
+        // with the trampoline of the current mode (type invariant); both
+        // trampolines are valid.
+        unsafe { FtraceOps::switch_all(self.registered(), from, trampoline::addr(mode)) }
     }
 }
 
@@ -843,8 +690,9 @@ pub(crate) unsafe fn shutdown() {
     exit_quiesce();
     // SAFETY: No command runs or can start (the caller's contract).
     unsafe { btf::drop_cache() };
-    // SAFETY: Nothing else uses the scratch ops any more.
-    unsafe { bindings::bp_ftrace_scratch_free() };
+    // SAFETY: No command runs or can start (the caller's contract), so
+    // nothing uses the scratch ops any more.
+    unsafe { ftrace::free_scratch() };
     index::lock_index().drop_all();
 }
 
@@ -902,9 +750,7 @@ impl SetBackend for DirectSet {
                 return Ok(Added::Refused(-signature::REFUSED_ERRNO, r.as_str()));
             }
         }
-        self.push(
-            ctx.gate, t.symbol, t.name, addr, size, fentry, t.index, t.explicit,
-        )?;
+        self.push(ctx.gate, t, addr, size, fentry)?;
         Ok(Added::Yes)
     }
 
@@ -956,17 +802,13 @@ impl SetBackend for DirectSet {
 
     fn each(&self, f: &mut dyn FnMut(&ProbeView<'_>)) {
         for s in self.iter() {
+            // Direct targets have no offset (the parser and the API refuse
+            // one), so the view's is 0.
             f(&ProbeView {
-                kind: "direct",
-                name: s.name(),
-                symbol: s.symbol(),
-                offset: 0,
-                hits: s.hits(),
-                missed: s.missed(),
-                index: s.index(),
                 last_arg: Some(s.last_arg()),
                 exit: (self.mode() == DirectMode::Exit || s.exits() != 0)
                     .then(|| (s.exits(), s.last_ret())),
+                ..s.meta.view("direct", s.missed())
             });
         }
     }

@@ -2,7 +2,12 @@
 
 //! What the ftrace-based backends (the fprobe and direct sets) share:
 //! whether ftrace can trace a function, and why a target is refused when it
-//! cannot.
+//! cannot; and [`FtraceOps`], the `ftrace_ops` of direct calls, with every
+//! register, modify and unregister loop over them.
+
+use kernel::ffi::c_ulong;
+use kernel::prelude::*;
+use kernel::types::Opaque;
 
 use crate::bindings;
 use crate::locked::Locked;
@@ -25,3 +30,208 @@ pub(crate) fn traceable(_locked: Locked<'_>, addr: usize) -> Result<usize, i32> 
 /// Why a target without an address (the walk of the core kernel's text
 /// never met its name) is refused.
 pub(crate) const NOT_IN_TEXT: &str = "unknown symbol, or not a core-kernel function";
+
+/// Frees the scratch ops' filter (the one [`traceable`] fills), on unload.
+///
+/// # Safety
+///
+/// Nothing uses the scratch ops any more: no command runs or can start.
+pub(crate) unsafe fn free_scratch() {
+    // SAFETY: Nothing else uses the scratch ops any more (the caller's
+    // contract).
+    unsafe { bindings::bp_ftrace_scratch_free() };
+}
+
+/// One `ftrace_ops` for direct calls: its filter, and its registration
+/// with a trampoline.
+///
+/// # Invariants
+///
+/// `ops` is only ever passed to ftrace's own API, which serialises its
+/// users with its own locks. While it is registered (from a successful
+/// [`FtraceOps::register`] until its [`FtraceOps::unregister`]), ftrace
+/// keeps a pointer to it: the callers of `register` promise that it does
+/// not move or go away until then.
+pub(crate) struct FtraceOps {
+    ops: Opaque<bindings::ftrace_ops>,
+}
+
+/// A failed [`FtraceOps::switch_all`].
+pub(crate) struct Switch {
+    pub(crate) error: Error,
+    /// Every ops that had moved is back on the old trampoline.
+    pub(crate) moved_back: bool,
+}
+
+impl FtraceOps {
+    /// An unregistered ops with an empty filter.
+    pub(crate) fn new() -> Self {
+        Self {
+            ops: Opaque::new(bindings::ftrace_ops::default()),
+        }
+    }
+
+    /// Sets the filter to `ips` and registers the ops with `tramp`; frees
+    /// the filter again on failure. 0 or a negative errno.
+    ///
+    /// # Safety
+    ///
+    /// `self` is not registered, and does not move or go away until it is
+    /// unregistered; `tramp` is a valid direct caller.
+    pub(crate) unsafe fn register(&self, ips: &mut [c_ulong], tramp: usize) -> i32 {
+        let ops = self.ops.get();
+        let n = ips.len() as u32;
+        // SAFETY: `ops` is a live, unregistered ftrace_ops that never moves
+        // (the caller's contract); `ips` holds `n` addresses.
+        let mut ret = unsafe { bindings::ftrace_set_filter_ips(ops, ips.as_mut_ptr(), n, 0, 1) };
+        if ret == 0 {
+            // SAFETY: As above; the trampoline is a valid direct caller.
+            ret = unsafe { bindings::register_ftrace_direct(ops, tramp) };
+        }
+        if ret < 0 {
+            // SAFETY: `ops` is not registered; this frees its filter hash.
+            unsafe { bindings::ftrace_free_filter(ops) };
+        }
+        ret
+    }
+
+    /// Unregisters the ops from `tramp` and frees its filter (waiting until
+    /// no task is inside the trampoline for it). 0 or a negative errno.
+    ///
+    /// # Safety
+    ///
+    /// `self` is registered with `tramp`.
+    pub(crate) unsafe fn unregister(&self, tramp: usize) -> i32 {
+        // SAFETY: Registered with `tramp` (the caller's contract), so live
+        // and not moving (type invariant).
+        unsafe { bindings::unregister_ftrace_direct(self.ops.get(), tramp, true) }
+    }
+
+    /// Moves the registered ops to the trampoline `tramp`. 0 or a negative
+    /// errno.
+    ///
+    /// # Safety
+    ///
+    /// `self` is registered; `tramp` is a valid direct caller.
+    pub(crate) unsafe fn modify(&self, tramp: usize) -> i32 {
+        // SAFETY: Registered (the caller's contract), so live and not
+        // moving (type invariant); the trampoline is valid.
+        unsafe { bindings::modify_ftrace_direct(self.ops.get(), tramp) }
+    }
+
+    /// Registers `ops[i]` with `tramp` for the single address `ips[i]`,
+    /// one by one: one filter update and one patching pass each. On
+    /// failure unregisters the ones already registered, and returns the
+    /// errno; `ENOMEM` if there are fewer ops than addresses.
+    ///
+    /// # Safety
+    ///
+    /// Every ops in `ops` is unregistered, and none moves or goes away
+    /// until it is unregistered; `tramp` is a valid direct caller.
+    pub(crate) unsafe fn register_each(
+        ops: &[FtraceOps],
+        ips: impl Iterator<Item = c_ulong>,
+        tramp: usize,
+    ) -> i32 {
+        for (i, ip) in ips.enumerate() {
+            let Some(one) = ops.get(i) else {
+                return ENOMEM.to_errno();
+            };
+            // SAFETY: A live, unregistered ops that never moves (the
+            // caller's contract).
+            let ret = unsafe { one.register(&mut [ip], tramp) };
+            if ret < 0 {
+                // SAFETY: The first `i` ops were registered with `tramp`
+                // just above.
+                unsafe { Self::unregister_all(ops.iter().take(i), tramp) };
+                return ret;
+            }
+        }
+        0
+    }
+
+    /// Unregisters every ops of `all` from `tramp`: the worst errno, or 0.
+    ///
+    /// # Safety
+    ///
+    /// Every ops of `all` is registered with `tramp`.
+    pub(crate) unsafe fn unregister_all<'a>(
+        all: impl Iterator<Item = &'a FtraceOps>,
+        tramp: usize,
+    ) -> i32 {
+        // SAFETY: The caller's contract.
+        unsafe { Self::unregister_each(all, tramp, |_| {}) }
+    }
+
+    /// Unregisters every ops of `all` from `tramp`, calling `failed` with
+    /// the errno of each one ftrace refused: the worst errno, or 0.
+    ///
+    /// # Safety
+    ///
+    /// Every ops of `all` is registered with `tramp`.
+    pub(crate) unsafe fn unregister_each<'a>(
+        all: impl Iterator<Item = &'a FtraceOps>,
+        tramp: usize,
+        mut failed: impl FnMut(i32),
+    ) -> i32 {
+        let mut worst = 0;
+        for ops in all {
+            // SAFETY: Registered with `tramp` (the caller's contract).
+            let ret = unsafe { ops.unregister(tramp) };
+            if ret < 0 {
+                failed(ret);
+            }
+            worst = worst.min(ret);
+        }
+        worst
+    }
+
+    /// Switches every ops of `all` from the trampoline `from` to `to`; on
+    /// failure the ones already moved are moved back (the error says
+    /// whether all were).
+    ///
+    /// # Safety
+    ///
+    /// Every ops of `all` is registered with `from`; both trampolines are
+    /// valid direct callers.
+    pub(crate) unsafe fn switch_all<'a>(
+        all: impl Iterator<Item = &'a FtraceOps> + Clone,
+        from: usize,
+        to: usize,
+    ) -> Result<(), Switch> {
+        for (i, ops) in all.clone().enumerate() {
+            // SAFETY: Registered (the caller's contract).
+            let ret = unsafe { ops.modify(to) };
+            if ret < 0 {
+                // Switch the ones already moved back, so that every ops
+                // matches `from` again (detach passes it).
+                // SAFETY: The first `i` were registered and moved to `to`.
+                let moved_back = unsafe { Self::switch_back(all.take(i), from) };
+                return Err(Switch {
+                    error: Error::from_errno(ret),
+                    moved_back,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves `moved` (registered ops now on the new trampoline) back to
+    /// `old`: whether every one moved back.
+    ///
+    /// # Safety
+    ///
+    /// Every ops of `moved` is registered; `old` is a valid direct caller.
+    unsafe fn switch_back<'a>(moved: impl Iterator<Item = &'a FtraceOps>, old: usize) -> bool {
+        let mut moved_back = true;
+        for ops in moved {
+            // SAFETY: Registered, now with the new trampoline.
+            let back = unsafe { ops.modify(old) };
+            if back < 0 {
+                pr_warn!("switching a direct call back failed: {}\n", back);
+                moved_back = false;
+            }
+        }
+        moved_back
+    }
+}

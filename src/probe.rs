@@ -155,14 +155,39 @@ impl Meta {
     /// handlers: no locks, no allocation.
     #[inline(always)]
     pub(crate) fn hit(&self, describe: impl FnOnce() -> bindings::batchprobe_hit) {
-        // SAFETY: By the type invariant `gate` outlives `self`.
-        let gate = unsafe { &*self.gate };
-        if gate.is_open() {
-            self.hits.fetch_add(1, Ordering::Relaxed);
+        if let Some(gate) = self.count() {
             if gate.has_client() {
                 gate.deliver(self.index, &describe());
             }
         }
+    }
+
+    /// Counts a hit if the set is enabled, and returns its gate then, for
+    /// the caller to hand the hit on (as [`Meta::hit`] does). Called from
+    /// probe handlers: no locks, no allocation.
+    #[inline(always)]
+    pub(crate) fn count(&self) -> Option<&Gate> {
+        // SAFETY: By the type invariant `gate` outlives `self`.
+        let gate = unsafe { &*self.gate };
+        if !gate.is_open() {
+            return None;
+        }
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        Some(gate)
+    }
+
+    /// Whether the set is enabled (its gate is open). Called from probe
+    /// handlers.
+    #[inline(always)]
+    pub(crate) fn is_open(&self) -> bool {
+        // SAFETY: By the type invariant `gate` outlives `self`.
+        unsafe { (*self.gate).is_open() }
+    }
+
+    /// The target's index (see [`crate::api`]).
+    #[inline(always)]
+    pub(crate) fn index(&self) -> u32 {
+        self.index
     }
 
     /// The symbol, NUL-terminated, for the kernel.

@@ -190,8 +190,7 @@ fn handle(ret_ip: usize, arg0: usize, record: bool, frame: *const usize) -> u64 
         // preemption-disabled section (an RCU read side for the index).
         let section = rcu::PreemptDisabledNotrace::new();
         if let Some(slot) = slot_at(&section, ip) {
-            // SAFETY: By the type invariant `gate` outlives the slot.
-            if unsafe { (*slot.gate).is_open() } {
+            if slot.meta.is_open() {
                 slot.missed.fetch_add(1, Ordering::Relaxed);
             }
         }

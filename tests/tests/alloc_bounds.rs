@@ -81,16 +81,7 @@ const REVIEWED: &[Reviewed] = &[
         1,
         "\"target N: bad target\": fixed words and a number",
     ),
-    // src/direct.rs
-    r("src/direct.rs", "symbol: KVec<u8>,", 1, PROBE_NAMES),
-    r("src/direct.rs", "name: Option<KVec<u8>>,", 1, PROBE_NAMES),
-    r(
-        "src/direct.rs",
-        "let mut sym = KVec::new();",
-        1,
-        PROBE_NAMES,
-    ),
-    r("src/direct.rs", "let mut v = KVec::new();", 1, PROBE_NAMES),
+    // src/direct.rs (a slot's symbol and name are its `probe::Meta`'s)
     r(
         "src/direct.rs",
         "let mut todo: KVec<(usize, usize)> = KVec::new();",
