@@ -29,6 +29,7 @@ mod report;
 
 use backends::Backends;
 
+pub(crate) use build::Builder;
 pub(crate) use owner::{may_own, Owner};
 
 /// Monotonic nanoseconds, read on a path that no probe can hit (see
