@@ -1103,15 +1103,17 @@ fn document(flavors: &[Flavor], a: &Args) -> String {
     }
     let _ = writeln!(
         o,
-        "## Reproduce\n\n```sh\nmake check   # once: installs, builds the test, distro and debug kernels\n\
-         make bench   # builds the bench kernel once (~12 min here), then one boot per flavor, each \
-         ~26-31 min under TCG here; BP_BENCH_FLAVORS (\"bench distro\"), BP_BENCH_RUNS, \
+        "## Reproduce\n\n```sh\nmake check   # once: installs, builds every check flavor's kernel\n\
+         make bench   # builds the bench kernel once, then one boot per flavor, side by side \
+         (one per host core under TCG, BP_JOBS), each about half an hour under TCG; \
+         BP_BENCH_FLAVORS (\"bench distro distro-7.3\"), BP_BENCH_RUNS, \
          BP_BENCH_SIZES, BP_BENCH_DIRECT_RUNS, BP_BENCH_DIRECT_SIZES, BP_BENCH_BUDGET_S, \
          BP_BENCH_ENTRY_SIZES, BP_BENCH_EXIT_SIZES, BP_SMP, BP_ACCEL=kvm; BP_BENCH_ONLY=entry: \
          only the +0 entry comparison and per-hit costs, into BENCHMARKS-entry.md; \
          BP_BENCH_ONLY=exit: only entry + exit (kernels with BTF), into BENCHMARKS-exit.md\n```\n\n\
          `make bench` writes `out/bench/FLAVOR/{{raw.txt,console.log,results.csv,results.json}}` \
-         and the plots, and rewrites this file and the plots in `docs/`."
+         and the plots, and rewrites this file (keeping its `## Earlier measurements` \
+         section) and the plots in `docs/`."
     );
     o
 }
