@@ -464,15 +464,15 @@ impl Set {
             Ok(Some(to)) => self.set_state(to),
             Ok(None) => {}
             Err(r) => {
-                // Never expected: both callers check the state first. Keep
-                // to what they mean, a teardown now, rather than leave
-                // probes registered in memory about to be freed.
+                // Only a freed set is refused (both callers check for it
+                // first): its teardown ran already, and a second one would
+                // retire and free its probes twice. Nothing to do.
                 pr_warn!(
-                    "set {}: retired anyway: {}\n",
+                    "set {}: not retired again: {}\n",
                     BStr(&self.name).as_str(),
                     r.as_str()
                 );
-                self.set_state(SetState::Retiring);
+                return;
             }
         }
         if self.teardown() {
