@@ -38,7 +38,7 @@ for f in $flavors; do
     "$BP_ROOT/scripts/build-initramfs.sh" "$BP_ROOT/out/bench/$f/initramfs.cpio.gz" "$ko" "${kdirs[$f]}"
 done
 args=bp.mode=bench
-for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES ONLY; do
+for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES PEER_ENTRY_SIZES PEER_EXIT_SIZES PEER_BUDGET_S ONLY; do
     eval "val=\${BP_BENCH_$v:-}"
     [ -n "$val" ] && args="$args bp.bench_$v=${val// /,}"
 done

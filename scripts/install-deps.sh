@@ -7,11 +7,13 @@
 # plus bindgen-cli from crates.io. rsync: the kselftest install rules use it. clang-19 builds the distro flavor (return
 # thunks and call-depth tracking need clang >= 15; Debian 12's default is 14).
 # dwarves (pahole) writes the BTF of the distro and debug flavors.
+# libelf-dev and zlib1g-dev (their static libraries) link bpfpeer, the BPF
+# peers' loader, static against each kernel tree's own libbpf.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PKGS=(linux-source-6.12 rustc-web rust-web-src clang lld llvm libclang-dev
-      qemu-system-x86 busybox-static flex bison bc libelf-dev libssl-dev cpio rust-web-clippy
+      qemu-system-x86 busybox-static flex bison bc libelf-dev zlib1g-dev libssl-dev cpio rust-web-clippy
       kmod make gcc libc6-dev file xz-utils rsync
       clang-19 lld-19 llvm-19 dwarves)
 BINDGEN_VERSION=${BINDGEN_VERSION:-0.73.2}

@@ -23,8 +23,15 @@ done
 install -m 744 "$ks/run_kselftest.sh" "$out/"
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
+# bpfpeer's static libbpf, built once per kernel tree (its source and
+# UAPI are the tree's): keyed by the tree's path and libbpf's sources.
+libbpf=$BP_CACHE/libbpf-$( (echo "$kdir"; cat "$kdir"/tools/lib/bpf/*.[ch] 2>/dev/null) | sha256sum | cut -c1-12)
+mkdir -p "$BP_CACHE"
+flock "$BP_CACHE/.libbpf.lock" make -s --no-print-directory -C "$BP_ROOT/selftests" \
+    KSELFTEST_DIR="$ks" OUTPUT="$build" LIBBPF_OUT="$libbpf" "$libbpf/libbpf.a" >&2 \
+    || die "selftests: building $kdir's libbpf failed (see $libbpf/build.log)"
 make -s --no-print-directory -C "$BP_ROOT/selftests" KSELFTEST_DIR="$ks" OUTPUT="$build" \
-    INSTALL_PATH="$out/batchprobe" install >&2 \
+    LIBBPF_OUT="$libbpf" INSTALL_PATH="$out/batchprobe" install >&2 \
     || die "selftests: building or installing the collection failed"
 make -s --no-print-directory -C "$BP_ROOT/selftests" KSELFTEST_DIR="$ks" OUTPUT="$build" \
     COLLECTION=batchprobe emit_tests > "$out/kselftest-list.txt"

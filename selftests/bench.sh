@@ -298,6 +298,166 @@ per_call_exit() {
     done
 }
 
+# The BPF peers (selftests/bpfpeer.c): what users attach thousands of
+# probes with instead, on the same functions in the same boot.
+#   entry only, N = PEER_ENTRY_SIZES: batchprobe's fprobe set (`p:` lines)
+#     and direct set (`d:` lines), vs one kprobe_multi link
+#   entry + exit, N = PEER_EXIT_SIZES: batchprobe's exit set (`d:` lines,
+#     --exit), vs kprobe_multi + kretprobe_multi links, vs one fentry and
+#     one fexit link per function (retsnoop's way), vs tracing_multi
+#     (fentry.multi + fexit.multi links, and fsession.multi) where the
+#     kernel has it
+# attach: batchprobe's `create; enable` write; BPF's load (the verifier)
+# plus link. detach: batchprobe's `unregister --sync` write; BPF's closing
+# of links and programs until every program has left the kernel's id
+# table. Grace periods: the waits started during the phase, system-wide,
+# from the module's totals (stats header), the same counters for all.
+# Per call: getppid() in a tight loop with each way on __task_pid_nr_ns,
+# which getppid calls once (the syscall wrappers have no BTF, so fentry
+# cannot take __x64_sys_getppid).
+PEER_ENTRY_SIZES=${BP_BENCH_PEER_ENTRY_SIZES:-"256 1000 4000 all"}
+PEER_EXIT_SIZES=${BP_BENCH_PEER_EXIT_SIZES:-"256 1000"}
+PEER_BUDGET_S=${BP_BENCH_PEER_BUDGET_S:-300}  # one run of one method at one N
+PEER_FUNC=__task_pid_nr_ns
+
+# The module's running totals: "RCU RCU_TASKS RCU_TASKS_RUDE" ("-" if none).
+gp_now() {
+    head -1 $BP_DEBUGFS/stats | tr ' ' '\n' | sed -n 's/^rcu[a-z_]*=//p' | tr '\n' ' '
+}
+# gp_since TOTALS: the waits since gp_now printed TOTALS, as a/b/c.
+gp_since() {
+    echo "$1 $(gp_now)" | awk '{ n = NF / 2; s = ""
+        for (i = 1; i <= n; i++) s = s (i > 1 ? "/" : "") ($i == "-" ? "-" : $(i + n) - $i)
+        print s }'
+}
+
+peer_candidates() {
+    entry_candidates
+    cp /tmp/bp-entry-candidates /tmp/bp-peer-entry
+    echo "BENCHINFO peer_entry_candidates=$(wc -l < /tmp/bp-peer-entry)"
+    # Entry + exit: the exit trampoline's functions with one traceable BTF
+    # function each, that fentry and fexit programs load on and, where the
+    # kernel has it, one tracing_multi link takes (one refused id fails the
+    # whole link: bpfpeer accept bisects). Enough for the largest N.
+    exit_candidates || return 1
+    max=0
+    for n in $PEER_EXIT_SIZES; do [ "$n" -gt "$max" ] && max=$n; done
+    ./bpfpeer filter < /tmp/bp-exit-candidates | head -n $((max + max / 4)) |
+        ./bpfpeer accept fentry-fexit > /tmp/bp-peer-x
+    if ./bpfpeer modes | grep -qx fentry-fexit-multi; then
+        ./bpfpeer accept fentry-fexit-multi < /tmp/bp-peer-x > /tmp/bp-peer-y
+        mv /tmp/bp-peer-y /tmp/bp-peer-x
+    fi
+    head -n "$max" /tmp/bp-peer-x > /tmp/bp-peer-exit
+    echo "BENCHINFO peer_exit_candidates=$(wc -l < /tmp/bp-peer-exit)"
+    echo "BENCHINFO peer_modes=$(./bpfpeer modes | tr '\n' ',' | sed 's/,$//')"
+}
+
+peer_bp() { # method n run: batchprobe on the names in /tmp/bp-peer-n
+    set=q$3 opts=
+    case $1 in
+        peer-bp-fprobe) kind=p ;;
+        peer-bp-direct) kind=d ;;
+        peer-bp-exit) kind=d opts=--exit ;;
+    esac
+    rm -f /tmp/bp-peer-part.*
+    awk -v k=$kind -v s=$set '{ printf "%s:%s %s\n", k, s, $1 > ("/tmp/bp-peer-part." int((NR - 1) / 20000)) }' /tmp/bp-peer-n
+    for f in /tmp/bp-peer-part.*; do
+        bpwrite $BP_DEBUGFS/control < "$f" || return 1
+    done
+    rm -f /tmp/bp-peer-part.*
+    g=$(gp_now)
+    ns=$(bptime sh -c ". ./bp_lib.sh; bp_ctl 'create $set $opts\nenable $set\n'") ||
+        { cat $BP_DEBUGFS/last_error; return 1; }
+    echo "BENCHGP method=$1 n=$2 run=$3 phase=attach gp=$(gp_since "$g")"
+    got=$(($(bp_field $set direct) + $(bp_field $set fprobes) + $(bp_field $set kprobes)))
+    echo "BENCH method=$1 n=$2 run=$3 phase=attach ns=$ns got=$got"
+    g=$(gp_now)
+    ns=$(bptime sh -c ". ./bp_lib.sh; bp_ctl 'unregister $set --sync\n'")
+    echo "BENCHGP method=$1 n=$2 run=$3 phase=detach gp=$(gp_since "$g")"
+    echo "BENCH method=$1 n=$2 run=$3 phase=detach ns=$ns got=$got"
+}
+
+peer_bpf() { # method n run: bpfpeer's mode (method without peer-) on /tmp/bp-peer-n
+    out=$(./bpfpeer bench "${1#peer-}" < /tmp/bp-peer-n 2> /tmp/bp-peer-err)
+    got=$(echo "$out" | tr ' ' '\n' | sed -n 's/^got=//p')
+    [ -n "$got" ] || { echo "# $1 n=$2: $(head -3 /tmp/bp-peer-err)"; return 1; }
+    for p in load link attach detach; do
+        ns=$(echo "$out" | tr ' ' '\n' | sed -n "s/^${p}_ns=//p")
+        echo "BENCH method=$1 n=$2 run=$3 phase=$p ns=$ns got=$got"
+        echo "BENCHGP method=$1 n=$2 run=$3 phase=$p gp=$(echo "$out" | tr ' ' '\n' | sed -n "s/^${p}_gp=//p")"
+    done
+}
+
+# peer_round LIST SIZES METHODS...: each N, the methods taking turns within
+# each repeat; a method whose run would pass PEER_BUDGET_S, projected from
+# its largest N so far, is skipped as over budget.
+peer_round() {
+    list=$1 sizes=$2; shift 2
+    for n in $sizes; do
+        [ "$n" = all ] && n=$(wc -l < "$list")
+        [ "$n" -le "$(wc -l < "$list")" ] || continue
+        head -n "$n" "$list" > /tmp/bp-peer-n
+        todo= once=
+        for m in "$@"; do
+            v=$(echo "$m" | tr - _)
+            eval "pn=\${peer_n_$v:-0} ps=\${peer_s_$v:-0}"
+            if [ "$pn" -gt 0 ]; then
+                projected=$(awk -v s="$ps" -v a="$pn" -v b="$n" 'BEGIN { printf "%d", s * b / a }')
+                if [ "$projected" -gt "$PEER_BUDGET_S" ]; then
+                    echo "BENCH method=$m n=$n status=over-budget projected_s=$projected"
+                    continue
+                fi
+                # A run past BUDGET_S (one link per function) runs once.
+                [ "$projected" -gt "$BUDGET_S" ] && once="$once $m"
+            fi
+            todo="$todo $m"
+        done
+        k=$BIG_RUNS
+        [ "$n" -gt 1000 ] && k=1
+        for i in $(seq 1 "$k"); do
+            for m in $todo; do
+                [ "$i" -gt 1 ] && case " $once " in *" $m "*) continue ;; esac
+                v=$(echo "$m" | tr - _)
+                peer_r=$((peer_r + 1))
+                t0=$(now)
+                case $m in
+                    peer-bp-*) peer_bp "$m" "$n" "$peer_r" ;;
+                    *) peer_bpf "$m" "$n" "$peer_r" ;;
+                esac
+                eval "peer_n_$v=$n peer_s_$v=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%d", b - a + 0.999 }')"
+            done
+        done
+    done
+}
+
+peer_per_call() {
+    for r in $(seq 1 "$RUNS"); do
+        echo "BENCH method=peer-no-probe n=1 run=$r phase=per_call ns=$(bphit $HITS)"
+        for m in "bp-direct d" "bp-fprobe p" "bp-exit d --exit"; do
+            set -- $m
+            bp_ctl "$2:hq $PEER_FUNC\ncreate hq ${3:-}\nenable hq\n"
+            echo "BENCH method=peer-$1 n=1 run=$r phase=per_call ns=$(bphit $HITS)"
+            bp_ctl "unregister hq --sync\n"
+        done
+        for m in $(./bpfpeer modes); do
+            ns=$(./bpfpeer run "$m" $PEER_FUNC -- bphit $HITS | head -1)
+            echo "BENCH method=peer-$m n=1 run=$r phase=per_call ns=$ns"
+        done
+    done
+}
+
+peers() {
+    [ -x ./bpfpeer ] && [ -r /sys/kernel/btf/vmlinux ] || { echo "BENCHINFO peers=skipped (no bpfpeer or no BTF)"; return 0; }
+    peer_candidates || return 0
+    peer_r=0
+    peer_round /tmp/bp-peer-entry "$PEER_ENTRY_SIZES" peer-bp-fprobe peer-bp-direct peer-kprobe-multi
+    multi=
+    ./bpfpeer modes | grep -qx fentry-fexit-multi && multi="peer-fentry-fexit-multi peer-fsession-multi"
+    peer_round /tmp/bp-peer-exit "$PEER_EXIT_SIZES" peer-bp-exit peer-kprobe-multi-ret peer-fentry-fexit $multi
+    peer_per_call
+}
+
 method() { # name runner [create options] [sizes] [runs] [budget_s]
     name=$1 runner=$2 opts=${3:-} sizes=${4:-$SIZES} runs=${5:-$RUNS} budget=${6:-$BUDGET_S}
     prev_n=0 prev_s=0
@@ -380,6 +540,7 @@ echo "BENCHINFO runs=$RUNS"
 echo "BENCHINFO direct_runs=$DIRECT_RUNS"
 echo "BENCHINFO big_runs=$BIG_RUNS"
 echo "BENCHINFO budget_s=$BUDGET_S"
+echo "BENCHINFO peer_budget_s=$PEER_BUDGET_S"
 echo "BENCHINFO text_symbols=$(grep -ci ' t ' /proc/kallsyms)"
 echo "BENCHINFO ftrace_functions=$(wc -l < $T/available_filter_functions)"
 if [ -e /proc/lockdep ]; then echo "BENCHINFO lockdep=on"; else echo "BENCHINFO lockdep=off"; fi
@@ -392,8 +553,11 @@ dmesg -n 2
 insmod "$BP_KO" || exit 1
 # BP_BENCH_ONLY=entry: only the entry-probe comparison and the per-hit
 # costs; BP_BENCH_ONLY=exit: only entry + exit (on a kernel with BTF);
-# BP_BENCH_ONLY=percall: only entry + exit's per-call costs.
+# BP_BENCH_ONLY=percall: only entry + exit's per-call costs;
+# BP_BENCH_ONLY=peers: only the BPF peers.
 case "${BP_BENCH_ONLY:-}" in
+peers)
+    peers ;;
 exit)
     exit_probes
     per_call_exit ;;
@@ -422,6 +586,7 @@ if [ -r /sys/kernel/btf/vmlinux ]; then
     exit_probes
     per_call_exit
 fi
+peers
 fi ;;
 esac
 rmmod batchprobe

@@ -221,3 +221,37 @@ bp_wait_unpinned() {
     done
     [ "$(cat /sys/module/batchprobe/refcnt 2>/dev/null || echo 0)" -eq 0 ]
 }
+
+# The BPF peers (bpfpeer, make bench's peers section).
+# bp_need_peer MODE: skip the whole program unless this kernel takes MODE.
+bp_need_peer() {
+    [ -x ./bpfpeer ] || bp_skip_all "no bpfpeer in this collection"
+    [ -r /sys/kernel/btf/vmlinux ] || bp_skip_all "no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF)"
+    ./bpfpeer modes | grep -qx "$1" ||
+        bp_skip_all "no $1 on $(uname -r): tracing_multi links came in Linux 7.2"
+}
+# bp_peer_names N: N functions every peer can take: ftrace-able, core
+# kernel, unique names, one traceable BTF function each, no '.' or *lock*.
+bp_peer_names() {
+    grep -v '\[' /sys/kernel/tracing/available_filter_functions | grep -v '\.' | grep -v lock |
+        sort | uniq -u | ./bpfpeer filter | head -n "$1"
+}
+# bp_peer_calls MODE FUNC N: "ENTRIES EXITS" that MODE on FUNC counted for
+# N getppid() calls: the difference between a run of bphit N+1 and one of
+# bphit 1, so that what exec and exit themselves call cancels out.
+bp_peer_calls() {
+    a=$(./bpfpeer run "$1" "$2" -- bphit 1 | sed -n 's/^bpfpeer: //p')
+    b=$(./bpfpeer run "$1" "$2" -- bphit $(($3 + 1)) | sed -n 's/^bpfpeer: //p')
+    echo "# $1 on $2: bphit 1: $a; bphit $(($3 + 1)): $b" >&2
+    ea=$(echo "$a" | sed -n 's/.*entry=\([0-9]*\).*/\1/p'); xa=$(echo "$a" | sed -n 's/.*exit=\([0-9]*\).*/\1/p')
+    eb=$(echo "$b" | sed -n 's/.*entry=\([0-9]*\).*/\1/p'); xb=$(echo "$b" | sed -n 's/.*exit=\([0-9]*\).*/\1/p')
+    echo "$((${eb:-0} - ${ea:-0})) $((${xb:-0} - ${xa:-0}))"
+}
+# bp_peer_field LINE KEY: KEY's value in a `bpfpeer bench` line.
+bp_peer_field() {
+    echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+# Functions ftrace calls anything for (every kind of caller).
+ftrace_attached() {
+    wc -l < /sys/kernel/tracing/enabled_functions
+}

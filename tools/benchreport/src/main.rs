@@ -58,6 +58,31 @@ const DIRECT_PHASES: [&str; 6] = [
 ];
 const DIRECT_PLOTTED: [&str; 2] = ["attach", "detach"];
 const ENTRY_METHODS: [&str; 3] = ["entry-tracefs", "entry-kprobe", "entry-auto"];
+/// The BPF peers, entry only (`peers` in selftests/bench.sh).
+const PEER_ENTRY_METHODS: [&str; 3] = ["peer-bp-fprobe", "peer-bp-direct", "peer-kprobe-multi"];
+/// The BPF peers, entry + exit.
+const PEER_EXIT_METHODS: [&str; 5] = [
+    "peer-bp-exit",
+    "peer-kprobe-multi-ret",
+    "peer-fentry-fexit",
+    "peer-fentry-fexit-multi",
+    "peer-fsession-multi",
+];
+const PEER_PHASES: [&str; 4] = ["attach", "detach", "load", "link"];
+/// Per call on `__task_pid_nr_ns`, each way, against no probe.
+const PEER_PER_CALL: [&str; 11] = [
+    "peer-no-probe",
+    "peer-bp-direct",
+    "peer-bp-fprobe",
+    "peer-bp-exit",
+    "peer-kprobe-multi",
+    "peer-kprobe-multi-ret",
+    "peer-fentry",
+    "peer-fentry-fexit",
+    "peer-fentry-multi",
+    "peer-fentry-fexit-multi",
+    "peer-fsession-multi",
+];
 const ENTRY_PHASES: [&str; 6] = [
     "register",
     "enable",
@@ -347,6 +372,7 @@ fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavor: &str) ->
     direct_section(&mut o, b, sum, gp);
     entry_section(&mut o, b, sum);
     exit_section(&mut o, b, sum);
+    peers_section(&mut o, b, sum, gp);
     gp_section(&mut o, gp);
     per_hit(&mut o, sum);
     // Every heading one level down: the flavor's section sits in the report.
@@ -594,6 +620,115 @@ fn exit_section(o: &mut String, b: &Bench, sum: &Summary) {
                 "| {m} | {:.0} [{}–{}] | {ratio} |",
                 s.median, s.min, s.max
             );
+        }
+    }
+    o.push('\n');
+}
+
+/// batchprobe against the BPF peers, on the same functions in the same boot.
+fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSummary) {
+    let all: Vec<&str> = PEER_ENTRY_METHODS
+        .iter()
+        .chain(PEER_EXIT_METHODS.iter())
+        .copied()
+        .collect();
+    if !sum.keys().any(|k| all.contains(&k.0.as_str())) {
+        return;
+    }
+    let info = |k: &str| b.info.get(k).cloned().unwrap_or_else(|| "?".into());
+    let _ = writeln!(
+        o,
+        "## Against the BPF peers\n\nWhat users attach thousands of probes with instead, \
+         loaded by `bpfpeer` (selftests/bpfpeer.c, linked against this kernel tree's own \
+         libbpf) with programs that count calls, as batchprobe's sets do. Entry only: the \
+         functions are ftrace-able, kprobe-able, unique names ({} here; the largest N is all \
+         of them); `peer-bp-fprobe` is a batchprobe set of `p:` lines (its fprobe), \
+         `peer-bp-direct` one of `d:` lines (one `ftrace_ops`, one patching pass), \
+         `peer-kprobe-multi` one kprobe_multi link. Entry + exit: those of them the exit \
+         trampoline accepts that have one traceable BTF function, that fentry and fexit \
+         programs load on and, where the kernel has tracing_multi, that one link takes ({} \
+         here); `peer-bp-exit` is a set made with `--exit`, `peer-kprobe-multi-ret` a \
+         kprobe_multi plus a kretprobe_multi link, `peer-fentry-fexit` one fentry and one fexit \
+         program and link per function (as retsnoop and bpftrace's fentry probes attach), \
+         `peer-fentry-fexit-multi` one fentry.multi and one fexit.multi link (tracing_multi, \
+         Linux 7.2 on), `peer-fsession-multi` one fsession.multi link (one program, entry and \
+         exit). `attach` is, for batchprobe, the wall time of the write `create; enable`; \
+         for BPF, `load` (the verifier, per program) plus `link`. `detach` is batchprobe's \
+         `unregister --sync` write, and for BPF the closing of every link and program until \
+         each program has left the kernel's id table. Methods take turns within each repeat; \
+         one run where a run would pass {} s (one link per function at N = 1000), \
+         over budget past {} s.\n",
+        info("peer_entry_candidates"),
+        info("peer_exit_candidates"),
+        info("budget_s"),
+        info("peer_budget_s")
+    );
+    phase_table(
+        o,
+        b,
+        sum,
+        "Entry only, ms: median [min–max]",
+        &PEER_ENTRY_METHODS,
+        &PEER_PHASES,
+    );
+    phase_table(
+        o,
+        b,
+        sum,
+        "Entry + exit, ms: median [min–max]",
+        &PEER_EXIT_METHODS,
+        &PEER_PHASES,
+    );
+    for (title, base, methods) in [
+        (
+            "Entry only: each way's median / the direct set's (×, above 1: batchprobe faster)",
+            "peer-bp-direct",
+            &PEER_ENTRY_METHODS[..],
+        ),
+        (
+            "Entry + exit: each way's median / the exit set's (×, above 1: batchprobe faster)",
+            "peer-bp-exit",
+            &PEER_EXIT_METHODS[..],
+        ),
+    ] {
+        let others: Vec<&str> = methods.iter().copied().filter(|m| *m != base).collect();
+        let ns = sizes(sum, b, methods);
+        let has = |m: &str, p: &str, n| median(sum, m, p, n).is_some();
+        let cell = |m: &str, p: &str, n| match speedup(median(sum, m, p, n), median(sum, base, p, n)) {
+            Some(r) => format!("{r:.2}×"),
+            None => "–".into(),
+        };
+        table(o, title, &ns, (&others, &EXIT_PHASES), has, cell);
+    }
+    let ns: Vec<u64> = gp
+        .keys()
+        .filter(|k| all.contains(&k.0.as_str()))
+        .map(|k| k.2)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    table(
+        o,
+        "Grace periods waited for (system-wide, during the phase): rcu/rcu_tasks/rcu_tasks_rude",
+        &ns,
+        (&all, &EXIT_PHASES),
+        |m, p, n| gp_cell(gp, m, p, n).is_some(),
+        |m, p, n| gp_cell(gp, m, p, n).unwrap_or_else(|| "–".into()),
+    );
+    let _ = writeln!(
+        o,
+        "Per call on `getppid()` (a tight loop), each way on `__task_pid_nr_ns` alone (getppid \
+         calls it once; the syscall wrappers have no BTF, so fentry cannot take \
+         `__x64_sys_getppid`), against the unprobed call:\n\n\
+         | config | ns per call: median [min–max] | × unprobed |\n| --- | ---: | ---: |"
+    );
+    let base = sum
+        .get(&("peer-no-probe".to_string(), "per_call".to_string(), 1))
+        .map(|(s, _, _)| s.median);
+    for m in PEER_PER_CALL {
+        if let Some((s, _, _)) = sum.get(&(m.to_string(), "per_call".to_string(), 1)) {
+            let ratio = base.map_or("–".to_string(), |b| format!("{:.2}×", s.median / b));
+            let _ = writeln!(o, "| {m} | {:.0} [{}–{}] | {ratio} |", s.median, s.min, s.max);
         }
     }
     o.push('\n');
@@ -982,6 +1117,15 @@ fn exit_methods_at(f: &Flavor, phase: &str, n: u64) -> String {
     )
 }
 
+/// The medians of `phase` at `n` of `methods`, ms, joined by ` / `.
+fn peers_at(f: &Flavor, methods: &[&str], phase: &str, n: u64) -> String {
+    methods
+        .iter()
+        .map(|m| median(&f.sum, m, phase, n).map_or("–".into(), fmt_ms))
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
 fn entry_at(f: &Flavor, n: u64) -> Option<String> {
     let k = arm_disarm(&f.sum, "entry-kprobe", n)?;
     let a = arm_disarm(&f.sum, "entry-auto", n)?;
@@ -1016,7 +1160,7 @@ fn document(flavors: &[Flavor], a: &Args) -> String {
     }
     o.push('\n');
     type Cell = fn(&Flavor) -> Option<String>;
-    let rows: [(&str, Cell); 12] = [
+    let rows: [(&str, Cell); 16] = [
         (
             "remove 256 kprobes, ms: tracefs / batchprobe (ratio)",
             |f| {
@@ -1072,9 +1216,28 @@ fn document(flavors: &[Flavor], a: &Args) -> String {
             "entry + exit detach 1000, ms: exit / fprobe / entry + kretprobes",
             |f| Some(exit_methods_at(f, "detach", 1000)),
         ),
+        (
+            "vs BPF, entry only attach 1000, ms: fprobe set / direct set / kprobe_multi",
+            |f| Some(peers_at(f, &PEER_ENTRY_METHODS, "attach", 1000)),
+        ),
+        (
+            "vs BPF, entry only detach 1000, ms: fprobe set / direct set / kprobe_multi",
+            |f| Some(peers_at(f, &PEER_ENTRY_METHODS, "detach", 1000)),
+        ),
+        (
+            "vs BPF, entry + exit attach 1000, ms: exit set / kprobe_multi + ret / fentry + fexit per function / tracing_multi",
+            |f| Some(peers_at(f, &PEER_EXIT_METHODS[..4], "attach", 1000)),
+        ),
+        (
+            "vs BPF, entry + exit detach 1000, ms: exit set / kprobe_multi + ret / fentry + fexit per function / tracing_multi",
+            |f| Some(peers_at(f, &PEER_EXIT_METHODS[..4], "detach", 1000)),
+        ),
     ];
     // A row no flavor measured (a partial run) is left out.
-    let measured = |c: &Option<String>| c.as_deref().is_some_and(|c| c != "– / – / –");
+    let measured = |c: &Option<String>| {
+        c.as_deref()
+            .is_some_and(|c| c.split(" / ").any(|x| x != "–"))
+    };
     for (label, cell) in rows {
         if !flavors.iter().any(|f| measured(&cell(f))) {
             continue;
@@ -1108,9 +1271,11 @@ fn document(flavors: &[Flavor], a: &Args) -> String {
          (one per host core under TCG, BP_JOBS), each about half an hour under TCG; \
          BP_BENCH_FLAVORS (\"bench distro distro-7.3\"), BP_BENCH_RUNS, \
          BP_BENCH_SIZES, BP_BENCH_DIRECT_RUNS, BP_BENCH_DIRECT_SIZES, BP_BENCH_BUDGET_S, \
-         BP_BENCH_ENTRY_SIZES, BP_BENCH_EXIT_SIZES, BP_SMP, BP_ACCEL=kvm; BP_BENCH_ONLY=entry: \
-         only the +0 entry comparison and per-hit costs, into BENCHMARKS-entry.md; \
-         BP_BENCH_ONLY=exit: only entry + exit (kernels with BTF), into BENCHMARKS-exit.md\n```\n\n\
+         BP_BENCH_ENTRY_SIZES, BP_BENCH_EXIT_SIZES, BP_BENCH_PEER_ENTRY_SIZES, \
+         BP_BENCH_PEER_EXIT_SIZES, BP_BENCH_PEER_BUDGET_S, BP_SMP, BP_ACCEL=kvm; \
+         BP_BENCH_ONLY=entry: only the +0 entry comparison and per-hit costs, into \
+         BENCHMARKS-entry.md; BP_BENCH_ONLY=exit: only entry + exit (kernels with BTF), into \
+         BENCHMARKS-exit.md; BP_BENCH_ONLY=peers: only the BPF peers, into BENCHMARKS-peers.md\n```\n\n\
          `make bench` writes `out/bench/FLAVOR/{{raw.txt,console.log,results.csv,results.json}}` \
          and the plots, and rewrites this file (keeping its `## Earlier measurements` \
          section) and the plots in `docs/`."

@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# description: BPF kprobe_multi links, make bench's peer: exact entry and return counts on getppid's path, one link on 1000 functions attaches and detaches
+# requires: CONFIG_BPF_SYSCALL, CONFIG_BPF_EVENTS, CONFIG_FPROBE, CONFIG_DEBUG_INFO_BTF
+#
+# bpfpeer's kprobe-multi (one kprobe.multi link) and kprobe-multi-ret (plus
+# a kretprobe.multi link) on __task_pid_nr_ns, which getppid() calls once:
+# 1000 calls give exactly 1000 entries (and 1000 returns). Then both on
+# 1000 functions: ftrace calls into every one while attached, and nothing
+# is left when the programs are gone. The bench never times a program
+# that does not run.
+. ./bp_lib.sh
+bp_need_peer kprobe-multi
+ktap_plan 8
+F=__task_pid_nr_ns
+
+set -- $(bp_peer_calls kprobe-multi $F 1000)
+ktap_check "entry_counts_1000" test "$1" -eq 1000
+ktap_check "entry_only_counts_no_exit" test "$2" -eq 0
+set -- $(bp_peer_calls kprobe-multi-ret $F 1000)
+ktap_check "ret_counts_1000_entries" test "$1" -eq 1000
+ktap_check "ret_counts_1000_exits" test "$2" -eq 1000
+
+base=$(ftrace_attached)
+bp_peer_names 1000 > /tmp/bp-peer-names
+ktap_check "1000_candidates" test "$(wc -l < /tmp/bp-peer-names)" -eq 1000
+during=$(./bpfpeer run kprobe-multi-ret - -- sh -c 'wc -l < /sys/kernel/tracing/enabled_functions' < /tmp/bp-peer-names | head -1)
+echo "# enabled_functions: $base before, $during with the links on 1000 functions"
+ktap_check "ftrace_calls_1000_more" test "$during" -ge $((base + 1000))
+out=$(./bpfpeer bench kprobe-multi-ret < /tmp/bp-peer-names)
+echo "# bench: $out"
+ktap_check "bench_attached_1000" test "$(bp_peer_field "$out" got)" = 1000
+ktap_check "nothing_left" test "$(ftrace_attached)" -eq "$base"
+ktap_finish
