@@ -307,7 +307,8 @@ per_call_exit() {
 #     one fexit link per function (retsnoop's way), vs tracing_multi
 #     (fentry.multi + fexit.multi links, and fsession.multi) where the
 #     kernel has it
-# attach: batchprobe's `create; enable` write; BPF's load (the verifier)
+# attach: batchprobe's `create; enable` write (the write(2) alone, timed
+# in bpwrite, as bpfpeer times its own calls); BPF's load (the verifier)
 # plus link. detach: batchprobe's `unregister --sync` write; BPF's closing
 # of links and programs until every program has left the kernel's id
 # table. Grace periods: the waits started during the phase, system-wide,
@@ -339,7 +340,8 @@ peer_candidates() {
     # function each, that fentry and fexit programs load on and, where the
     # kernel has it, one tracing_multi link takes (one refused id fails the
     # whole link: bpfpeer accept bisects). Enough for the largest N.
-    exit_candidates || return 1
+    # (exit_probes, earlier in the same boot, may have listed them.)
+    [ -s /tmp/bp-exit-candidates ] || exit_candidates || return 1
     max=0
     for n in $PEER_EXIT_SIZES; do [ "$n" -gt "$max" ] && max=$n; done
     ./bpfpeer filter < /tmp/bp-exit-candidates | head -n $((max + max / 4)) |
@@ -367,13 +369,13 @@ peer_bp() { # method n run: batchprobe on the names in /tmp/bp-peer-n
     done
     rm -f /tmp/bp-peer-part.*
     g=$(gp_now)
-    ns=$(bptime sh -c ". ./bp_lib.sh; bp_ctl 'create $set $opts\nenable $set\n'") ||
+    ns=$(printf "create $set $opts\nenable $set\n" | bpwrite -t $BP_DEBUGFS/control) ||
         { cat $BP_DEBUGFS/last_error; return 1; }
     echo "BENCHGP method=$1 n=$2 run=$3 phase=attach gp=$(gp_since "$g")"
     got=$(($(bp_field $set direct) + $(bp_field $set fprobes) + $(bp_field $set kprobes)))
     echo "BENCH method=$1 n=$2 run=$3 phase=attach ns=$ns got=$got"
     g=$(gp_now)
-    ns=$(bptime sh -c ". ./bp_lib.sh; bp_ctl 'unregister $set --sync\n'")
+    ns=$(printf "unregister $set --sync\n" | bpwrite -t $BP_DEBUGFS/control)
     echo "BENCHGP method=$1 n=$2 run=$3 phase=detach gp=$(gp_since "$g")"
     echo "BENCH method=$1 n=$2 run=$3 phase=detach ns=$ns got=$got"
 }

@@ -4,10 +4,12 @@
  * built static for the busybox initramfs. Called by the name of a link
  * (or as "bptool NAME ..."):
  *
- *   bpwrite FILE      read all of stdin, write it to FILE in exactly one
+ *   bpwrite [-t] FILE read all of stdin, write it to FILE in exactly one
  *                     write(2), so a multi-line batch reaches the control
  *                     file as one batch (shell builtins and cat may split
- *                     it); on failure print "bpwrite: <strerror> (errno N)"
+ *                     it); on failure print "bpwrite: <strerror> (errno N)";
+ *                     -t: print the write(2)'s wall time in ns (what a
+ *                     tool writing the batch waits, without our fork/exec)
  *   bptime CMD ARG..  run CMD, print its wall time in ns (CLOCK_MONOTONIC)
  *                     on stdout, exit with its status
  *   bphit N           call getppid() N times, print the ns per call
@@ -51,11 +53,17 @@ static int bpwrite(int argc, char **argv)
 {
 	size_t cap = 1 << 16, len = 0;
 	char *buf = malloc(cap);
+	unsigned long long t0;
+	int fd, timed = 0;
 	ssize_t n;
-	int fd;
 
+	if (argc == 3 && !strcmp(argv[1], "-t")) {
+		timed = 1;
+		argc--;
+		argv++;
+	}
 	if (argc != 2 || !buf) {
-		fprintf(stderr, "usage: bpwrite FILE < batch\n");
+		fprintf(stderr, "usage: bpwrite [-t] FILE < batch\n");
 		return 2;
 	}
 	while ((n = read(0, buf + len, cap - len)) > 0) {
@@ -72,7 +80,9 @@ static int bpwrite(int argc, char **argv)
 		fprintf(stderr, "bpwrite: open: %s (errno %d)\n", strerror(errno), errno);
 		return 1;
 	}
+	t0 = now_ns();
 	n = write(fd, buf, len);
+	t0 = now_ns() - t0;
 	if (n < 0) {
 		fprintf(stderr, "bpwrite: %s (errno %d)\n", strerror(errno), errno);
 		return 1;
@@ -81,6 +91,8 @@ static int bpwrite(int argc, char **argv)
 		fprintf(stderr, "bpwrite: short write %zd of %zu\n", n, len);
 		return 1;
 	}
+	if (timed)
+		printf("%llu\n", t0);
 	return 0;
 }
 

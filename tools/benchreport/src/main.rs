@@ -300,6 +300,14 @@ fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavor: &str) ->
             info("big_runs"),
             info("direct_runs")
         )
+    } else if !sum.keys().any(|k| !k.0.starts_with("peer-")) {
+        format!(
+            "{} runs per peer point up to 1000 functions (one beyond, and one for a way \
+             whose run passes {} s), {} per per-call figure",
+            info("big_runs"),
+            info("budget_s"),
+            info("runs")
+        )
     } else if sum.keys().any(|k| EXIT_METHODS.contains(&k.0.as_str())) {
         format!(
             "{} runs per entry + exit point up to 1000 functions (one beyond), {} per per-call \
@@ -652,8 +660,8 @@ fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSummary) {
          program and link per function (as retsnoop and bpftrace's fentry probes attach), \
          `peer-fentry-fexit-multi` one fentry.multi and one fexit.multi link (tracing_multi, \
          Linux 7.2 on), `peer-fsession-multi` one fsession.multi link (one program, entry and \
-         exit). `attach` is, for batchprobe, the wall time of the write `create; enable`; \
-         for BPF, `load` (the verifier, per program) plus `link`. `detach` is batchprobe's \
+         exit). `attach` is, for batchprobe, the wall time of the write(2) `create; enable` \
+         (timed around the call, as bpfpeer times its own); for BPF, `load` (the verifier, per program) plus `link`. `detach` is batchprobe's \
          `unregister --sync` write, and for BPF the closing of every link and program until \
          each program has left the kernel's id table. Methods take turns within each repeat; \
          one run where a run would pass {} s (one link per function at N = 1000), \
@@ -694,10 +702,11 @@ fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSummary) {
         let others: Vec<&str> = methods.iter().copied().filter(|m| *m != base).collect();
         let ns = sizes(sum, b, methods);
         let has = |m: &str, p: &str, n| median(sum, m, p, n).is_some();
-        let cell = |m: &str, p: &str, n| match speedup(median(sum, m, p, n), median(sum, base, p, n)) {
-            Some(r) => format!("{r:.2}×"),
-            None => "–".into(),
-        };
+        let cell =
+            |m: &str, p: &str, n| match speedup(median(sum, m, p, n), median(sum, base, p, n)) {
+                Some(r) => format!("{r:.2}×"),
+                None => "–".into(),
+            };
         table(o, title, &ns, (&others, &EXIT_PHASES), has, cell);
     }
     let ns: Vec<u64> = gp
@@ -728,7 +737,11 @@ fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSummary) {
     for m in PEER_PER_CALL {
         if let Some((s, _, _)) = sum.get(&(m.to_string(), "per_call".to_string(), 1)) {
             let ratio = base.map_or("–".to_string(), |b| format!("{:.2}×", s.median / b));
-            let _ = writeln!(o, "| {m} | {:.0} [{}–{}] | {ratio} |", s.median, s.min, s.max);
+            let _ = writeln!(
+                o,
+                "| {m} | {:.0} [{}–{}] | {ratio} |",
+                s.median, s.min, s.max
+            );
         }
     }
     o.push('\n');
