@@ -12,7 +12,10 @@
 # BP_BENCH_ONLY=entry (only the +0 entry-probe comparison and per-hit costs,
 # reported in BENCHMARKS-entry.md), BP_BENCH_EXIT_SIZES ("256 1000 all"),
 # BP_BENCH_ONLY=exit (only entry + exit, on kernels with BTF: the distro
-# flavor; BENCHMARKS-exit.md), BP_BENCH_REPORT (below), BP_JOBS (boots at once:
+# flavor; BENCHMARKS-exit.md), BP_BENCH_PEER_ENTRY_SIZES ("256 1000 4000 all"),
+# BP_BENCH_PEER_EXIT_SIZES ("256 1000"), BP_BENCH_PEER_BUDGET_S (300),
+# BP_BENCH_ONLY=peers (only batchprobe against the BPF peers;
+# BENCHMARKS-peers.md), BP_BENCH_REPORT (below), BP_JOBS (boots at once:
 # one per host core under single-threaded TCG), plus run-qemu.sh's BP_SMP,
 # BP_ACCEL, BP_TCG_THREAD, BP_TIMEOUT.
 set -euo pipefail
