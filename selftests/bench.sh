@@ -334,7 +334,12 @@ gp_since() {
 
 peer_candidates() {
     entry_candidates
-    cp /tmp/bp-entry-candidates /tmp/bp-peer-entry
+    # Not a name kallsyms has twice (t_start, say: one ftrace-able, one
+    # not), which each method resolves its own way: batchprobe's `d:` takes
+    # the first in address order and refuses the batch if ftrace cannot
+    # call it; kprobe_multi and tracing_multi look them up differently.
+    grep -i ' t ' /proc/kallsyms | cut -d' ' -f3 | sort | uniq -d > /tmp/bp-ksym-dups
+    grep -vxF -f /tmp/bp-ksym-dups /tmp/bp-entry-candidates > /tmp/bp-peer-entry
     echo "BENCHINFO peer_entry_candidates=$(wc -l < /tmp/bp-peer-entry)"
     # Entry + exit: the exit trampoline's functions with one traceable BTF
     # function each, that fentry and fexit programs load on and, where the
@@ -344,7 +349,7 @@ peer_candidates() {
     [ -s /tmp/bp-exit-candidates ] || exit_candidates || return 1
     max=0
     for n in $PEER_EXIT_SIZES; do [ "$n" -gt "$max" ] && max=$n; done
-    ./bpfpeer filter < /tmp/bp-exit-candidates | head -n $((max + max / 4)) |
+    grep -vxF -f /tmp/bp-ksym-dups /tmp/bp-exit-candidates | ./bpfpeer filter | head -n $((max + max / 4)) |
         ./bpfpeer accept fentry-fexit > /tmp/bp-peer-x
     if ./bpfpeer modes | grep -qx fentry-fexit-multi; then
         ./bpfpeer accept fentry-fexit-multi < /tmp/bp-peer-x > /tmp/bp-peer-y

@@ -231,10 +231,12 @@ bp_need_peer() {
         bp_skip_all "no $1 on $(uname -r): tracing_multi links came in Linux 7.2"
 }
 # bp_peer_names N: N functions every peer can take: ftrace-able, core
-# kernel, unique names, one traceable BTF function each, no '.' or *lock*.
+# kernel, names unique in ftrace's list and in kallsyms, one traceable BTF
+# function each, no '.' or *lock*.
 bp_peer_names() {
+    grep -i ' t ' /proc/kallsyms | cut -d' ' -f3 | sort | uniq -d > /tmp/bp-ksym-dups
     grep -v '\[' /sys/kernel/tracing/available_filter_functions | grep -v '\.' | grep -v lock |
-        sort | uniq -u | ./bpfpeer filter | head -n "$1"
+        sort | uniq -u | grep -vxF -f /tmp/bp-ksym-dups | ./bpfpeer filter | head -n "$1"
 }
 # bp_peer_calls MODE FUNC N: "ENTRIES EXITS" that MODE on FUNC counted for
 # N getppid() calls: the difference between a run of bphit N+1 and one of

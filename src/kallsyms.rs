@@ -3,6 +3,13 @@
 //! Walking core-kernel text symbols, for glob targets; and where in a
 //! symbol (a module's too) the kernel put a probe.
 //!
+//! One walk asks `sprint_symbol` for every symbol, a fixed cost of tens of
+//! thousands of lookups that a batch of 16 names paid as much as one of
+//! 16,000 (and that an in-kernel user such as a kprobe_multi link does not
+//! pay: it has `kallsyms_lookup_name`). Core-kernel text does not change
+//! after boot, so [`TextTable`] keeps what one walk found, and the
+//! registry's later walks read that instead.
+//!
 //! Modules get no symbol iterator (`kallsyms_on_each_symbol` is not
 //! exported, and `/proc/kallsyms` has no `read_iter` for `kernel_read`), but
 //! `sprint_symbol()` is: see [`crate::symname`] for how a walk of
@@ -122,6 +129,61 @@ pub(crate) struct TextSymbol<'a> {
     pub(crate) addr: usize,
     /// Its size (up to the next symbol).
     pub(crate) size: usize,
+}
+
+/// Every core-kernel text symbol, in address order, as one walk
+/// ([`for_each_text_symbol`]) found it.
+///
+/// Core-kernel text (`_stext` to `_etext`) is fixed once the kernel has
+/// booted, so the table never goes stale. Its size follows the kernel's
+/// symbol count, never user input: the names plus three words per symbol
+/// (about 1 MiB for 25,000 symbols), in `KVVec`s.
+pub(crate) struct TextTable {
+    /// Every symbol's name, one after another.
+    names: KVVec<u8>,
+    /// Per symbol, in address order: its address, its size, and where its
+    /// name ends in `names` (it starts where the previous one ends).
+    syms: KVVec<(usize, usize, usize)>,
+}
+
+impl TextTable {
+    /// Walks the kernel's text symbols once and keeps them.
+    pub(crate) fn new() -> Result<Self> {
+        let mut names = KVVec::new();
+        let mut syms = KVVec::new();
+        for_each_text_symbol(|s| -> Result<bool> {
+            names.extend_from_slice(s.name.as_bytes(), GFP_KERNEL)?;
+            syms.push((s.addr, s.size, names.len()), GFP_KERNEL)?;
+            Ok(true)
+        })?;
+        Ok(Self { names, syms })
+    }
+
+    /// Calls `f` for every symbol, in address order, until `f` returns
+    /// `Ok(false)` or an error, which is returned as it is: the same walk
+    /// as [`for_each_text_symbol`], from memory.
+    pub(crate) fn for_each<E>(
+        &self,
+        mut f: impl FnMut(TextSymbol<'_>) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        let mut from = 0;
+        for (i, &(addr, size, end)) in self.syms.iter().enumerate() {
+            if i % 1024 == 1023 {
+                crate::sched::cond_resched();
+            }
+            // Each name was a `&str` when it was stored.
+            let name = self
+                .names
+                .get(from..end)
+                .and_then(|b| core::str::from_utf8(b).ok())
+                .unwrap_or("");
+            from = end;
+            if !f(TextSymbol { name, addr, size })? {
+                break;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Calls `f` for every core-kernel text symbol, in address order, until

@@ -649,7 +649,7 @@ fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSummary) {
         "## Against the BPF peers\n\nWhat users attach thousands of probes with instead, \
          loaded by `bpfpeer` (selftests/bpfpeer.c, linked against this kernel tree's own \
          libbpf) with programs that count calls, as batchprobe's sets do. Entry only: the \
-         functions are ftrace-able, kprobe-able, unique names ({} here; the largest N is all \
+         functions are ftrace-able, kprobe-able, with names unique in ftrace's list and in kallsyms ({} here; the largest N is all \
          of them); `peer-bp-fprobe` is a batchprobe set of `p:` lines (its fprobe), \
          `peer-bp-direct` one of `d:` lines (one `ftrace_ops`, one patching pass), \
          `peer-kprobe-multi` one kprobe_multi link. Entry + exit: those of them the exit \
