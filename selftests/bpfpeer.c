@@ -517,6 +517,7 @@ static int peer_attach(struct peer *p)
 /* Close every link and program, then wait until the kernel has let go of them. */
 static void peer_detach(struct peer *p)
 {
+	unsigned long long t0;
 	size_t i, k;
 	int side, fd;
 
@@ -541,6 +542,8 @@ static void peer_detach(struct peer *p)
 	p->state = NULL;
 	bpf_object__close(p->obj);
 	p->obj = NULL;
+	/* Bounded: a program the kernel never lets go of is reported, not waited for. */
+	t0 = now_ns();
 	for (k = 0; k < p->nprog_ids;) {
 		fd = bpf_prog_get_fd_by_id(p->prog_ids[k]);
 		if (fd < 0) {
@@ -548,6 +551,11 @@ static void peer_detach(struct peer *p)
 			continue;
 		}
 		close(fd);
+		if (now_ns() - t0 > 300 * 1000000000ULL) {
+			fprintf(stderr, "bpfpeer: program id %u still loaded 300 s after detach\n",
+				p->prog_ids[k]);
+			break;
+		}
 		usleep(1000);
 	}
 	free(p->prog_ids);
