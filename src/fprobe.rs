@@ -41,6 +41,7 @@
 
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
+use kernel::error::to_result;
 use kernel::ffi::{c_int, c_ulong, c_void};
 use kernel::prelude::*;
 use kernel::types::Opaque;
@@ -48,8 +49,8 @@ use kernel::types::Opaque;
 use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
 use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
-use crate::error::Failed;
-use crate::errtext::{refusal, Site};
+use crate::error::{refusal, Failed};
+use crate::errtext::Site;
 use crate::ftrace;
 use crate::kcompat::{self, FprobeRegs};
 use crate::probe::Meta;
@@ -120,19 +121,17 @@ impl FgraphAnchor {
                 ..Default::default()
             })
         };
-        let ret = if ret < 0 {
-            ret
-        } else {
+        let res = to_result(ret).and_then(|()| {
             // SAFETY: As above; `fp` is static, so it never moves, and the
             // kernel only reads the one-address array.
-            unsafe { bindings::register_fprobe_ips(self.fp.get(), &mut { ip }, 1) }
-        };
-        if ret < 0 {
+            to_result(unsafe { bindings::register_fprobe_ips(self.fp.get(), &mut { ip }, 1) })
+        });
+        if let Err(e) = res {
             return Err(Failed::new(
-                Error::from_errno(ret),
+                e,
                 format_args!(
                     "fretprobe: holding fgraph's fprobe ops (bp_fgraph_anchor) failed: {}",
-                    refusal(Site::Fprobe, ret)
+                    refusal(Site::Fprobe, e)
                 ),
             ));
         }
@@ -327,17 +326,17 @@ impl Side {
         let ret = unsafe {
             bindings::register_fprobe_ips(self.fp.get(), self.ips.as_ptr().cast_mut(), n)
         };
-        if ret < 0 {
+        if let Err(e) = to_result(ret) {
             // `register_fprobe_ips` left the ops pointing to freed filter
             // hashes (`fprobe_fail_cleanup`): the next arm starts from a
             // fresh fprobe, as every arm does.
             return Err(Failed::new(
-                Error::from_errno(ret),
+                e,
                 format_args!(
                     "{} on {} functions: register_fprobe_ips failed: {}",
                     self.name,
                     self.ips.len(),
-                    refusal(Site::Fprobe, ret)
+                    refusal(Site::Fprobe, e)
                 ),
             ));
         }
@@ -551,7 +550,7 @@ impl SetBackend for FprobeSet {
 
     fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
         let Some((addr, _)) = t.text else {
-            return Ok(Added::Refused(ENOENT.to_errno(), ftrace::NOT_IN_TEXT));
+            return Ok(Added::Refused(ENOENT, ftrace::NOT_IN_TEXT));
         };
         let checked = if self.checked[0].load(Ordering::Relaxed) == addr {
             Ok(self.checked[1].load(Ordering::Relaxed))
@@ -560,7 +559,7 @@ impl SetBackend for FprobeSet {
         };
         let fentry = match checked {
             Ok(f) => f,
-            Err(errno) => return Ok(Added::Refused(errno, refusal(Site::Ftrace, errno))),
+            Err(e) => return Ok(Added::Refused(e, refusal(Site::Ftrace, e))),
         };
         let side = match t.kind {
             ProbeKind::Kretprobe { maxactive } => {
@@ -577,7 +576,7 @@ impl SetBackend for FprobeSet {
         Ok(Added::Yes)
     }
 
-    fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed> {
+    fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], Error)) -> Result<(), Failed> {
         self.entry.prepare()?;
         self.exit.prepare()?;
         Ok(())

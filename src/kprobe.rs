@@ -82,10 +82,10 @@ unsafe impl Int3Kind for Kprobe {
 
     /// SYM+OFF must lie inside SYM: past its end, the kernel would probe
     /// whatever function follows. A glob member's size is known here.
-    fn precheck(t: &Target<'_>) -> Option<(i32, &'static str)> {
+    fn precheck(t: &Target<'_>) -> Option<(Error, &'static str)> {
         match t.text {
             Some((_, size)) if t.offset > 0 && t.offset as usize >= size => {
-                Some((EINVAL.to_errno(), PAST_END))
+                Some((EINVAL, PAST_END))
             }
             _ => None,
         }
@@ -93,14 +93,14 @@ unsafe impl Int3Kind for Kprobe {
 
     /// An explicit symbol's size is checked where the kernel resolved it
     /// (a module's function, which no walk meets, as well).
-    fn verify(raw: *mut bindings::kprobe, t: &Target<'_>) -> Result<(), (i32, &'static str)> {
+    fn verify(raw: *mut bindings::kprobe, t: &Target<'_>) -> Result<(), (Error, &'static str)> {
         // SAFETY: `raw` is a registered kprobe; `addr` was set by the
         // kernel when it resolved the symbol.
         let addr = unsafe { (*raw).addr } as usize;
         if t.offset == 0 || kallsyms::offset_in_symbol(addr) == Some(u64::from(t.offset)) {
             Ok(())
         } else {
-            Err((EINVAL.to_errno(), PAST_END))
+            Err((EINVAL, PAST_END))
         }
     }
 

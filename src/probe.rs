@@ -13,6 +13,7 @@
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use kernel::alloc::AllocError;
+use kernel::error::to_result;
 use kernel::ffi::{c_char, c_int};
 use kernel::prelude::*;
 use kernel::types::Opaque;
@@ -20,7 +21,7 @@ use kernel::types::Opaque;
 use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
 use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
-use crate::error::{BStr, Failed};
+use crate::error::{self, BStr, Failed};
 use crate::errtext;
 use crate::gate::Gate;
 use crate::kvec;
@@ -48,7 +49,7 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
 
     /// A refusal known before registering (say, an offset past the end of
     /// the symbol), as [`Added::Refused`] gives it.
-    fn precheck(_t: &Target<'_>) -> Option<(i32, &'static str)> {
+    fn precheck(_t: &Target<'_>) -> Option<(Error, &'static str)> {
         None
     }
 
@@ -60,7 +61,7 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
 
     /// Checks a registered probe (say, where the kernel put it): an error
     /// unregisters it again and refuses the target.
-    fn verify(_raw: *mut Self::Raw, _t: &Target<'_>) -> Result<(), (i32, &'static str)> {
+    fn verify(_raw: *mut Self::Raw, _t: &Target<'_>) -> Result<(), (Error, &'static str)> {
         Ok(())
     }
 
@@ -316,7 +317,7 @@ impl<B: Int3Kind> Int3Set<B> {
         &mut self,
         meta: Meta,
         how: How,
-        verify: impl FnOnce(*mut B::Raw) -> Result<(), (i32, &'static str)>,
+        verify: impl FnOnce(*mut B::Raw) -> Result<(), (Error, &'static str)>,
     ) -> Result<Added, AllocError> {
         self.ptrs.reserve(1, GFP_KERNEL)?;
         let full = match self.chunks.last() {
@@ -349,13 +350,12 @@ impl<B: Int3Kind> Int3Set<B> {
         // SAFETY: Set up by `init`, not registered yet, and the chunk never
         // moves while the set lives (type invariant); the set frees it a
         // grace period after unregistering.
-        let ret = unsafe { B::register(raw) };
-        if ret < 0 {
+        if let Err(e) = to_result(unsafe { B::register(raw) }) {
             // Never registered: the kernel holds no pointer into it.
             kvec::truncate(chunk, index);
-            return Ok(Added::Refused(ret, errtext::refusal(B::SITE, ret)));
+            return Ok(Added::Refused(e, error::refusal(B::SITE, e)));
         }
-        if let Err((errno, what)) = verify(raw) {
+        if let Err((e, what)) = verify(raw) {
             let mut one = raw;
             // SAFETY: `raw` was just registered (disarmed) and nothing else
             // knows it; the kernel only reads the array.
@@ -363,7 +363,7 @@ impl<B: Int3Kind> Int3Set<B> {
             // Unregistered, and its grace period has passed: the kernel
             // holds no pointer into it any more.
             kvec::truncate(chunk, index);
-            return Ok(Added::Refused(errno, what));
+            return Ok(Added::Refused(e, what));
         }
         // INVARIANT: registered; capacity was reserved, so this does not
         // allocate.
@@ -395,8 +395,8 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
     }
 
     fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
-        if let Some((errno, what)) = B::precheck(t) {
-            return Ok(Added::Refused(errno, what));
+        if let Some((e, what)) = B::precheck(t) {
+            return Ok(Added::Refused(e, what));
         }
         let maxactive = match t.kind {
             ProbeKind::Kretprobe { maxactive } => maxactive.unwrap_or(0),
@@ -413,7 +413,7 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
         Ok(self.register(meta, how, |raw| B::verify(raw, t))?)
     }
 
-    fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed> {
+    fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], Error)) -> Result<(), Failed> {
         Ok(())
     }
 
@@ -429,18 +429,17 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
                 crate::sched::cond_resched();
             }
             // SAFETY: The type invariant: `raw` is registered.
-            let ret = unsafe { B::enable(raw) };
-            if ret < 0 {
+            if let Err(e) = to_result(unsafe { B::enable(raw) }) {
                 Self::disarm_some(self.ptrs.get(..i).unwrap_or(&[]));
                 // SAFETY: The pointers are the `raw` fields of live slots.
                 let slot = unsafe { slot_of::<B>(raw) };
                 return Err(Failed::new(
-                    Error::from_errno(ret),
+                    e,
                     format_args!(
                         "{} {}: enable failed: {}",
                         B::NAME,
                         BStr(slot.symbol()),
-                        errtext::refusal(errtext::Site::KprobeEnable, ret)
+                        error::refusal(errtext::Site::KprobeEnable, e)
                     ),
                 ));
             }

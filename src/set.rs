@@ -292,13 +292,13 @@ impl Set {
                         "set {}: the exit trampoline needs the kernel's BTF \
                          (/sys/kernel/btf/vmlinux): {}",
                         BStr(&self.name),
-                        crate::errtext::generic(e.to_errno())
+                        crate::error::generic(e)
                     ),
                 )
             })?;
             if let Some((sym, r)) = refusal {
-                return Err(Failed::new(
-                    Error::from_errno(-crate::signature::REFUSED_ERRNO),
+                return Err(Failed::errno(
+                    crate::signature::REFUSED_ERRNO,
                     format_args!(
                         "set {}: direct {}: {}",
                         BStr(&self.name),
@@ -317,7 +317,7 @@ impl Set {
                 format_args!(
                     "set {}: modify_ftrace_direct failed: {}",
                     BStr(&self.name),
-                    crate::errtext::refusal(crate::errtext::Site::Direct, e.to_errno())
+                    crate::error::refusal(crate::errtext::Site::Direct, e)
                 ),
             )
         })

@@ -144,7 +144,7 @@ impl Engine {
                     texts.push(text, GFP_KERNEL)?;
                 }
                 Err(e) => {
-                    let error = Error::from_errno(-e.errno());
+                    let error = crate::error::pure(e.errno());
                     let f = Failed::new(error, format_args!("{}", e.as_str()));
                     let column = command::parse_error_at(text).and_then(|(_, c)| c);
                     self.registry

@@ -232,12 +232,8 @@ impl<'a> Simulation<'a> {
         let Some(state) = sim.state else {
             return Err(Failed::new(ENOENT, format_args!("no set {}", set)));
         };
-        let to = lifecycle::next(state, op).map_err(|r| {
-            Failed::new(
-                Error::from_errno(-r.errno()),
-                format_args!("set {}: {}", set, r.as_str()),
-            )
-        })?;
+        let to = lifecycle::next(state, op)
+            .map_err(|r| Failed::errno(r.errno(), format_args!("set {}: {}", set, r.as_str())))?;
         sim.state = Some(to.unwrap_or(state));
         if state.is_live() && to.is_some_and(|t| !t.is_live()) {
             self.live = self.live.saturating_sub(1);

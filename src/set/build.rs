@@ -167,7 +167,7 @@ fn attach(p: &mut Probes) -> Result<(), Failed> {
         backends, skipped, ..
     } = p;
     for b in backends.all_mut() {
-        b.attach(&mut |sym, errno| skipped.add(sym, errno))?;
+        b.attach(&mut |sym, error| skipped.add(sym, error))?;
     }
     Ok(())
 }
@@ -265,7 +265,7 @@ const SKIPPED_SHOWN: usize = 256;
 /// Glob members the kernel refused: all counted, the first few named.
 pub(crate) struct Skipped {
     pub(super) total: usize,
-    pub(super) named: KVec<(KVec<u8>, i32)>,
+    pub(super) named: KVec<(KVec<u8>, Error)>,
 }
 
 impl Skipped {
@@ -278,12 +278,12 @@ impl Skipped {
     }
 
     /// Counts a refused glob member, naming the first few.
-    pub(super) fn add(&mut self, symbol: &[u8], errno: i32) {
+    pub(super) fn add(&mut self, symbol: &[u8], error: Error) {
         self.total += 1;
         if self.named.len() < SKIPPED_SHOWN {
             let mut v = KVec::new();
             if v.extend_from_slice(symbol, GFP_KERNEL).is_ok() {
-                let _ = self.named.push((v, errno), GFP_KERNEL);
+                let _ = self.named.push((v, error), GFP_KERNEL);
             }
         }
     }
@@ -318,7 +318,7 @@ impl Builder<'_> {
                 skipped,
                 "probe",
                 t,
-                EINVAL.to_errno(),
+                EINVAL,
                 "no backend serves this kind of probe",
             );
         };
@@ -328,7 +328,7 @@ impl Builder<'_> {
             if t.explicit {
                 return Err(self.pools.too_big(b.name(), t, self.name, cost));
             }
-            skipped.add(t.symbol, ENOSPC.to_errno());
+            skipped.add(t.symbol, ENOSPC);
             return Ok(false);
         }
         match b.add(&ctx, t)? {
@@ -337,9 +337,9 @@ impl Builder<'_> {
                 Ok(true)
             }
             Added::Already => Ok(false),
-            Added::Refused(errno, what) => {
+            Added::Refused(error, what) => {
                 let name = b.name();
-                refused(skipped, name, t, errno, what)
+                refused(skipped, name, t, error, what)
             }
         }
     }
@@ -363,7 +363,7 @@ impl Builder<'_> {
                     )
                     .on_line(t.line.as_ref()));
                 }
-                self.probes.skipped.add(t.symbol, ENOSPC.to_errno());
+                self.probes.skipped.add(t.symbol, ENOSPC);
                 return Ok(false);
             }
             self.instances += max;
@@ -382,11 +382,10 @@ fn refused(
     skipped: &mut Skipped,
     backend: &str,
     t: &Target<'_>,
-    errno: i32,
+    error: Error,
     what: &str,
 ) -> Result<bool, Failed> {
     if t.explicit {
-        let error = Error::from_errno(errno);
         let f = match t.line {
             Some(ref l) => Failed::new(error, format_args!("{}", what)).on_line(Some(l)),
             None => Failed::new(
@@ -403,7 +402,7 @@ fn refused(
         };
         return Err(f);
     }
-    skipped.add(t.symbol, errno);
+    skipped.add(t.symbol, error);
     Ok(false)
 }
 

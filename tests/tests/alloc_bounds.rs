@@ -256,7 +256,7 @@ const REVIEWED: &[Reviewed] = &[
     ),
     r(
         "src/set/build.rs",
-        "named: KVec<(KVec<u8>, i32)>,",
+        "named: KVec<(KVec<u8>, Error)>,",
         1,
         "at most SKIPPED_SHOWN (256) refused glob members named, each a \
          kallsyms name (< KSYM_NAME_LEN); the rest only counted",
