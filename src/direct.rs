@@ -13,10 +13,12 @@
 //! was called for in a global, sorted index published through RCU
 //! ([`index`], with the handlers themselves).
 
+use core::pin::Pin;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 use crate::gate::Gate;
 
+use kernel::alloc::AllocError;
 use kernel::error::to_result;
 use kernel::prelude::*;
 use kernel::types::Opaque;
@@ -163,23 +165,23 @@ static NEXT_SLOT_ID: AtomicU64 = AtomicU64::new(1);
 ///
 /// # Invariants
 ///
-/// `slots` never grows once `attach` has run; `ops` never moves (the set
-/// keeps this struct in its `RcuBox`), nor do the boxed `groups`, nor
-/// `per_function` once allocated; while `attached`, every ops
+/// `slots` never grows once `attach` has run; while `attached`, every ops
 /// [`DirectSet::registered`] yields (the per-function ops, else the
-/// groups, else `ops`) is registered with the trampoline of `mode`.
+/// groups, else `ops`) is registered with the trampoline of `mode`. (The
+/// C objects, each [`FtraceOps`]' and the fprobe, are pinned in
+/// allocations of their own: they never move.)
 pub(crate) struct DirectSet {
     ops: FtraceOps,
     /// When another tracer holds some glob members: the rest, attached as
     /// groups of one ops each (see [`DirectSet::attach_all`]). Up to one
     /// per function (every other one taken): vmalloc-backed.
-    groups: KVVec<KBox<FtraceOps>>,
+    groups: KVVec<FtraceOps>,
     /// How the functions are attached (benchmark baselines aside: one ops).
     strategy: Strategy,
     /// `Strategy::OpsPerFunction`: one ops per slot, allocated by `attach`.
     per_function: KVVec<FtraceOps>,
     /// `Strategy::Fprobe`: the fprobe.
-    fprobe: Opaque<bindings::fprobe>,
+    fprobe: Pin<KBox<Opaque<bindings::fprobe>>>,
     slots: KVVec<DirectSlot>,
     /// The slots' start addresses, an [`addrset`] table (build time only).
     seen: KVVec<usize>,
@@ -231,40 +233,40 @@ unsafe extern "C" fn fprobe_entry(
 impl DirectSet {
     /// No functions yet, attached as `options` say: one ops for all, or
     /// a benchmark baseline (`--fprobe`, `--one-by-one`).
-    pub(crate) fn for_options(options: &CreateOptions) -> Self {
+    pub(crate) fn for_options(options: &CreateOptions) -> Result<Self, AllocError> {
         let set = Self::new(if options.fprobe {
             Strategy::Fprobe
         } else if options.one_by_one {
             Strategy::OpsPerFunction
         } else {
             Strategy::OneOps
-        });
+        })?;
         if options.exit {
             // `add` keeps only the functions the exit trampoline can call.
             set.mode.store(DirectMode::Exit as u8, Ordering::Relaxed);
             set.exit_checked.store(true, Ordering::Relaxed);
         }
-        set
+        Ok(set)
     }
 
     /// No functions yet.
-    pub(crate) fn new(strategy: Strategy) -> Self {
+    pub(crate) fn new(strategy: Strategy) -> Result<Self, AllocError> {
         let fp = bindings::fprobe {
             entry_handler: Some(fprobe_entry),
             ..Default::default()
         };
-        Self {
-            ops: FtraceOps::new(),
+        Ok(Self {
+            ops: FtraceOps::new()?,
             groups: KVVec::new(),
             strategy,
             per_function: KVVec::new(),
-            fprobe: Opaque::new(fp),
+            fprobe: KBox::pin(Opaque::new(fp), GFP_KERNEL)?,
             slots: KVVec::new(),
             seen: KVVec::new(),
             mode: AtomicU8::new(DirectMode::Count as u8),
             attached: AtomicBool::new(false),
             exit_checked: AtomicBool::new(false),
-        }
+        })
     }
 
     /// Number of functions (attached, or to attach).
@@ -309,7 +311,7 @@ impl DirectSet {
         if self.strategy == Strategy::OpsPerFunction {
             let mut v = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
             for _ in 0..self.slots.len() {
-                v.push(FtraceOps::new(), GFP_KERNEL)?;
+                v.push(FtraceOps::new()?, GFP_KERNEL)?;
             }
             self.per_function = v;
         }
@@ -421,8 +423,8 @@ impl DirectSet {
             Strategy::OpsPerFunction => self.attach_per_function(),
             Strategy::Fprobe => {
                 let n = ips.len() as i32;
-                // SAFETY: The fprobe is live, unregistered and never moves
-                // (type invariant); `ips` holds `n` addresses.
+                // SAFETY: The fprobe is live and unregistered, and pinned:
+                // it never moves; `ips` holds `n` addresses.
                 to_result(unsafe {
                     bindings::register_fprobe_ips(self.fprobe.get(), ips.as_mut_ptr(), n)
                 })
@@ -494,10 +496,10 @@ impl DirectSet {
         for s in self.slots.get(lo..hi).unwrap_or(&[]) {
             ips.push(s.fentry, GFP_KERNEL)?;
         }
-        let ops = KBox::new(FtraceOps::new(), GFP_KERNEL)?;
+        let ops = FtraceOps::new()?;
         self.groups.reserve(1, GFP_KERNEL)?;
-        // SAFETY: A new ops, unregistered; boxed, so it never moves, and
-        // kept in `groups` once registered; the trampoline is valid.
+        // SAFETY: A new ops, unregistered, kept in `groups` once
+        // registered; the trampoline is valid.
         match unsafe { ops.register(&mut ips, trampoline::addr(self.mode())) } {
             Err(e) if e == EBUSY => return Ok(false),
             res => res?,
@@ -513,7 +515,7 @@ impl DirectSet {
         // Each failure is logged; the groups go whatever the outcome.
         // SAFETY: Every group ops is registered with `tramp`.
         let _ = unsafe {
-            FtraceOps::unregister_each(self.groups.iter().map(|b| &**b), tramp, |e| {
+            FtraceOps::unregister_each(self.groups.iter(), tramp, |e| {
                 pr_warn!(
                     "detaching a group of direct calls failed: {}\n",
                     e.to_errno()
@@ -524,8 +526,9 @@ impl DirectSet {
     }
 
     fn attach_one_ops(&self, ips: &mut KVVec<kernel::ffi::c_ulong>) -> Result {
-        // SAFETY: `ops` is unregistered (not attached) and never moves
-        // (type invariant); the trampoline is valid.
+        // SAFETY: `ops` is unregistered (not attached), and dropped only
+        // with the set, once `detach` unregistered it (after a failed
+        // detach the set is kept for good); the trampoline is valid.
         unsafe { self.ops.register(ips, trampoline::addr(self.mode())) }
     }
 
@@ -533,8 +536,9 @@ impl DirectSet {
     /// function. Undoes what it did on failure.
     fn attach_per_function(&self) -> Result {
         let ips = self.slots.iter().map(|s| s.fentry);
-        // SAFETY: Live, unregistered ops that never move (`attach`
-        // allocated them all before the first registration).
+        // SAFETY: Live, unregistered ops (`attach` allocated them all
+        // before the first registration), dropped only with the set, as
+        // `ops` is.
         unsafe { FtraceOps::register_each(&self.per_function, ips, trampoline::addr(self.mode())) }
     }
 
@@ -547,8 +551,10 @@ impl DirectSet {
         };
         let one =
             (self.strategy == Strategy::OneOps && self.groups.is_empty()).then_some(&self.ops);
-        let groups = self.groups.iter().map(|b| &**b);
-        Iterator::chain(Iterator::chain(per_function.iter(), groups), one)
+        Iterator::chain(
+            Iterator::chain(per_function.iter(), self.groups.iter()),
+            one,
+        )
     }
 
     /// Detaches every function (one `unregister_ftrace_direct`, which waits

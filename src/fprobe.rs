@@ -39,8 +39,11 @@
 //! refusals are not counted on fgraph: its tracer drops the call before
 //! any handler of ours runs, so neither it nor we can count them.
 
+use core::marker::PhantomPinned;
+use core::pin::Pin;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
+use kernel::alloc::AllocError;
 use kernel::error::to_result;
 use kernel::ffi::{c_int, c_ulong, c_void};
 use kernel::prelude::*;
@@ -167,10 +170,10 @@ struct FSlot {
 /// # Invariants
 ///
 /// `fp` is the first field of this `repr(C)` struct, so the `fprobe`
-/// pointer a handler gets is a pointer to its `Side`; the side never moves
-/// while `fp` is registered (the set keeps it in its `RcuBox`). `slots` is
-/// sorted by `fentry` and `ips` holds each `fentry` once, from `attach` on;
-/// neither changes after it. `armed` says whether `fp` is registered.
+/// pointer a handler gets is a pointer to its `Side`; a side is pinned
+/// (its set keeps it in a `Pin<KBox<Side>>`), so it never moves. `slots`
+/// is sorted by `fentry` and `ips` holds each `fentry` once, from `attach`
+/// on; neither changes after it. `armed` says whether `fp` is registered.
 #[repr(C)]
 struct Side {
     fp: Opaque<bindings::fprobe>,
@@ -195,6 +198,8 @@ struct Side {
     missed: AtomicU64,
     name: &'static str,
     field: &'static str,
+    /// Handlers find the side from `fp`: it must not move.
+    _pin: PhantomPinned,
 }
 
 impl Side {
@@ -213,9 +218,24 @@ impl Side {
             missed: AtomicU64::new(0),
             name: if entry { "fprobe" } else { "fretprobe" },
             field: if entry { "fprobes" } else { "fretprobes" },
+            _pin: PhantomPinned,
         };
         side.fp = Opaque::new(side.fresh());
         side
+    }
+
+    /// Adds a probe; on the return side, `instances` is what its `rN:`
+    /// asks for (`None`: a kretprobe's default). Build time only.
+    fn add(self: Pin<&mut Self>, slot: FSlot, instances: Option<u32>) -> Result<(), AllocError> {
+        // SAFETY: Only fields are written; nothing is moved out of `self`.
+        let this = unsafe { self.get_unchecked_mut() };
+        if !this.entry {
+            match instances {
+                Some(n) => this.maxactive += n as usize,
+                None => this.default_instances += 1,
+            }
+        }
+        this.slots.push(slot, GFP_KERNEL)
     }
 
     /// A never-registered fprobe with this side's handlers.
@@ -266,7 +286,14 @@ impl Side {
     }
 
     /// Sorts the probes and lists their functions once each.
-    fn prepare(&mut self) -> Result {
+    fn prepare(self: Pin<&mut Self>) -> Result {
+        // SAFETY: Only fields are written; nothing is moved out of `self`.
+        let this = unsafe { self.get_unchecked_mut() };
+        this.prepare_fields()
+    }
+
+    /// [`Side::prepare`], on the side's fields.
+    fn prepare_fields(&mut self) -> Result {
         self.slots.sort_unstable_by_key(|s| s.fentry);
         let mut ips = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
         for s in self.slots.iter() {
@@ -482,8 +509,8 @@ unsafe extern "C" fn bare_exit(
 
 /// A set's fprobes: entry probes and return probes.
 pub(crate) struct FprobeSet {
-    entry: Side,
-    exit: Side,
+    entry: Pin<KBox<Side>>,
+    exit: Pin<KBox<Side>>,
     /// The last function `fit` found ftrace-able, and its call site: the
     /// `add` that follows reuses it instead of asking ftrace again (both
     /// run under the registry lock, one target after the other).
@@ -499,12 +526,12 @@ unsafe impl Sync for FprobeSet {}
 
 impl FprobeSet {
     /// No probes yet.
-    pub(crate) fn new(options: &CreateOptions) -> Self {
-        Self {
-            entry: Side::new(true, options.bare),
-            exit: Side::new(false, options.bare),
+    pub(crate) fn new(options: &CreateOptions) -> Result<Self, AllocError> {
+        Ok(Self {
+            entry: KBox::pin(Side::new(true, options.bare), GFP_KERNEL)?,
+            exit: KBox::pin(Side::new(false, options.bare), GFP_KERNEL)?,
             checked: [AtomicUsize::new(0), AtomicUsize::new(0)],
-        }
+        })
     }
 
     fn sides(&self) -> [&Side; 2] {
@@ -561,24 +588,18 @@ impl SetBackend for FprobeSet {
             Ok(f) => f,
             Err(e) => return Ok(Added::Refused(e, refusal(Site::Ftrace, e))),
         };
-        let side = match t.kind {
-            ProbeKind::Kretprobe { maxactive } => {
-                match maxactive {
-                    Some(n) => self.exit.maxactive += n as usize,
-                    None => self.exit.default_instances += 1,
-                }
-                &mut self.exit
-            }
-            _ => &mut self.entry,
+        let (side, instances) = match t.kind {
+            ProbeKind::Kretprobe { maxactive } => (&mut self.exit, maxactive),
+            _ => (&mut self.entry, None),
         };
         let meta = Meta::new(ctx.gate, t)?;
-        side.slots.push(FSlot { fentry, meta }, GFP_KERNEL)?;
+        side.as_mut().add(FSlot { fentry, meta }, instances)?;
         Ok(Added::Yes)
     }
 
     fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], Error)) -> Result<(), Failed> {
-        self.entry.prepare()?;
-        self.exit.prepare()?;
+        self.entry.as_mut().prepare()?;
+        self.exit.as_mut().prepare()?;
         Ok(())
     }
 

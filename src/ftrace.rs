@@ -5,6 +5,9 @@
 //! cannot; and [`FtraceOps`], the `ftrace_ops` of direct calls, with every
 //! register, modify and unregister loop over them.
 
+use core::pin::Pin;
+
+use kernel::alloc::AllocError;
 use kernel::error::to_result;
 use kernel::ffi::c_ulong;
 use kernel::prelude::*;
@@ -42,15 +45,19 @@ pub(crate) unsafe fn free_scratch() {
 /// One `ftrace_ops` for direct calls: its filter, and its registration
 /// with a trampoline.
 ///
+/// While the ops is registered (from a successful [`FtraceOps::register`]
+/// until its [`FtraceOps::unregister`]), ftrace keeps a pointer to it. The
+/// C object therefore lives in an allocation of its own, pinned: an
+/// `FtraceOps` may move (in a vector that grows, say), the `ftrace_ops`
+/// never does. The callers of `register` promise only that it is not
+/// dropped while registered.
+///
 /// # Invariants
 ///
 /// `ops` is only ever passed to ftrace's own API, which serialises its
-/// users with its own locks. While it is registered (from a successful
-/// [`FtraceOps::register`] until its [`FtraceOps::unregister`]), ftrace
-/// keeps a pointer to it: the callers of `register` promise that it does
-/// not move or go away until then.
+/// users with its own locks.
 pub(crate) struct FtraceOps {
-    ops: Opaque<bindings::ftrace_ops>,
+    ops: Pin<KBox<Opaque<bindings::ftrace_ops>>>,
 }
 
 /// A failed [`FtraceOps::switch_all`].
@@ -62,10 +69,10 @@ pub(crate) struct Switch {
 
 impl FtraceOps {
     /// An unregistered ops with an empty filter.
-    pub(crate) fn new() -> Self {
-        Self {
-            ops: Opaque::new(bindings::ftrace_ops::default()),
-        }
+    pub(crate) fn new() -> Result<Self, AllocError> {
+        Ok(Self {
+            ops: KBox::pin(Opaque::new(bindings::ftrace_ops::default()), GFP_KERNEL)?,
+        })
     }
 
     /// Sets the filter to `ips` and registers the ops with `tramp`; frees
@@ -73,13 +80,13 @@ impl FtraceOps {
     ///
     /// # Safety
     ///
-    /// `self` is not registered, and does not move or go away until it is
+    /// `self` is not registered, and is not dropped until it is
     /// unregistered; `tramp` is a valid direct caller.
     pub(crate) unsafe fn register(&self, ips: &mut [c_ulong], tramp: usize) -> Result {
         let ops = self.ops.get();
         let n = ips.len() as u32;
-        // SAFETY: `ops` is a live, unregistered ftrace_ops that never moves
-        // (the caller's contract); `ips` holds `n` addresses.
+        // SAFETY: `ops` is a live, unregistered ftrace_ops (the caller's
+        // contract), pinned, so it never moves; `ips` holds `n` addresses.
         let mut ret = unsafe { bindings::ftrace_set_filter_ips(ops, ips.as_mut_ptr(), n, 0, 1) };
         if ret == 0 {
             // SAFETY: As above; the trampoline is a valid direct caller.
@@ -99,8 +106,8 @@ impl FtraceOps {
     ///
     /// `self` is registered with `tramp`.
     pub(crate) unsafe fn unregister(&self, tramp: usize) -> Result {
-        // SAFETY: Registered with `tramp` (the caller's contract), so live
-        // and not moving (type invariant).
+        // SAFETY: Registered with `tramp` (the caller's contract), so live;
+        // pinned, so not moving.
         to_result(unsafe { bindings::unregister_ftrace_direct(self.ops.get(), tramp, true) })
     }
 
@@ -110,8 +117,8 @@ impl FtraceOps {
     ///
     /// `self` is registered; `tramp` is a valid direct caller.
     pub(crate) unsafe fn modify(&self, tramp: usize) -> Result {
-        // SAFETY: Registered (the caller's contract), so live and not
-        // moving (type invariant); the trampoline is valid.
+        // SAFETY: Registered (the caller's contract), so live; pinned, so
+        // not moving; the trampoline is valid.
         to_result(unsafe { bindings::modify_ftrace_direct(self.ops.get(), tramp) })
     }
 
@@ -122,8 +129,8 @@ impl FtraceOps {
     ///
     /// # Safety
     ///
-    /// Every ops in `ops` is unregistered, and none moves or goes away
-    /// until it is unregistered; `tramp` is a valid direct caller.
+    /// Every ops in `ops` is unregistered, and none is dropped until it is
+    /// unregistered; `tramp` is a valid direct caller.
     pub(crate) unsafe fn register_each(
         ops: &[FtraceOps],
         ips: impl Iterator<Item = c_ulong>,
@@ -133,8 +140,8 @@ impl FtraceOps {
             let Some(one) = ops.get(i) else {
                 return Err(ENOMEM);
             };
-            // SAFETY: A live, unregistered ops that never moves (the
-            // caller's contract).
+            // SAFETY: A live, unregistered ops, not dropped until
+            // unregistered (the caller's contract).
             if let Err(e) = unsafe { one.register(&mut [ip], tramp) } {
                 // SAFETY: The first `i` ops were registered with `tramp`
                 // just above.

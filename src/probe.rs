@@ -297,11 +297,11 @@ unsafe impl<B: Int3Kind> Sync for Int3Set<B> {}
 
 impl<B: Int3Kind> Int3Set<B> {
     /// An empty table.
-    pub(crate) fn new(_options: &CreateOptions) -> Self {
-        Self {
+    pub(crate) fn new(_options: &CreateOptions) -> Result<Self, AllocError> {
+        Ok(Self {
             chunks: KVVec::new(),
             ptrs: KVVec::new(),
-        }
+        })
     }
 
     /// Every registered probe.

@@ -4,6 +4,7 @@
 //! best ([`Backends::route`]); a refusal fails the set for a target named
 //! on its own line, and is skipped (and counted) for a glob member.
 
+use core::marker::PhantomPinned;
 use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use kernel::alloc::AllocError;
@@ -103,11 +104,12 @@ fn build_probes(
 ) -> Result<(RcuBox<Probes>, Built), Failed> {
     let probes = Probes {
         gate: Gate::new(client),
-        backends: Backends::new(&options),
+        backends: Backends::new(&options)?,
         skipped: Skipped::new(),
+        _pin: PhantomPinned,
     };
-    // The handlers find the gate and the slots in this box, which
-    // never moves: build in place.
+    // The handlers find the gate in this box, which never moves (it hands
+    // the probes out pinned): build in place.
     let mut probes = RcuBox::new(probes, GFP_KERNEL).map_err(|_| Failed::oom())?;
     match fill(probes.get_mut(), locked, name, options, build) {
         Ok(built) => Ok((probes, built)),
@@ -122,14 +124,15 @@ fn build_probes(
 /// attaches at create and tallies them. On error, the caller retires
 /// whatever was registered.
 fn fill(
-    p: &mut Probes,
+    p: Pin<&mut Probes>,
     locked: Locked<'_>,
     name: &[u8],
     options: CreateOptions,
     build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
 ) -> Result<Built, Failed> {
+    let (gate, backends, skipped) = p.parts();
     let ctx = Ctx {
-        gate: core::ptr::addr_of!(p.gate),
+        gate: core::ptr::from_ref(gate),
         options,
         locked,
     };
@@ -138,11 +141,12 @@ fn fill(
         name,
         instances: 0,
         pools: ReturnPools::new(),
-        probes: &mut *p,
+        backends: &mut *backends,
+        skipped: &mut *skipped,
     };
     build(&mut builder)?;
     let return_pool = builder.pools.bytes;
-    if p.backends.is_empty() {
+    if backends.is_empty() {
         return Err(Failed::new(
             ENOENT,
             format_args!("no probe of set {} could be registered", BStr(name)),
@@ -150,11 +154,11 @@ fn fill(
     }
     // Last: what attaches at create, one batch per backend.
     let t = now_ns();
-    let attached = attach(p);
+    let attached = attach(backends, skipped);
     let attach_ns = now_ns() - t;
     attached?;
     Ok(Built {
-        tally: tally(&p.backends)?,
+        tally: tally(backends)?,
         return_pool,
         attach_ns,
     })
@@ -162,10 +166,7 @@ fn fill(
 
 /// Attaches what attaches at create, one batch per backend; the glob
 /// members a backend refuses are counted as skipped.
-fn attach(p: &mut Probes) -> Result<(), Failed> {
-    let Probes {
-        backends, skipped, ..
-    } = p;
+fn attach(backends: &mut Backends, skipped: &mut Skipped) -> Result<(), Failed> {
     for b in backends.all_mut() {
         b.attach(&mut |sym, error| skipped.add(sym, error))?;
     }
@@ -298,7 +299,8 @@ pub(crate) struct Builder<'a> {
     pub(super) instances: usize,
     /// What the return-instance pools take so far, and the cap.
     pub(super) pools: ReturnPools,
-    pub(super) probes: &'a mut Probes,
+    pub(super) backends: &'a mut Backends,
+    pub(super) skipped: &'a mut Skipped,
 }
 
 impl Builder<'_> {
@@ -310,9 +312,7 @@ impl Builder<'_> {
             return Ok(false);
         }
         let ctx = self.ctx;
-        let Probes {
-            backends, skipped, ..
-        } = &mut *self.probes;
+        let (backends, skipped) = (&mut *self.backends, &mut *self.skipped);
         let Some(b) = Backends::route(backends, &ctx, t) else {
             return refused(
                 skipped,
@@ -363,7 +363,7 @@ impl Builder<'_> {
                     )
                     .on_line(t.line.as_ref()));
                 }
-                self.probes.skipped.add(t.symbol, ENOSPC);
+                self.skipped.add(t.symbol, ENOSPC);
                 return Ok(false);
             }
             self.instances += max;
