@@ -10,6 +10,7 @@
 //! allocation. The slots belong to the set's [`RcuBox`](crate::rcu::RcuBox)
 //! and are freed only a grace period after their probes are unregistered.
 
+use core::pin::Pin;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use kernel::alloc::AllocError;
@@ -252,6 +253,65 @@ impl<B: Int3Kind> Slot<B> {
 /// Slots per chunk; a chunk is allocated whole and never grows.
 const CHUNK: usize = 64;
 
+/// Up to [`CHUNK`] slots in one allocation that never grows: a slot stays
+/// where it is from its push until it is dropped, in place, so the kernel
+/// may point into it meanwhile. Hands out its slots pinned or shared,
+/// never `&mut`.
+///
+/// # Invariants
+///
+/// `slots` was allocated with capacity [`CHUNK`] and never holds more, so
+/// its buffer is never reallocated; slots leave it only by being dropped
+/// in place (`truncate`, or the chunk's own drop).
+struct Chunk<B: Int3Kind> {
+    slots: KVec<Slot<B>>,
+}
+
+impl<B: Int3Kind> Chunk<B> {
+    /// An empty chunk, with room for [`CHUNK`] slots.
+    fn new() -> Result<Self, AllocError> {
+        // INVARIANT: capacity `CHUNK`.
+        Ok(Self {
+            slots: KVec::with_capacity(CHUNK, GFP_KERNEL)?,
+        })
+    }
+
+    /// Whether it holds [`CHUNK`] slots already.
+    fn is_full(&self) -> bool {
+        self.slots.len() >= CHUNK
+    }
+
+    /// Puts `slot` last, where it stays: pinned. `None` (and `slot`
+    /// dropped) if the chunk is full.
+    fn push(&mut self, slot: Slot<B>) -> Option<Pin<&Slot<B>>> {
+        if self.is_full() {
+            return None;
+        }
+        let index = self.slots.len();
+        // INVARIANT: there is room, so this push neither reallocates nor
+        // allocates (hence cannot fail); the chunk holds at most `CHUNK`.
+        self.slots.push(slot, GFP_ATOMIC).ok()?;
+        // SAFETY: `index` is the slot just pushed; only a shared reference
+        // to it is made, and other slots (possibly live) are not touched.
+        let slot = unsafe { &*self.slots.as_ptr().add(index) };
+        // SAFETY: The slot stays where it is until it is dropped in place
+        // (type invariant).
+        Some(unsafe { Pin::new_unchecked(slot) })
+    }
+
+    /// Drops the last slot, in place: the kernel holds no pointer into it
+    /// (never registered, or unregistered and its grace period passed).
+    fn drop_last(&mut self) {
+        let len = self.slots.len();
+        kvec::truncate(&mut self.slots, len.saturating_sub(1));
+    }
+
+    /// Every slot, shared.
+    fn iter(&self) -> impl Iterator<Item = &Slot<B>> {
+        self.slots.iter()
+    }
+}
+
 /// How [`Int3Set::add`] sets up a probe.
 #[derive(Clone, Copy)]
 pub(crate) struct How {
@@ -268,16 +328,15 @@ pub(crate) struct How {
 }
 
 /// The int3 probes of one kind in a set: the [`SetBackend`] of kprobes
-/// and kretprobes. Slots live in fixed-capacity chunks that never move
-/// once a probe in them is registered, so a set can keep registering (a
-/// glob walks thousands of candidates) while its first probes already
-/// fire; `ptrs` lists them for the kernel's batch calls.
+/// and kretprobes. Slots live in [`Chunk`]s, where they never move, so a
+/// set can keep registering (a glob walks thousands of candidates) while
+/// its first probes already fire; `ptrs` lists them for the kernel's batch
+/// calls.
 ///
 /// # Invariants
 ///
-/// Every chunk was allocated with capacity [`CHUNK`] and never holds more,
-/// so its buffer never moves; only registered slots are kept, and `ptrs`
-/// holds exactly their `raw` fields, registered until `retire` runs (once).
+/// Only registered slots are kept, and `ptrs` holds exactly their `raw`
+/// fields, registered until `retire` runs (once).
 ///
 /// `chunks` and `ptrs` grow with the set (a glob repeated on one address
 /// aggregates, so a set may hold millions of probes of one kind), hence
@@ -285,7 +344,7 @@ pub(crate) struct How {
 /// allocation beyond the page allocator's largest order, a WARNING and
 /// `ENOMEM`. A chunk itself is [`CHUNK`] slots, kmalloc-backed.
 pub(crate) struct Int3Set<B: Int3Kind> {
-    chunks: KVVec<KVec<Slot<B>>>,
+    chunks: KVVec<Chunk<B>>,
     ptrs: KVVec<*mut B::Raw>,
 }
 
@@ -321,38 +380,29 @@ impl<B: Int3Kind> Int3Set<B> {
     ) -> Result<Added, AllocError> {
         self.ptrs.reserve(1, GFP_KERNEL)?;
         let full = match self.chunks.last() {
-            Some(c) => c.len() >= CHUNK,
+            Some(c) => c.is_full(),
             None => true,
         };
         if full {
-            self.chunks
-                .push(KVec::with_capacity(CHUNK, GFP_KERNEL)?, GFP_KERNEL)?;
+            self.chunks.push(Chunk::new()?, GFP_KERNEL)?;
         }
         let Some(chunk) = self.chunks.last_mut() else {
             return Err(AllocError);
         };
         let mut raw = B::Raw::default();
         B::init(&mut raw, meta.symbol_ptr(), how);
-        let index = chunk.len();
         // INVARIANT: the symbol's buffer moves with the `KVec` header, not
-        // with its contents; the chunk has room, so this push does not
-        // reallocate it.
-        chunk.push(
-            Slot {
-                raw: Opaque::new(raw),
-                meta,
-            },
-            GFP_KERNEL,
-        )?;
-        // SAFETY: `index` is the slot just pushed; only a shared reference is
-        // made, and other slots (possibly live) are not touched.
-        let raw = unsafe { (*chunk.as_ptr().add(index)).raw.get() };
-        // SAFETY: Set up by `init`, not registered yet, and the chunk never
-        // moves while the set lives (type invariant); the set frees it a
-        // grace period after unregistering.
+        // with its contents.
+        let slot = Slot {
+            raw: Opaque::new(raw),
+            meta,
+        };
+        let raw = chunk.push(slot).ok_or(AllocError)?.raw.get();
+        // SAFETY: Set up by `init`, not registered yet, and pinned in its
+        // chunk; the set frees it a grace period after unregistering.
         if let Err(e) = to_result(unsafe { B::register(raw) }) {
             // Never registered: the kernel holds no pointer into it.
-            kvec::truncate(chunk, index);
+            chunk.drop_last();
             return Ok(Added::Refused(e, error::refusal(B::SITE, e)));
         }
         if let Err((e, what)) = verify(raw) {
@@ -362,7 +412,7 @@ impl<B: Int3Kind> Int3Set<B> {
             unsafe { B::unregister_many(&mut one, 1) };
             // Unregistered, and its grace period has passed: the kernel
             // holds no pointer into it any more.
-            kvec::truncate(chunk, index);
+            chunk.drop_last();
             return Ok(Added::Refused(e, what));
         }
         // INVARIANT: registered; capacity was reserved, so this does not

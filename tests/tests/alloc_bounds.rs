@@ -166,10 +166,10 @@ const REVIEWED: &[Reviewed] = &[
     r("src/probe.rs", "let mut v = KVec::new();", 1, PROBE_NAMES),
     r(
         "src/probe.rs",
-        "chunks: KVVec<KVec<Slot<B>>>,",
+        "slots: KVec<Slot<B>>,",
         1,
-        "the chunks themselves: CHUNK (64) slots each, never grown (the outer \
-         vector, which grows with the set, is a KVVec)",
+        "a chunk: CHUNK (64) slots, never grown (the vector of chunks, which \
+         grows with the set, is a KVVec)",
     ),
     r(
         "src/probe.rs",
