@@ -3,6 +3,7 @@
 //! The kprobe backend: `p:SET/NAME SYM+OFF`, `p!:SET/NAME SYM[+OFF]`, and
 //! any `p:` at +0 that the fprobe backend cannot serve.
 
+use kernel::error::to_result;
 use kernel::ffi::{c_char, c_int};
 use kernel::prelude::*;
 
@@ -129,9 +130,9 @@ unsafe impl Int3Kind for Kprobe {
         raw.flags = bindings::KPROBE_FLAG_DISABLED;
     }
 
-    unsafe fn register(raw: *mut bindings::kprobe) -> c_int {
+    unsafe fn register(raw: *mut bindings::kprobe) -> Result {
         // SAFETY: Guaranteed by the caller.
-        unsafe { bindings::register_kprobe(raw) }
+        to_result(unsafe { bindings::register_kprobe(raw) })
     }
 
     unsafe fn unregister_many(ptrs: *mut *mut bindings::kprobe, n: c_int) {
@@ -139,14 +140,14 @@ unsafe impl Int3Kind for Kprobe {
         unsafe { bindings::unregister_kprobes(ptrs, n) }
     }
 
-    unsafe fn enable(raw: *mut bindings::kprobe) -> c_int {
+    unsafe fn enable(raw: *mut bindings::kprobe) -> Result {
         // SAFETY: Guaranteed by the caller.
-        unsafe { bindings::enable_kprobe(raw) }
+        to_result(unsafe { bindings::enable_kprobe(raw) })
     }
 
-    unsafe fn disable(raw: *mut bindings::kprobe) -> c_int {
+    unsafe fn disable(raw: *mut bindings::kprobe) -> Result {
         // SAFETY: Guaranteed by the caller.
-        unsafe { bindings::disable_kprobe(raw) }
+        to_result(unsafe { bindings::disable_kprobe(raw) })
     }
 
     unsafe fn missed(raw: *const bindings::kprobe) -> u64 {

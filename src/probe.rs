@@ -14,7 +14,6 @@ use core::pin::Pin;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use kernel::alloc::AllocError;
-use kernel::error::to_result;
 use kernel::ffi::{c_char, c_int};
 use kernel::prelude::*;
 use kernel::types::Opaque;
@@ -70,13 +69,13 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
     /// registered disarmed.
     fn init(raw: &mut Self::Raw, symbol: *const c_char, how: How);
 
-    /// `register_kprobe` and friends: 0 or a negative errno.
+    /// `register_kprobe` and friends.
     ///
     /// # Safety
     ///
     /// `raw` was set up by `init`, is not registered, and stays allocated
     /// until a grace period after it is unregistered.
-    unsafe fn register(raw: *mut Self::Raw) -> c_int;
+    unsafe fn register(raw: *mut Self::Raw) -> Result;
 
     /// Unregisters `n` registered probes in one batch (one grace period).
     ///
@@ -86,19 +85,19 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
     /// reads the array.
     unsafe fn unregister_many(ptrs: *mut *mut Self::Raw, n: c_int);
 
-    /// Arms a registered probe: 0 or a negative errno.
+    /// Arms a registered probe.
     ///
     /// # Safety
     ///
     /// `raw` is registered.
-    unsafe fn enable(raw: *mut Self::Raw) -> c_int;
+    unsafe fn enable(raw: *mut Self::Raw) -> Result;
 
-    /// Disarms a registered probe: 0 or a negative errno.
+    /// Disarms a registered probe.
     ///
     /// # Safety
     ///
     /// `raw` is registered.
-    unsafe fn disable(raw: *mut Self::Raw) -> c_int;
+    unsafe fn disable(raw: *mut Self::Raw) -> Result;
 
     /// How many hits the kernel could not deliver to the handler.
     ///
@@ -400,7 +399,7 @@ impl<B: Int3Kind> Int3Set<B> {
         let raw = chunk.push(slot).ok_or(AllocError)?.raw.get();
         // SAFETY: Set up by `init`, not registered yet, and pinned in its
         // chunk; the set frees it a grace period after unregistering.
-        if let Err(e) = to_result(unsafe { B::register(raw) }) {
+        if let Err(e) = unsafe { B::register(raw) } {
             // Never registered: the kernel holds no pointer into it.
             chunk.drop_last();
             return Ok(Added::Refused(e, error::refusal(B::SITE, e)));
@@ -430,7 +429,7 @@ impl<B: Int3Kind> Int3Set<B> {
                 crate::sched::cond_resched();
             }
             // SAFETY: The type invariant: `raw` is registered.
-            unsafe { B::disable(raw) };
+            let _ = unsafe { B::disable(raw) };
         }
     }
 }
@@ -479,7 +478,7 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
                 crate::sched::cond_resched();
             }
             // SAFETY: The type invariant: `raw` is registered.
-            if let Err(e) = to_result(unsafe { B::enable(raw) }) {
+            if let Err(e) = unsafe { B::enable(raw) } {
                 Self::disarm_some(self.ptrs.get(..i).unwrap_or(&[]));
                 // SAFETY: The pointers are the `raw` fields of live slots.
                 let slot = unsafe { slot_of::<B>(raw) };
