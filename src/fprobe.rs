@@ -149,11 +149,10 @@ impl FgraphAnchor {
 pub(crate) fn release_fgraph_anchor() {
     if ANCHOR.held.swap(false, Ordering::Relaxed) {
         // SAFETY: Registered (`held`); no set is left to arm another.
-        let ret = unsafe { bindings::unregister_fprobe(ANCHOR.fp.get()) };
-        if ret < 0 {
+        if let Err(e) = to_result(unsafe { bindings::unregister_fprobe(ANCHOR.fp.get()) }) {
             pr_warn!(
                 "fretprobe: releasing the fgraph anchor failed, errno {}\n",
-                ret
+                e.to_errno()
             );
         }
     }
@@ -348,7 +347,7 @@ impl Side {
         // any more. So no read of `fp` overlaps this write.
         unsafe { self.fp.get().write(self.fresh()) };
         let n = c_int::try_from(self.ips.len()).unwrap_or(c_int::MAX);
-        // SAFETY: The fprobe is not registered and never moves while it is
+        // SAFETY: The fprobe is not registered, and pinned with its side
         // (type invariant); the kernel only reads the array.
         let ret = unsafe {
             bindings::register_fprobe_ips(self.fp.get(), self.ips.as_ptr().cast_mut(), n)
@@ -385,9 +384,12 @@ impl Side {
         // the fprobe's own dynamic ops; on fgraph the shared ops' handlers
         // look fprobes up under `rcu_read_lock_sched`, and unregistering
         // waits one RCU grace period after taking ours out.
-        let ret = unsafe { bindings::unregister_fprobe(self.fp.get()) };
-        if ret < 0 {
-            pr_warn!("{}: unregister_fprobe failed, errno {}\n", self.name, ret);
+        if let Err(e) = to_result(unsafe { bindings::unregister_fprobe(self.fp.get()) }) {
+            pr_warn!(
+                "{}: unregister_fprobe failed, errno {}\n",
+                self.name,
+                e.to_errno()
+            );
             return false;
         }
         // Unregistered: no handler counts a miss any more, so `nmissed` is
