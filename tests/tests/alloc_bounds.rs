@@ -125,7 +125,7 @@ const REVIEWED: &[Reviewed] = &[
     // src/gpcount.rs
     r(
         "src/gpcount.rs",
-        "counters: KBox<[Counter; KINDS]>,",
+        "counters: Pin<KBox<[Counter; KINDS]>>,",
         1,
         "a fixed array: one counter per kind of grace period (KINDS)",
     ),
