@@ -46,7 +46,7 @@ const MAX_TARGETS: usize = bindings::BATCHPROBE_MAX_TARGETS as usize;
 
 /// `ENAMETOOLONG` (6.12's `kernel::error::code` has no constant for it).
 fn enametoolong() -> Error {
-    Error::from_errno(-(bindings::ENAMETOOLONG as i32))
+    crate::error::pure(bindings::ENAMETOOLONG as i32)
 }
 
 /// Copies a NUL-terminated string of at most `max` bytes.
@@ -283,7 +283,7 @@ pub unsafe extern "C" fn batchprobe_unregister_sync(set: *mut bindings::batchpro
         let r = e.api_unregister(s, None, core::ptr::null_mut());
         // Already retiring (by another caller, or an administrator): its
         // teardown is queued all the same, and this call waits for it.
-        if r.is_ok() || r.is_err_and(|e| e.to_errno() == -(bindings::EALREADY as i32)) {
+        if r.is_ok() || r.is_err_and(|e| e == crate::error::pure(crate::errno::EALREADY)) {
             e.flush();
         }
         r

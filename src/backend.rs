@@ -119,10 +119,10 @@ pub(crate) enum Added {
     Yes,
     /// Already in the set from a line of its own: not counted again.
     Already,
-    /// The kernel (or the backend) refused it: a negative errno, and what
-    /// was wrong in words, without the errno ("unknown symbol", "not
-    /// ftrace-able (no fentry call site)": see [`crate::errtext::refusal`]).
-    Refused(i32, &'static str),
+    /// The kernel (or the backend) refused it: the error, and what was
+    /// wrong in words, without the errno ("unknown symbol", "not ftrace-able
+    /// (no fentry call site)": see [`crate::errtext::refusal`]).
+    Refused(Error, &'static str),
 }
 
 /// One probe of a set, as listings and per-target counts see it.
@@ -162,8 +162,8 @@ pub(crate) trait SetBackend: Send + Sync {
     fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed>;
 
     /// After the last `add`: attaches what attaches at create (one batch).
-    /// Calls `skip(symbol, errno)` for glob members it had to leave out.
-    fn attach(&mut self, skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed>;
+    /// Calls `skip(symbol, error)` for glob members it had to leave out.
+    fn attach(&mut self, skip: &mut dyn FnMut(&[u8], Error)) -> Result<(), Failed>;
 
     /// Arms every probe. All or nothing: on failure nothing it armed stays
     /// armed, and the error names the probe. Runs under the registry lock,

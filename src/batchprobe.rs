@@ -85,9 +85,9 @@ impl kernel::Module for BatchProbe {
         unsafe { registry::publish(&engine) };
         // SAFETY: Registers a static notifier block; unregistered in `drop`.
         let ret = unsafe { bindings::bp_module_notifier_register() };
-        if ret < 0 {
+        if let Err(e) = kernel::error::to_result(ret) {
             registry::unpublish();
-            return Err(Error::from_errno(ret));
+            return Err(e);
         }
         pr_info!("loaded\n");
         Ok(BatchProbe {

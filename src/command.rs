@@ -388,14 +388,7 @@ fn at(e: ParseError, word: &str) -> Bad<'_> {
 }
 
 fn parse(line: &[u8]) -> Result<Option<Command<'_>>, Bad<'_>> {
-    if line.len() > MAX_LINE {
-        return Err((ParseError::LineTooLong, None));
-    }
-    let line = core::str::from_utf8(line).map_err(|_| (ParseError::NotText, None))?;
-    if line.chars().any(|c| c.is_control() && c != '\t') {
-        return Err((ParseError::NotText, None));
-    }
-    let line = line.trim();
+    let line = text(line)?.trim();
     if line.is_empty() || line.starts_with('#') {
         return Ok(None);
     }
@@ -405,55 +398,11 @@ fn parse(line: &[u8]) -> Result<Option<Command<'_>>, Bad<'_>> {
     let mut words = line.split_ascii_whitespace();
     let head = words.next().ok_or(missing)?;
     let cmd = match head {
-        "create" => {
-            let set = one_set(&mut words, end)?;
-            let mut options = CreateOptions::default();
-            let mut conflict = None;
-            for w in words.by_ref() {
-                match w {
-                    "--noopt" => options.noopt = true,
-                    "--one-by-one" => options.one_by_one = true,
-                    "--bare" => options.bare = true,
-                    "--fprobe" => options.fprobe = true,
-                    "--exit" => options.exit = true,
-                    _ if w.starts_with("--") => return Err(at(ParseError::UnknownOption, w)),
-                    _ => return Err(at(ParseError::TooManyArguments, w)),
-                }
-                if options.exit && options.fprobe && conflict.is_none() {
-                    conflict = Some(w);
-                }
-            }
-            if conflict.is_some() {
-                return Err((ParseError::ConflictingOptions, conflict));
-            }
-            Command::Create { set, options }
-        }
+        "create" => create(&mut words, end)?,
         "enable" => Command::Enable(any_set(&mut words, end)?),
         "disable" => Command::Disable(any_set(&mut words, end)?),
-        "unregister" => {
-            let set = any_set(&mut words, end)?;
-            let mut sync = false;
-            for w in words.by_ref() {
-                match w {
-                    "--sync" => sync = true,
-                    _ if w.starts_with("--") => return Err(at(ParseError::UnknownOption, w)),
-                    _ => return Err(at(ParseError::TooManyArguments, w)),
-                }
-            }
-            Command::Unregister { set, sync }
-        }
-        "direct" => {
-            let set = one_set(&mut words, end)?;
-            let mode = match words.next() {
-                Some("count") => DirectMode::Count,
-                Some("record") => DirectMode::Record,
-                Some("empty") => DirectMode::Empty,
-                Some("exit") => DirectMode::Exit,
-                Some(w) => return Err(at(ParseError::UnknownOption, w)),
-                None => return Err(missing),
-            };
-            Command::Retarget { set, mode }
-        }
+        "unregister" => unregister(&mut words, end)?,
+        "direct" => retarget(&mut words, end)?,
         "flush" => Command::Flush,
         _ => match head.strip_prefix("-:") {
             Some(set) => Command::Unstage(set_name(set).map_err(|e| at(e, set))?),
@@ -464,6 +413,81 @@ fn parse(line: &[u8]) -> Result<Option<Command<'_>>, Bad<'_>> {
         return Err(at(ParseError::TooManyArguments, w));
     }
     Ok(Some(cmd))
+}
+
+/// The line as text: at most [`MAX_LINE`] bytes of UTF-8, no control
+/// characters but tabs.
+fn text(line: &[u8]) -> Result<&str, Bad<'_>> {
+    if line.len() > MAX_LINE {
+        return Err((ParseError::LineTooLong, None));
+    }
+    let line = core::str::from_utf8(line).map_err(|_| (ParseError::NotText, None))?;
+    if line.chars().any(|c| c.is_control() && c != '\t') {
+        return Err((ParseError::NotText, None));
+    }
+    Ok(line)
+}
+
+/// `create SET [--OPTION]...`, after its first word.
+fn create<'a>(
+    words: &mut impl Iterator<Item = &'a str>,
+    end: &'a str,
+) -> Result<Command<'a>, Bad<'a>> {
+    let set = one_set(words, end)?;
+    let mut options = CreateOptions::default();
+    let mut conflict = None;
+    for w in words.by_ref() {
+        match w {
+            "--noopt" => options.noopt = true,
+            "--one-by-one" => options.one_by_one = true,
+            "--bare" => options.bare = true,
+            "--fprobe" => options.fprobe = true,
+            "--exit" => options.exit = true,
+            _ if w.starts_with("--") => return Err(at(ParseError::UnknownOption, w)),
+            _ => return Err(at(ParseError::TooManyArguments, w)),
+        }
+        if options.exit && options.fprobe && conflict.is_none() {
+            conflict = Some(w);
+        }
+    }
+    if conflict.is_some() {
+        return Err((ParseError::ConflictingOptions, conflict));
+    }
+    Ok(Command::Create { set, options })
+}
+
+/// `unregister SET [--sync]`, after its first word.
+fn unregister<'a>(
+    words: &mut impl Iterator<Item = &'a str>,
+    end: &'a str,
+) -> Result<Command<'a>, Bad<'a>> {
+    let set = any_set(words, end)?;
+    let mut sync = false;
+    for w in words.by_ref() {
+        match w {
+            "--sync" => sync = true,
+            _ if w.starts_with("--") => return Err(at(ParseError::UnknownOption, w)),
+            _ => return Err(at(ParseError::TooManyArguments, w)),
+        }
+    }
+    Ok(Command::Unregister { set, sync })
+}
+
+/// `direct SET MODE`, after its first word.
+fn retarget<'a>(
+    words: &mut impl Iterator<Item = &'a str>,
+    end: &'a str,
+) -> Result<Command<'a>, Bad<'a>> {
+    let set = one_set(words, end)?;
+    let mode = match words.next() {
+        Some("count") => DirectMode::Count,
+        Some("record") => DirectMode::Record,
+        Some("empty") => DirectMode::Empty,
+        Some("exit") => DirectMode::Exit,
+        Some(w) => return Err(at(ParseError::UnknownOption, w)),
+        None => return Err((ParseError::MissingArgument, Some(end))),
+    };
+    Ok(Command::Retarget { set, mode })
 }
 
 /// Splits a write into lines and parses each, yielding `(line_number, result)`
@@ -544,6 +568,39 @@ fn probe_line<'a>(
         Some((k, g)) => (k, Some(g)),
         None => (head, None),
     };
+    let (kind, int3) = probe_kind(head, kind_word)?;
+    let group = group.ok_or(at(ParseError::MissingSet, head))?;
+    let (set, name) = match group.split_once('/') {
+        Some((s, n)) => (
+            set_name(s).map_err(|e| at(e, s))?,
+            Some(set_name(n).map_err(|e| at(e, n))?),
+        ),
+        None => (set_name(group).map_err(|e| at(e, group))?, None),
+    };
+    let word = next_word(words, end)?;
+    let target = target(word)?;
+    let offset = match target {
+        Target::Symbol { offset, .. } | Target::Glob { offset, .. } => offset,
+    };
+    if offset != 0 && kind != ProbeKind::Kprobe {
+        let plus = word.split_once('+').map_or(word, |(_, o)| o);
+        return Err(at(ParseError::OffsetNotAllowed, plus));
+    }
+    let (limit, skip) = glob_options(words, &target)?;
+    Ok(ProbeSpec {
+        kind,
+        int3,
+        set,
+        name,
+        skip,
+        target,
+        limit,
+    })
+}
+
+/// The kind of a probe line's first word `head` (`kind_word`, its part
+/// before the colon), and whether it says `!` (int3 only).
+fn probe_kind<'a>(head: &'a str, kind_word: &'a str) -> Result<(ProbeKind, bool), Bad<'a>> {
     let unknown = at(ParseError::UnknownCommand, head);
     let (kind_word, int3) = match kind_word.strip_suffix('!') {
         Some(k) if k != "d" => (k, true),
@@ -570,26 +627,18 @@ fn probe_line<'a>(
         }
         _ => return Err(unknown),
     };
-    let group = group.ok_or(at(ParseError::MissingSet, head))?;
-    let (set, name) = match group.split_once('/') {
-        Some((s, n)) => (
-            set_name(s).map_err(|e| at(e, s))?,
-            Some(set_name(n).map_err(|e| at(e, n))?),
-        ),
-        None => (set_name(group).map_err(|e| at(e, group))?, None),
-    };
-    let word = next_word(words, end)?;
-    let target = target(word)?;
-    let offset = match target {
-        Target::Symbol { offset, .. } | Target::Glob { offset, .. } => offset,
-    };
-    if offset != 0 && kind != ProbeKind::Kprobe {
-        let plus = word.split_once('+').map_or(word, |(_, o)| o);
-        return Err(at(ParseError::OffsetNotAllowed, plus));
-    }
+    Ok((kind, int3))
+}
+
+/// A probe line's words after its target: `max=N` and `skip=GLOB`, for a
+/// glob target only, each at most once.
+fn glob_options<'a>(
+    words: &mut impl Iterator<Item = &'a str>,
+    target: &Target<'a>,
+) -> Result<(Option<u32>, Option<&'a str>), Bad<'a>> {
     let (mut limit, mut skip) = (None, None);
+    let is_glob = matches!(target, Target::Glob { .. });
     for w in words.by_ref() {
-        let is_glob = matches!(target, Target::Glob { .. });
         if let Some(n) = w.strip_prefix("max=") {
             match parse_u32(n) {
                 Some(n) if n > 0 && is_glob && limit.is_none() => limit = Some(n),
@@ -606,15 +655,7 @@ fn probe_line<'a>(
             return Err(at(ParseError::TooManyArguments, w));
         }
     }
-    Ok(ProbeSpec {
-        kind,
-        int3,
-        set,
-        name,
-        skip,
-        target,
-        limit,
-    })
+    Ok((limit, skip))
 }
 
 /// A set or probe name: `[A-Za-z_][A-Za-z0-9_]*`, at most [`MAX_NAME`] bytes.

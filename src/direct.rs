@@ -13,10 +13,13 @@
 //! was called for in a global, sorted index published through RCU
 //! ([`index`], with the handlers themselves).
 
+use core::pin::Pin;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 use crate::gate::Gate;
 
+use kernel::alloc::AllocError;
+use kernel::error::to_result;
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
@@ -25,8 +28,8 @@ use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
 use crate::bindings;
 use crate::btf;
 use crate::command::{CreateOptions, DirectMode, ProbeKind};
-use crate::error::{BStr, Failed};
-use crate::errtext::{generic, refusal, Site};
+use crate::error::{generic, pure, refusal, BStr, Failed};
+use crate::errtext::Site;
 use crate::ftrace::{self, FtraceOps, Switch};
 use crate::kcompat;
 use crate::kvec;
@@ -162,23 +165,23 @@ static NEXT_SLOT_ID: AtomicU64 = AtomicU64::new(1);
 ///
 /// # Invariants
 ///
-/// `slots` never grows once `attach` has run; `ops` never moves (the set
-/// keeps this struct in its `RcuBox`), nor do the boxed `groups`, nor
-/// `per_function` once allocated; while `attached`, every ops
+/// `slots` never grows once `attach` has run; while `attached`, every ops
 /// [`DirectSet::registered`] yields (the per-function ops, else the
-/// groups, else `ops`) is registered with the trampoline of `mode`.
+/// groups, else `ops`) is registered with the trampoline of `mode`. (The
+/// C objects, each [`FtraceOps`]' and the fprobe, are pinned in
+/// allocations of their own: they never move.)
 pub(crate) struct DirectSet {
     ops: FtraceOps,
     /// When another tracer holds some glob members: the rest, attached as
     /// groups of one ops each (see [`DirectSet::attach_all`]). Up to one
     /// per function (every other one taken): vmalloc-backed.
-    groups: KVVec<KBox<FtraceOps>>,
+    groups: KVVec<FtraceOps>,
     /// How the functions are attached (benchmark baselines aside: one ops).
     strategy: Strategy,
     /// `Strategy::OpsPerFunction`: one ops per slot, allocated by `attach`.
     per_function: KVVec<FtraceOps>,
     /// `Strategy::Fprobe`: the fprobe.
-    fprobe: Opaque<bindings::fprobe>,
+    fprobe: Pin<KBox<Opaque<bindings::fprobe>>>,
     slots: KVVec<DirectSlot>,
     /// The slots' start addresses, an [`addrset`] table (build time only).
     seen: KVVec<usize>,
@@ -230,40 +233,40 @@ unsafe extern "C" fn fprobe_entry(
 impl DirectSet {
     /// No functions yet, attached as `options` say: one ops for all, or
     /// a benchmark baseline (`--fprobe`, `--one-by-one`).
-    pub(crate) fn for_options(options: &CreateOptions) -> Self {
+    pub(crate) fn for_options(options: &CreateOptions) -> Result<Self, AllocError> {
         let set = Self::new(if options.fprobe {
             Strategy::Fprobe
         } else if options.one_by_one {
             Strategy::OpsPerFunction
         } else {
             Strategy::OneOps
-        });
+        })?;
         if options.exit {
             // `add` keeps only the functions the exit trampoline can call.
             set.mode.store(DirectMode::Exit as u8, Ordering::Relaxed);
             set.exit_checked.store(true, Ordering::Relaxed);
         }
-        set
+        Ok(set)
     }
 
     /// No functions yet.
-    pub(crate) fn new(strategy: Strategy) -> Self {
+    pub(crate) fn new(strategy: Strategy) -> Result<Self, AllocError> {
         let fp = bindings::fprobe {
             entry_handler: Some(fprobe_entry),
             ..Default::default()
         };
-        Self {
-            ops: FtraceOps::new(),
+        Ok(Self {
+            ops: FtraceOps::new()?,
             groups: KVVec::new(),
             strategy,
             per_function: KVVec::new(),
-            fprobe: Opaque::new(fp),
+            fprobe: KBox::pin(Opaque::new(fp), GFP_KERNEL)?,
             slots: KVVec::new(),
             seen: KVVec::new(),
             mode: AtomicU8::new(DirectMode::Count as u8),
             attached: AtomicBool::new(false),
             exit_checked: AtomicBool::new(false),
-        }
+        })
     }
 
     /// Number of functions (attached, or to attach).
@@ -308,7 +311,7 @@ impl DirectSet {
         if self.strategy == Strategy::OpsPerFunction {
             let mut v = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
             for _ in 0..self.slots.len() {
-                v.push(FtraceOps::new(), GFP_KERNEL)?;
+                v.push(FtraceOps::new()?, GFP_KERNEL)?;
             }
             self.per_function = v;
         }
@@ -409,27 +412,26 @@ impl DirectSet {
         &mut self,
         mut ips: KVVec<kernel::ffi::c_ulong>,
     ) -> Result<(), (Error, Option<usize>)> {
-        let ret = match self.strategy {
+        let res = match self.strategy {
             Strategy::OneOps => match self.attach_one_ops(&mut ips) {
-                ret if ret == EBUSY.to_errno() && self.slots.len() > 1 => {
+                Err(e) if e == EBUSY && self.slots.len() > 1 => {
                     drop(ips);
                     return self.attach_groups();
                 }
-                ret => ret,
+                res => res,
             },
             Strategy::OpsPerFunction => self.attach_per_function(),
             Strategy::Fprobe => {
                 let n = ips.len() as i32;
-                // SAFETY: The fprobe is live, unregistered and never moves
-                // (type invariant); `ips` holds `n` addresses.
-                unsafe { bindings::register_fprobe_ips(self.fprobe.get(), ips.as_mut_ptr(), n) }
+                // SAFETY: The fprobe is live and unregistered, and pinned:
+                // it never moves; `ips` holds `n` addresses.
+                to_result(unsafe {
+                    bindings::register_fprobe_ips(self.fprobe.get(), ips.as_mut_ptr(), n)
+                })
             }
         };
-        if ret < 0 {
-            // A single function: the error is about it.
-            return Err((Error::from_errno(ret), (self.slots.len() == 1).then_some(0)));
-        }
-        Ok(())
+        // A single function: the error is about it.
+        res.map_err(|e| (e, (self.slots.len() == 1).then_some(0)))
     }
 
     /// [`DirectSet::attach_all`]'s bisection: attaches the functions in groups,
@@ -494,15 +496,14 @@ impl DirectSet {
         for s in self.slots.get(lo..hi).unwrap_or(&[]) {
             ips.push(s.fentry, GFP_KERNEL)?;
         }
-        let ops = KBox::new(FtraceOps::new(), GFP_KERNEL)?;
+        let ops = FtraceOps::new()?;
         self.groups.reserve(1, GFP_KERNEL)?;
-        // SAFETY: A new ops, unregistered; boxed, so it never moves, and
-        // kept in `groups` once registered; the trampoline is valid.
-        let ret = unsafe { ops.register(&mut ips, trampoline::addr(self.mode())) };
-        if ret == EBUSY.to_errno() {
-            return Ok(false);
+        // SAFETY: A new ops, unregistered, kept in `groups` once
+        // registered; the trampoline is valid.
+        match unsafe { ops.register(&mut ips, trampoline::addr(self.mode())) } {
+            Err(e) if e == EBUSY => return Ok(false),
+            res => res?,
         }
-        kernel::error::to_result(ret)?;
         // Reserved above: does not allocate, cannot fail.
         let _ = self.groups.push(ops, GFP_ATOMIC);
         Ok(true)
@@ -511,27 +512,33 @@ impl DirectSet {
     /// Unregisters every group ops (a failed bisection).
     fn detach_groups(&mut self) {
         let tramp = trampoline::addr(self.mode());
+        // Each failure is logged; the groups go whatever the outcome.
         // SAFETY: Every group ops is registered with `tramp`.
-        unsafe {
-            FtraceOps::unregister_each(self.groups.iter().map(|b| &**b), tramp, |ret| {
-                pr_warn!("detaching a group of direct calls failed: {}\n", ret);
+        let _ = unsafe {
+            FtraceOps::unregister_each(self.groups.iter(), tramp, |e| {
+                pr_warn!(
+                    "detaching a group of direct calls failed: {}\n",
+                    e.to_errno()
+                );
             })
         };
         kvec::clear(&mut self.groups);
     }
 
-    fn attach_one_ops(&self, ips: &mut KVVec<kernel::ffi::c_ulong>) -> i32 {
-        // SAFETY: `ops` is unregistered (not attached) and never moves
-        // (type invariant); the trampoline is valid.
+    fn attach_one_ops(&self, ips: &mut KVVec<kernel::ffi::c_ulong>) -> Result {
+        // SAFETY: `ops` is unregistered (not attached), and dropped only
+        // with the set, once `detach` unregistered it (after a failed
+        // detach the set is kept for good); the trampoline is valid.
         unsafe { self.ops.register(ips, trampoline::addr(self.mode())) }
     }
 
     /// The baseline: one ops, one filter update and one patching pass per
     /// function. Undoes what it did on failure.
-    fn attach_per_function(&self) -> i32 {
+    fn attach_per_function(&self) -> Result {
         let ips = self.slots.iter().map(|s| s.fentry);
-        // SAFETY: Live, unregistered ops that never move (`attach`
-        // allocated them all before the first registration).
+        // SAFETY: Live, unregistered ops (`attach` allocated them all
+        // before the first registration), dropped only with the set, as
+        // `ops` is.
         unsafe { FtraceOps::register_each(&self.per_function, ips, trampoline::addr(self.mode())) }
     }
 
@@ -544,8 +551,10 @@ impl DirectSet {
         };
         let one =
             (self.strategy == Strategy::OneOps && self.groups.is_empty()).then_some(&self.ops);
-        let groups = self.groups.iter().map(|b| &**b);
-        Iterator::chain(Iterator::chain(per_function.iter(), groups), one)
+        Iterator::chain(
+            Iterator::chain(per_function.iter(), self.groups.iter()),
+            one,
+        )
     }
 
     /// Detaches every function (one `unregister_ftrace_direct`, which waits
@@ -556,20 +565,22 @@ impl DirectSet {
     fn detach(&self) -> bool {
         let mut ok = true;
         if self.attached.swap(false, Ordering::AcqRel) {
-            let ret = match self.strategy {
-                // SAFETY: The fprobe is registered.
-                Strategy::Fprobe => unsafe { bindings::unregister_fprobe(self.fprobe.get()) },
+            let res = match self.strategy {
+                Strategy::Fprobe => {
+                    // SAFETY: The fprobe is registered.
+                    to_result(unsafe { bindings::unregister_fprobe(self.fprobe.get()) })
+                }
                 // SAFETY: Every ops `registered` yields is registered with
                 // the trampoline of `mode` (type invariant).
                 _ => unsafe {
                     FtraceOps::unregister_all(self.registered(), trampoline::addr(self.mode()))
                 },
             };
-            if ret < 0 {
+            if let Err(e) = res {
                 pr_warn!(
                     "detaching {} direct calls failed (errno {}): their ops and the module stay\n",
                     self.slots.len(),
-                    ret
+                    e.to_errno()
                 );
                 ok = false;
             } else if self.mode() == DirectMode::Exit {
@@ -713,7 +724,7 @@ impl SetBackend for DirectSet {
     /// and not traced by another set.
     fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
         let Some((addr, size)) = t.text else {
-            return Ok(Added::Refused(ENOENT.to_errno(), ftrace::NOT_IN_TEXT));
+            return Ok(Added::Refused(ENOENT, ftrace::NOT_IN_TEXT));
         };
         if !t.explicit && self.has(addr) {
             // Named on a line of its own too: already in, not a refusal.
@@ -721,19 +732,19 @@ impl SetBackend for DirectSet {
         }
         if self.has(addr) {
             return Ok(Added::Refused(
-                EBUSY.to_errno(),
+                EBUSY,
                 "already has a direct call from this set: named twice",
             ));
         }
         if taken(addr) {
             return Ok(Added::Refused(
-                EBUSY.to_errno(),
+                EBUSY,
                 "already has a direct call from another batchprobe set",
             ));
         }
         let fentry = match ftrace::traceable(ctx.locked, addr) {
             Ok(fentry) => fentry,
-            Err(errno) => return Ok(Added::Refused(errno, refusal(Site::Ftrace, errno))),
+            Err(e) => return Ok(Added::Refused(e, refusal(Site::Ftrace, e))),
         };
         if self.mode() == DirectMode::Exit {
             let refusal = btf::refusal(ctx.locked, t.symbol).map_err(|e| {
@@ -742,12 +753,12 @@ impl SetBackend for DirectSet {
                     format_args!(
                         "the exit trampoline needs the kernel's BTF \
                          (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): {}",
-                        generic(e.to_errno())
+                        generic(e)
                     ),
                 )
             })?;
             if let Some(r) = refusal {
-                return Ok(Added::Refused(-signature::REFUSED_ERRNO, r.as_str()));
+                return Ok(Added::Refused(pure(signature::REFUSED_ERRNO), r.as_str()));
             }
         }
         self.push(ctx.gate, t, addr, size, fentry)?;
@@ -755,7 +766,7 @@ impl SetBackend for DirectSet {
     }
 
     /// One filter update and one text-patching pass for all the functions.
-    fn attach(&mut self, skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed> {
+    fn attach(&mut self, skip: &mut dyn FnMut(&[u8], Error)) -> Result<(), Failed> {
         if self.slots.is_empty() {
             return Ok(());
         }
@@ -769,14 +780,14 @@ impl SetBackend for DirectSet {
                 format_args!(
                     "direct {}: attach failed: {}",
                     BStr(sym),
-                    refusal(Site::Direct, e.to_errno())
+                    refusal(Site::Direct, e)
                 ),
             )
             .on_symbol(which.map_or(&[][..], |_| sym))
         })?;
         // Glob members another tracer holds: skipped, as any refusal.
         for s in self.refused() {
-            skip(s.symbol(), EBUSY.to_errno());
+            skip(s.symbol(), EBUSY);
         }
         Ok(())
     }

@@ -92,8 +92,28 @@ impl Failed {
     /// A positive errno from the pure logic ([`crate::errno`]), described
     /// by `args`.
     pub(crate) fn errno(errno: i32, args: core::fmt::Arguments<'_>) -> Self {
-        Self::new(Error::from_errno(-errno), args)
+        Self::new(pure(errno), args)
     }
+}
+
+/// A positive errno as an [`Error`]: one of the pure logic's
+/// ([`crate::errno`], the `errno()` of [`crate::command::ParseError`] and
+/// [`crate::lifecycle::Refusal`], [`crate::signature::REFUSED_ERRNO`]), or
+/// a `bindings` constant that 6.12's `kernel::error::code` lacks. The one
+/// place such a code changes sign. The kernel's own codes (`ENOENT`, ...) and C return
+/// values (through [`kernel::error::to_result`]) need no such step.
+pub(crate) fn pure(errno: i32) -> Error {
+    Error::from_errno(-errno)
+}
+
+/// Words for `e` as `site` returned it ([`errtext::refusal`]).
+pub(crate) fn refusal(site: errtext::Site, e: Error) -> &'static str {
+    errtext::refusal(site, e.to_errno())
+}
+
+/// Words for `e` where no site explains it better ([`errtext::generic`]).
+pub(crate) fn generic(e: Error) -> &'static str {
+    errtext::generic(e.to_errno())
 }
 
 impl From<AllocError> for Failed {
@@ -107,7 +127,7 @@ impl From<Error> for Failed {
         if e == ENOMEM {
             return Failed::oom();
         }
-        Failed::new(e, format_args!("{}", errtext::generic(e.to_errno())))
+        Failed::new(e, format_args!("{}", generic(e)))
     }
 }
 

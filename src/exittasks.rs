@@ -29,10 +29,7 @@ impl Watch {
     pub(crate) fn register() -> Result<Self> {
         // SAFETY: Registers the C file's static kprobe once (one `Watch`
         // exists: the module's); `drop` unregisters it.
-        let ret = unsafe { bindings::bp_exit_tasks_init() };
-        if ret < 0 {
-            return Err(Error::from_errno(ret));
-        }
+        kernel::error::to_result(unsafe { bindings::bp_exit_tasks_init() })?;
         // INVARIANT: registered just now.
         Ok(Watch(()))
     }

@@ -39,8 +39,12 @@
 //! refusals are not counted on fgraph: its tracer drops the call before
 //! any handler of ours runs, so neither it nor we can count them.
 
+use core::marker::PhantomPinned;
+use core::pin::Pin;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
+use kernel::alloc::AllocError;
+use kernel::error::to_result;
 use kernel::ffi::{c_int, c_ulong, c_void};
 use kernel::prelude::*;
 use kernel::types::Opaque;
@@ -48,8 +52,8 @@ use kernel::types::Opaque;
 use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
 use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
-use crate::error::Failed;
-use crate::errtext::{refusal, Site};
+use crate::error::{refusal, Failed};
+use crate::errtext::Site;
 use crate::ftrace;
 use crate::kcompat::{self, FprobeRegs};
 use crate::probe::Meta;
@@ -120,19 +124,17 @@ impl FgraphAnchor {
                 ..Default::default()
             })
         };
-        let ret = if ret < 0 {
-            ret
-        } else {
+        let res = to_result(ret).and_then(|()| {
             // SAFETY: As above; `fp` is static, so it never moves, and the
             // kernel only reads the one-address array.
-            unsafe { bindings::register_fprobe_ips(self.fp.get(), &mut { ip }, 1) }
-        };
-        if ret < 0 {
+            to_result(unsafe { bindings::register_fprobe_ips(self.fp.get(), &mut { ip }, 1) })
+        });
+        if let Err(e) = res {
             return Err(Failed::new(
-                Error::from_errno(ret),
+                e,
                 format_args!(
                     "fretprobe: holding fgraph's fprobe ops (bp_fgraph_anchor) failed: {}",
-                    refusal(Site::Fprobe, ret)
+                    refusal(Site::Fprobe, e)
                 ),
             ));
         }
@@ -147,11 +149,10 @@ impl FgraphAnchor {
 pub(crate) fn release_fgraph_anchor() {
     if ANCHOR.held.swap(false, Ordering::Relaxed) {
         // SAFETY: Registered (`held`); no set is left to arm another.
-        let ret = unsafe { bindings::unregister_fprobe(ANCHOR.fp.get()) };
-        if ret < 0 {
+        if let Err(e) = to_result(unsafe { bindings::unregister_fprobe(ANCHOR.fp.get()) }) {
             pr_warn!(
                 "fretprobe: releasing the fgraph anchor failed, errno {}\n",
-                ret
+                e.to_errno()
             );
         }
     }
@@ -168,10 +169,10 @@ struct FSlot {
 /// # Invariants
 ///
 /// `fp` is the first field of this `repr(C)` struct, so the `fprobe`
-/// pointer a handler gets is a pointer to its `Side`; the side never moves
-/// while `fp` is registered (the set keeps it in its `RcuBox`). `slots` is
-/// sorted by `fentry` and `ips` holds each `fentry` once, from `attach` on;
-/// neither changes after it. `armed` says whether `fp` is registered.
+/// pointer a handler gets is a pointer to its `Side`; a side is pinned
+/// (its set keeps it in a `Pin<KBox<Side>>`), so it never moves. `slots`
+/// is sorted by `fentry` and `ips` holds each `fentry` once, from `attach`
+/// on; neither changes after it. `armed` says whether `fp` is registered.
 #[repr(C)]
 struct Side {
     fp: Opaque<bindings::fprobe>,
@@ -196,6 +197,8 @@ struct Side {
     missed: AtomicU64,
     name: &'static str,
     field: &'static str,
+    /// Handlers find the side from `fp`: it must not move.
+    _pin: PhantomPinned,
 }
 
 impl Side {
@@ -214,9 +217,24 @@ impl Side {
             missed: AtomicU64::new(0),
             name: if entry { "fprobe" } else { "fretprobe" },
             field: if entry { "fprobes" } else { "fretprobes" },
+            _pin: PhantomPinned,
         };
         side.fp = Opaque::new(side.fresh());
         side
+    }
+
+    /// Adds a probe; on the return side, `instances` is what its `rN:`
+    /// asks for (`None`: a kretprobe's default). Build time only.
+    fn add(self: Pin<&mut Self>, slot: FSlot, instances: Option<u32>) -> Result<(), AllocError> {
+        // SAFETY: Only fields are written; nothing is moved out of `self`.
+        let this = unsafe { self.get_unchecked_mut() };
+        if !this.entry {
+            match instances {
+                Some(n) => this.maxactive += n as usize,
+                None => this.default_instances += 1,
+            }
+        }
+        this.slots.push(slot, GFP_KERNEL)
     }
 
     /// A never-registered fprobe with this side's handlers.
@@ -267,7 +285,14 @@ impl Side {
     }
 
     /// Sorts the probes and lists their functions once each.
-    fn prepare(&mut self) -> Result {
+    fn prepare(self: Pin<&mut Self>) -> Result {
+        // SAFETY: Only fields are written; nothing is moved out of `self`.
+        let this = unsafe { self.get_unchecked_mut() };
+        this.prepare_fields()
+    }
+
+    /// [`Side::prepare`], on the side's fields.
+    fn prepare_fields(&mut self) -> Result {
         self.slots.sort_unstable_by_key(|s| s.fentry);
         let mut ips = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
         for s in self.slots.iter() {
@@ -322,22 +347,22 @@ impl Side {
         // any more. So no read of `fp` overlaps this write.
         unsafe { self.fp.get().write(self.fresh()) };
         let n = c_int::try_from(self.ips.len()).unwrap_or(c_int::MAX);
-        // SAFETY: The fprobe is not registered and never moves while it is
+        // SAFETY: The fprobe is not registered, and pinned with its side
         // (type invariant); the kernel only reads the array.
         let ret = unsafe {
             bindings::register_fprobe_ips(self.fp.get(), self.ips.as_ptr().cast_mut(), n)
         };
-        if ret < 0 {
+        if let Err(e) = to_result(ret) {
             // `register_fprobe_ips` left the ops pointing to freed filter
             // hashes (`fprobe_fail_cleanup`): the next arm starts from a
             // fresh fprobe, as every arm does.
             return Err(Failed::new(
-                Error::from_errno(ret),
+                e,
                 format_args!(
                     "{} on {} functions: register_fprobe_ips failed: {}",
                     self.name,
                     self.ips.len(),
-                    refusal(Site::Fprobe, ret)
+                    refusal(Site::Fprobe, e)
                 ),
             ));
         }
@@ -359,9 +384,12 @@ impl Side {
         // the fprobe's own dynamic ops; on fgraph the shared ops' handlers
         // look fprobes up under `rcu_read_lock_sched`, and unregistering
         // waits one RCU grace period after taking ours out.
-        let ret = unsafe { bindings::unregister_fprobe(self.fp.get()) };
-        if ret < 0 {
-            pr_warn!("{}: unregister_fprobe failed, errno {}\n", self.name, ret);
+        if let Err(e) = to_result(unsafe { bindings::unregister_fprobe(self.fp.get()) }) {
+            pr_warn!(
+                "{}: unregister_fprobe failed, errno {}\n",
+                self.name,
+                e.to_errno()
+            );
             return false;
         }
         // Unregistered: no handler counts a miss any more, so `nmissed` is
@@ -483,8 +511,8 @@ unsafe extern "C" fn bare_exit(
 
 /// A set's fprobes: entry probes and return probes.
 pub(crate) struct FprobeSet {
-    entry: Side,
-    exit: Side,
+    entry: Pin<KBox<Side>>,
+    exit: Pin<KBox<Side>>,
     /// The last function `fit` found ftrace-able, and its call site: the
     /// `add` that follows reuses it instead of asking ftrace again (both
     /// run under the registry lock, one target after the other).
@@ -500,12 +528,12 @@ unsafe impl Sync for FprobeSet {}
 
 impl FprobeSet {
     /// No probes yet.
-    pub(crate) fn new(options: &CreateOptions) -> Self {
-        Self {
-            entry: Side::new(true, options.bare),
-            exit: Side::new(false, options.bare),
+    pub(crate) fn new(options: &CreateOptions) -> Result<Self, AllocError> {
+        Ok(Self {
+            entry: KBox::pin(Side::new(true, options.bare), GFP_KERNEL)?,
+            exit: KBox::pin(Side::new(false, options.bare), GFP_KERNEL)?,
             checked: [AtomicUsize::new(0), AtomicUsize::new(0)],
-        }
+        })
     }
 
     fn sides(&self) -> [&Side; 2] {
@@ -551,7 +579,7 @@ impl SetBackend for FprobeSet {
 
     fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
         let Some((addr, _)) = t.text else {
-            return Ok(Added::Refused(ENOENT.to_errno(), ftrace::NOT_IN_TEXT));
+            return Ok(Added::Refused(ENOENT, ftrace::NOT_IN_TEXT));
         };
         let checked = if self.checked[0].load(Ordering::Relaxed) == addr {
             Ok(self.checked[1].load(Ordering::Relaxed))
@@ -560,26 +588,20 @@ impl SetBackend for FprobeSet {
         };
         let fentry = match checked {
             Ok(f) => f,
-            Err(errno) => return Ok(Added::Refused(errno, refusal(Site::Ftrace, errno))),
+            Err(e) => return Ok(Added::Refused(e, refusal(Site::Ftrace, e))),
         };
-        let side = match t.kind {
-            ProbeKind::Kretprobe { maxactive } => {
-                match maxactive {
-                    Some(n) => self.exit.maxactive += n as usize,
-                    None => self.exit.default_instances += 1,
-                }
-                &mut self.exit
-            }
-            _ => &mut self.entry,
+        let (side, instances) = match t.kind {
+            ProbeKind::Kretprobe { maxactive } => (&mut self.exit, maxactive),
+            _ => (&mut self.entry, None),
         };
         let meta = Meta::new(ctx.gate, t)?;
-        side.slots.push(FSlot { fentry, meta }, GFP_KERNEL)?;
+        side.as_mut().add(FSlot { fentry, meta }, instances)?;
         Ok(Added::Yes)
     }
 
-    fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed> {
-        self.entry.prepare()?;
-        self.exit.prepare()?;
+    fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], Error)) -> Result<(), Failed> {
+        self.entry.as_mut().prepare()?;
+        self.exit.as_mut().prepare()?;
         Ok(())
     }
 

@@ -5,6 +5,10 @@
 //! cannot; and [`FtraceOps`], the `ftrace_ops` of direct calls, with every
 //! register, modify and unregister loop over them.
 
+use core::pin::Pin;
+
+use kernel::alloc::AllocError;
+use kernel::error::to_result;
 use kernel::ffi::c_ulong;
 use kernel::prelude::*;
 use kernel::types::Opaque;
@@ -13,18 +17,14 @@ use crate::bindings;
 use crate::locked::Locked;
 
 /// Whether ftrace can trace the function at `addr`: the address of its
-/// ftrace call site if so, else the errno.
-pub(crate) fn traceable(_locked: Locked<'_>, addr: usize) -> Result<usize, i32> {
+/// ftrace call site if so, else why not.
+pub(crate) fn traceable(_locked: Locked<'_>, addr: usize) -> Result<usize> {
     let mut fentry: kernel::ffi::c_ulong = 0;
     // SAFETY: Only the module's scratch ops is touched; `_locked` proves
     // the registry lock held, which serialises all users of it. `fentry`
     // is writable.
-    let ret = unsafe { bindings::bp_ftrace_check_ip(addr, &mut fentry) };
-    if ret < 0 {
-        Err(ret)
-    } else {
-        Ok(fentry as usize)
-    }
+    to_result(unsafe { bindings::bp_ftrace_check_ip(addr, &mut fentry) })?;
+    Ok(fentry as usize)
 }
 
 /// Why a target without an address (the walk of the core kernel's text
@@ -45,15 +45,19 @@ pub(crate) unsafe fn free_scratch() {
 /// One `ftrace_ops` for direct calls: its filter, and its registration
 /// with a trampoline.
 ///
+/// While the ops is registered (from a successful [`FtraceOps::register`]
+/// until its [`FtraceOps::unregister`]), ftrace keeps a pointer to it. The
+/// C object therefore lives in an allocation of its own, pinned: an
+/// `FtraceOps` may move (in a vector that grows, say), the `ftrace_ops`
+/// never does. The callers of `register` promise only that it is not
+/// dropped while registered.
+///
 /// # Invariants
 ///
 /// `ops` is only ever passed to ftrace's own API, which serialises its
-/// users with its own locks. While it is registered (from a successful
-/// [`FtraceOps::register`] until its [`FtraceOps::unregister`]), ftrace
-/// keeps a pointer to it: the callers of `register` promise that it does
-/// not move or go away until then.
+/// users with its own locks.
 pub(crate) struct FtraceOps {
-    ops: Opaque<bindings::ftrace_ops>,
+    ops: Pin<KBox<Opaque<bindings::ftrace_ops>>>,
 }
 
 /// A failed [`FtraceOps::switch_all`].
@@ -65,24 +69,24 @@ pub(crate) struct Switch {
 
 impl FtraceOps {
     /// An unregistered ops with an empty filter.
-    pub(crate) fn new() -> Self {
-        Self {
-            ops: Opaque::new(bindings::ftrace_ops::default()),
-        }
+    pub(crate) fn new() -> Result<Self, AllocError> {
+        Ok(Self {
+            ops: KBox::pin(Opaque::new(bindings::ftrace_ops::default()), GFP_KERNEL)?,
+        })
     }
 
     /// Sets the filter to `ips` and registers the ops with `tramp`; frees
-    /// the filter again on failure. 0 or a negative errno.
+    /// the filter again on failure.
     ///
     /// # Safety
     ///
-    /// `self` is not registered, and does not move or go away until it is
+    /// `self` is not registered, and is not dropped until it is
     /// unregistered; `tramp` is a valid direct caller.
-    pub(crate) unsafe fn register(&self, ips: &mut [c_ulong], tramp: usize) -> i32 {
+    pub(crate) unsafe fn register(&self, ips: &mut [c_ulong], tramp: usize) -> Result {
         let ops = self.ops.get();
         let n = ips.len() as u32;
-        // SAFETY: `ops` is a live, unregistered ftrace_ops that never moves
-        // (the caller's contract); `ips` holds `n` addresses.
+        // SAFETY: `ops` is a live, unregistered ftrace_ops (the caller's
+        // contract), pinned, so it never moves; `ips` holds `n` addresses.
         let mut ret = unsafe { bindings::ftrace_set_filter_ips(ops, ips.as_mut_ptr(), n, 0, 1) };
         if ret == 0 {
             // SAFETY: As above; the trampoline is a valid direct caller.
@@ -92,65 +96,64 @@ impl FtraceOps {
             // SAFETY: `ops` is not registered; this frees its filter hash.
             unsafe { bindings::ftrace_free_filter(ops) };
         }
-        ret
+        to_result(ret)
     }
 
     /// Unregisters the ops from `tramp` and frees its filter (waiting until
-    /// no task is inside the trampoline for it). 0 or a negative errno.
+    /// no task is inside the trampoline for it).
     ///
     /// # Safety
     ///
     /// `self` is registered with `tramp`.
-    pub(crate) unsafe fn unregister(&self, tramp: usize) -> i32 {
-        // SAFETY: Registered with `tramp` (the caller's contract), so live
-        // and not moving (type invariant).
-        unsafe { bindings::unregister_ftrace_direct(self.ops.get(), tramp, true) }
+    pub(crate) unsafe fn unregister(&self, tramp: usize) -> Result {
+        // SAFETY: Registered with `tramp` (the caller's contract), so live;
+        // pinned, so not moving.
+        to_result(unsafe { bindings::unregister_ftrace_direct(self.ops.get(), tramp, true) })
     }
 
-    /// Moves the registered ops to the trampoline `tramp`. 0 or a negative
-    /// errno.
+    /// Moves the registered ops to the trampoline `tramp`.
     ///
     /// # Safety
     ///
     /// `self` is registered; `tramp` is a valid direct caller.
-    pub(crate) unsafe fn modify(&self, tramp: usize) -> i32 {
-        // SAFETY: Registered (the caller's contract), so live and not
-        // moving (type invariant); the trampoline is valid.
-        unsafe { bindings::modify_ftrace_direct(self.ops.get(), tramp) }
+    pub(crate) unsafe fn modify(&self, tramp: usize) -> Result {
+        // SAFETY: Registered (the caller's contract), so live; pinned, so
+        // not moving; the trampoline is valid.
+        to_result(unsafe { bindings::modify_ftrace_direct(self.ops.get(), tramp) })
     }
 
     /// Registers `ops[i]` with `tramp` for the single address `ips[i]`,
     /// one by one: one filter update and one patching pass each. On
     /// failure unregisters the ones already registered, and returns the
-    /// errno; `ENOMEM` if there are fewer ops than addresses.
+    /// error; `ENOMEM` if there are fewer ops than addresses.
     ///
     /// # Safety
     ///
-    /// Every ops in `ops` is unregistered, and none moves or goes away
-    /// until it is unregistered; `tramp` is a valid direct caller.
+    /// Every ops in `ops` is unregistered, and none is dropped until it is
+    /// unregistered; `tramp` is a valid direct caller.
     pub(crate) unsafe fn register_each(
         ops: &[FtraceOps],
         ips: impl Iterator<Item = c_ulong>,
         tramp: usize,
-    ) -> i32 {
+    ) -> Result {
         for (i, ip) in ips.enumerate() {
             let Some(one) = ops.get(i) else {
-                return ENOMEM.to_errno();
+                return Err(ENOMEM);
             };
-            // SAFETY: A live, unregistered ops that never moves (the
-            // caller's contract).
-            let ret = unsafe { one.register(&mut [ip], tramp) };
-            if ret < 0 {
+            // SAFETY: A live, unregistered ops, not dropped until
+            // unregistered (the caller's contract).
+            if let Err(e) = unsafe { one.register(&mut [ip], tramp) } {
                 // SAFETY: The first `i` ops were registered with `tramp`
                 // just above.
-                unsafe { Self::unregister_all(ops.iter().take(i), tramp) };
-                return ret;
+                let _ = unsafe { Self::unregister_all(ops.iter().take(i), tramp) };
+                return Err(e);
             }
         }
-        0
+        Ok(())
     }
 
-    /// Unregisters every ops of `all` from `tramp`: the worst errno, or 0.
+    /// Unregisters every ops of `all` from `tramp`: the worst error (the
+    /// lowest errno), if any.
     ///
     /// # Safety
     ///
@@ -158,13 +161,14 @@ impl FtraceOps {
     pub(crate) unsafe fn unregister_all<'a>(
         all: impl Iterator<Item = &'a FtraceOps>,
         tramp: usize,
-    ) -> i32 {
+    ) -> Result {
         // SAFETY: The caller's contract.
         unsafe { Self::unregister_each(all, tramp, |_| {}) }
     }
 
     /// Unregisters every ops of `all` from `tramp`, calling `failed` with
-    /// the errno of each one ftrace refused: the worst errno, or 0.
+    /// the error of each one ftrace refused: the worst error (the lowest
+    /// errno), if any.
     ///
     /// # Safety
     ///
@@ -172,16 +176,18 @@ impl FtraceOps {
     pub(crate) unsafe fn unregister_each<'a>(
         all: impl Iterator<Item = &'a FtraceOps>,
         tramp: usize,
-        mut failed: impl FnMut(i32),
-    ) -> i32 {
-        let mut worst = 0;
+        mut failed: impl FnMut(Error),
+    ) -> Result {
+        let mut worst: Result = Ok(());
         for ops in all {
             // SAFETY: Registered with `tramp` (the caller's contract).
-            let ret = unsafe { ops.unregister(tramp) };
-            if ret < 0 {
-                failed(ret);
+            if let Err(e) = unsafe { ops.unregister(tramp) } {
+                failed(e);
+                worst = match worst {
+                    Err(w) if w.to_errno() <= e.to_errno() => Err(w),
+                    _ => Err(e),
+                };
             }
-            worst = worst.min(ret);
         }
         worst
     }
@@ -201,16 +207,12 @@ impl FtraceOps {
     ) -> Result<(), Switch> {
         for (i, ops) in all.clone().enumerate() {
             // SAFETY: Registered (the caller's contract).
-            let ret = unsafe { ops.modify(to) };
-            if ret < 0 {
+            if let Err(error) = unsafe { ops.modify(to) } {
                 // Switch the ones already moved back, so that every ops
                 // matches `from` again (detach passes it).
                 // SAFETY: The first `i` were registered and moved to `to`.
                 let moved_back = unsafe { Self::switch_back(all.take(i), from) };
-                return Err(Switch {
-                    error: Error::from_errno(ret),
-                    moved_back,
-                });
+                return Err(Switch { error, moved_back });
             }
         }
         Ok(())
@@ -226,9 +228,8 @@ impl FtraceOps {
         let mut moved_back = true;
         for ops in moved {
             // SAFETY: Registered, now with the new trampoline.
-            let back = unsafe { ops.modify(old) };
-            if back < 0 {
-                pr_warn!("switching a direct call back failed: {}\n", back);
+            if let Err(e) = unsafe { ops.modify(old) } {
+                pr_warn!("switching a direct call back failed: {}\n", e.to_errno());
                 moved_back = false;
             }
         }

@@ -21,6 +21,7 @@
 //! rude kind where `synchronize_rcu_tasks_rude()` returns at once (x86 on
 //! 7.3: [`kcompat::RUDE_RCU_WAITS`]).
 
+use core::pin::Pin;
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use kernel::ffi::c_int;
@@ -59,9 +60,10 @@ struct Counter {
 ///
 /// # Invariants
 ///
-/// `counters[i].kp` is registered iff `AVAILABLE[i]`; the box never moves.
+/// `counters[i].kp` is registered iff `AVAILABLE[i]`. (The kprobes are
+/// pinned: they never move.)
 pub(crate) struct Counters {
-    counters: KBox<[Counter; KINDS]>,
+    counters: Pin<KBox<[Counter; KINDS]>>,
 }
 
 // SAFETY: The kprobes are only handed to the kernel's kprobe API, which
@@ -99,7 +101,7 @@ impl Counters {
             }),
             kind,
         };
-        let counters = KBox::new(
+        let counters = KBox::pin(
             [new(SYMBOLS[0], 0), new(SYMBOLS[1], 1), new(SYMBOLS[2], 2)],
             GFP_KERNEL,
         )?;
@@ -109,8 +111,8 @@ impl Counters {
                 pr_info!("synchronize_rcu_tasks_rude does not wait on this kernel: not counted\n");
                 continue;
             }
-            // SAFETY: A filled-in, unregistered kprobe in a box that is not
-            // moved or freed before `drop` unregisters it.
+            // SAFETY: A filled-in, unregistered kprobe, pinned, and not
+            // freed before `drop` unregisters it.
             let ret = unsafe { bindings::register_kprobe(c.kp.get()) };
             available.store(ret == 0, Ordering::Relaxed);
             if ret != 0 {

@@ -3,6 +3,7 @@
 //! The kprobe backend: `p:SET/NAME SYM+OFF`, `p!:SET/NAME SYM[+OFF]`, and
 //! any `p:` at +0 that the fprobe backend cannot serve.
 
+use kernel::error::to_result;
 use kernel::ffi::{c_char, c_int};
 use kernel::prelude::*;
 
@@ -82,10 +83,10 @@ unsafe impl Int3Kind for Kprobe {
 
     /// SYM+OFF must lie inside SYM: past its end, the kernel would probe
     /// whatever function follows. A glob member's size is known here.
-    fn precheck(t: &Target<'_>) -> Option<(i32, &'static str)> {
+    fn precheck(t: &Target<'_>) -> Option<(Error, &'static str)> {
         match t.text {
             Some((_, size)) if t.offset > 0 && t.offset as usize >= size => {
-                Some((EINVAL.to_errno(), PAST_END))
+                Some((EINVAL, PAST_END))
             }
             _ => None,
         }
@@ -93,14 +94,14 @@ unsafe impl Int3Kind for Kprobe {
 
     /// An explicit symbol's size is checked where the kernel resolved it
     /// (a module's function, which no walk meets, as well).
-    fn verify(raw: *mut bindings::kprobe, t: &Target<'_>) -> Result<(), (i32, &'static str)> {
+    fn verify(raw: *mut bindings::kprobe, t: &Target<'_>) -> Result<(), (Error, &'static str)> {
         // SAFETY: `raw` is a registered kprobe; `addr` was set by the
         // kernel when it resolved the symbol.
         let addr = unsafe { (*raw).addr } as usize;
         if t.offset == 0 || kallsyms::offset_in_symbol(addr) == Some(u64::from(t.offset)) {
             Ok(())
         } else {
-            Err((EINVAL.to_errno(), PAST_END))
+            Err((EINVAL, PAST_END))
         }
     }
 
@@ -129,9 +130,9 @@ unsafe impl Int3Kind for Kprobe {
         raw.flags = bindings::KPROBE_FLAG_DISABLED;
     }
 
-    unsafe fn register(raw: *mut bindings::kprobe) -> c_int {
+    unsafe fn register(raw: *mut bindings::kprobe) -> Result {
         // SAFETY: Guaranteed by the caller.
-        unsafe { bindings::register_kprobe(raw) }
+        to_result(unsafe { bindings::register_kprobe(raw) })
     }
 
     unsafe fn unregister_many(ptrs: *mut *mut bindings::kprobe, n: c_int) {
@@ -139,14 +140,14 @@ unsafe impl Int3Kind for Kprobe {
         unsafe { bindings::unregister_kprobes(ptrs, n) }
     }
 
-    unsafe fn enable(raw: *mut bindings::kprobe) -> c_int {
+    unsafe fn enable(raw: *mut bindings::kprobe) -> Result {
         // SAFETY: Guaranteed by the caller.
-        unsafe { bindings::enable_kprobe(raw) }
+        to_result(unsafe { bindings::enable_kprobe(raw) })
     }
 
-    unsafe fn disable(raw: *mut bindings::kprobe) -> c_int {
+    unsafe fn disable(raw: *mut bindings::kprobe) -> Result {
         // SAFETY: Guaranteed by the caller.
-        unsafe { bindings::disable_kprobe(raw) }
+        to_result(unsafe { bindings::disable_kprobe(raw) })
     }
 
     unsafe fn missed(raw: *const bindings::kprobe) -> u64 {

@@ -3,6 +3,7 @@
 //! The kretprobe backend: `r[MAXACTIVE]!:SET/NAME SYM`, and any `r:` that
 //! the fprobe backend cannot serve.
 
+use kernel::error::{to_result, Result};
 use kernel::ffi::{c_char, c_int};
 
 use crate::backend::{Fit, Target};
@@ -99,9 +100,9 @@ unsafe impl Int3Kind for Kretprobe {
         raw.kp.flags = bindings::KPROBE_FLAG_DISABLED;
     }
 
-    unsafe fn register(raw: *mut bindings::kretprobe) -> c_int {
+    unsafe fn register(raw: *mut bindings::kretprobe) -> Result {
         // SAFETY: Guaranteed by the caller.
-        unsafe { bindings::register_kretprobe(raw) }
+        to_result(unsafe { bindings::register_kretprobe(raw) })
     }
 
     unsafe fn unregister_many(ptrs: *mut *mut bindings::kretprobe, n: c_int) {
@@ -109,14 +110,14 @@ unsafe impl Int3Kind for Kretprobe {
         unsafe { bindings::unregister_kretprobes(ptrs, n) }
     }
 
-    unsafe fn enable(raw: *mut bindings::kretprobe) -> c_int {
+    unsafe fn enable(raw: *mut bindings::kretprobe) -> Result {
         // SAFETY: Guaranteed by the caller; `enable_kretprobe` is this macro.
-        unsafe { bindings::enable_kprobe(core::ptr::addr_of_mut!((*raw).kp)) }
+        to_result(unsafe { bindings::enable_kprobe(core::ptr::addr_of_mut!((*raw).kp)) })
     }
 
-    unsafe fn disable(raw: *mut bindings::kretprobe) -> c_int {
+    unsafe fn disable(raw: *mut bindings::kretprobe) -> Result {
         // SAFETY: Guaranteed by the caller; `disable_kretprobe` is this macro.
-        unsafe { bindings::disable_kprobe(core::ptr::addr_of_mut!((*raw).kp)) }
+        to_result(unsafe { bindings::disable_kprobe(core::ptr::addr_of_mut!((*raw).kp)) })
     }
 
     unsafe fn missed(raw: *const bindings::kretprobe) -> u64 {

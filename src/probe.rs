@@ -10,6 +10,7 @@
 //! allocation. The slots belong to the set's [`RcuBox`](crate::rcu::RcuBox)
 //! and are freed only a grace period after their probes are unregistered.
 
+use core::pin::Pin;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use kernel::alloc::AllocError;
@@ -20,7 +21,7 @@ use kernel::types::Opaque;
 use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
 use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
-use crate::error::{BStr, Failed};
+use crate::error::{self, BStr, Failed};
 use crate::errtext;
 use crate::gate::Gate;
 use crate::kvec;
@@ -48,7 +49,7 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
 
     /// A refusal known before registering (say, an offset past the end of
     /// the symbol), as [`Added::Refused`] gives it.
-    fn precheck(_t: &Target<'_>) -> Option<(i32, &'static str)> {
+    fn precheck(_t: &Target<'_>) -> Option<(Error, &'static str)> {
         None
     }
 
@@ -60,7 +61,7 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
 
     /// Checks a registered probe (say, where the kernel put it): an error
     /// unregisters it again and refuses the target.
-    fn verify(_raw: *mut Self::Raw, _t: &Target<'_>) -> Result<(), (i32, &'static str)> {
+    fn verify(_raw: *mut Self::Raw, _t: &Target<'_>) -> Result<(), (Error, &'static str)> {
         Ok(())
     }
 
@@ -68,13 +69,13 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
     /// registered disarmed.
     fn init(raw: &mut Self::Raw, symbol: *const c_char, how: How);
 
-    /// `register_kprobe` and friends: 0 or a negative errno.
+    /// `register_kprobe` and friends.
     ///
     /// # Safety
     ///
     /// `raw` was set up by `init`, is not registered, and stays allocated
     /// until a grace period after it is unregistered.
-    unsafe fn register(raw: *mut Self::Raw) -> c_int;
+    unsafe fn register(raw: *mut Self::Raw) -> Result;
 
     /// Unregisters `n` registered probes in one batch (one grace period).
     ///
@@ -84,19 +85,19 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
     /// reads the array.
     unsafe fn unregister_many(ptrs: *mut *mut Self::Raw, n: c_int);
 
-    /// Arms a registered probe: 0 or a negative errno.
+    /// Arms a registered probe.
     ///
     /// # Safety
     ///
     /// `raw` is registered.
-    unsafe fn enable(raw: *mut Self::Raw) -> c_int;
+    unsafe fn enable(raw: *mut Self::Raw) -> Result;
 
-    /// Disarms a registered probe: 0 or a negative errno.
+    /// Disarms a registered probe.
     ///
     /// # Safety
     ///
     /// `raw` is registered.
-    unsafe fn disable(raw: *mut Self::Raw) -> c_int;
+    unsafe fn disable(raw: *mut Self::Raw) -> Result;
 
     /// How many hits the kernel could not deliver to the handler.
     ///
@@ -251,6 +252,65 @@ impl<B: Int3Kind> Slot<B> {
 /// Slots per chunk; a chunk is allocated whole and never grows.
 const CHUNK: usize = 64;
 
+/// Up to [`CHUNK`] slots in one allocation that never grows: a slot stays
+/// where it is from its push until it is dropped, in place, so the kernel
+/// may point into it meanwhile. Hands out its slots pinned or shared,
+/// never `&mut`.
+///
+/// # Invariants
+///
+/// `slots` was allocated with capacity [`CHUNK`] and never holds more, so
+/// its buffer is never reallocated; slots leave it only by being dropped
+/// in place (`truncate`, or the chunk's own drop).
+struct Chunk<B: Int3Kind> {
+    slots: KVec<Slot<B>>,
+}
+
+impl<B: Int3Kind> Chunk<B> {
+    /// An empty chunk, with room for [`CHUNK`] slots.
+    fn new() -> Result<Self, AllocError> {
+        // INVARIANT: capacity `CHUNK`.
+        Ok(Self {
+            slots: KVec::with_capacity(CHUNK, GFP_KERNEL)?,
+        })
+    }
+
+    /// Whether it holds [`CHUNK`] slots already.
+    fn is_full(&self) -> bool {
+        self.slots.len() >= CHUNK
+    }
+
+    /// Puts `slot` last, where it stays: pinned. `None` (and `slot`
+    /// dropped) if the chunk is full.
+    fn push(&mut self, slot: Slot<B>) -> Option<Pin<&Slot<B>>> {
+        if self.is_full() {
+            return None;
+        }
+        let index = self.slots.len();
+        // INVARIANT: there is room, so this push neither reallocates nor
+        // allocates (hence cannot fail); the chunk holds at most `CHUNK`.
+        self.slots.push(slot, GFP_ATOMIC).ok()?;
+        // SAFETY: `index` is the slot just pushed; only a shared reference
+        // to it is made, and other slots (possibly live) are not touched.
+        let slot = unsafe { &*self.slots.as_ptr().add(index) };
+        // SAFETY: The slot stays where it is until it is dropped in place
+        // (type invariant).
+        Some(unsafe { Pin::new_unchecked(slot) })
+    }
+
+    /// Drops the last slot, in place: the kernel holds no pointer into it
+    /// (never registered, or unregistered and its grace period passed).
+    fn drop_last(&mut self) {
+        let len = self.slots.len();
+        kvec::truncate(&mut self.slots, len.saturating_sub(1));
+    }
+
+    /// Every slot, shared.
+    fn iter(&self) -> impl Iterator<Item = &Slot<B>> {
+        self.slots.iter()
+    }
+}
+
 /// How [`Int3Set::add`] sets up a probe.
 #[derive(Clone, Copy)]
 pub(crate) struct How {
@@ -267,16 +327,15 @@ pub(crate) struct How {
 }
 
 /// The int3 probes of one kind in a set: the [`SetBackend`] of kprobes
-/// and kretprobes. Slots live in fixed-capacity chunks that never move
-/// once a probe in them is registered, so a set can keep registering (a
-/// glob walks thousands of candidates) while its first probes already
-/// fire; `ptrs` lists them for the kernel's batch calls.
+/// and kretprobes. Slots live in [`Chunk`]s, where they never move, so a
+/// set can keep registering (a glob walks thousands of candidates) while
+/// its first probes already fire; `ptrs` lists them for the kernel's batch
+/// calls.
 ///
 /// # Invariants
 ///
-/// Every chunk was allocated with capacity [`CHUNK`] and never holds more,
-/// so its buffer never moves; only registered slots are kept, and `ptrs`
-/// holds exactly their `raw` fields, registered until `retire` runs (once).
+/// Only registered slots are kept, and `ptrs` holds exactly their `raw`
+/// fields, registered until `retire` runs (once).
 ///
 /// `chunks` and `ptrs` grow with the set (a glob repeated on one address
 /// aggregates, so a set may hold millions of probes of one kind), hence
@@ -284,7 +343,7 @@ pub(crate) struct How {
 /// allocation beyond the page allocator's largest order, a WARNING and
 /// `ENOMEM`. A chunk itself is [`CHUNK`] slots, kmalloc-backed.
 pub(crate) struct Int3Set<B: Int3Kind> {
-    chunks: KVVec<KVec<Slot<B>>>,
+    chunks: KVVec<Chunk<B>>,
     ptrs: KVVec<*mut B::Raw>,
 }
 
@@ -296,11 +355,11 @@ unsafe impl<B: Int3Kind> Sync for Int3Set<B> {}
 
 impl<B: Int3Kind> Int3Set<B> {
     /// An empty table.
-    pub(crate) fn new(_options: &CreateOptions) -> Self {
-        Self {
+    pub(crate) fn new(_options: &CreateOptions) -> Result<Self, AllocError> {
+        Ok(Self {
             chunks: KVVec::new(),
             ptrs: KVVec::new(),
-        }
+        })
     }
 
     /// Every registered probe.
@@ -316,54 +375,44 @@ impl<B: Int3Kind> Int3Set<B> {
         &mut self,
         meta: Meta,
         how: How,
-        verify: impl FnOnce(*mut B::Raw) -> Result<(), (i32, &'static str)>,
+        verify: impl FnOnce(*mut B::Raw) -> Result<(), (Error, &'static str)>,
     ) -> Result<Added, AllocError> {
         self.ptrs.reserve(1, GFP_KERNEL)?;
         let full = match self.chunks.last() {
-            Some(c) => c.len() >= CHUNK,
+            Some(c) => c.is_full(),
             None => true,
         };
         if full {
-            self.chunks
-                .push(KVec::with_capacity(CHUNK, GFP_KERNEL)?, GFP_KERNEL)?;
+            self.chunks.push(Chunk::new()?, GFP_KERNEL)?;
         }
         let Some(chunk) = self.chunks.last_mut() else {
             return Err(AllocError);
         };
         let mut raw = B::Raw::default();
         B::init(&mut raw, meta.symbol_ptr(), how);
-        let index = chunk.len();
         // INVARIANT: the symbol's buffer moves with the `KVec` header, not
-        // with its contents; the chunk has room, so this push does not
-        // reallocate it.
-        chunk.push(
-            Slot {
-                raw: Opaque::new(raw),
-                meta,
-            },
-            GFP_KERNEL,
-        )?;
-        // SAFETY: `index` is the slot just pushed; only a shared reference is
-        // made, and other slots (possibly live) are not touched.
-        let raw = unsafe { (*chunk.as_ptr().add(index)).raw.get() };
-        // SAFETY: Set up by `init`, not registered yet, and the chunk never
-        // moves while the set lives (type invariant); the set frees it a
-        // grace period after unregistering.
-        let ret = unsafe { B::register(raw) };
-        if ret < 0 {
+        // with its contents.
+        let slot = Slot {
+            raw: Opaque::new(raw),
+            meta,
+        };
+        let raw = chunk.push(slot).ok_or(AllocError)?.raw.get();
+        // SAFETY: Set up by `init`, not registered yet, and pinned in its
+        // chunk; the set frees it a grace period after unregistering.
+        if let Err(e) = unsafe { B::register(raw) } {
             // Never registered: the kernel holds no pointer into it.
-            kvec::truncate(chunk, index);
-            return Ok(Added::Refused(ret, errtext::refusal(B::SITE, ret)));
+            chunk.drop_last();
+            return Ok(Added::Refused(e, error::refusal(B::SITE, e)));
         }
-        if let Err((errno, what)) = verify(raw) {
+        if let Err((e, what)) = verify(raw) {
             let mut one = raw;
             // SAFETY: `raw` was just registered (disarmed) and nothing else
             // knows it; the kernel only reads the array.
             unsafe { B::unregister_many(&mut one, 1) };
             // Unregistered, and its grace period has passed: the kernel
             // holds no pointer into it any more.
-            kvec::truncate(chunk, index);
-            return Ok(Added::Refused(errno, what));
+            chunk.drop_last();
+            return Ok(Added::Refused(e, what));
         }
         // INVARIANT: registered; capacity was reserved, so this does not
         // allocate.
@@ -380,7 +429,7 @@ impl<B: Int3Kind> Int3Set<B> {
                 crate::sched::cond_resched();
             }
             // SAFETY: The type invariant: `raw` is registered.
-            unsafe { B::disable(raw) };
+            let _ = unsafe { B::disable(raw) };
         }
     }
 }
@@ -395,8 +444,8 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
     }
 
     fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
-        if let Some((errno, what)) = B::precheck(t) {
-            return Ok(Added::Refused(errno, what));
+        if let Some((e, what)) = B::precheck(t) {
+            return Ok(Added::Refused(e, what));
         }
         let maxactive = match t.kind {
             ProbeKind::Kretprobe { maxactive } => maxactive.unwrap_or(0),
@@ -413,7 +462,7 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
         Ok(self.register(meta, how, |raw| B::verify(raw, t))?)
     }
 
-    fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], i32)) -> Result<(), Failed> {
+    fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], Error)) -> Result<(), Failed> {
         Ok(())
     }
 
@@ -429,18 +478,17 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
                 crate::sched::cond_resched();
             }
             // SAFETY: The type invariant: `raw` is registered.
-            let ret = unsafe { B::enable(raw) };
-            if ret < 0 {
+            if let Err(e) = unsafe { B::enable(raw) } {
                 Self::disarm_some(self.ptrs.get(..i).unwrap_or(&[]));
                 // SAFETY: The pointers are the `raw` fields of live slots.
                 let slot = unsafe { slot_of::<B>(raw) };
                 return Err(Failed::new(
-                    Error::from_errno(ret),
+                    e,
                     format_args!(
                         "{} {}: enable failed: {}",
                         B::NAME,
                         BStr(slot.symbol()),
-                        errtext::refusal(errtext::Site::KprobeEnable, ret)
+                        error::refusal(errtext::Site::KprobeEnable, e)
                     ),
                 ));
             }

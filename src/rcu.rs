@@ -8,6 +8,7 @@
 //! allocation whose drop is deferred past a grace period with `call_rcu`.
 
 use core::marker::PhantomData;
+use core::pin::Pin;
 use core::ptr::NonNull;
 
 use kernel::prelude::*;
@@ -169,11 +170,15 @@ impl<T: Send + 'static> RcuBox<T> {
         Ok(Self(NonNull::from(KBox::leak(cell))))
     }
 
-    /// The value, for filling it in before anyone else can see it.
-    pub(crate) fn get_mut(&mut self) -> &mut T {
+    /// The value, for filling it in before anyone else can see it:
+    /// pinned, as it stays where it is until a grace period after the box
+    /// is dropped (RCU readers, and the kernel, may point into it).
+    pub(crate) fn get_mut(&mut self) -> Pin<&mut T> {
         // SAFETY: By the type invariant the cell is live and owned by `self`,
-        // and `&mut self` excludes every other access through `self`.
-        unsafe { &mut (*self.0.as_ptr()).value }
+        // and `&mut self` excludes every other access through `self`. The
+        // value is never moved: no method of `RcuBox` or `RcuOption` moves
+        // it out, and it is dropped in place by `reclaim`.
+        unsafe { Pin::new_unchecked(&mut (*self.0.as_ptr()).value) }
     }
 
     /// The `call_rcu` callback: drops the cell whose head it is given.

@@ -8,6 +8,8 @@
 //! a set is built is in [`build`], what it shows in [`report`], and what an
 //! in-kernel API client keeps in [`owner`].
 
+use core::marker::PhantomPinned;
+use core::pin::Pin;
 use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use kernel::prelude::*;
@@ -47,11 +49,28 @@ pub(crate) fn clock_is_tsc() -> bool {
 }
 
 /// What a set's handlers touch: the enable gate and the backends' probes.
+///
+/// Pinned (its [`crate::rcu::RcuBox`] hands it out as `Pin<&mut Probes>` only): every
+/// probe points to `gate`. The backends are not structurally pinned: what
+/// of theirs the kernel points to lives in allocations of their own.
 pub(crate) struct Probes {
     /// The enable gate: handlers count only while it is open.
     pub(crate) gate: Gate,
     pub(crate) backends: Backends,
     skipped: build::Skipped,
+    _pin: PhantomPinned,
+}
+
+impl Probes {
+    /// What a build fills in (the backends, the skipped glob members),
+    /// beside the gate every probe will point to.
+    fn parts(self: Pin<&mut Self>) -> (&Gate, &mut Backends, &mut build::Skipped) {
+        // SAFETY: Nothing is moved out of `self`: the gate is only shared,
+        // and `backends` and `skipped` are not structurally pinned (see
+        // the type's documentation).
+        let this = unsafe { self.get_unchecked_mut() };
+        (&this.gate, &mut this.backends, &mut this.skipped)
+    }
 }
 
 /// The last duration of each phase, in nanoseconds (0: not run yet).
@@ -292,13 +311,13 @@ impl Set {
                         "set {}: the exit trampoline needs the kernel's BTF \
                          (/sys/kernel/btf/vmlinux): {}",
                         BStr(&self.name),
-                        crate::errtext::generic(e.to_errno())
+                        crate::error::generic(e)
                     ),
                 )
             })?;
             if let Some((sym, r)) = refusal {
-                return Err(Failed::new(
-                    Error::from_errno(-crate::signature::REFUSED_ERRNO),
+                return Err(Failed::errno(
+                    crate::signature::REFUSED_ERRNO,
                     format_args!(
                         "set {}: direct {}: {}",
                         BStr(&self.name),
@@ -317,7 +336,7 @@ impl Set {
                 format_args!(
                     "set {}: modify_ftrace_direct failed: {}",
                     BStr(&self.name),
-                    crate::errtext::refusal(crate::errtext::Site::Direct, e.to_errno())
+                    crate::error::refusal(crate::errtext::Site::Direct, e)
                 ),
             )
         })

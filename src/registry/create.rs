@@ -30,7 +30,9 @@ use crate::symname::glob_candidate;
 /// name (stable: the given order among equals). Each takes the first
 /// symbol of its name.
 struct ByName<'a, T> {
-    items: KVVec<(&'a T, bool)>,
+    /// Each item, its place in the given order (what keeps the sort
+    /// stable), and whether a symbol took it.
+    items: KVVec<(&'a T, usize, bool)>,
     key: fn(&T) -> &[u8],
     /// Items not met yet.
     left: usize,
@@ -40,16 +42,12 @@ impl<'a, T> ByName<'a, T> {
     fn new(items: impl Iterator<Item = &'a T>, key: fn(&T) -> &[u8]) -> Result<Self, Failed> {
         let mut v = KVVec::new();
         for (seq, t) in items.enumerate() {
-            v.push((t, seq), GFP_KERNEL)?;
+            v.push((t, seq, false), GFP_KERNEL)?;
         }
         v.sort_unstable_by(|a, b| (key(a.0), a.1).cmp(&(key(b.0), b.1)));
-        let mut sorted = KVVec::with_capacity(v.len(), GFP_KERNEL)?;
-        for (t, _) in v.iter() {
-            sorted.push((*t, false), GFP_KERNEL)?;
-        }
-        let left = sorted.len();
+        let left = v.len();
         Ok(Self {
-            items: sorted,
+            items: v,
             key,
             left,
         })
@@ -62,8 +60,8 @@ impl<'a, T> ByName<'a, T> {
         mut add: impl FnMut(&'a T) -> Result<(), Failed>,
     ) -> Result<(), Failed> {
         let key = self.key;
-        let from = self.items.partition_point(|(t, _)| key(t) < name);
-        for (t, met) in self.items.get_mut(from..).unwrap_or(&mut []).iter_mut() {
+        let from = self.items.partition_point(|(t, _, _)| key(t) < name);
+        for (t, _, met) in self.items.get_mut(from..).unwrap_or(&mut []).iter_mut() {
             if key(t) != name {
                 break;
             }
@@ -78,7 +76,10 @@ impl<'a, T> ByName<'a, T> {
 
     /// The items no symbol took.
     fn unmet(&self) -> impl Iterator<Item = &'a T> + '_ {
-        self.items.iter().filter(|(_, met)| !met).map(|(t, _)| *t)
+        self.items
+            .iter()
+            .filter(|(_, _, met)| !met)
+            .map(|(t, _, _)| *t)
     }
 }
 

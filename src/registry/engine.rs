@@ -144,7 +144,7 @@ impl Engine {
                     texts.push(text, GFP_KERNEL)?;
                 }
                 Err(e) => {
-                    let error = Error::from_errno(-e.errno());
+                    let error = crate::error::pure(e.errno());
                     let f = Failed::new(error, format_args!("{}", e.as_str()));
                     let column = command::parse_error_at(text).and_then(|(_, c)| c);
                     self.registry
@@ -154,68 +154,88 @@ impl Engine {
                 }
             }
         }
-        let text_of = |i: usize| texts.get(i).copied().unwrap_or(&[]);
-        let mut wait = false;
-        {
-            let mut reg = self.registry.lock();
-            if let Err((line, f)) = reg.validate(&cmds) {
-                let i = cmds.binary_search_by_key(&line, |c| c.0).unwrap_or(0);
-                reg.set_last_error(Some((line, text_of(i))), None, &f);
-                return Err(f.error);
-            }
-            // Every vector this write will push to, reserved before the first
-            // command runs: once sets are registered, running out of memory
-            // must not leave one registered but unknown to the rollback, or
-            // staging half kept.
-            let probes = cmds
-                .iter()
-                .filter(|(_, c)| matches!(c, Command::Probe(_)))
-                .count();
-            let creates = cmds
-                .iter()
-                .filter(|(_, c)| matches!(c, Command::Create { .. }))
-                .count();
-            let mut pending = KVVec::with_capacity(probes, GFP_KERNEL)?;
-            let mut created: KVVec<Arc<Set>> = KVVec::with_capacity(creates, GFP_KERNEL)?;
-            reg.staged.reserve(probes, GFP_KERNEL)?;
-            reg.sets.reserve(creates, GFP_KERNEL)?;
-            for (i, &(line, cmd)) in cmds.iter().enumerate() {
-                let text = text_of(i);
-                let res = self.execute(
-                    &mut reg,
-                    &mut pending,
-                    &mut created,
-                    &mut wait,
-                    cmd,
-                    (line, text),
-                );
-                if let Err(f) = res {
-                    // Undo this write's registrations and staging.
-                    for set in created.iter() {
-                        set.discard();
-                    }
-                    kvec::retain(&mut reg.sets, |s| {
-                        !created.iter().any(|c| Arc::ptr_eq(c, s))
-                    });
-                    for e in reg.staged.iter_mut() {
-                        e.consumed = 0;
-                    }
-                    reg.set_last_error(Some((line, text)), None, &f);
-                    return Err(f.error);
-                }
-            }
-            kvec::retain(&mut reg.staged, |e| e.consumed == 0);
-            for mut e in pending.into_iter().filter(|e| e.consumed == 0) {
-                e.earlier = true;
-                reg.staged.push(e, GFP_KERNEL)?;
-            }
-            reg.forget_freed_taken(&created);
-            reg.expire_freed();
-        }
-        if wait {
+        if self.run(&cmds, &texts)? {
             self.flush();
         }
         Ok(buf.len())
+    }
+
+    /// Validates a parsed write (`texts`: each command's line as written)
+    /// and executes it, under the registry lock: all of it, or none of it.
+    /// Returns whether teardowns are to be waited for once the lock is
+    /// released (`flush`, `unregister --sync`).
+    fn run(&self, cmds: &[(usize, Command<'_>)], texts: &[&[u8]]) -> Result<bool> {
+        let text_of = |i: usize| texts.get(i).copied().unwrap_or(&[]);
+        let mut reg = self.registry.lock();
+        if let Err((line, f)) = reg.validate(cmds) {
+            let i = cmds.binary_search_by_key(&line, |c| c.0).unwrap_or(0);
+            reg.set_last_error(Some((line, text_of(i))), None, &f);
+            return Err(f.error);
+        }
+        let (mut pending, mut created) = Self::reserve(&mut reg, cmds)?;
+        let mut wait = false;
+        for (i, &(line, cmd)) in cmds.iter().enumerate() {
+            let text = text_of(i);
+            let res = self.execute(
+                &mut reg,
+                &mut pending,
+                &mut created,
+                &mut wait,
+                cmd,
+                (line, text),
+            );
+            if let Err(f) = res {
+                Self::roll_back(&mut reg, &created);
+                reg.set_last_error(Some((line, text)), None, &f);
+                return Err(f.error);
+            }
+        }
+        kvec::retain(&mut reg.staged, |e| e.consumed == 0);
+        for mut e in pending.into_iter().filter(|e| e.consumed == 0) {
+            e.earlier = true;
+            reg.staged.push(e, GFP_KERNEL)?;
+        }
+        reg.forget_freed_taken(&created);
+        reg.expire_freed();
+        Ok(wait)
+    }
+
+    /// Every vector the write `cmds` will push to, reserved before its first
+    /// command runs: once sets are registered, running out of memory must
+    /// not leave one registered but unknown to the rollback, or staging
+    /// half kept. Returns the write's own: the probes it stages, and the
+    /// sets it creates.
+    fn reserve(
+        reg: &mut Registry,
+        cmds: &[(usize, Command<'_>)],
+    ) -> Result<(KVVec<Staged>, KVVec<Arc<Set>>)> {
+        let probes = cmds
+            .iter()
+            .filter(|(_, c)| matches!(c, Command::Probe(_)))
+            .count();
+        let creates = cmds
+            .iter()
+            .filter(|(_, c)| matches!(c, Command::Create { .. }))
+            .count();
+        let pending = KVVec::with_capacity(probes, GFP_KERNEL)?;
+        let created = KVVec::with_capacity(creates, GFP_KERNEL)?;
+        reg.staged.reserve(probes, GFP_KERNEL)?;
+        reg.sets.reserve(creates, GFP_KERNEL)?;
+        Ok((pending, created))
+    }
+
+    /// Undoes a failed write's registrations (the sets it `created`) and
+    /// staging.
+    fn roll_back(reg: &mut Registry, created: &[Arc<Set>]) {
+        for set in created.iter() {
+            set.discard();
+        }
+        kvec::retain(&mut reg.sets, |s| {
+            !created.iter().any(|c| Arc::ptr_eq(c, s))
+        });
+        for e in reg.staged.iter_mut() {
+            e.consumed = 0;
+        }
     }
 
     fn execute(
@@ -368,21 +388,7 @@ impl Engine {
     /// while its text is still there. (A normal unload cannot happen while
     /// it has sets: each holds a reference on it.)
     pub(crate) fn owner_going(&self, module: *mut bindings::module) {
-        let mut mine = 0;
-        {
-            let reg = self.registry.lock();
-            for set in reg
-                .sets
-                .iter()
-                .filter(|s| s.owner().is_some_and(|o| o.is(module)))
-            {
-                mine += 1;
-                if set.state().is_live() && set.begin_unregister(reg.locked()).is_ok() {
-                    let _ = self.queue.enqueue::<Arc<Set>, 0>(set.clone());
-                    set.unregister_returned();
-                }
-            }
-        }
+        let mine = self.retire_owned(module);
         if mine > 0 {
             pr_warn!(
                 "a client module is going with {} set(s) not retired: retiring them\n",
@@ -390,6 +396,31 @@ impl Engine {
             );
             self.flush();
         }
+        self.put_orphans(module);
+    }
+
+    /// [`Engine::owner_going`]'s first step: queues the teardown of every
+    /// live set `module` owns. Returns how many sets it owns.
+    fn retire_owned(&self, module: *mut bindings::module) -> usize {
+        let mut mine = 0;
+        let reg = self.registry.lock();
+        for set in reg
+            .sets
+            .iter()
+            .filter(|s| s.owner().is_some_and(|o| o.is(module)))
+        {
+            mine += 1;
+            if set.state().is_live() && set.begin_unregister(reg.locked()).is_ok() {
+                let _ = self.queue.enqueue::<Arc<Set>, 0>(set.clone());
+                set.unregister_returned();
+            }
+        }
+        mine
+    }
+
+    /// [`Engine::owner_going`]'s last step, once its sets are retired and
+    /// flushed.
+    fn put_orphans(&self, module: *mut bindings::module) {
         // Handles the module never put: nothing can put them once its
         // memory is gone, so their references are dropped here (a client
         // whose init failed with its set live, or that forgot a put).
@@ -423,8 +454,8 @@ impl Engine {
             // and a concurrent control write's `expire_freed` or
             // `forget_freed` may have dropped the registry's reference
             // meanwhile. That is sound: every set this module made is
-            // `Freed` by now (its own sets were retired and flushed above,
-            // and a going module can make no new one: `try_module_get`
+            // `Freed` by now (`owner_going` retired and flushed its own
+            // sets before this step, and a going module can make no new one: `try_module_get`
             // fails), so dropping it frees only memory, and this runs in
             // process context, where a set may be dropped.
             unsafe {

@@ -39,7 +39,14 @@ struct Simulation<'a> {
     ids: KVVec<u32>,
     /// One per distinct set name of the batch, made when first named.
     sims: KVVec<Option<Sim>>,
-    staged_total: usize,
+    counts: Counts,
+}
+
+/// What the registry would hold in all, as the batch goes.
+struct Counts {
+    /// Probe lines staged.
+    staged: usize,
+    /// Live sets.
     live: usize,
 }
 
@@ -113,8 +120,10 @@ impl<'a> Simulation<'a> {
             staged_sets,
             ids,
             sims,
-            staged_total: reg.staged.len(),
-            live: reg.sets.iter().filter(|s| s.state().is_live()).count(),
+            counts: Counts {
+                staged: reg.staged.len(),
+                live: reg.sets.iter().filter(|s| s.state().is_live()).count(),
+            },
         })
     }
 
@@ -123,22 +132,23 @@ impl<'a> Simulation<'a> {
         let Some(set) = cmd.set() else {
             return Ok(());
         };
-        let sim = self.sim(i, set)?;
+        let repeat = self.repeat == Some(i);
+        let (sim, counts) = self.sim(i, set)?;
         match cmd {
-            Command::Probe(spec) => self.probe(i, sim, set, spec),
-            Command::Create { .. } => self.create(sim, set),
-            Command::Enable(_) => self.state_op(sim, set, Op::Enable),
-            Command::Disable(_) => self.state_op(sim, set, Op::Disable),
-            Command::Retarget { .. } => self.state_op(sim, set, Op::Retarget),
-            Command::Unregister { .. } => self.state_op(sim, set, Op::Unregister),
-            Command::Unstage(_) => self.unstage(sim, set),
+            Command::Probe(spec) => sim.probe(counts, repeat, set, spec),
+            Command::Create { .. } => sim.create(counts, set),
+            Command::Enable(_) => sim.state_op(counts, set, Op::Enable),
+            Command::Disable(_) => sim.state_op(counts, set, Op::Disable),
+            Command::Retarget { .. } => sim.state_op(counts, set, Op::Retarget),
+            Command::Unregister { .. } => sim.state_op(counts, set, Op::Unregister),
+            Command::Unstage(_) => sim.unstage(counts, set),
             Command::Flush => Ok(()),
         }
     }
 
-    /// The simulated set of command `i`, named `set`: made from the
-    /// registry the first time the batch names it.
-    fn sim(&mut self, i: usize, set: &str) -> Result<usize, Failed> {
+    /// The simulated set of command `i`, named `set` (made from the
+    /// registry the first time the batch names it), and the totals.
+    fn sim(&mut self, i: usize, set: &str) -> Result<(&mut Sim, &mut Counts), Failed> {
         let name = set.as_bytes();
         let id = self
             .ids
@@ -147,7 +157,7 @@ impl<'a> Simulation<'a> {
             .ok_or_else(Failed::oom)?;
         let (reg, by_name, staged_sets) = (self.reg, &self.by_name, &self.staged_sets);
         let slot = self.sims.get_mut(id).ok_or_else(Failed::oom)?;
-        slot.get_or_insert_with(|| {
+        let sim = slot.get_or_insert_with(|| {
             let from = staged_sets.partition_point(|s| *s < name);
             let to = staged_sets.partition_point(|s| *s <= name);
             Sim {
@@ -155,24 +165,25 @@ impl<'a> Simulation<'a> {
                 staged: to - from,
             }
         });
-        Ok(id)
+        Ok((sim, &mut self.counts))
     }
+}
 
-    /// The simulated set `id` (made by [`Self::sim`]).
-    fn at(&mut self, id: usize) -> Result<&mut Sim, Failed> {
-        self.sims
-            .get_mut(id)
-            .and_then(Option::as_mut)
-            .ok_or_else(Failed::oom)
-    }
-
-    /// A probe line: staged, unless its set exists already, its name is
-    /// taken, or too many lines are staged.
-    fn probe(&mut self, i: usize, id: usize, set: &str, spec: ProbeSpec<'a>) -> Result<(), Failed> {
-        let repeat = self.repeat == Some(i);
-        let total = self.staged_total + 1;
-        let sim = self.at(id)?;
-        if sim.state.is_some_and(|s| s.is_live()) {
+/// One method per kind of command: what it does to its set and to the
+/// totals, or why it would fail.
+impl Sim {
+    /// A probe line (`repeat`: its name is staged already): staged, unless
+    /// its set exists already, its name is taken, or too many lines are
+    /// staged.
+    fn probe(
+        &mut self,
+        counts: &mut Counts,
+        repeat: bool,
+        set: &str,
+        spec: ProbeSpec<'_>,
+    ) -> Result<(), Failed> {
+        let total = counts.staged + 1;
+        if self.state.is_some_and(|s| s.is_live()) {
             return Err(Failed::new(
                 EEXIST,
                 format_args!("set {} exists: probes are added before create", set),
@@ -190,23 +201,22 @@ impl<'a> Simulation<'a> {
                 format_args!("more than {} probe lines staged", MAX_STAGED),
             ));
         }
-        sim.staged += 1;
-        self.staged_total = total;
+        self.staged += 1;
+        counts.staged = total;
         Ok(())
     }
 
     /// `create`: the set takes its staged lines, unless it exists already,
     /// has none, or too many sets are live.
-    fn create(&mut self, id: usize, set: &str) -> Result<(), Failed> {
-        let live = self.live + 1;
-        let sim = self.at(id)?;
-        if sim.state.is_some_and(|s| s.is_live()) {
+    fn create(&mut self, counts: &mut Counts, set: &str) -> Result<(), Failed> {
+        let live = counts.live + 1;
+        if self.state.is_some_and(|s| s.is_live()) {
             return Err(Failed::new(
                 EEXIST,
                 format_args!("set {} already exists", set),
             ));
         }
-        if sim.staged == 0 {
+        if self.staged == 0 {
             return Err(Failed::new(
                 ENOENT,
                 format_args!("no probe staged for set {}", set),
@@ -218,44 +228,38 @@ impl<'a> Simulation<'a> {
                 format_args!("more than {} live sets", MAX_SETS),
             ));
         }
-        sim.state = Some(SetState::Registered);
-        let taken = core::mem::take(&mut sim.staged);
-        self.live = live;
-        self.staged_total = self.staged_total.saturating_sub(taken);
+        self.state = Some(SetState::Registered);
+        let taken = core::mem::take(&mut self.staged);
+        counts.live = live;
+        counts.staged = counts.staged.saturating_sub(taken);
         Ok(())
     }
 
     /// `enable`, `disable`, `direct` (retarget) and `unregister`: as the
     /// life cycle allows ([`lifecycle::next`]).
-    fn state_op(&mut self, id: usize, set: &str, op: Op) -> Result<(), Failed> {
-        let sim = self.at(id)?;
-        let Some(state) = sim.state else {
+    fn state_op(&mut self, counts: &mut Counts, set: &str, op: Op) -> Result<(), Failed> {
+        let Some(state) = self.state else {
             return Err(Failed::new(ENOENT, format_args!("no set {}", set)));
         };
-        let to = lifecycle::next(state, op).map_err(|r| {
-            Failed::new(
-                Error::from_errno(-r.errno()),
-                format_args!("set {}: {}", set, r.as_str()),
-            )
-        })?;
-        sim.state = Some(to.unwrap_or(state));
+        let to = lifecycle::next(state, op)
+            .map_err(|r| Failed::errno(r.errno(), format_args!("set {}: {}", set, r.as_str())))?;
+        self.state = Some(to.unwrap_or(state));
         if state.is_live() && to.is_some_and(|t| !t.is_live()) {
-            self.live = self.live.saturating_sub(1);
+            counts.live = counts.live.saturating_sub(1);
         }
         Ok(())
     }
 
     /// `-:SET`: drops the set's staged lines, if it has any.
-    fn unstage(&mut self, id: usize, set: &str) -> Result<(), Failed> {
-        let sim = self.at(id)?;
-        if sim.staged == 0 {
+    fn unstage(&mut self, counts: &mut Counts, set: &str) -> Result<(), Failed> {
+        if self.staged == 0 {
             return Err(Failed::new(
                 ENOENT,
                 format_args!("nothing staged for set {}", set),
             ));
         }
-        let taken = core::mem::take(&mut sim.staged);
-        self.staged_total = self.staged_total.saturating_sub(taken);
+        let taken = core::mem::take(&mut self.staged);
+        counts.staged = counts.staged.saturating_sub(taken);
         Ok(())
     }
 }

@@ -8,6 +8,8 @@
 //! backend means one file implementing [`SetBackend`] and one line in the
 //! [`backends!`] list below.
 
+use kernel::alloc::AllocError;
+
 use crate::backend::{Ctx, Fit, ProbeView, SetBackend, Target};
 use crate::command::CreateOptions;
 
@@ -23,9 +25,9 @@ macro_rules! backends {
 
         impl Backends {
             /// Empty backends for a set created with `options`.
-            pub(crate) fn new(options: &CreateOptions) -> Self {
+            pub(crate) fn new(options: &CreateOptions) -> Result<Self, AllocError> {
                 let _ = options;
-                Self { $($field: $new(options),)* }
+                Ok(Self { $($field: $new(options)?,)* })
             }
 
             /// Every backend, in list order.

@@ -4,6 +4,7 @@
 //! best ([`Backends::route`]); a refusal fails the set for a target named
 //! on its own line, and is skipped (and counted) for a glob member.
 
+use core::marker::PhantomPinned;
 use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use kernel::alloc::AllocError;
@@ -103,11 +104,12 @@ fn build_probes(
 ) -> Result<(RcuBox<Probes>, Built), Failed> {
     let probes = Probes {
         gate: Gate::new(client),
-        backends: Backends::new(&options),
+        backends: Backends::new(&options)?,
         skipped: Skipped::new(),
+        _pin: PhantomPinned,
     };
-    // The handlers find the gate and the slots in this box, which
-    // never moves: build in place.
+    // The handlers find the gate in this box, which never moves (it hands
+    // the probes out pinned): build in place.
     let mut probes = RcuBox::new(probes, GFP_KERNEL).map_err(|_| Failed::oom())?;
     match fill(probes.get_mut(), locked, name, options, build) {
         Ok(built) => Ok((probes, built)),
@@ -122,14 +124,15 @@ fn build_probes(
 /// attaches at create and tallies them. On error, the caller retires
 /// whatever was registered.
 fn fill(
-    p: &mut Probes,
+    p: Pin<&mut Probes>,
     locked: Locked<'_>,
     name: &[u8],
     options: CreateOptions,
     build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
 ) -> Result<Built, Failed> {
+    let (gate, backends, skipped) = p.parts();
     let ctx = Ctx {
-        gate: core::ptr::addr_of!(p.gate),
+        gate: core::ptr::from_ref(gate),
         options,
         locked,
     };
@@ -138,11 +141,12 @@ fn fill(
         name,
         instances: 0,
         pools: ReturnPools::new(),
-        probes: &mut *p,
+        backends: &mut *backends,
+        skipped: &mut *skipped,
     };
     build(&mut builder)?;
     let return_pool = builder.pools.bytes;
-    if p.backends.is_empty() {
+    if backends.is_empty() {
         return Err(Failed::new(
             ENOENT,
             format_args!("no probe of set {} could be registered", BStr(name)),
@@ -150,11 +154,11 @@ fn fill(
     }
     // Last: what attaches at create, one batch per backend.
     let t = now_ns();
-    let attached = attach(p);
+    let attached = attach(backends, skipped);
     let attach_ns = now_ns() - t;
     attached?;
     Ok(Built {
-        tally: tally(&p.backends)?,
+        tally: tally(backends)?,
         return_pool,
         attach_ns,
     })
@@ -162,12 +166,9 @@ fn fill(
 
 /// Attaches what attaches at create, one batch per backend; the glob
 /// members a backend refuses are counted as skipped.
-fn attach(p: &mut Probes) -> Result<(), Failed> {
-    let Probes {
-        backends, skipped, ..
-    } = p;
+fn attach(backends: &mut Backends, skipped: &mut Skipped) -> Result<(), Failed> {
     for b in backends.all_mut() {
-        b.attach(&mut |sym, errno| skipped.add(sym, errno))?;
+        b.attach(&mut |sym, error| skipped.add(sym, error))?;
     }
     Ok(())
 }
@@ -265,7 +266,7 @@ const SKIPPED_SHOWN: usize = 256;
 /// Glob members the kernel refused: all counted, the first few named.
 pub(crate) struct Skipped {
     pub(super) total: usize,
-    pub(super) named: KVec<(KVec<u8>, i32)>,
+    pub(super) named: KVec<(KVec<u8>, Error)>,
 }
 
 impl Skipped {
@@ -278,12 +279,12 @@ impl Skipped {
     }
 
     /// Counts a refused glob member, naming the first few.
-    pub(super) fn add(&mut self, symbol: &[u8], errno: i32) {
+    pub(super) fn add(&mut self, symbol: &[u8], error: Error) {
         self.total += 1;
         if self.named.len() < SKIPPED_SHOWN {
             let mut v = KVec::new();
             if v.extend_from_slice(symbol, GFP_KERNEL).is_ok() {
-                let _ = self.named.push((v, errno), GFP_KERNEL);
+                let _ = self.named.push((v, error), GFP_KERNEL);
             }
         }
     }
@@ -298,7 +299,8 @@ pub(crate) struct Builder<'a> {
     pub(super) instances: usize,
     /// What the return-instance pools take so far, and the cap.
     pub(super) pools: ReturnPools,
-    pub(super) probes: &'a mut Probes,
+    pub(super) backends: &'a mut Backends,
+    pub(super) skipped: &'a mut Skipped,
 }
 
 impl Builder<'_> {
@@ -310,15 +312,13 @@ impl Builder<'_> {
             return Ok(false);
         }
         let ctx = self.ctx;
-        let Probes {
-            backends, skipped, ..
-        } = &mut *self.probes;
+        let (backends, skipped) = (&mut *self.backends, &mut *self.skipped);
         let Some(b) = Backends::route(backends, &ctx, t) else {
             return refused(
                 skipped,
                 "probe",
                 t,
-                EINVAL.to_errno(),
+                EINVAL,
                 "no backend serves this kind of probe",
             );
         };
@@ -328,7 +328,7 @@ impl Builder<'_> {
             if t.explicit {
                 return Err(self.pools.too_big(b.name(), t, self.name, cost));
             }
-            skipped.add(t.symbol, ENOSPC.to_errno());
+            skipped.add(t.symbol, ENOSPC);
             return Ok(false);
         }
         match b.add(&ctx, t)? {
@@ -337,9 +337,9 @@ impl Builder<'_> {
                 Ok(true)
             }
             Added::Already => Ok(false),
-            Added::Refused(errno, what) => {
+            Added::Refused(error, what) => {
                 let name = b.name();
-                refused(skipped, name, t, errno, what)
+                refused(skipped, name, t, error, what)
             }
         }
     }
@@ -363,7 +363,7 @@ impl Builder<'_> {
                     )
                     .on_line(t.line.as_ref()));
                 }
-                self.probes.skipped.add(t.symbol, ENOSPC.to_errno());
+                self.skipped.add(t.symbol, ENOSPC);
                 return Ok(false);
             }
             self.instances += max;
@@ -382,11 +382,10 @@ fn refused(
     skipped: &mut Skipped,
     backend: &str,
     t: &Target<'_>,
-    errno: i32,
+    error: Error,
     what: &str,
 ) -> Result<bool, Failed> {
     if t.explicit {
-        let error = Error::from_errno(errno);
         let f = match t.line {
             Some(ref l) => Failed::new(error, format_args!("{}", what)).on_line(Some(l)),
             None => Failed::new(
@@ -403,7 +402,7 @@ fn refused(
         };
         return Err(f);
     }
-    skipped.add(t.symbol, errno);
+    skipped.add(t.symbol, error);
     Ok(false)
 }
 

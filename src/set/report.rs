@@ -129,8 +129,8 @@ fn write_probes(w: &mut impl Write, p: &Probes) -> core::fmt::Result {
 /// The glob members the kernel refused: the first few by name, the rest
 /// counted.
 fn write_skipped(w: &mut impl Write, skipped: &Skipped) -> core::fmt::Result {
-    for (sym, errno) in skipped.named.iter() {
-        writeln!(w, "  skipped {} errno={}", BStr(sym), errno)?;
+    for (sym, error) in skipped.named.iter() {
+        writeln!(w, "  skipped {} errno={}", BStr(sym), error.to_errno())?;
     }
     if skipped.total > skipped.named.len() {
         writeln!(

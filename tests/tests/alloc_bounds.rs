@@ -125,7 +125,7 @@ const REVIEWED: &[Reviewed] = &[
     // src/gpcount.rs
     r(
         "src/gpcount.rs",
-        "counters: KBox<[Counter; KINDS]>,",
+        "counters: Pin<KBox<[Counter; KINDS]>>,",
         1,
         "a fixed array: one counter per kind of grace period (KINDS)",
     ),
@@ -166,10 +166,10 @@ const REVIEWED: &[Reviewed] = &[
     r("src/probe.rs", "let mut v = KVec::new();", 1, PROBE_NAMES),
     r(
         "src/probe.rs",
-        "chunks: KVVec<KVec<Slot<B>>>,",
+        "slots: KVec<Slot<B>>,",
         1,
-        "the chunks themselves: CHUNK (64) slots each, never grown (the outer \
-         vector, which grows with the set, is a KVVec)",
+        "a chunk: CHUNK (64) slots, never grown (the vector of chunks, which \
+         grows with the set, is a KVVec)",
     ),
     r(
         "src/probe.rs",
@@ -256,7 +256,7 @@ const REVIEWED: &[Reviewed] = &[
     ),
     r(
         "src/set/build.rs",
-        "named: KVec<(KVec<u8>, i32)>,",
+        "named: KVec<(KVec<u8>, Error)>,",
         1,
         "at most SKIPPED_SHOWN (256) refused glob members named, each a \
          kallsyms name (< KSYM_NAME_LEN); the rest only counted",
