@@ -69,8 +69,39 @@ kernel_clang() {
     text=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$1/.config" 2>/dev/null)
     case "$text" in
         *clang\ version\ *) sed 's/.*clang version \([0-9]*\).*/\1/' <<<"$text" ;;
-        *) die "$1/.config: not built with clang (CONFIG_CC_VERSION_TEXT=\"$text\"); batchprobe needs LLVM=1 kernels" ;;
+        *) die "$1/.config: not built with clang (CONFIG_CC_VERSION_TEXT=\"$text\")" ;;
     esac
+}
+
+# kernel_toolchain KDIR: the compiler and rustc a module for KDIR must be
+# built with, read from KDIR's .config. Sets kcc_args, the make arguments
+# naming the compiler: LLVM=-N for a clang-built kernel (and LIBCLANG_PATH
+# for bindgen to that clang's libclang), CC=the kernel's own GCC (the first
+# word of CONFIG_CC_VERSION_TEXT, x86_64-linux-gnu-gcc-14 for Debian's) for
+# a GCC-built one, whose C flags scripts/bindgen-flags.mk filters for
+# bindgen. LLVM=, CC= and LIBCLANG_PATH in the environment override.
+# Refuses a rustc ($BP_RUSTC) other than the kernel's
+# (CONFIG_RUSTC_VERSION_TEXT): the kernel crate's metadata and its exported
+# symbols' mangled names are that rustc's.
+kernel_toolchain() {
+    local kdir=$1 text cc want have user_libclang=${LIBCLANG_PATH:-}
+    text=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$kdir/.config" 2>/dev/null)
+    case "$text" in
+        *clang\ version\ *)
+            use_clang "$(kernel_clang "$kdir")"
+            export LIBCLANG_PATH=${user_libclang:-$LIBCLANG_PATH}
+            kcc_args=(LLVM="${LLVM:-$BP_LLVM}") ;;
+        *gcc*)
+            cc=${CC:-${text%% *}}
+            command -v "$cc" >/dev/null \
+                || die "$kdir was built with $text: $cc not found (install that GCC, or set CC=)"
+            kcc_args=(LLVM= CC="$cc") ;;
+        *) die "$kdir/.config: unknown compiler (CONFIG_CC_VERSION_TEXT=\"$text\")" ;;
+    esac
+    want=$(sed -n 's/^CONFIG_RUSTC_VERSION_TEXT="\(.*\)"$/\1/p' "$kdir/.config")
+    [ -n "$want" ] || die "$kdir/.config: no CONFIG_RUSTC_VERSION_TEXT (a kernel without Rust support?)"
+    have=$("$BP_RUSTC" --version 2>/dev/null) || die "rustc $BP_RUSTC does not run"
+    [ "$have" = "$want" ] || die "$kdir was built with \"$want\" but $BP_RUSTC is \"$have\": a Rust module must be built with its kernel's rustc (set BP_RUSTC=)"
 }
 
 # What pahole prints while it writes a module's BTF from Rust units' DWARF
@@ -81,8 +112,8 @@ kernel_clang() {
 BP_PAHOLE_NOISE='^(die__process_function: tag not supported|die__process_class: tag not supported|die__create_new_enumeration: DW_TAG_subprogram .* not handled!|tag__recode_dwarf_type: couldn.t find name for function)'
 
 # kbuild_dir WHAT DIR GENERATED [MAKE ARGS...]: builds the out-of-tree
-# modules in DIR against $KDIR with LLVM=$llvm and BINDGEN=$bindgen (set by
-# the caller). Kbuild does not notice that KDIR changed (say from the test
+# modules in DIR against $KDIR with the compiler in kcc_args (set by
+# kernel_toolchain) and BINDGEN=$bindgen (set by the caller). Kbuild does not notice that KDIR changed (say from the test
 # kernel to the bench kernel): a stamp file does, and then DIR is cleaned
 # and GENERATED (bindgen output, "" for none) removed, so no module keeps
 # another kernel's struct module. Warnings are errors: an objtool warning
@@ -92,14 +123,14 @@ kbuild_dir() {
     local what=$1 dir=$2 generated=$3 out rc=0
     shift 3
     if [ "$(cat "$dir/.batchprobe-kdir" 2>/dev/null)" != "$KDIR" ]; then
-        make -C "$KDIR" M="$dir" LLVM="$llvm" RUSTC="$BP_RUSTC" clean >/dev/null 2>&1 || true
+        make -C "$KDIR" M="$dir" "${kcc_args[@]}" RUSTC="$BP_RUSTC" clean >/dev/null 2>&1 || true
         [ -z "$generated" ] || rm -f "$generated"
         echo "$KDIR" > "$dir/.batchprobe-kdir"
     fi
     out=$(mktemp)
     # pipefail (set by every caller): make's status; grep -v's "printed
     # nothing" does not count.
-    make -C "$KDIR" M="$dir" LLVM="$llvm" RUSTC="$BP_RUSTC" BINDGEN="$bindgen" "$@" modules 2>&1 \
+    make -C "$KDIR" M="$dir" "${kcc_args[@]}" RUSTC="$BP_RUSTC" BINDGEN="$bindgen" "$@" modules 2>&1 \
         | tee "$out" | { grep -v -E "$BP_PAHOLE_NOISE" >&2 || true; } || rc=1
     if [ "$rc" -eq 0 ] && grep -v -E "$BP_PAHOLE_NOISE" "$out" | grep -E 'warning:|WARNING:|objtool:' >/dev/null; then rc=2; fi
     local noise
