@@ -35,6 +35,29 @@ flavor_base() {
     esac
 }
 
+# The URI of the Debian archive the system's apt sources use: the entry that
+# carries this release's main suite, from the one-line or the deb822 format.
+# install-deps.sh fetches newer kernel sources from it, stock-kernel.sh the
+# stock image and a chroot's toolchain.
+archive_uri() {
+    local codename
+    codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+    {
+        cat /etc/apt/sources.list 2>/dev/null | awk -v c="$codename" '$1 == "deb" {
+            i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+            if ($(i+1) == c) { print $i; exit } }'
+        for f in /etc/apt/sources.list.d/*.sources; do
+            [ -f "$f" ] || continue
+            awk -v c="$codename" 'BEGIN { RS = ""; FS = "\n" } {
+                uri = ""; ok = 0
+                for (i = 1; i <= NF; i++) {
+                    if ($i ~ /^URIs:/) { split($i, a, /[ \t]+/); uri = a[2] }
+                    if ($i ~ /^Suites:/) { n = split($i, a, /[ \t]+/); for (j = 2; j <= n; j++) if (a[j] == c) ok = 1 }
+                }
+                if (ok && uri != "") print uri }' "$f"
+        done
+    } | head -1
+}
 # The Debian source package of kernel release $1: 6.12 is installed from the
 # machine's own suites (/usr/src), newer ones are fetched by install-deps.sh
 # into the cache (see fetch_source there).
