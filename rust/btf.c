@@ -3,10 +3,7 @@
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/fs_struct.h>
 #include <linux/limits.h>
-#include <linux/path.h>
-#include <linux/sched/task.h>
 #include <linux/vmalloc.h>
 
 #include "helpers.h"
@@ -30,10 +27,8 @@ long bp_btf_vmlinux_read(void **buf)
 	long ret;
 
 	*buf = NULL;
-	/* In the initial mount namespace: a writer's chroot may lack /sys. */
-	task_lock(&init_task);
-	get_fs_root(init_task.fs, &root);
-	task_unlock(&init_task);
+	/* As userspace init sees it: a writer's chroot may lack /sys. */
+	bp_init_fs_root(&root);
 	file = file_open_root(&root, "/sys/kernel/btf/vmlinux", O_RDONLY, 0);
 	path_put(&root);
 	if (IS_ERR(file))
