@@ -32,7 +32,7 @@
 # (trixie), BP_STOCK_DIR ($BP_CACHE/stock-7.3), BP_TESTS (a subset of the
 # selftests, space-separated), BP_TIMEOUT (per guest, 3000 s).
 # Needs root (debootstrap, chroot, a private mount namespace for /proc and
-# /dev in the chroot), and about 6 GB under $BP_STOCK_DIR.
+# /dev in the chroot), and about 4.5 GB under $BP_STOCK_DIR.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -131,7 +131,7 @@ if [ ! -f "$stamp" ]; then
     nice -n 10 tar -C "$R/build" -xaf "$S/src-deb/usr/src/linux-source-$kver.tar.xz"
     rm -rf "$S/src-deb"
     cp "$hdr/.config" "$hdr/Module.symvers" "$R$ksrc/"
-    log "stock-kernel: modules_prepare (Rust metadata included; about 10 minutes on 2 cores)"
+    log "stock-kernel: modules_prepare (Rust metadata included; 5 to 10 minutes on 2 cores)"
     t=$(date +%s)
     in_chroot bash -c "cd $ksrc && nice -n 10 make -j$(nproc) CC=$cc HOSTCC=$cc KERNELRELEASE=$rel olddefconfig modules_prepare" \
         > "$S/prepare.log" 2>&1 || die "stock-kernel: modules_prepare failed (see $S/prepare.log)"
