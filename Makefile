@@ -13,12 +13,15 @@
 #   make clients  build the in-kernel API's sample clients (clients/c, clients/rust)
 #   make clippy   build with CLIPPY=1
 #   make kernel   build (or reuse) the cached test kernel
+#   make stock-kernel  Debian's own 7.3 image (GCC, rustc 1.85): a trixie chroot
+#                 prepares the matching tree, builds the modules; QEMU boots
+#                 the image, runs the selftests and the demo (scripts/stock-kernel.sh)
 #   make deps     install the Debian packages and bindgen-cli
 
 KDIR ?=
 export KDIR
 
-.PHONY: all demo check bench bundle bundle-test bench-report profile-direct module clients clippy kernel deps host-test fmt clean
+.PHONY: all demo check bench bundle bundle-test bench-report profile-direct module clients clippy kernel stock-kernel deps host-test fmt clean
 
 all: module
 
@@ -55,6 +58,9 @@ clippy:
 
 kernel:
 	@scripts/build-kernel.sh
+
+stock-kernel:
+	@scripts/stock-kernel.sh
 
 deps:
 	@scripts/install-deps.sh

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The kernel's BTF, read for the exit trampoline's signature rule (src/btf.rs). */
+#include <linux/err.h>
+#include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/kernel_read_file.h>
 #include <linux/limits.h>
 #include <linux/vmalloc.h>
 
@@ -11,21 +12,50 @@
  * The kernel's BTF, as /sys/kernel/btf/vmlinux serves it (the raw
  * __start_BTF section), into a vmalloc'ed buffer: its size, or -ENOENT
  * on a kernel without CONFIG_DEBUG_INFO_BTF. Free with bp_vfree().
+ *
+ * Read with file_open_root() and kernel_read(), not kernel_read_file():
+ * that one asks the LSMs with a kernel_read_file_id, which has no value
+ * for BTF, and IPE (an LSM Debian's kernels enable) WARNs on
+ * READING_UNKNOWN ("no rule setup for kernel_read_file enum 0").
  */
 long bp_btf_vmlinux_read(void **buf)
 {
-	size_t size = 0;
-	ssize_t ret;
+	struct path root;
+	struct file *file;
+	loff_t size, pos = 0;
+	void *p;
+	long ret;
 
 	*buf = NULL;
-	/* In the initial mount namespace: a writer's chroot may lack /sys. */
-	ret = kernel_read_file_from_path_initns("/sys/kernel/btf/vmlinux", 0, buf, INT_MAX,
-						&size, READING_UNKNOWN);
-	if (ret >= 0 && (size_t)ret != size) {
-		vfree(*buf);
-		*buf = NULL;
-		return -EIO;
+	/* As userspace init sees it: a writer's chroot may lack /sys. */
+	bp_init_fs_root(&root);
+	file = file_open_root(&root, "/sys/kernel/btf/vmlinux", O_RDONLY, 0);
+	path_put(&root);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	size = i_size_read(file_inode(file));
+	if (size <= 0 || size > INT_MAX) {
+		ret = size <= 0 ? -ENOENT : -EFBIG;
+		goto out;
 	}
+	p = vmalloc(size);
+	if (!p) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	while (pos < size) {
+		ssize_t n = kernel_read(file, p + pos, size - pos, &pos);
+
+		if (n <= 0) {
+			vfree(p);
+			ret = n < 0 ? n : -EIO;
+			goto out;
+		}
+	}
+	*buf = p;
+	ret = size;
+out:
+	fput(file);
 	return ret;
 }
 

@@ -36,6 +36,9 @@ struct pt_regs *bp_fprobe_pt_regs(bp_fprobe_regs *regs);
 
 #ifndef __BINDGEN__
 #include <linux/fprobe.h>
+#include <linux/fs_struct.h>
+#include <linux/path.h>
+#include <linux/sched/task.h>
 #include <linux/objtool.h>
 #include <asm/ibt.h>
 #include <asm/ptrace.h>
@@ -73,6 +76,23 @@ struct pt_regs *bp_fprobe_pt_regs(bp_fprobe_regs *regs);
 #else
 #define bp_is_endbr(insn) false
 #endif
+/*
+ * The root of userspace init's view of the filesystems, for a path the
+ * module reads whatever the writer's chroot (rust/btf.c). Later kernels keep
+ * it apart from init_task's (which sees an empty root) as userspace_init_fs,
+ * with the scoped_with_init_fs() macro: the feature test. Through 6.12
+ * init_task.fs is it.
+ */
+static inline void bp_init_fs_root(struct path *root)
+{
+#ifdef scoped_with_init_fs
+	get_fs_root(userspace_init_fs, root);
+#else
+	task_lock(&init_task);
+	get_fs_root(init_task.fs, root);
+	task_unlock(&init_task);
+#endif
+}
 #endif /* !__BINDGEN__ */
 
 #endif /* BATCHPROBE_KCOMPAT_H */

@@ -13,10 +13,7 @@ set -euo pipefail
 grep -q batchprobe_create "$BP_ROOT/Module.symvers" \
     || die "clients: Module.symvers lacks batchprobe_create"
 bindgen=$(bindgen_bin) || die "clients: bindgen not found (run scripts/install-deps.sh)"
-user_libclang=${LIBCLANG_PATH:-}
-use_clang "$(kernel_clang "$KDIR")"
-llvm=${LLVM:-$BP_LLVM}
-export LIBCLANG_PATH=${user_libclang:-$LIBCLANG_PATH}
+kernel_toolchain "$KDIR"
 # The README's API example, compiled as shown (plus a module_init calling it).
 readme=$BP_ROOT/out/readme-example
 mkdir -p "$readme"

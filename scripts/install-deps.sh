@@ -42,27 +42,6 @@ fi
 # and package state stay as they are. The .deb is kept in the cache, and
 # build-kernel.sh unpacks the tarball from it.
 declare -A NEW_SOURCES=([7.3]="trixie-backports")
-archive_uri() {
-    # The URI of the entry that carries this release's main suite, from the
-    # one-line or the deb822 format.
-    local codename
-    codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
-    {
-        cat /etc/apt/sources.list 2>/dev/null | awk -v c="$codename" '$1 == "deb" {
-            i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-            if ($(i+1) == c) { print $i; exit } }'
-        for f in /etc/apt/sources.list.d/*.sources; do
-            [ -f "$f" ] || continue
-            awk -v c="$codename" 'BEGIN { RS = ""; FS = "\n" } {
-                uri = ""; ok = 0
-                for (i = 1; i <= NF; i++) {
-                    if ($i ~ /^URIs:/) { split($i, a, /[ \t]+/); uri = a[2] }
-                    if ($i ~ /^Suites:/) { n = split($i, a, /[ \t]+/); for (j = 2; j <= n; j++) if (a[j] == c) ok = 1 }
-                }
-                if (ok && uri != "") print uri }' "$f"
-        done
-    } | head -1
-}
 fetch_source() {
     local kver=$1 suite=${NEW_SOURCES[$1]} dir uri apt
     dir=$(source_deb_dir)

@@ -35,6 +35,29 @@ flavor_base() {
     esac
 }
 
+# The URI of the Debian archive the system's apt sources use: the entry that
+# carries this release's main suite, from the one-line or the deb822 format.
+# install-deps.sh fetches newer kernel sources from it, stock-kernel.sh the
+# stock image and a chroot's toolchain.
+archive_uri() {
+    local codename
+    codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+    {
+        cat /etc/apt/sources.list 2>/dev/null | awk -v c="$codename" '$1 == "deb" {
+            i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+            if ($(i+1) == c) { print $i; exit } }'
+        for f in /etc/apt/sources.list.d/*.sources; do
+            [ -f "$f" ] || continue
+            awk -v c="$codename" 'BEGIN { RS = ""; FS = "\n" } {
+                uri = ""; ok = 0
+                for (i = 1; i <= NF; i++) {
+                    if ($i ~ /^URIs:/) { split($i, a, /[ \t]+/); uri = a[2] }
+                    if ($i ~ /^Suites:/) { n = split($i, a, /[ \t]+/); for (j = 2; j <= n; j++) if (a[j] == c) ok = 1 }
+                }
+                if (ok && uri != "") print uri }' "$f"
+        done
+    } | head -1
+}
 # The Debian source package of kernel release $1: 6.12 is installed from the
 # machine's own suites (/usr/src), newer ones are fetched by install-deps.sh
 # into the cache (see fetch_source there).
@@ -69,8 +92,39 @@ kernel_clang() {
     text=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$1/.config" 2>/dev/null)
     case "$text" in
         *clang\ version\ *) sed 's/.*clang version \([0-9]*\).*/\1/' <<<"$text" ;;
-        *) die "$1/.config: not built with clang (CONFIG_CC_VERSION_TEXT=\"$text\"); batchprobe needs LLVM=1 kernels" ;;
+        *) die "$1/.config: not built with clang (CONFIG_CC_VERSION_TEXT=\"$text\")" ;;
     esac
+}
+
+# kernel_toolchain KDIR: the compiler and rustc a module for KDIR must be
+# built with, read from KDIR's .config. Sets kcc_args, the make arguments
+# naming the compiler: LLVM=-N for a clang-built kernel (and LIBCLANG_PATH
+# for bindgen to that clang's libclang), CC=the kernel's own GCC (the first
+# word of CONFIG_CC_VERSION_TEXT, x86_64-linux-gnu-gcc-14 for Debian's) for
+# a GCC-built one, whose C flags scripts/bindgen-flags.mk filters for
+# bindgen. LLVM=, CC= and LIBCLANG_PATH in the environment override.
+# Refuses a rustc ($BP_RUSTC) other than the kernel's
+# (CONFIG_RUSTC_VERSION_TEXT): the kernel crate's metadata and its exported
+# symbols' mangled names are that rustc's.
+kernel_toolchain() {
+    local kdir=$1 text cc want have user_libclang=${LIBCLANG_PATH:-}
+    text=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$kdir/.config" 2>/dev/null)
+    case "$text" in
+        *clang\ version\ *)
+            use_clang "$(kernel_clang "$kdir")"
+            export LIBCLANG_PATH=${user_libclang:-$LIBCLANG_PATH}
+            kcc_args=(LLVM="${LLVM:-$BP_LLVM}") ;;
+        *gcc*)
+            cc=${CC:-${text%% *}}
+            command -v "$cc" >/dev/null \
+                || die "$kdir was built with $text: $cc not found (install that GCC, or set CC=)"
+            kcc_args=(LLVM= CC="$cc") ;;
+        *) die "$kdir/.config: unknown compiler (CONFIG_CC_VERSION_TEXT=\"$text\")" ;;
+    esac
+    want=$(sed -n 's/^CONFIG_RUSTC_VERSION_TEXT="\(.*\)"$/\1/p' "$kdir/.config")
+    [ -n "$want" ] || die "$kdir/.config: no CONFIG_RUSTC_VERSION_TEXT (a kernel without Rust support?)"
+    have=$("$BP_RUSTC" --version 2>/dev/null) || die "rustc $BP_RUSTC does not run"
+    [ "$have" = "$want" ] || die "$kdir was built with \"$want\" but $BP_RUSTC is \"$have\": a Rust module must be built with its kernel's rustc (set BP_RUSTC=)"
 }
 
 # What pahole prints while it writes a module's BTF from Rust units' DWARF
@@ -80,9 +134,21 @@ kernel_clang() {
 # and the kinds it encodes; the lines are hidden and counted.
 BP_PAHOLE_NOISE='^(die__process_function: tag not supported|die__process_class: tag not supported|die__create_new_enumeration: DW_TAG_subprogram .* not handled!|tag__recode_dwarf_type: couldn.t find name for function)'
 
+# What objtool prints about core's own sort when the module is built with
+# an older rustc (1.85, Debian's): a `core::slice::sort` instantiation
+# (sort_unstable* in our code) whose last instruction is the call to
+# core's panic_on_ord_violation (the panic an inconsistent Ord gets), which
+# 7.3's objtool does not list as noreturn (is_rust_noreturn in
+# tools/objtool/check.c), so it sees the function "fall through" into the
+# next. rustc 1.96 lays the same call out before other code, and objtool
+# says nothing. Nothing falls through at run time; the lines are hidden and
+# counted. Only core's sort functions match: an objtool line about our own
+# code still fails the build.
+BP_OBJTOOL_NOISE='^[^ ]*\.o: warning: objtool: _R[0-9A-Za-z_]*4core5slice4sort[0-9A-Za-z_]*\(\) falls through to next function'
+
 # kbuild_dir WHAT DIR GENERATED [MAKE ARGS...]: builds the out-of-tree
-# modules in DIR against $KDIR with LLVM=$llvm and BINDGEN=$bindgen (set by
-# the caller). Kbuild does not notice that KDIR changed (say from the test
+# modules in DIR against $KDIR with the compiler in kcc_args (set by
+# kernel_toolchain) and BINDGEN=$bindgen (set by the caller). Kbuild does not notice that KDIR changed (say from the test
 # kernel to the bench kernel): a stamp file does, and then DIR is cleaned
 # and GENERATED (bindgen output, "" for none) removed, so no module keeps
 # another kernel's struct module. Warnings are errors: an objtool warning
@@ -92,19 +158,21 @@ kbuild_dir() {
     local what=$1 dir=$2 generated=$3 out rc=0
     shift 3
     if [ "$(cat "$dir/.batchprobe-kdir" 2>/dev/null)" != "$KDIR" ]; then
-        make -C "$KDIR" M="$dir" LLVM="$llvm" RUSTC="$BP_RUSTC" clean >/dev/null 2>&1 || true
+        make -C "$KDIR" M="$dir" "${kcc_args[@]}" RUSTC="$BP_RUSTC" clean >/dev/null 2>&1 || true
         [ -z "$generated" ] || rm -f "$generated"
         echo "$KDIR" > "$dir/.batchprobe-kdir"
     fi
     out=$(mktemp)
     # pipefail (set by every caller): make's status; grep -v's "printed
     # nothing" does not count.
-    make -C "$KDIR" M="$dir" LLVM="$llvm" RUSTC="$BP_RUSTC" BINDGEN="$bindgen" "$@" modules 2>&1 \
-        | tee "$out" | { grep -v -E "$BP_PAHOLE_NOISE" >&2 || true; } || rc=1
-    if [ "$rc" -eq 0 ] && grep -v -E "$BP_PAHOLE_NOISE" "$out" | grep -E 'warning:|WARNING:|objtool:' >/dev/null; then rc=2; fi
+    make -C "$KDIR" M="$dir" "${kcc_args[@]}" RUSTC="$BP_RUSTC" BINDGEN="$bindgen" "$@" modules 2>&1 \
+        | tee "$out" | { grep -v -E -e "$BP_PAHOLE_NOISE" -e "$BP_OBJTOOL_NOISE" >&2 || true; } || rc=1
+    if [ "$rc" -eq 0 ] && grep -v -E -e "$BP_PAHOLE_NOISE" -e "$BP_OBJTOOL_NOISE" "$out" | grep -E 'warning:|WARNING:|objtool:' >/dev/null; then rc=2; fi
     local noise
     noise=$(grep -c -E "$BP_PAHOLE_NOISE" "$out" || true)
     [ "$noise" -eq 0 ] || log "$what: $noise lines of pahole's about Rust DWARF hidden (see BP_PAHOLE_NOISE in scripts/lib.sh)"
+    noise=$(grep -c -E "$BP_OBJTOOL_NOISE" "$out" || true)
+    [ "$noise" -eq 0 ] || log "$what: $noise lines of objtool's about core's sort and panic_on_ord_violation hidden (see BP_OBJTOOL_NOISE in scripts/lib.sh)"
     rm -f "$out"
     [ "$rc" -ne 1 ] || die "$what: build failed"
     [ "$rc" -ne 2 ] || die "$what: the build printed warnings (see above); treat them as errors"

@@ -49,6 +49,23 @@ if [ -x ./bptool ] && ! command -v bpwrite > /dev/null; then
     PATH=/tmp/bp-bin:$PATH
 fi
 
+# The syscall entries the tests probe (bphit calls getppid), by the name
+# ftrace and a walk of kallsyms give them: __x64_sys_getppid on a
+# clang-built kernel. On a GCC-built one (Debian's) a syscall without
+# arguments is one function with three names, __do_sys_getppid,
+# __ia32_sys_getppid and __x64_sys_getppid, and ftrace and sprint_symbol
+# name it __do_sys_getppid: a `d:` line or a glob must use that name (an
+# int3 line would take any). BP_SYS is the prefix (for globs such as
+# ${BP_SYS}get*). Found once, exported to the shells the tests start.
+if [ -z "${BP_SYS:-}" ]; then
+    BP_SYS=__x64_sys_
+    if ! grep -qx __x64_sys_getppid /sys/kernel/tracing/available_filter_functions 2>/dev/null &&
+        grep -qx __do_sys_getppid /sys/kernel/tracing/available_filter_functions 2>/dev/null; then
+        BP_SYS=__do_sys_
+    fi
+    export BP_SYS BP_GETPPID=${BP_SYS}getppid BP_GETPID=${BP_SYS}getpid
+fi
+
 # bp_ctl TEXT: writes TEXT (printf-style escapes) to the control file in
 # exactly one write(2); on failure bpwrite prints "(errno N)".
 bp_ctl() {

@@ -25,15 +25,15 @@ kinds() {
 ktap_check "insmod" insmod "$BP_KO"
 kp0=$(kprobes_registered) ef0=$(ftrace_enabled)
 ktap_check "create_forced_set" \
-    bp_ctl 'p!:fk/ppid __x64_sys_getppid\nr!:fk/ret __x64_sys_getppid\np!:fk/v0 version_proc_show+0\nr16!:fk/ver version_proc_show\ncreate fk\n'
+    bp_ctl 'p!:fk/ppid '"${BP_GETPPID}"'\nr!:fk/ret '"${BP_GETPPID}"'\np!:fk/v0 version_proc_show+0\nr16!:fk/ver version_proc_show\ncreate fk\n'
 ktap_check "forced_lines_are_kprobes_and_kretprobes" \
     test "$(bp_probe_kind fk ppid)/$(bp_probe_kind fk ret)/$(bp_probe_kind fk v0)/$(bp_probe_kind fk ver)" = kprobe/kretprobe/kprobe/kretprobe
 ktap_check "sets_line_counts_no_fprobe" \
     test "$(bp_field fk kprobes)/$(bp_field fk kretprobes)/$(bp_field fk fprobes)/$(bp_field fk fretprobes)" = 2/2/0/0
 ktap_check "stats_lines_name_symbol_plus_0" sh -c \
-    "grep -q '^  kprobe ppid __x64_sys_getppid+0 hits=' $BP_DEBUGFS/stats && grep -q '^  kretprobe ver version_proc_show+0 hits=' $BP_DEBUGFS/stats"
+    "grep -q '^  kprobe ppid ${BP_GETPPID}+0 hits=' $BP_DEBUGFS/stats && grep -q '^  kretprobe ver version_proc_show+0 hits=' $BP_DEBUGFS/stats"
 ktap_check "kernel_sees_4_more_kprobes" test "$(kprobes_registered)" -eq $((kp0 + 4))
-ktap_check "kernel_lists_a_kprobe_and_a_kretprobe_on_each" test "$(types __x64_sys_getppid)/$(types version_proc_show)" = kr/kr
+ktap_check "kernel_lists_a_kprobe_and_a_kretprobe_on_each" test "$(types ${BP_GETPPID})/$(types version_proc_show)" = kr/kr
 bphit 10 > /dev/null; trig
 ktap_check "no_hits_while_registered" test "$(hits)" = 0/0/0/0
 ktap_check "enable" bp_ctl 'enable fk\n'
@@ -53,14 +53,14 @@ ktap_check "disarmed_leaves_ftrace" test "$(ftrace_enabled)" = "$ef0"
 ktap_check "unregister_sync" bp_ctl 'unregister fk --sync\n'
 ktap_check "kernel_sees_them_gone" test "$(kprobes_registered)" -eq "$kp0"
 # A forced glob: every member a kprobe; the same glob unforced: fprobes.
-ktap_check "create_forced_glob" bp_ctl 'p!:fg __x64_sys_get* max=8\ncreate fg\n'
+ktap_check "create_forced_glob" bp_ctl 'p!:fg '"${BP_SYS}get*"' max=8\ncreate fg\n'
 n=$(bp_field fg kprobes)
-echo "# p!:fg __x64_sys_get* max=8: $n kprobes"
+echo "# p!:fg ${BP_SYS}get* max=8: $n kprobes"
 ktap_check "forced_glob_all_kprobes" test "$(bp_field fg fprobes) $(kinds fg)" = "0 kprobe=$n "
 ktap_check "forced_glob_1_to_8_members" test "$n" -ge 1 -a "$n" -le 8
 ktap_check "kernel_sees_each_member" test "$(kprobes_registered)" -eq $((kp0 + n))
-ktap_check "create_same_glob_unforced" bp_ctl 'p:ug __x64_sys_get* max=8\ncreate ug\n'
-echo "# p:ug __x64_sys_get* max=8: $(kinds ug)"
+ktap_check "create_same_glob_unforced" bp_ctl 'p:ug '"${BP_SYS}get*"' max=8\ncreate ug\n'
+echo "# p:ug ${BP_SYS}get* max=8: $(kinds ug)"
 uf=$(bp_field ug fprobes) uk=$(bp_field ug kprobes)
 ktap_check "unforced_glob_has_fprobes_the_kernel_does_not_list" \
     test "${uf:-0}" -gt 0 -a "$(kprobes_registered)" -eq $((kp0 + n + ${uk:-0}))

@@ -16,7 +16,7 @@ ENOENT=2
 trig() { cat /proc/version > /dev/null; }
 ver() { echo "$(bp_probe_hits mx entry)/$(bp_probe_hits mx mid)/$(bp_probe_hits mx ret)/$(bp_probe_hits mx kret)"; }
 on_ver() { awk '$3 ~ /^version_proc_show\+/ { print $2 }' /sys/kernel/debug/kprobes/list | sort | tr -d '\n'; }
-on_ppid() { awk '$3 ~ /^__x64_sys_getppid\+/' /sys/kernel/debug/kprobes/list | wc -l; }
+on_ppid() { awk '$3 ~ /^'"${BP_GETPPID}"'\+/' /sys/kernel/debug/kprobes/list | wc -l; }
 
 ktap_check "insmod" insmod "$BP_KO"
 kp0=$(kprobes_registered) ef0=$(ftrace_enabled)
@@ -28,7 +28,7 @@ for off in 5 9; do
 done
 echo "# mid-function offset: version_proc_show+$mid"
 ktap_check "mid_offset_found" test -n "$mid"
-ktap_check "create_mixed_set" bp_ctl "p:mx/entry version_proc_show\np:mx/mid version_proc_show+$mid\nr:mx/ret version_proc_show\nr!:mx/kret version_proc_show\np:mx/ppid __x64_sys_getppid\ncreate mx\n"
+ktap_check "create_mixed_set" bp_ctl "p:mx/entry version_proc_show\np:mx/mid version_proc_show+$mid\nr:mx/ret version_proc_show\nr!:mx/kret version_proc_show\np:mx/ppid ${BP_GETPPID}\ncreate mx\n"
 ktap_check "each_probe_got_its_backend" \
     test "$(bp_probe_kind mx entry)/$(bp_probe_kind mx mid)/$(bp_probe_kind mx ret)/$(bp_probe_kind mx kret)/$(bp_probe_kind mx ppid)" = fprobe/kprobe/fretprobe/kretprobe/fprobe
 ktap_check "sets_line_counts_each_backend" \
@@ -57,7 +57,7 @@ ktap_check "reenabled_counts_again" test "$(ver)" = 5/5/5/5
 # later line of the same write fails.
 ef1=$(ftrace_enabled)
 bp_expect_err "failed_write_refused_enoent" "$ENOENT" \
-    "p:mx2/e __x64_sys_getpid\np:mx2/m version_proc_show+$mid\nr:mx2/r __x64_sys_getpid\nr!:mx2/k __x64_sys_getpid\ncreate mx2\nenable mx2\np:mx3/x no_such_function_xyz\ncreate mx3\n"
+    "p:mx2/e ${BP_GETPID}\np:mx2/m version_proc_show+$mid\nr:mx2/r ${BP_GETPID}\nr!:mx2/k ${BP_GETPID}\ncreate mx2\nenable mx2\np:mx3/x no_such_function_xyz\ncreate mx3\n"
 ktap_check "failed_write_left_nothing" \
     sh -c "! grep -Eq '^mx[23] ' $BP_DEBUGFS/sets && test \"\$(wc -l < /sys/kernel/debug/kprobes/list)\" -eq $((kp0 + 2))"
 ktap_check "failed_write_left_ftrace_as_it_was" test "$(ftrace_enabled)" = "$ef1"

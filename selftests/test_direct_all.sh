@@ -12,12 +12,17 @@
 ktap_plan 9
 T=/sys/kernel/tracing
 base=$(direct_attached)
-total=$(wc -l < $T/available_filter_functions)   # core kernel: before insmod
+# Core kernel: before insmod. A glob leaves out names with a '.' unless it
+# has one itself (symname.rs: glob_candidate): GCC's clones and split parts
+# (foo.part.0, foo.constprop.0, foo.isra.0), about 1200 on Debian's
+# GCC-built 7.3 image (on the clang-built kernels this count was already all).
+total=$(grep -vc '\.' $T/available_filter_functions)
+dotted=$(grep -c '\.' $T/available_filter_functions)
 
 ktap_check "insmod" insmod "$BP_KO"
 ktap_check "attach_every_traceable_function" bp_ctl 'd:all * max=1000000\ncreate all\nenable all\n'
 got=$(bp_field all direct)
-echo "# $got of $total ftrace-able functions attached;" \
+echo "# $got of $total ftrace-able functions attached ($dotted with a '.' in the name left out);" \
     "register $(($(bp_timing all register_ns) / 1000000)) ms, attach $(($(bp_timing all attach_ns) / 1000000)) ms"
 ktap_check "attached_every_one" test "$got" -eq "$total"
 ktap_check "ftrace_sees_every_one" test "$(direct_attached)" -eq $((base + got))

@@ -17,7 +17,7 @@ ktap_check "ops_per_function_attach" bp_ctl 'd:ob * max=8\ncreate ob --one-by-on
 ktap_check "ops_per_function_attached_8" test "$(direct_attached)" -eq $((base + 8))
 ktap_check "ops_per_function_detach" sh -c ". ./bp_lib.sh; bp_ctl 'unregister ob --sync\n' && test \$(grep -c 'direct-->' $T/enabled_functions) -eq $base"
 traced=$(wc -l < $T/enabled_functions)
-ktap_check "fprobe_attach_and_count" sh -c ". ./bp_lib.sh; bp_ctl 'd:fp/x __x64_sys_getppid\ncreate fp --fprobe\nenable fp\n' && bphit 10 >/dev/null && test \$(bp_probe_hits fp x) -ge 10"
+ktap_check "fprobe_attach_and_count" sh -c ". ./bp_lib.sh; bp_ctl 'd:fp/x ${BP_GETPPID}\ncreate fp --fprobe\nenable fp\n' && bphit 10 >/dev/null && test \$(bp_probe_hits fp x) -ge 10"
 bp_expect_err "fprobe_set_cannot_retarget" 22 'direct fp record\n'
 ktap_check "fprobe_detach" sh -c ". ./bp_lib.sh; bp_ctl 'unregister fp --sync\n' && test \$(wc -l < $T/enabled_functions) -eq $traced"
 ktap_check "rmmod" rmmod batchprobe

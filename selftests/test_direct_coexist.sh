@@ -15,10 +15,10 @@ base=$(direct_attached)
 
 ktap_check "insmod" insmod "$BP_KO"
 # Same function: function tracer, a kprobe and a direct call together.
-echo __x64_sys_getppid > $T/set_ftrace_filter
+echo ${BP_GETPPID} > $T/set_ftrace_filter
 echo function > $T/current_tracer
 echo > $T/trace
-ktap_check "coexist_with_tracer_and_kprobe" bp_ctl 'p!:co/kp __x64_sys_getppid\nd:co/dc __x64_sys_getppid\ncreate co\nenable co\n'
+ktap_check "coexist_with_tracer_and_kprobe" bp_ctl 'p!:co/kp '"${BP_GETPPID}"'\nd:co/dc '"${BP_GETPPID}"'\ncreate co\nenable co\n'
 bphit 20 > /dev/null
 ktap_check "all_three_see_the_calls" sh -c ". ./bp_lib.sh; test \$(bp_probe_hits co kp) -ge 20 && test \$(bp_probe_hits co dc) -ge 20 && test \$(grep -c getppid $T/trace) -ge 20"
 echo nop > $T/current_tracer

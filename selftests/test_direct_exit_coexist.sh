@@ -18,12 +18,12 @@ bp_need_btf
 ktap_plan 16
 T=/sys/kernel/tracing
 others_on() {
-    echo __x64_sys_getppid > $T/set_ftrace_filter &&
+    echo ${BP_GETPPID} > $T/set_ftrace_filter &&
     echo function_graph > $T/current_tracer &&
-    echo 'p:kprobes/bpxk __x64_sys_getppid' >> $T/kprobe_events &&
-    echo 'r:kprobes/bpxr __x64_sys_getppid' >> $T/kprobe_events &&
+    echo 'p:kprobes/bpxk '"${BP_GETPPID}" >> $T/kprobe_events &&
+    echo 'r:kprobes/bpxr '"${BP_GETPPID}" >> $T/kprobe_events &&
     echo 1 > $T/events/kprobes/bpxk/enable && echo 1 > $T/events/kprobes/bpxr/enable &&
-    bp_ctl 'p:fs/e __x64_sys_getppid\nr:fs/r __x64_sys_getppid\ncreate fs\nenable fs\n'
+    bp_ctl 'p:fs/e '"${BP_GETPPID}"'\nr:fs/r '"${BP_GETPPID}"'\ncreate fs\nenable fs\n'
 }
 others_off() {
     echo nop > $T/current_tracer && echo > $T/set_ftrace_filter &&
@@ -31,7 +31,7 @@ others_off() {
     echo '-:kprobes/bpxk' >> $T/kprobe_events && echo '-:kprobes/bpxr' >> $T/kprobe_events &&
     bp_ctl 'unregister fs --sync\n'
 }
-exit_on() { bp_ctl 'd:ex/pid __x64_sys_getppid\ncreate ex --exit\nenable ex\n'; }
+exit_on() { bp_ctl 'd:ex/pid '"${BP_GETPPID}"'\ncreate ex --exit\nenable ex\n'; }
 exit_off() { bp_ctl 'unregister ex --sync\n'; }
 profile() { awk -v e="$1" '$1 == e { print $2 }' $T/kprobe_profile; }
 counts() {
@@ -45,7 +45,7 @@ calls() {
     bphit "$n" > /dev/null
     after=$(counts)
     want=$(echo "$before" | awk -F/ -v n="$n" '{ for (i = 1; i <= NF; i++) printf "%s%d", (i > 1 ? "/" : ""), $i + n }')
-    graph=$(grep -c '__x64_sys_getppid' $T/trace)
+    graph=$(grep -c "${BP_GETPPID}" $T/trace)
     ret=$(bp_hex "$(bp_exit_field ex pid last_ret)")
     # bphit's parent: this (sub)shell, whose pid $$ does not give.
     me=$(sh -c 'echo $PPID')

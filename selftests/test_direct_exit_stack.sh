@@ -15,7 +15,7 @@ ktap_plan 6
 T=/sys/kernel/tracing
 
 ktap_check "insmod" insmod "$BP_KO"
-ktap_check "exit_set_on_getppid" bp_ctl 'd:st/pid __x64_sys_getppid\ncreate st --exit\nenable st\n'
+ktap_check "exit_set_on_getppid" bp_ctl 'd:st/pid '"${BP_GETPPID}"'\ncreate st --exit\nenable st\n'
 echo 'p:kprobes/bpst __task_pid_nr_ns' >> $T/kprobe_events
 echo stacktrace > $T/events/kprobes/bpst/trigger
 echo > $T/trace
@@ -28,11 +28,11 @@ stack=$(awk '/<stack trace>/ { if (keep) exit; block = ""; grab = 1; next }
     grab { grab = 0; if (keep) exit }
     END { printf "%s", keep ? block : "" }' $T/trace)
 echo "$stack" | sed 's/^/# /'
-order=$(echo "$stack" | grep -n -E '^(bp_direct_tramp_exit|__x64_sys_getppid|do_syscall_64)' | cut -d: -f2 | tr '\n' ' ')
+order=$(echo "$stack" | grep -n -E '^(bp_direct_tramp_exit|'"${BP_GETPPID}"'|do_syscall_64)' | cut -d: -f2 | tr '\n' ' ')
 echo "# order: $order"
 ktap_check "stack_has_the_trampoline" test -n "$stack"
 ktap_check "body_then_trampoline_then_getppid_then_syscall" \
-    sh -c "echo '$order' | grep -q '^__x64_sys_getppid[^ ]* bp_direct_tramp_exit[^ ]* __x64_sys_getppid[^ ]* do_syscall_64'"
+    sh -c "echo '$order' | grep -q '^${BP_GETPPID}[^ ]* bp_direct_tramp_exit[^ ]* ${BP_GETPPID}[^ ]* do_syscall_64'"
 echo '!stacktrace' > $T/events/kprobes/bpst/trigger
 echo '-:kprobes/bpst' >> $T/kprobe_events
 ktap_check "detach" bp_ctl 'unregister st --sync\n'

@@ -13,7 +13,7 @@ ktap_plan 11
 f() { v=$(bp_exit_field sw pid "$1"); echo "${v:-0}"; }
 
 ktap_check "insmod" insmod "$BP_KO"
-ktap_check "entry_only_set" bp_ctl 'd:sw/pid __x64_sys_getppid\nd:sw/pgid __x64_sys_getpgid\ncreate sw\nenable sw\n'
+ktap_check "entry_only_set" bp_ctl 'd:sw/pid '"${BP_GETPPID}"'\nd:sw/pgid __x64_sys_getpgid\ncreate sw\nenable sw\n'
 bphit 100 > /dev/null
 ktap_check "counts_entries" test "$(f hits)" -eq 100
 ktap_check "no_exits_shown_before" test -z "$(bp_exit_field sw pid exits)"

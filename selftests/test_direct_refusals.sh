@@ -14,16 +14,16 @@ T=/sys/kernel/tracing
 base=$(direct_attached)
 
 ktap_check "insmod" insmod "$BP_KO"
-ktap_check "attach_1001_functions_held" bp_ctl 'd:big/pid __x64_sys_getppid\nd:big * max=1000\ncreate big\nenable big\n'
-bp_expect_err "second_direct_caller_ebusy" 16 'd:dup/again __x64_sys_getppid\ncreate dup\n'
-ktap_check "ebusy_names_symbol" grep -q '__x64_sys_getppid' $BP_DEBUGFS/last_error
+ktap_check "attach_1001_functions_held" bp_ctl 'd:big/pid '"${BP_GETPPID}"'\nd:big * max=1000\ncreate big\nenable big\n'
+bp_expect_err "second_direct_caller_ebusy" 16 'd:dup/again '"${BP_GETPPID}"'\ncreate dup\n'
+ktap_check "ebusy_names_symbol" grep -q "${BP_GETPPID}" $BP_DEBUGFS/last_error
 ktap_check "ebusy_left_nothing_attached" test "$(direct_attached)" -eq $((base + 1001))
-bp_expect_err "same_function_twice_in_a_set_ebusy" 16 'd:tw/a __x64_sys_getpid\nd:tw/b __x64_sys_getpid\ncreate tw\n'
+bp_expect_err "same_function_twice_in_a_set_ebusy" 16 'd:tw/a '"${BP_GETPID}"'\nd:tw/b '"${BP_GETPID}"'\ncreate tw\n'
 ktap_check "twice_left_nothing_attached" test "$(direct_attached)" -eq $((base + 1001))
 # A text symbol ftrace cannot trace (not in available_filter_functions).
 untraceable=$(grep ' [tT] ' /proc/kallsyms | awk '{print $3}' | grep -v '\.' | head -400 | \
     while read -r s; do grep -qx "$s" $T/available_filter_functions || { echo "$s"; break; }; done)
-bp_expect_err "not_ftrace_able_fails" 22 "d:nf/x $untraceable\nd:nf/y __x64_sys_getpid\ncreate nf\n"
+bp_expect_err "not_ftrace_able_fails" 22 "d:nf/x $untraceable\nd:nf/y ${BP_GETPID}\ncreate nf\n"
 ktap_check "not_ftrace_able_names_symbol" grep -q "$untraceable" $BP_DEBUGFS/last_error
 ktap_check "not_ftrace_able_left_nothing" test "$(direct_attached)" -eq $((base + 1001))
 ktap_check "unregister_sync_detaches_all" sh -c ". ./bp_lib.sh; bp_ctl 'unregister big --sync\n' && test \$(direct_attached) -eq $base"

@@ -13,7 +13,7 @@
 ktap_plan 27
 T=/sys/kernel/tracing
 tracefs_add() {
-    echo 'p:kprobes/bpco __x64_sys_getppid' >> $T/kprobe_events && echo 1 > $T/events/kprobes/bpco/enable
+    echo 'p:kprobes/bpco '"${BP_GETPPID}" >> $T/kprobe_events && echo 1 > $T/events/kprobes/bpco/enable
 }
 tracefs_del() {
     echo 0 > $T/events/kprobes/bpco/enable && echo '-:kprobes/bpco' >> $T/kprobe_events
@@ -41,8 +41,8 @@ calls() {
     want=$(echo "$before" | awk -F/ -v n="$n" '{ for (i = 1; i <= NF; i++) printf "%s%d", (i > 1 ? "/" : ""), $i + n }')
     [ "$after" = "$want" ] || { echo "before $before, after $after, wanted $want"; return 1; }
 }
-fs_lines='p:fs/e __x64_sys_getppid\nr:fs/r __x64_sys_getppid\ncreate fs\nenable fs\n'
-ds_lines='d:ds/g __x64_sys_getppid\ncreate ds\nenable ds\n'
+fs_lines='p:fs/e '"${BP_GETPPID}"'\nr:fs/r '"${BP_GETPPID}"'\ncreate fs\nenable fs\n'
+ds_lines='d:ds/g '"${BP_GETPPID}"'\ncreate ds\nenable ds\n'
 
 ktap_check "insmod" insmod "$BP_KO"
 kp0=$(kprobes_registered) ef0=$(ftrace_enabled) d0=$(direct_attached)

@@ -25,8 +25,8 @@ if fprobe_on_fgraph; then held=1; else held=0; fi
 w0=$(warnings)
 ktap_check "insmod" insmod "$BP_KO"
 ktap_check "no_anchor_before_a_return_fprobe" \
-    sh -c ". ./bp_lib.sh; bp_ctl 'p:e/p __x64_sys_getppid\ncreate e\nenable e\nunregister e --sync\n' && test \$(grep -c '^bp_fgraph_anchor ' $T/enabled_functions) -eq 0"
-ktap_check "first_return_fprobe" bp_ctl 'r:a/r __x64_sys_getppid\ncreate a\nenable a\n'
+    sh -c ". ./bp_lib.sh; bp_ctl 'p:e/p ${BP_GETPPID}\ncreate e\nenable e\nunregister e --sync\n' && test \$(grep -c '^bp_fgraph_anchor ' $T/enabled_functions) -eq 0"
+ktap_check "first_return_fprobe" bp_ctl 'r:a/r '"${BP_GETPPID}"'\ncreate a\nenable a\n'
 ktap_check "anchor_held_where_fgraph" test "$(anchors)" -eq "$held"
 ktap_check "anchor_outlives_the_set" sh -c ". ./bp_lib.sh; bp_ctl 'unregister a --sync\n' && test \$(grep -c '^bp_fgraph_anchor ' $T/enabled_functions) -eq $held"
 # A busy caller on the other CPU while sets come and go.
@@ -35,7 +35,7 @@ busy=$!
 churn() {
     i=0
     while [ $i -lt 200 ]; do
-        bp_ctl "r:c$i/w vfs_write\nr:c$i/k ksys_write\nr:c$i/r __x64_sys_getppid\ncreate c$i\nenable c$i\nunregister c$i\n" || return 1
+        bp_ctl "r:c$i/w vfs_write\nr:c$i/k ksys_write\nr:c$i/r ${BP_GETPPID}\ncreate c$i\nenable c$i\nunregister c$i\n" || return 1
         i=$((i + 1))
     done
     bp_ctl 'flush\n'

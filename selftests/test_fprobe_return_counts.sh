@@ -25,15 +25,15 @@ fi
 
 ktap_check "insmod" insmod "$BP_KO"
 kp0=$(kprobes_registered)
-u0=$(ftrace_users __x64_sys_getppid)/$(ftrace_users version_proc_show)
+u0=$(ftrace_users ${BP_GETPPID})/$(ftrace_users version_proc_show)
 ktap_check "create_two_return_sets" \
-    bp_ctl 'r:fr/ppid __x64_sys_getppid\nr:fr/ver version_proc_show\ncreate fr\nr16:f16/ppid __x64_sys_getppid\ncreate f16\n'
+    bp_ctl 'r:fr/ppid '"${BP_GETPPID}"'\nr:fr/ver version_proc_show\ncreate fr\nr16:f16/ppid '"${BP_GETPPID}"'\ncreate f16\n'
 ktap_check "r_are_fretprobes_r16_is_$k16" \
     test "$(bp_probe_kind fr ppid)/$(bp_probe_kind fr ver)/$(bp_probe_kind f16 ppid)" = "fretprobe/fretprobe/$k16"
 ktap_check "sets_lines_count_fretprobes_only" \
     test "$(bp_field fr kprobes)/$(bp_field fr kretprobes)/$(bp_field fr fprobes)/$(bp_field fr fretprobes) $(bp_field f16 kretprobes)/$(bp_field f16 fretprobes)" = "0/0/0/2 $f16_line"
 ktap_check "stats_lines_name_symbol_plus_0" sh -c \
-    "grep -q '^  fretprobe ppid __x64_sys_getppid+0 hits=' $BP_DEBUGFS/stats && grep -q '^  fretprobe ver version_proc_show+0 hits=' $BP_DEBUGFS/stats"
+    "grep -q '^  fretprobe ppid ${BP_GETPPID}+0 hits=' $BP_DEBUGFS/stats && grep -q '^  fretprobe ver version_proc_show+0 hits=' $BP_DEBUGFS/stats"
 ktap_check "kernel_list_has_only_the_kretprobe_of_r16_on_fgraph" test "$(kprobes_registered)" -eq "$((kp0 + kp_more))"
 bphit 10 > /dev/null; trig
 ktap_check "no_returns_counted_while_registered" test "$(hits)" = 0/0/0
@@ -49,7 +49,7 @@ ktap_check "disable_one" bp_ctl 'disable fr\n'
 bphit 20 > /dev/null; trig
 ktap_check "disabled_set_stops_other_keeps_counting" test "$(hits)" = "$((h + 100))/3/$((h16 + 120))"
 ktap_check "disarm_leaves_only_the_other_calling_out" sh -c \
-    ". ./bp_lib.sh; bp_ctl 'flush\n' && test \"\$(ftrace_users __x64_sys_getppid)\" -gt ${u0%/*} && test \"\$(ftrace_users version_proc_show)\" -eq ${u0#*/}"
+    ". ./bp_lib.sh; bp_ctl 'flush\n' && test \"\$(ftrace_users ${BP_GETPPID})\" -gt ${u0%/*} && test \"\$(ftrace_users version_proc_show)\" -eq ${u0#*/}"
 # That shell's own getppid counted in f16: read the base again.
 h16=$(bp_probe_hits f16 ppid)
 ktap_check "reenable" bp_ctl 'enable fr\n'
@@ -57,6 +57,6 @@ bphit 5 > /dev/null; trig
 ktap_check "reenabled_counts_again_exactly" test "$(hits)" = "$((h + 105))/4/$((h16 + 5))"
 ktap_check "unregister_both_sync" bp_ctl 'unregister fr\nunregister f16\nflush\n'
 ktap_check "freed_nothing_left_attached" \
-    test "$(bp_state fr)/$(bp_state f16) $(ftrace_users __x64_sys_getppid)/$(ftrace_users version_proc_show) $(kprobes_registered)" = "freed/freed $u0 $kp0"
+    test "$(bp_state fr)/$(bp_state f16) $(ftrace_users ${BP_GETPPID})/$(ftrace_users version_proc_show) $(kprobes_registered)" = "freed/freed $u0 $kp0"
 ktap_check "rmmod" rmmod batchprobe
 ktap_finish

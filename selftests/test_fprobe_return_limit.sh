@@ -18,7 +18,7 @@ ktap_check "insmod" insmod "$BP_KO"
 cmds=""
 i=1
 while [ $i -le 25 ]; do
-    cmds="${cmds}r:lim$i/r __x64_sys_getppid\ncreate lim$i\nenable lim$i\n"
+    cmds="${cmds}r:lim$i/r ${BP_GETPPID}\ncreate lim$i\nenable lim$i\n"
     i=$((i + 1))
 done
 ktap_check "create_25_sets_with_r_on_getppid" bp_ctl "$cmds"
@@ -42,7 +42,7 @@ each_plus_50() {
 }
 ktap_check "all_25_count_50_returns" each_plus_50
 ktap_check "unregister_one_of_the_24" bp_ctl 'unregister lim3\nflush\n'
-ktap_check "a_new_set_gets_a_fretprobe_again" bp_ctl 'r:lim26/r __x64_sys_getppid\ncreate lim26\n'
+ktap_check "a_new_set_gets_a_fretprobe_again" bp_ctl 'r:lim26/r '"${BP_GETPPID}"'\ncreate lim26\n'
 ktap_check "new_set_is_fretprobe" test "$(bp_probe_kind lim26 r)" = fretprobe
 un=""
 for i in 1 2 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26; do un="${un}unregister lim$i\n"; done

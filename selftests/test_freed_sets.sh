@@ -13,7 +13,7 @@ ktap_plan 8
 ENOENT=2
 
 ktap_check "insmod" insmod "$BP_KO"
-ktap_check "create_count_retire" bp_ctl 'p:keep/g __x64_sys_getppid\ncreate keep\nenable keep\n'
+ktap_check "create_count_retire" bp_ctl 'p:keep/g '"${BP_GETPPID}"'\ncreate keep\nenable keep\n'
 bphit 10 > /dev/null
 ktap_check "retire" bp_ctl 'unregister keep --sync\n'
 ktap_check "freed_set_keeps_its_hits" test "$(bp_field keep hits)" -ge 10

@@ -59,7 +59,7 @@ ktap_check "blacklisted_in_words" \
 untraceable=$(grep ' [tT] ' /proc/kallsyms | awk '{print $3}' | grep -v '\.' | head -400 |
     while read -r s; do grep -qx "$s" $T/available_filter_functions || { echo "$s"; break; }; done)
 echo "# not ftrace-able: $untraceable"
-out=$(bp_ctl "d:nf/y __x64_sys_getpid\nd:nf/x $untraceable\ncreate nf\n" 2>&1)
+out=$(bp_ctl "d:nf/y ${BP_GETPID}\nd:nf/x $untraceable\ncreate nf\n" 2>&1)
 errno=$(echo "$out" | sed -n 's/.*(errno \([0-9]*\)).*/\1/p')
 case $errno in 2) name=ENOENT ;; 22) name=EINVAL ;; *) name="errno $errno" ;; esac
 echo "# write: $out"

@@ -16,16 +16,16 @@ kp0=$(kprobes_registered)
 # __x64_sys_getppid+SIZE is the first byte of the next function: an
 # instruction boundary the kernel would accept (most offsets past the end
 # land mid-instruction, which it refuses itself with EILSEQ).
-size=$(awk '$3 == "__x64_sys_getppid" { a = $1; next } a && $1 != a { print $1, a; exit }' /proc/kallsyms |
+size=$(awk '$3 == "'"${BP_GETPPID}"'" { a = $1; next } a && $1 != a { print $1, a; exit }' /proc/kallsyms |
     { read -r b a; echo $((0x$b - 0x$a)); })
-echo "# __x64_sys_getppid is $size bytes"
-bp_expect_err "explicit_past_end_einval" "$EINVAL" "p:pe/x __x64_sys_getppid+$size\ncreate pe\n"
+echo "# ${BP_GETPPID} is $size bytes"
+bp_expect_err "explicit_past_end_einval" "$EINVAL" "p:pe/x ${BP_GETPPID}+$size\ncreate pe\n"
 # Refused by batchprobe's own check where the kernel would take it; some
 # kernels (IBT: the next function starts with endbr64) refuse it first.
 echo "# $(cat $BP_DEBUGFS/last_error)"
-ktap_check "error_names_symbol" grep -Eq "^line 1: p:pe/x __x64_sys_getppid\+$size: (offset past the end of the symbol|probing refused: .*) \(EINVAL\), at create on line 2$" $BP_DEBUGFS/last_error
+ktap_check "error_names_symbol" grep -Eq "^line 1: p:pe/x ${BP_GETPPID}\+$size: (offset past the end of the symbol|probing refused: .*) \(EINVAL\), at create on line 2$" $BP_DEBUGFS/last_error
 ktap_check "nothing_left_registered" test "$(kprobes_registered)" -eq "$kp0"
-bp_expect_err "glob_all_past_end_enoent" "$ENOENT" 'p:pg __x64_sys_getpp*+4096\ncreate pg\n'
+bp_expect_err "glob_all_past_end_enoent" "$ENOENT" 'p:pg '"${BP_SYS}getpp*"'+4096\ncreate pg\n'
 # A glob keeps the members the offset fits in and skips the others.
 ktap_check "glob_mixed_sizes" bp_ctl 'p:pm vfs_*+64\ncreate pm\n'
 n=$(bp_field pm kprobes) sk=$(bp_field pm skipped)

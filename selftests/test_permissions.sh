@@ -19,7 +19,7 @@ ktap_check "non_root_gets_eacces" sh -c "echo '$out' | grep -qF '(errno $EACCES)
 out=$(printf 'p:n vfs_read\ncreate n\n' | bpnocap bpwrite $BP_DEBUGFS/control 2>&1)
 ktap_check "root_without_cap_sys_admin_gets_eperm" sh -c "echo '$out' | grep -qF '(errno $EPERM)'"
 ktap_check "refused_writers_created_nothing" test -z "$(grep -v '^#' $BP_DEBUGFS/sets)"
-ktap_check "record_set" bp_ctl 'd:rec/pid __x64_sys_getppid\ncreate rec\nenable rec\ndirect rec record\n'
+ktap_check "record_set" bp_ctl 'd:rec/pid '"${BP_GETPPID}"'\ncreate rec\nenable rec\ndirect rec record\n'
 bphit 5 > /dev/null
 arg() { sed -n 's/^  direct pid .* last_arg=\([0-9a-f]*\)$/\1/p' $BP_DEBUGFS/stats; }
 old=$(cat /proc/sys/kernel/kptr_restrict)

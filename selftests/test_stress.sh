@@ -31,8 +31,8 @@ writer() {
     while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
         s=w$(((i * 7 + $1) % 5))
         case $((i % 8)) in
-            0) bp_ctl "p$b:$s vfs_read\np$b:$s/g __x64_sys_getppid\nr$b:$s/r vfs_write\nd:$s/d __x64_sys_getppid\ncreate $s\n" ;;
-            1) bp_ctl "p$b:$s __x64_sys_get* max=8\nd:$s version_proc_show\ncreate $s --noopt\nenable $s\n" ;;
+            0) bp_ctl "p$b:$s vfs_read\np$b:$s/g ${BP_GETPPID}\nr$b:$s/r vfs_write\nd:$s/d ${BP_GETPPID}\ncreate $s\n" ;;
+            1) bp_ctl "p$b:$s ${BP_SYS}get* max=8\nd:$s version_proc_show\ncreate $s --noopt\nenable $s\n" ;;
             2) bp_ctl "enable $s\n" ;;
             3) bp_ctl "disable $s\n" ;;
             4) bp_ctl "direct $s record\n" ;;
@@ -57,7 +57,7 @@ ktap_check "unregister_everything" bp_unregister_all
 # ftrace calls out from what it did before the writers (batchprobe's own
 # counters: kprobes, on ftrace where their functions are traceable), only.
 ktap_check "no_fprobe_or_ftrace_user_left" test "$(ftrace_enabled)" = "$ef0"
-bp_ctl 'p!:c/k __x64_sys_getppid\np:c/f __x64_sys_getppid\nd:c/d __x64_sys_getppid\ncreate c\nenable c\n'
+bp_ctl 'p!:c/k '"${BP_GETPPID}"'\np:c/f '"${BP_GETPPID}"'\nd:c/d '"${BP_GETPPID}"'\ncreate c\nenable c\n'
 bphit 1000 > /dev/null
 bp_ctl 'disable c\n'
 k=$(bp_probe_hits c k) f=$(bp_probe_hits c f) d=$(bp_probe_hits c d)

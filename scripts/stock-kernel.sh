@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `make stock-kernel`: batchprobe on Debian's own Rust-enabled kernel image,
+# as a Debian user would build it, on any host, without changing the host.
+#
+# Debian's linux-image-7.3.4+deb13-amd64 (trixie-backports) is built with
+# GCC 14 and rustc 1.85.1, and its headers package ships no Rust metadata
+# (no rust/*.rmeta): an out-of-tree Rust module needs a tree prepared to
+# match the image. This script:
+#  1. with a private sources list, lists and cache under $BP_STOCK_DIR (the
+#     Debian archive the system's apt sources already use; the system's
+#     sources and packages stay as they are), downloads debootstrap, the
+#     image, its headers and the same version's linux-source;
+#  2. debootstraps a trixie chroot (minbase, debootstrap run from its
+#     unpacked .deb) and installs the image's toolchain there: gcc-14,
+#     rustc and rust-src 1.85.1, bindgen 0.71.1, libclang 19, pahole;
+#  3. prepares the source in the chroot with the image's .config and
+#     release: `make CC=x86_64-linux-gnu-gcc-14 KERNELRELEASE=...
+#     olddefconfig modules_prepare` builds the Rust metadata (rust/) and
+#     the host tools, nothing else of vmlinux; the headers package's
+#     Module.symvers (vmlinux's exports, for modpost) and vmlinux (its BTF,
+#     for the modules' BTF) go beside it;
+#  4. builds batchprobe.ko and the selftest modules (clients/c,
+#     clients/rust, the README's example, selftests/modules/*) in the
+#     chroot, with its compiler, rustc and bindgen (scripts/build-module.sh
+#     and build-clients.sh, from a copy of this working tree);
+#  5. boots Debian's own vmlinuz under QEMU with our initramfs and runs the
+#     selftests (check) or the demo, whose first part is the seed's
+#     comparison (demo).
+# Usage: stock-kernel.sh [build|check|demo|all]   (all: build, check, demo)
+# Environment: BP_STOCK_RELEASE (7.3.4+deb13-amd64), BP_STOCK_SUITE
+# (trixie), BP_STOCK_DIR ($BP_CACHE/stock-7.3), BP_TESTS (a subset of the
+# selftests, space-separated), BP_TIMEOUT (per guest, 3000 s).
+# Needs root (debootstrap, chroot, a private mount namespace for /proc and
+# /dev in the chroot), and about 4.5 GB under $BP_STOCK_DIR.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+what=${1:-all}
+rel=${BP_STOCK_RELEASE:-7.3.4+deb13-amd64}
+suite=${BP_STOCK_SUITE:-trixie}
+S=${BP_STOCK_DIR:-$BP_CACHE/stock-7.3}
+R=$S/chroot
+kver=$(sed 's/^\([0-9]*\.[0-9]*\).*/\1/' <<<"$rel")   # 7.3: linux-source-7.3
+ksrc=/build/linux-source-$kver                        # the tree, in the chroot
+out=$S/out
+[ "$(id -u)" -eq 0 ] || die "stock-kernel: needs root (debootstrap, chroot)"
+mkdir -p "$S/debs" "$out"
+
+# 1. A private apt: the suite and its backports, from the archive the
+# system's sources use (lib.sh's archive_uri, as install-deps.sh's).
+uri=$(archive_uri)
+[ -n "$uri" ] || die "stock-kernel: no Debian archive in the system's apt sources"
+apt=$S/apt
+mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
+printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
+    "$uri" "$suite" "$uri" "$suite-backports" > "$apt/sources.list"
+aopts=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+       -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache" -o APT::Sandbox::User=root)
+if [ -z "$(find "$apt/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null)" ]; then
+    log "stock-kernel: apt-get update ($suite, $suite-backports; private lists under $apt)"
+    apt-get -qq "${aopts[@]}" update || die "stock-kernel: apt-get update failed"
+fi
+ver=$(apt-cache "${aopts[@]}" show "linux-image-$rel" 2>/dev/null | sed -n 's/^Version: //p' | head -1)
+[ -n "$ver" ] || die "stock-kernel: linux-image-$rel is not in $suite or $suite-backports"
+debs=("debootstrap" "linux-binary-$rel=$ver" "linux-headers-$rel=$ver")
+fetch() { # PACKAGE[=VERSION]: into $S/debs, once
+    local p=${1%%=*}
+    ls "$S/debs/${p}_"*.deb >/dev/null 2>&1 && return 0
+    (cd "$S/debs" && apt-get -qq "${aopts[@]}" download "$1") || die "stock-kernel: apt-get download $1 failed"
+}
+for d in "${debs[@]}"; do fetch "$d"; done
+# The source: install-deps.sh's copy when it is the image's version.
+srcdeb=$BP_CACHE/debs/linux-source-${kver}_${ver}_all.deb
+[ -f "$srcdeb" ] || { fetch "linux-source-$kver=$ver"; srcdeb=$(ls "$S/debs/linux-source-${kver}_"*.deb); }
+log "stock-kernel: linux-image-$rel $ver, its headers and linux-source-$kver $ver"
+unpack() { # DEB DIR
+    [ -d "$2" ] || { mkdir -p "$2.tmp" && dpkg-deb -x "$1" "$2.tmp" && mv "$2.tmp" "$2"; }
+}
+unpack "$(ls "$S/debs/linux-binary-${rel}_"*.deb)" "$S/image"
+unpack "$(ls "$S/debs/linux-headers-${rel}_"*.deb)" "$S/headers"
+vmlinuz=$S/image/usr/lib/modules/$rel/vmlinuz
+[ -f "$vmlinuz" ] || vmlinuz=$S/image/boot/vmlinuz-$rel
+[ -f "$vmlinuz" ] || die "stock-kernel: no vmlinuz in linux-binary-$rel"
+hdr=$S/headers/usr/src/linux-headers-$rel
+[ -f "$hdr/.config" ] && [ -f "$hdr/Module.symvers" ] || die "stock-kernel: no .config or Module.symvers in $hdr"
+
+# Runs a command in the chroot, with /proc and /dev mounted in a private
+# mount namespace (gone with the command) and a clean environment.
+in_chroot() {
+    unshare -m --propagation private bash -c '
+        R=$1; shift
+        mount -t proc proc "$R/proc" && mount --rbind /dev "$R/dev" || exit 1
+        exec chroot "$R" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+            LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' bash "$R" "$@"
+}
+
+# 2. The chroot and the image's toolchain.
+toolchain=(gcc-14 make flex bison bc libelf-dev libssl-dev rustc rust-src bindgen
+           libclang-19-dev dwarves kmod cpio perl python3 xz-utils libc6-dev)
+if [ ! -f "$S/.chroot-ready" ]; then
+    unpack "$(ls "$S/debs/debootstrap_"*.deb)" "$S/debootstrap"
+    if [ ! -x "$R/usr/bin/apt-get" ]; then
+        log "stock-kernel: debootstrap --variant=minbase $suite into $R"
+        rm -rf "$R"
+        DEBOOTSTRAP_DIR=$S/debootstrap/usr/share/debootstrap nice -n 10 \
+            "$S/debootstrap/usr/sbin/debootstrap" --variant=minbase \
+            --keyring=/usr/share/keyrings/debian-archive-keyring.gpg "$suite" "$R" "$uri" \
+            > "$S/debootstrap.log" 2>&1 || die "stock-kernel: debootstrap failed (see $S/debootstrap.log)"
+    fi
+    log "stock-kernel: installing the toolchain in the chroot: ${toolchain[*]}"
+    in_chroot sh -c 'apt-get -qq update && nice -n 10 apt-get install -y -qq --no-install-recommends "$@"' \
+        sh "${toolchain[@]}" > "$S/chroot-apt.log" 2>&1 \
+        || die "stock-kernel: installing the toolchain failed (see $S/chroot-apt.log)"
+    touch "$S/.chroot-ready"
+fi
+want_rustc=$(sed -n 's/^CONFIG_RUSTC_VERSION_TEXT="\(.*\)"$/\1/p' "$hdr/.config")
+have_rustc=$(in_chroot rustc --version)
+[ "$have_rustc" = "$want_rustc" ] \
+    || die "stock-kernel: the image was built with \"$want_rustc\", $suite's rustc is \"$have_rustc\""
+cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*"$/\1/p' "$hdr/.config")
+log "stock-kernel: chroot toolchain: $(in_chroot "$cc" --version | head -1), $have_rustc, $(in_chroot bindgen --version)"
+
+# 3. The source, prepared with the image's config and release.
+stamp=$S/.prepared-$ver
+if [ ! -f "$stamp" ]; then
+    log "stock-kernel: unpacking linux-source-$kver into $R$ksrc"
+    rm -rf "$R$ksrc" "$S/src-deb"
+    mkdir -p "$R/build"
+    dpkg-deb -x "$srcdeb" "$S/src-deb"
+    nice -n 10 tar -C "$R/build" -xaf "$S/src-deb/usr/src/linux-source-$kver.tar.xz"
+    rm -rf "$S/src-deb"
+    cp "$hdr/.config" "$hdr/Module.symvers" "$R$ksrc/"
+    log "stock-kernel: modules_prepare (Rust metadata included; 5 to 10 minutes on 2 cores)"
+    t=$(date +%s)
+    in_chroot bash -c "cd $ksrc && nice -n 10 make -j$(nproc) CC=$cc HOSTCC=$cc KERNELRELEASE=$rel olddefconfig modules_prepare" \
+        > "$S/prepare.log" 2>&1 || die "stock-kernel: modules_prepare failed (see $S/prepare.log)"
+    log "stock-kernel: prepared in $(( $(date +%s) - t )) s"
+    touch "$stamp"
+fi
+# modules_prepare leaves no vmlinux: the headers package's (BTF only) is
+# what the modules' BTF is encoded against, as on a Debian machine.
+[ -f "$hdr/vmlinux" ] && cp "$hdr/vmlinux" "$R$ksrc/vmlinux"
+[ -f "$R$ksrc/rust/kernel.o" ] && ls "$R$ksrc"/rust/libkernel.rmeta >/dev/null \
+    || die "stock-kernel: $R$ksrc has no Rust metadata (see $S/prepare.log)"
+
+# 4. The modules, built in the chroot from a copy of this working tree.
+if [ "$what" = build ] || [ "$what" = all ] || [ ! -f "$out/batchprobe.ko" ]; then
+    log "stock-kernel: building batchprobe and its selftest modules in the chroot"
+    mkdir -p "$R/batchprobe"
+    # Tracked and untracked-not-ignored files: the sources, not this tree's
+    # own build outputs (the copy keeps its own, Kbuild rebuilds what changed).
+    (cd "$BP_ROOT" && git ls-files -co --exclude-standard) \
+        | rsync -a --files-from=- "$BP_ROOT/" "$R/batchprobe/src/"
+    in_chroot bash -c "cd /batchprobe/src && KDIR=$ksrc nice -n 10 scripts/build-module.sh >/dev/null && KDIR=$ksrc nice -n 10 scripts/build-clients.sh >/dev/null" \
+        || die "stock-kernel: building the modules failed"
+    rm -f "$out"/*.ko
+    for ko in batchprobe.ko clients/c/bpclient_c.ko clients/rust/bpclient_rs.ko \
+              selftests/modules/bp_foreign/bp_foreign.ko; do
+        cp "$R/batchprobe/src/$ko" "$out/"
+    done
+    modinfo -F vermagic "$out/batchprobe.ko" | sed 's/^/[batchprobe] stock-kernel: vermagic /' >&2
+fi
+[ "$what" = build ] && { ls "$out"/*.ko; exit 0; }
+
+# 5. Debian's vmlinuz with our initramfs.
+initrd=$out/initramfs.cpio.gz
+BP_EXTRA_KO="$out/bpclient_c.ko $out/bpclient_rs.ko $out/bp_foreign.ko" \
+    "$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$out/batchprobe.ko" "$R$ksrc"
+guest() { # MODE LOG
+    local rc=0 t=$(date +%s)
+    log "stock-kernel: booting Debian's vmlinuz ($rel) under QEMU, bp.mode=$1; console log: $2"
+    BP_QUIET=1 BP_TIMEOUT=${BP_TIMEOUT:-3000} "$BP_ROOT/scripts/run-qemu.sh" "$vmlinuz" "$initrd" "$2" \
+        bp.mode="$1" ${BP_TESTS:+bp.tests=${BP_TESTS// /,}} || rc=$?
+    log "stock-kernel: guest done in $(( $(date +%s) - t )) s (QEMU status $rc)"
+}
+rc=0
+if [ "$what" = check ] || [ "$what" = all ]; then
+    logf=$out/check-console.log
+    guest check "$logf"
+    grep -a -E '^(ok|not ok) |^# ' "$logf" | tr -d '\r' | grep -av '^# Totals' || true
+    "$BP_ROOT/scripts/check-log.sh" "$logf" "${BP_SMP:-2}" || rc=1
+fi
+if [ "$what" = demo ] || [ "$what" = all ]; then
+    logf=$out/demo-console.log
+    guest demo "$logf"
+    tr -d '\r' < "$logf" | sed -n '/BATCHPROBE-GUEST-START/,/BATCHPROBE-GUEST-DONE/p' \
+        | grep -av -e '^BATCHPROBE-GUEST-' -e '^\[ *[0-9]*\.[0-9]*\] '
+    grep -aq 'BATCHPROBE-GUEST-DONE rc=0' "$logf" || { log "stock-kernel: demo failed (see $logf)"; rc=1; }
+fi
+exit "$rc"
