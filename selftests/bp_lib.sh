@@ -255,16 +255,14 @@ bp_peer_names() {
     grep -v '\[' /sys/kernel/tracing/available_filter_functions | grep -v '\.' | grep -v lock |
         sort | uniq -u | grep -vxF -f /tmp/bp-ksym-dups | ./bpfpeer filter | head -n "$1"
 }
-# bp_peer_calls MODE FUNC N: "ENTRIES EXITS" that MODE on FUNC counted for
-# N getppid() calls: the difference between a run of bphit N+1 and one of
-# bphit 1, so that what exec and exit themselves call cancels out.
+# bp_peer_calls MODE FUNC N: "ENTRIES EXITS" that MODE on FUNC counted of
+# N getppid() calls bpfpeer makes itself (its own calls only, between two
+# reads of the counters: exact, whatever exec and exit call).
 bp_peer_calls() {
-    a=$(./bpfpeer run "$1" "$2" -- bphit 1 | sed -n 's/^bpfpeer: //p')
-    b=$(./bpfpeer run "$1" "$2" -- bphit $(($3 + 1)) | sed -n 's/^bpfpeer: //p')
-    echo "# $1 on $2: bphit 1: $a; bphit $(($3 + 1)): $b" >&2
-    ea=$(echo "$a" | sed -n 's/.*entry=\([0-9]*\).*/\1/p'); xa=$(echo "$a" | sed -n 's/.*exit=\([0-9]*\).*/\1/p')
-    eb=$(echo "$b" | sed -n 's/.*entry=\([0-9]*\).*/\1/p'); xb=$(echo "$b" | sed -n 's/.*exit=\([0-9]*\).*/\1/p')
-    echo "$((${eb:-0} - ${ea:-0})) $((${xb:-0} - ${xa:-0}))"
+    out=$(./bpfpeer count "$1" "$2" "$3")
+    echo "# $1 on $2, $3 getppid() calls: $out" >&2
+    e=$(echo "$out" | sed -n 's/.*entry=\([0-9]*\).*/\1/p'); x=$(echo "$out" | sed -n 's/.*exit=\([0-9]*\).*/\1/p')
+    echo "${e:-0} ${x:-0}"
 }
 # bp_peer_field LINE KEY: KEY's value in a `bpfpeer bench` line.
 bp_peer_field() {

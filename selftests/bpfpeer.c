@@ -35,6 +35,10 @@
  *                             detach_ns=T got=K load_gp=G link_gp=G
  *                             attach_gp=G detach_gp=G", where attach is
  *                             load + link: until the programs run
+ *   bpfpeer count MODE FUNC N attach MODE on FUNC counting this process's
+ *                             calls only, call getppid() N times, print
+ *                             "entry=E exit=X": what the programs counted
+ *                             of those calls alone, detach
  *   bpfpeer run MODE FUNC -- CMD ARG...
  *                             attach MODE on FUNC (on the names on stdin
  *                             for "-") counting CMD's calls only, run CMD,
@@ -56,6 +60,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -751,6 +756,40 @@ static int cmd_run(const char *mode, const char *func, char **argv)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+/*
+ * Attach MODE on FUNC counting this process's calls only, call getppid()
+ * n times, and print what the programs counted: nothing but those calls
+ * runs in this process between the two reads, so the counts are exact.
+ */
+static int cmd_count(const char *mode, const char *func, const char *count)
+{
+	char *name = strdup(func);
+	struct names ns = { &name, NULL, 1 };
+	unsigned long long e0, x0, i, n = strtoull(count, NULL, 0);
+	struct peer p;
+	int err;
+
+	if (!name || !n || setup(&p, mode, &ns))
+		return 2;
+	err = peer_load(&p);
+	if (!err)
+		err = peer_attach(&p);
+	if (err) {
+		fprintf(stderr, "bpfpeer: %s on %s: %s\n", mode, func, strerror(-err));
+		peer_detach(&p);
+		return 2;
+	}
+	p.state->target_tgid = getpid();
+	e0 = p.state->entry_hits;
+	x0 = p.state->exit_hits;
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	printf("entry=%llu exit=%llu\n", (unsigned long long)p.state->entry_hits - e0,
+	       (unsigned long long)p.state->exit_hits - x0);
+	peer_detach(&p);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -768,9 +807,11 @@ int main(int argc, char **argv)
 		return cmd_accept(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "bench"))
 		return cmd_bench(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "count"))
+		return cmd_count(argv[2], argv[3], argv[4]);
 	if (argc >= 6 && !strcmp(argv[1], "run") && !strcmp(argv[4], "--"))
 		return cmd_run(argv[2], argv[3], argv + 5);
 	fprintf(stderr, "usage: bpfpeer modes | filter | accept MODE | bench MODE | "
-			"run MODE FUNC -- CMD ARG...\n");
+			"count MODE FUNC N | run MODE FUNC -- CMD ARG...\n");
 	return 2;
 }
