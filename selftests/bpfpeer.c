@@ -711,27 +711,36 @@ static int cmd_bench(const char *mode)
 	return err ? 1 : 0;
 }
 
+/* Set up, load and attach MODE on ns (func: how to name it in an error). */
+static int attach_named(struct peer *p, const char *mode, const char *func, struct names *ns)
+{
+	int err = setup(p, mode, ns);
+
+	if (err)
+		return err;
+	err = peer_load(p);
+	if (!err)
+		err = peer_attach(p);
+	if (err) {
+		fprintf(stderr, "bpfpeer: %s on %s: %s\n", mode, func, strerror(-err));
+		peer_detach(p);
+	}
+	return err;
+}
+
 static int cmd_run(const char *mode, const char *func, char **argv)
 {
 	char *name = strdup(func);
 	struct names ns = { &name, NULL, 1 };
-	int go[2], status = 0, err;
+	int go[2], status = 0;
 	struct peer p;
 	char c = 0;
 	pid_t pid;
 
 	if (!strcmp(func, "-") && read_names(&ns))
 		return 2;
-	if (!name || setup(&p, mode, &ns))
+	if (!name || attach_named(&p, mode, func, &ns))
 		return 2;
-	err = peer_load(&p);
-	if (!err)
-		err = peer_attach(&p);
-	if (err) {
-		fprintf(stderr, "bpfpeer: %s on %s: %s\n", mode, func, strerror(-err));
-		peer_detach(&p);
-		return 2;
-	}
 	if (pipe(go))
 		return 2;
 	fflush(stdout);
@@ -767,18 +776,9 @@ static int cmd_count(const char *mode, const char *func, const char *count)
 	struct names ns = { &name, NULL, 1 };
 	unsigned long long e0, x0, i, n = strtoull(count, NULL, 0);
 	struct peer p;
-	int err;
 
-	if (!name || !n || setup(&p, mode, &ns))
+	if (!name || !n || attach_named(&p, mode, func, &ns))
 		return 2;
-	err = peer_load(&p);
-	if (!err)
-		err = peer_attach(&p);
-	if (err) {
-		fprintf(stderr, "bpfpeer: %s on %s: %s\n", mode, func, strerror(-err));
-		peer_detach(&p);
-		return 2;
-	}
 	p.state->target_tgid = getpid();
 	e0 = p.state->entry_hits;
 	x0 = p.state->exit_hits;

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the BPF peers' two objects (peer.bpf.c, peer_multi.bpf.c) share:
+ * the counters' map and the test of whether a call counts.
+ */
+#ifndef BATCHPROBE_PEER_BPF_H
+#define BATCHPROBE_PEER_BPF_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "peer.h"
+
+char _license[] SEC("license") = "GPL";
+
+/*
+ * An explicit array map, not .bss: libbpf makes global data only where a
+ * socket filter program loads (its feature probe), and these kernels have
+ * no networking. BPF_F_MMAPABLE: bpfpeer maps it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct peer_state);
+} peer_state SEC(".maps");
+
+/* The state, when this call counts (NULL: not counted). */
+static __always_inline struct peer_state *counted(void)
+{
+	struct peer_state *s;
+	__u32 key = 0;
+
+	s = bpf_map_lookup_elem(&peer_state, &key);
+	if (!s || (s->target_tgid && (bpf_get_current_pid_tgid() >> 32) != s->target_tgid))
+		return NULL;
+	return s;
+}
+
+/* Counts one call, on entry or on exit, when it counts. */
+static __always_inline int count(int exit)
+{
+	struct peer_state *s = counted();
+
+	if (s)
+		__sync_fetch_and_add(exit ? &s->exit_hits : &s->entry_hits, 1);
+	return 0;
+}
+
+#endif
