@@ -4,9 +4,13 @@
 # run the host tests once, then for each flavor build the module, boot QEMU,
 # run the selftests and judge the log. Ends with one line "N passed, N failed"
 # totalled over the host tests and every flavor. BP_FLAVORS picks the flavors
-# (default "test distro debug distro-7.3 debug-7.3": the three 6.12 flavors
-# and 7.3's distro and debug flavors; NAME-KVER is flavor NAME on release
-# KVER), BP_TESTS a subset of the selftests (names
+# (default "test distro debug distro-7.3 debug-7.3 stock-7.3": the three 6.12
+# flavors, 7.3's distro and debug flavors, and Debian's own 7.3 image;
+# NAME-KVER is flavor NAME on release KVER). stock-7.3 is not built here:
+# scripts/stock-kernel.sh prepares its tree and builds the modules in a
+# trixie chroot with the image's GCC and rustc, and the guest boots Debian's
+# own vmlinuz (it needs root; leave it out of BP_FLAVORS without).
+# BP_TESTS a subset of the selftests (names
 # of selftests/test_*.sh, space-separated). BP_INJECT=fail|splat|hang makes
 # the guest misbehave on purpose, to prove the harness catches it.
 set -euo pipefail
@@ -15,10 +19,17 @@ set -euo pipefail
 t0=$(date +%s)
 "$BP_ROOT/scripts/install-deps.sh"
 # Every kernel flavor first, so that a broken build fails before any boot.
-flavors=${BP_FLAVORS:-test distro debug distro-7.3 debug-7.3}
-declare -A kdirs
+flavors=${BP_FLAVORS:-test distro debug distro-7.3 debug-7.3 stock-7.3}
+# Debian's own image (stock-kernel.sh's release, 7.3.4+deb13-amd64).
+is_stock() { [ "$(flavor_base "$1")" = stock ]; }
+declare -A kdirs images
 for f in $flavors; do
-    kdirs[$f]=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
+    if is_stock "$f"; then
+        [ "$(flavor_kver "$f")" = 7.3 ] || die "flavor $f: only Debian's 7.3 image is known (stock-7.3)"
+        kdirs[$f]=$("$BP_ROOT/scripts/stock-kernel.sh" tree)
+    else
+        kdirs[$f]=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
+    fi
 done
 
 export CARGO_INCREMENTAL=0   # incremental caches only slow a one-shot build
@@ -55,6 +66,13 @@ accel=${BP_ACCEL:-tcg}
 # before them).
 for f in $flavors; do
     kdir=${kdirs[$f]}
+    if is_stock "$f"; then
+        # Built in the chroot, with the image's GCC and rustc 1.85.1 (no
+        # clippy there: the 7.3 flavors above lint the same source).
+        images[$f]=$("$BP_ROOT/scripts/stock-kernel.sh" initramfs "$BP_ROOT/out/initramfs-check-$f.cpio.gz")
+        continue
+    fi
+    images[$f]=$kdir/arch/x86/boot/bzImage
     # clippy-driver compiles the module too: one build gives the .ko and the
     # lints, and build-module.sh fails on any warning. Each flavor's build
     # replaces the last one's .ko, so its initramfs is packed right after it.
@@ -64,13 +82,16 @@ for f in $flavors; do
     BP_EXTRA_KO="$clients" "$BP_ROOT/scripts/build-initramfs.sh" "$BP_ROOT/out/initramfs-check-$f.cpio.gz" "$ko" "$kdir"
 done
 jobs=$(guest_jobs "$smp" "$accel")
-# The longest guest first, so that the others fill the other cores beside it.
-# The debug flavors (any release) first, then the rest in the order given.
+# The longest guests first, so that the others fill the other cores beside
+# them: the debug flavors (any release), then the stock image (a big kernel:
+# 906 s alone here on 2026-12-02), then the rest in the order given.
+long() { case "$(flavor_base "$1")" in debug|stock) return 0 ;; *) return 1 ;; esac; }
 order=
 for f in $flavors; do [ "$(flavor_base "$f")" != debug ] || order="$order $f"; done
-for f in $flavors; do [ "$(flavor_base "$f")" = debug ] || order="$order $f"; done
+for f in $flavors; do ! is_stock "$f" || order="$order $f"; done
+for f in $flavors; do long "$f" || order="$order $f"; done
 run_guest() {
-    local f=$1 tmo kdir=${kdirs[$1]} logf=$BP_ROOT/out/check-console-$1.log t=$(date +%s) rc=0
+    local f=$1 tmo logf=$BP_ROOT/out/check-console-$1.log t=$(date +%s) rc=0
     # A hang guard, not a time budget (each program also has the kselftest
     # runner's own 900 s limit). A test guest beside a kernel build once ran
     # over 900 s on a 2-core machine here (2026-12-01), so the others get
@@ -78,11 +99,12 @@ run_guest() {
     # selftests about 3x slower under TCG: 1750 s, 1801 s and 2207 s beside
     # the other guests in three full runs here (2026-12-01), so it gets
     # 3000 s. BP_TIMEOUT overrides both.
-    if [ "$(flavor_base "$f")" = debug ]; then tmo=${BP_TIMEOUT:-3000}; else tmo=${BP_TIMEOUT:-1800}; fi
+    # The stock image gets as long as debug: it ran 906 s alone.
+    if long "$f"; then tmo=${BP_TIMEOUT:-3000}; else tmo=${BP_TIMEOUT:-1800}; fi
     log "guest ($f kernel): booting QEMU ($accel, $smp vCPUs, limit ${tmo}s); console log: $logf"
     date +%s > "$logf.start"
     BP_QUIET=1 BP_SMP=$smp BP_TIMEOUT=$tmo "$BP_ROOT/scripts/run-qemu.sh" \
-        "$kdir/arch/x86/boot/bzImage" "$BP_ROOT/out/initramfs-check-$f.cpio.gz" "$logf" \
+        "${images[$f]}" "$BP_ROOT/out/initramfs-check-$f.cpio.gz" "$logf" \
         bp.mode=check ${BP_INJECT:+bp.inject=$BP_INJECT} ${BP_TESTS:+bp.tests=${BP_TESTS// /,}} || rc=$?
     [ "$rc" -eq 124 ] && log "FAIL: $f guest timed out (after ${tmo}s)"
     log "guest ($f kernel): done in $(( $(date +%s) - t )) s (QEMU status $rc)"

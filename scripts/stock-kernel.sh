@@ -28,6 +28,11 @@
 #     selftests (check) or the demo, whose first part is the seed's
 #     comparison (demo).
 # Usage: stock-kernel.sh [build|check|demo|all]   (all: build, check, demo)
+#        stock-kernel.sh tree             steps 1-3; prints the prepared tree
+#        stock-kernel.sh initramfs OUT    steps 1-4 and our initramfs at OUT;
+#                                         prints the image's vmlinuz
+# (`make check` runs the selftests on the stock-7.3 flavor through the
+# last two.)
 # Environment: BP_STOCK_RELEASE (7.3.4+deb13-amd64), BP_STOCK_SUITE
 # (trixie), BP_STOCK_DIR ($BP_CACHE/stock-7.3), BP_TESTS (a subset of the
 # selftests, space-separated), BP_TIMEOUT (per guest, 3000 s).
@@ -37,6 +42,10 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 what=${1:-all}
+case $what in
+    build|check|demo|all|tree|initramfs) ;;
+    *) die "usage: stock-kernel.sh [build|check|demo|all] | tree | initramfs OUT" ;;
+esac
 rel=${BP_STOCK_RELEASE:-7.3.4+deb13-amd64}
 suite=${BP_STOCK_SUITE:-trixie}
 S=${BP_STOCK_DIR:-$BP_CACHE/stock-7.3}
@@ -57,17 +66,26 @@ printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s mai
     "$uri" "$suite" "$uri" "$suite-backports" > "$apt/sources.list"
 aopts=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
        -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache" -o APT::Sandbox::User=root)
-if [ -z "$(find "$apt/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null)" ]; then
+# The lists are fetched once, and again only when what they name is not in
+# the cache yet: a run with everything cached needs no network (CI's).
+apt_update() {
     log "stock-kernel: apt-get update ($suite, $suite-backports; private lists under $apt)"
     apt-get -qq "${aopts[@]}" update || die "stock-kernel: apt-get update failed"
-fi
-ver=$(apt-cache "${aopts[@]}" show "linux-image-$rel" 2>/dev/null | sed -n 's/^Version: //p' | head -1)
+}
+image_version() {
+    apt-cache "${aopts[@]}" show "linux-image-$rel" 2>/dev/null | sed -n 's/^Version: //p' | head -1
+}
+[ -n "$(find "$apt/lists" -maxdepth 1 -name '*Packages*' 2>/dev/null)" ] || apt_update
+ver=$(image_version)
+[ -n "$ver" ] || { apt_update; ver=$(image_version); }
 [ -n "$ver" ] || die "stock-kernel: linux-image-$rel is not in $suite or $suite-backports"
 debs=("debootstrap" "linux-binary-$rel=$ver" "linux-headers-$rel=$ver")
 fetch() { # PACKAGE[=VERSION]: into $S/debs, once
     local p=${1%%=*}
     ls "$S/debs/${p}_"*.deb >/dev/null 2>&1 && return 0
-    (cd "$S/debs" && apt-get -qq "${aopts[@]}" download "$1") || die "stock-kernel: apt-get download $1 failed"
+    (cd "$S/debs" && apt-get -qq "${aopts[@]}" download "$1") \
+        || { apt_update && (cd "$S/debs" && apt-get -qq "${aopts[@]}" download "$1"); } \
+        || die "stock-kernel: apt-get download $1 failed"
 }
 for d in "${debs[@]}"; do fetch "$d"; done
 # The source: install-deps.sh's copy when it is the image's version.
@@ -144,8 +162,10 @@ fi
 [ -f "$R$ksrc/rust/kernel.o" ] && ls "$R$ksrc"/rust/libkernel.rmeta >/dev/null \
     || die "stock-kernel: $R$ksrc has no Rust metadata (see $S/prepare.log)"
 
+[ "$what" = tree ] && { echo "$R$ksrc"; exit 0; }
+
 # 4. The modules, built in the chroot from a copy of this working tree.
-if [ "$what" = build ] || [ "$what" = all ] || [ ! -f "$out/batchprobe.ko" ]; then
+if [ "$what" = build ] || [ "$what" = all ] || [ "$what" = initramfs ] || [ ! -f "$out/batchprobe.ko" ]; then
     log "stock-kernel: building batchprobe and its selftest modules in the chroot"
     mkdir -p "$R/batchprobe"
     # Tracked and untracked-not-ignored files: the sources, not this tree's
@@ -165,8 +185,10 @@ fi
 
 # 5. Debian's vmlinuz with our initramfs.
 initrd=$out/initramfs.cpio.gz
+[ "$what" = initramfs ] && initrd=${2:?usage: stock-kernel.sh initramfs OUT.cpio.gz}
 BP_EXTRA_KO="$out/bpclient_c.ko $out/bpclient_rs.ko $out/bp_foreign.ko" \
-    "$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$out/batchprobe.ko" "$R$ksrc"
+    "$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$out/batchprobe.ko" "$R$ksrc" >&2
+[ "$what" = initramfs ] && { echo "$vmlinuz"; exit 0; }
 guest() { # MODE LOG
     local rc=0 t=$(date +%s)
     log "stock-kernel: booting Debian's vmlinuz ($rel) under QEMU, bp.mode=$1; console log: $2"

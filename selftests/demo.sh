@@ -5,7 +5,14 @@
 #  1. The seed's workload: 256 kprobes registered, enabled, disabled and
 #     removed through tracefs (one kprobe_events write, one grace period per
 #     probe), then the same N through one batchprobe set; a side-by-side
-#     table of wall-clock times, each phase timed around its writes.
+#     table of wall-clock times, each phase timed around its writes. As in
+#     the seed's script, each side sleeps 2 s after enable and after
+#     disable (BP_DEMO_PAUSE): probes are enabled to trace for a while, and
+#     the kernel's kprobe optimizer, which enable and disable both kick
+#     (5 jiffies later it swaps int3s and jumps and waits for an RCU-tasks
+#     grace period with kprobe_mutex held), has finished before the next
+#     phase, as in real use. Without the pauses the next phase waits for
+#     it: on Debian's 7.3 image that grace period is about 100 ms.
 #  2. A direct set on a glob: one ftrace_ops, one patching pass, and
 #     per-function call counts.
 #  3. The debugfs files after one deliberate bad write: sets, stats,
@@ -13,6 +20,7 @@
 . ./bp_lib.sh
 . ./bench.sh --lib
 N=${BP_DEMO_N:-256}
+PAUSE=${BP_DEMO_PAUSE:-2}
 # Kernel messages would interleave with the demo's output on the shared
 # serial console: only emergencies go there until the end.
 dmesg -n 1
@@ -25,7 +33,8 @@ echo "== 1. The seed's workload: $N kprobes, tracefs vs one batchprobe set"
 echo "   (the first $N kallsyms text symbols that accept a probe at +$off, as the"
 echo "   seed script picks them; each phase is the wall time of its writes:"
 echo "   tracefs registers with one kprobe_events write per probe, as the seed"
-echo "   script does, batchprobe with one write for the whole set)"
+echo "   script does, batchprobe with one write for the whole set; both sleep"
+echo "   ${PAUSE} s after enable and after disable, as the seed script does)"
 echo > $T/kprobe_events
 t_reg=$(bptime sh -c ". ./bench.sh --lib; tracefs_register $N $off")
 t_got=$(wc -l < $T/kprobe_events)
@@ -34,7 +43,9 @@ t_got=$(wc -l < $T/kprobe_events)
 # way on both sides.
 wtime() { bptime sh -c "printf '$2' > $1"; }
 t_en=$(wtime $T/events/kprobes/enable '1\n')
+sleep "$PAUSE"
 t_dis=$(wtime $T/events/kprobes/enable '0\n')
+sleep "$PAUSE"
 t_rm=$(wtime $T/kprobe_events '')
 
 # The same selection, one set: `p:` lines stage, `create` registers them in
@@ -44,8 +55,11 @@ C=$BP_DEBUGFS/control
 b_reg=$(wtime $C "p:seed *+$off max=$N skip=*lock*\ncreate seed\n")
 b_got=$(bp_field seed kprobes)
 b_en=$(wtime $C 'enable seed\n')
+sleep "$PAUSE"
 b_dis=$(wtime $C 'disable seed\n')
+sleep "$PAUSE"
 b_rm=$(wtime $C 'unregister seed\nflush\n')
+b_disarm=$(bp_timing seed disarm_ns)
 b_call=$(bp_timing seed unregister_call_ns)
 b_done=$(bp_timing seed unregister_complete_ns)
 
@@ -56,7 +70,8 @@ for p in reg:register en:enable dis:disable rm:remove; do
     eval "t=\$t_$k b=\$b_$k"
     printf '   %-22s %12s %12s %8s\n' "$name" "$(ms "$t")" "$(ms "$b")" "$(ratio "$t" "$b")"
 done
-echo "   (batchprobe's own timers: the unregister write returned after $(ms "$b_call") ms,"
+echo "   (batchprobe's own timers: the disarm that disable queued took $(ms "$b_disarm") ms,"
+echo "   during the pause; the unregister write returned after $(ms "$b_call") ms,"
 echo "   the probes were gone after $(ms "$b_done") ms; teardown is asynchronous, one"
 echo "   unregister_kprobes batch on the module's workqueue, and remove above"
 echo "   waited for it with flush. The rest of each batchprobe figure is the"
