@@ -22,7 +22,7 @@ use crate::gate::Gate;
 use crate::gpcount::{self, PhaseGps};
 use crate::lifecycle::{self, Op, SetState};
 use crate::locked::Locked;
-use crate::rcu::{self, RcuOption};
+use crate::rcu::{self, RcuBox, RcuOption};
 
 mod backends;
 mod build;
@@ -70,6 +70,17 @@ impl Probes {
         // the type's documentation).
         let this = unsafe { self.get_unchecked_mut() };
         (&this.gate, &mut this.backends, &mut this.skipped)
+    }
+
+    /// Keeps probes that ftrace did not let go of (a backend's `retire`
+    /// said so) for good: ftrace still holds an ops in the box and may
+    /// call the module's code, so neither the box nor the module is ever
+    /// freed.
+    fn keep_for_good(probes: RcuBox<Probes>) {
+        core::mem::forget(probes);
+        // SAFETY: Takes a reference on this module, which is live (its
+        // code is running); it is never put, so the module stays.
+        unsafe { bindings::bp_pin_module() };
     }
 }
 
@@ -441,12 +452,7 @@ impl Set {
         if detached {
             drop(probes);
         } else if let Some(p) = probes {
-            // ftrace still holds an ops (in the slots' box) and may call
-            // the module's code: keep both for good.
-            core::mem::forget(p);
-            // SAFETY: Takes a reference on this module, which is live (its
-            // code is running); it is never put, so the module stays.
-            unsafe { bindings::bp_pin_module() };
+            Probes::keep_for_good(p);
         }
     }
 

@@ -94,7 +94,8 @@ struct Built {
 }
 
 /// Builds a set's probes in place (see [`Set::register`]). All or nothing:
-/// on error, every probe registered so far is retired ([`retire_all`]).
+/// on error, every probe registered so far is retired ([`retire_all`]),
+/// and freed unless ftrace kept hold of some.
 fn build_probes(
     locked: Locked<'_>,
     name: &[u8],
@@ -114,7 +115,9 @@ fn build_probes(
     match fill(probes.get_mut(), locked, name, options, build) {
         Ok(built) => Ok((probes, built)),
         Err(e) => {
-            retire_all(&probes);
+            if !retire_all(&probes) {
+                Probes::keep_for_good(probes);
+            }
             Err(e)
         }
     }
@@ -187,12 +190,16 @@ fn tally(backends: &Backends) -> Result<KVec<(&'static str, usize)>, Failed> {
 }
 
 /// Unregisters every probe of a set whose build failed: one batch per
-/// backend, in list order, with grace periods expedited.
-fn retire_all(p: &Probes) {
+/// backend, in list order, with grace periods expedited. Returns whether
+/// ftrace let go of everything (see
+/// [`crate::backend::SetBackend::retire`]).
+fn retire_all(p: &Probes) -> bool {
     let _fast = rcu::expedite();
+    let mut gone = true;
     for b in p.backends.all() {
-        b.retire(false);
+        gone &= b.retire(false);
     }
+    gone
 }
 
 /// The most return-probe instances (`r[MAXACTIVE]:`, summed over its
