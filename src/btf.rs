@@ -30,14 +30,14 @@ static CACHE: Cache = Cache(UnsafeCell::new(None));
 
 /// Why the exit trampoline cannot call `name` (`Ok(None)`: it can), from
 /// the cached prototypes, read first if need be (`ENOENT` on a kernel
-/// without BTF). `_locked` proves the registry lock held.
-pub(crate) fn refusal(_locked: Locked<'_>, name: &[u8]) -> Result<Option<Refusal>> {
-    // SAFETY: The registry lock, proven by `_locked`, serialises every
+/// without BTF). `locked` proves the registry lock held.
+pub(crate) fn refusal(locked: Locked<'_>, name: &[u8]) -> Result<Option<Refusal>> {
+    // SAFETY: The registry lock, proven by `locked`, serialises every
     // access to the cache.
     let slot = unsafe { &mut *CACHE.0.get() };
     let p = match slot {
         Some(p) => p,
-        None => slot.insert(Prototypes::load()?),
+        None => slot.insert(Prototypes::load(locked)?),
     };
     Ok(p.check(name).err())
 }
@@ -77,8 +77,10 @@ unsafe impl Sync for Prototypes {}
 impl Prototypes {
     /// Reads and indexes the kernel's BTF (a few MiB, a few ms): `ENOENT`
     /// when the kernel has none (`CONFIG_DEBUG_INFO_BTF` off), `EINVAL`
-    /// when it does not parse.
-    pub(crate) fn load() -> Result<Self> {
+    /// when it does not parse. The names the kernel's text has twice come
+    /// from the module's table of text symbols ([`kallsyms::text_table`],
+    /// walked now if no `create` has yet).
+    pub(crate) fn load(locked: Locked<'_>) -> Result<Self> {
         let mut buf: *mut kernel::ffi::c_void = core::ptr::null_mut();
         // SAFETY: `buf` is writable; process context (the registry lock
         // is a mutex).
@@ -105,9 +107,9 @@ impl Prototypes {
         };
         me.offsets = offsets;
         me.funcs = funcs;
-        // One walk of the kernel's text symbols for the names it has twice.
+        // The names the kernel's text has twice.
         let mut hashes = KVVec::new();
-        kallsyms::for_each_text_symbol(|t| -> Result<bool> {
+        kallsyms::text_table(locked)?.for_each(|t| -> Result<bool> {
             hashes.push(signature::name_hash(t.name.as_bytes()), GFP_KERNEL)?;
             Ok(true)
         })?;

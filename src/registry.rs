@@ -16,7 +16,6 @@ use crate::backend::Target as ProbeTarget;
 use crate::command::{self, ProbeKind, Target};
 use crate::error::{BStr, Failed, LineRef, Text};
 use crate::errtext::{self, Origin, ProbeLine};
-use crate::kallsyms::TextTable;
 use crate::kvec;
 use crate::lifecycle::SetState;
 use crate::locked::Locked;
@@ -106,9 +105,6 @@ pub(crate) struct Registry {
     last_error: KVec<u8>,
     /// Numbers the `create`s and `-:`s of a write, for [`Staged::consumed`].
     creates: u32,
-    /// The kernel's text symbols, from the first walk a `create` needed
-    /// (kept until unload: see [`TextTable`]).
-    text: Option<TextTable>,
 }
 
 /// The most probe lines staged at once, all sets together (`ENOSPC`
@@ -137,17 +133,7 @@ impl Registry {
             staged: KVVec::new(),
             last_error: KVec::new(),
             creates: 0,
-            text: None,
         }
-    }
-
-    /// Walks the kernel's text symbols into [`Registry::text`] unless an
-    /// earlier `create` did.
-    fn load_text(&mut self) -> Result {
-        if self.text.is_none() {
-            self.text = Some(TextTable::new()?);
-        }
-        Ok(())
     }
 
     /// The set called `name` that commands act on: the live one if any,

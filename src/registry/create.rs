@@ -6,7 +6,7 @@
 //! Targets the kernel resolves by name go straight to the set builder.
 //! Those that need their address (direct calls, what an fprobe may serve,
 //! and every glob) are found in one walk of the kernel's text symbols
-//! (from the registry's [`TextTable`] once the first walk has filled it):
+//! (from memory: [`kallsyms::text_table`], walked once per module load):
 //! explicit names are sorted, so that each symbol the walk meets finds
 //! them by binary search (thousands of names cost O(log n) per symbol, not
 //! O(n)); each takes the first symbol of its name; a name the walk never
@@ -22,7 +22,8 @@ use crate::backend::OwnedTarget;
 use crate::command::{glob_match, CreateOptions, ProbeKind};
 use crate::error::{BStr, BlamedLine, Failed};
 use crate::gate::Client;
-use crate::kallsyms::{self, TextSymbol, TextTable};
+use crate::kallsyms::{self, TextSymbol};
+use crate::locked::Locked;
 use crate::set::{Builder, Owner, Set};
 use crate::symname::glob_candidate;
 
@@ -88,9 +89,11 @@ impl<'a, T> ByName<'a, T> {
 /// its symbol's address and size; then hands `add` the names the walk
 /// never met, with no address. `globs` is called for every symbol while it
 /// says some glob still takes more; `any_glob`: whether there is one.
+/// Nothing to resolve walks nothing (the first walk fills the module's
+/// table of text symbols, the later ones read it).
 fn resolve<'a, T>(
     b: &mut Builder<'_>,
-    table: Option<&TextTable>,
+    locked: Locked<'_>,
     names: &mut ByName<'a, T>,
     any_glob: bool,
     mut globs: impl FnMut(&mut Builder<'_>, &TextSymbol<'_>) -> Result<bool, Failed>,
@@ -108,12 +111,7 @@ fn resolve<'a, T>(
         }
         Ok(names.left > 0 || globs_open)
     };
-    // The registry's table when it has one (a walk from memory), else the
-    // walk itself.
-    match table {
-        Some(table) => table.for_each(&mut visit)?,
-        None => kallsyms::for_each_text_symbol(&mut visit)?,
-    }
+    kallsyms::text_table(locked)?.for_each(&mut visit)?;
     for t in names.unmet() {
         add(b, t, None)?;
     }
@@ -132,12 +130,6 @@ impl Registry {
     ) -> Result<Arc<Set>, Failed> {
         let name_b = name.as_bytes();
         let gen = self.take_staged(pending, name_b);
-        let walks = Iterator::chain(self.staged.iter(), pending.iter())
-            .any(|e| e.consumed == gen && (e.glob || e.walked_explicitly()));
-        if walks {
-            self.load_text()?;
-        }
-        let table = self.text.as_ref();
         let staged = &self.staged;
         let mine =
             || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
@@ -161,7 +153,7 @@ impl Registry {
             let any_glob = !globs.is_empty();
             resolve(
                 b,
-                table,
+                locked,
                 &mut explicit,
                 any_glob,
                 |b, sym| glob_matches(b, &mut globs, sym),
@@ -189,10 +181,6 @@ impl Registry {
         self.may_create_api(name, &owner)?;
         self.sets.reserve(1, GFP_KERNEL)?;
         let by_symbol = |t: &&OwnedTarget| t.kind == ProbeKind::Direct && t.text.is_none();
-        if targets.iter().any(|t| by_symbol(&t)) {
-            self.load_text()?;
-        }
-        let table = self.text.as_ref();
         let locked = self.locked();
         let set = Set::register(locked, name, options, Some(client), Some(owner), |b| {
             for t in targets.iter().filter(|t| !by_symbol(t)) {
@@ -203,7 +191,7 @@ impl Registry {
             let mut names = ByName::new(targets.iter().filter(by_symbol), |t| t.symbol.as_slice())?;
             resolve(
                 b,
-                table,
+                locked,
                 &mut names,
                 false,
                 |_, _| Ok(false),

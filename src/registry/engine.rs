@@ -528,6 +528,8 @@ impl Engine {
         // SAFETY: Every set above was retired and its teardown flushed, and
         // no write or API call runs or can start (this function's contract).
         unsafe { crate::direct::shutdown() };
+        // SAFETY: As above: no command runs or can start.
+        unsafe { crate::kallsyms::drop_text_table() };
         crate::rcu::barrier();
     }
 }
