@@ -242,6 +242,27 @@ exit_run() { # method n run
     done
 }
 
+# Methods that take turns at growing N skip an N where one run would pass
+# a budget, projected linearly from the largest N the method ran so far:
+# its N and the seconds one run took there are ${PREFIX}_n_M and
+# ${PREFIX}_s_M (M with - as _).
+# projection PREFIX M N: the seconds one run of M at N would take (0: M has
+# not run yet).
+projection() {
+    v=$(echo "$2" | tr - _)
+    eval "pn=\${${1}_n_$v:-0} ps=\${${1}_s_$v:-0}"
+    if [ "$pn" -gt 0 ]; then
+        awk -v s="$ps" -v a="$pn" -v b="$3" 'BEGIN { printf "%d", s * b / a }'
+    else
+        echo 0
+    fi
+}
+# ran PREFIX M N T0: M ran at N, from T0 (now's clock) until now.
+ran() {
+    v=$(echo "$2" | tr - _)
+    eval "${1}_n_$v=$3 ${1}_s_$v=$(awk -v a="$4" -v b="$(now)" 'BEGIN { printf "%d", b - a + 0.999 }')"
+}
+
 exit_probes() {
     exit_candidates || return 0
     r=0
@@ -251,14 +272,10 @@ exit_probes() {
         # would take minutes here: projected from the largest N they ran.
         todo=
         for m in exit fprobe-exit entry-kretprobe exit-ops-per-function; do
-            v=$(echo "$m" | tr - _)
-            eval "pn=\${last_n_$v:-0} ps=\${last_s_$v:-0}"
-            if [ "$pn" -gt 0 ]; then
-                projected=$(awk -v s="$ps" -v a="$pn" -v b="$n" 'BEGIN { printf "%d", s * b / a }')
-                if [ "$projected" -gt "$BUDGET_S" ]; then
-                    echo "BENCH method=$m n=$n status=over-budget projected_s=$projected"
-                    continue
-                fi
+            projected=$(projection exit "$m" "$n")
+            if [ "$projected" -gt "$BUDGET_S" ]; then
+                echo "BENCH method=$m n=$n status=over-budget projected_s=$projected"
+                continue
             fi
             todo="$todo $m"
         done
@@ -269,11 +286,10 @@ exit_probes() {
         [ "$n" -gt 1000 ] && k=1
         for _ in $(seq 1 "$k"); do
             for m in $todo; do
-                v=$(echo "$m" | tr - _)
                 r=$((r + 1))
                 t0=$(now)
                 exit_run "$m" "$n" "$r"
-                eval "last_n_$v=$n last_s_$v=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%d", b - a + 0.999 }')"
+                ran exit "$m" "$n" "$t0"
             done
         done
     done
@@ -407,17 +423,13 @@ peer_round() {
         head -n "$n" "$list" > /tmp/bp-peer-n
         todo= once=
         for m in "$@"; do
-            v=$(echo "$m" | tr - _)
-            eval "pn=\${peer_n_$v:-0} ps=\${peer_s_$v:-0}"
-            if [ "$pn" -gt 0 ]; then
-                projected=$(awk -v s="$ps" -v a="$pn" -v b="$n" 'BEGIN { printf "%d", s * b / a }')
-                if [ "$projected" -gt "$PEER_BUDGET_S" ]; then
-                    echo "BENCH method=$m n=$n status=over-budget projected_s=$projected"
-                    continue
-                fi
-                # A run past BUDGET_S (one link per function) runs once.
-                [ "$projected" -gt "$BUDGET_S" ] && once="$once $m"
+            projected=$(projection peer "$m" "$n")
+            if [ "$projected" -gt "$PEER_BUDGET_S" ]; then
+                echo "BENCH method=$m n=$n status=over-budget projected_s=$projected"
+                continue
             fi
+            # A run past BUDGET_S (one link per function) runs once.
+            [ "$projected" -gt "$BUDGET_S" ] && once="$once $m"
             todo="$todo $m"
         done
         k=$BIG_RUNS
@@ -425,14 +437,13 @@ peer_round() {
         for i in $(seq 1 "$k"); do
             for m in $todo; do
                 [ "$i" -gt 1 ] && case " $once " in *" $m "*) continue ;; esac
-                v=$(echo "$m" | tr - _)
                 peer_r=$((peer_r + 1))
                 t0=$(now)
                 case $m in
                     peer-bp-*) peer_bp "$m" "$n" "$peer_r" ;;
                     *) peer_bpf "$m" "$n" "$peer_r" ;;
                 esac
-                eval "peer_n_$v=$n peer_s_$v=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%d", b - a + 0.999 }')"
+                ran peer "$m" "$n" "$t0"
             done
         done
     done

@@ -107,18 +107,60 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
     unsafe fn missed(raw: *const Self::Raw) -> u64;
 }
 
+mod symbol {
+    //! [`Symbol`]: a name whose bytes stay put for the kernel's pointer.
+
+    use kernel::alloc::AllocError;
+    use kernel::ffi::c_char;
+    use kernel::prelude::*;
+
+    /// A NUL-terminated copy of a symbol name that the kernel may point
+    /// into (`kprobe.symbol_name`).
+    ///
+    /// # Invariants
+    ///
+    /// The vector ends with the one NUL and is never changed after `new`
+    /// (nothing outside this module reaches it), so its buffer, and
+    /// [`Symbol::as_ptr`], stay the same for as long as the value lives,
+    /// wherever the value itself moves.
+    pub(crate) struct Symbol(KVec<u8>);
+
+    impl Symbol {
+        /// Copies `name` (no NUL in it) and appends the NUL.
+        pub(crate) fn new(name: &[u8]) -> Result<Self, AllocError> {
+            let mut v = KVec::with_capacity(name.len() + 1, GFP_KERNEL)?;
+            v.extend_from_slice(name, GFP_KERNEL)?;
+            v.push(0, GFP_KERNEL)?;
+            // INVARIANT: NUL-terminated, and never changed from now on.
+            Ok(Self(v))
+        }
+
+        /// The name, NUL-terminated, for the kernel: valid while `self` is.
+        pub(crate) fn as_ptr(&self) -> *const c_char {
+            self.0.as_ptr().cast()
+        }
+
+        /// The name, without its NUL.
+        pub(crate) fn bytes(&self) -> &[u8] {
+            self.0.split_last().map(|(_, s)| s).unwrap_or(&[])
+        }
+    }
+}
+
+use symbol::Symbol;
+
 /// What a probe's handler touches besides the C probe: its counter, its
 /// set's gate, and what listings show.
 ///
 /// # Invariants
 ///
 /// `gate` points to the enable gate of the set that owns this probe, which
-/// outlives it. `symbol` is NUL-terminated and its buffer never moves (the
-/// kernel may keep a pointer into it).
+/// outlives it.
 pub(crate) struct Meta {
     hits: AtomicU64,
     gate: *const Gate,
-    symbol: KVec<u8>,
+    /// The kernel may keep a pointer into it ([`Symbol`]'s never moves).
+    symbol: Symbol,
     name: Option<KVec<u8>>,
     offset: u32,
     /// The target's index in an API client's array (0 in control-file sets).
@@ -129,9 +171,7 @@ impl Meta {
     /// The counters and names of a probe on `t`, of the set whose gate is
     /// `gate`.
     pub(crate) fn new(gate: *const Gate, t: &Target<'_>) -> Result<Self, AllocError> {
-        let mut symbol = KVec::with_capacity(t.symbol.len() + 1, GFP_KERNEL)?;
-        symbol.extend_from_slice(t.symbol, GFP_KERNEL)?;
-        symbol.push(0, GFP_KERNEL)?;
+        let symbol = Symbol::new(t.symbol)?;
         let name = match t.name {
             Some(n) => {
                 let mut v = KVec::new();
@@ -193,12 +233,12 @@ impl Meta {
 
     /// The symbol, NUL-terminated, for the kernel.
     pub(crate) fn symbol_ptr(&self) -> *const c_char {
-        self.symbol.as_ptr().cast()
+        self.symbol.as_ptr()
     }
 
     /// The symbol, without its NUL.
     pub(crate) fn symbol(&self) -> &[u8] {
-        self.symbol.split_last().map(|(_, s)| s).unwrap_or(&[])
+        self.symbol.bytes()
     }
 
     /// How listings see this probe, served by `kind`, with `missed`.
@@ -390,8 +430,9 @@ impl<B: Int3Kind> Int3Set<B> {
         };
         let mut raw = B::Raw::default();
         B::init(&mut raw, meta.symbol_ptr(), how);
-        // INVARIANT: the symbol's buffer moves with the `KVec` header, not
-        // with its contents.
+        // INVARIANT: `raw` is the first field (`repr(C)`); its
+        // `symbol_name`, if set, points into `meta`'s symbol, whose bytes
+        // stay put as `meta` moves into the slot ([`Symbol`]).
         let slot = Slot {
             raw: Opaque::new(raw),
             meta,
