@@ -42,9 +42,11 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 what=${1:-all}
+usage="usage: stock-kernel.sh [build|check|demo|all] | tree | initramfs OUT"
 case $what in
-    build|check|demo|all|tree|initramfs) ;;
-    *) die "usage: stock-kernel.sh [build|check|demo|all] | tree | initramfs OUT" ;;
+    build|check|demo|all|tree) ;;
+    initramfs) [ -n "${2:-}" ] || die "$usage" ;;
+    *) die "$usage" ;;
 esac
 rel=${BP_STOCK_RELEASE:-7.3.4+deb13-amd64}
 suite=${BP_STOCK_SUITE:-trixie}
@@ -70,27 +72,31 @@ aopts=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev
 # the cache yet: a run with everything cached needs no network (CI's).
 apt_update() {
     log "stock-kernel: apt-get update ($suite, $suite-backports; private lists under $apt)"
-    apt-get -qq "${aopts[@]}" update || die "stock-kernel: apt-get update failed"
+    apt-get -qq "${aopts[@]}" update >&2 || die "stock-kernel: apt-get update failed"
 }
-image_version() {
-    apt-cache "${aopts[@]}" show "linux-image-$rel" 2>/dev/null | sed -n 's/^Version: //p' | head -1
+image_version() { # (empty when the lists do not have the image)
+    { apt-cache "${aopts[@]}" show "linux-image-$rel" 2>/dev/null || true; } \
+        | sed -n 's/^Version: //p' | head -1
 }
-[ -n "$(find "$apt/lists" -maxdepth 1 -name '*Packages*' 2>/dev/null)" ] || apt_update
-ver=$(image_version)
-[ -n "$ver" ] || { apt_update; ver=$(image_version); }
-[ -n "$ver" ] || die "stock-kernel: linux-image-$rel is not in $suite or $suite-backports"
-debs=("debootstrap" "linux-binary-$rel=$ver" "linux-headers-$rel=$ver")
-fetch() { # PACKAGE[=VERSION]: into $S/debs, once
+fetch() { # PACKAGE[=VERSION]: into $S/debs, once; fails if apt cannot
     local p=${1%%=*}
     ls "$S/debs/${p}_"*.deb >/dev/null 2>&1 && return 0
-    (cd "$S/debs" && apt-get -qq "${aopts[@]}" download "$1") \
-        || { apt_update && (cd "$S/debs" && apt-get -qq "${aopts[@]}" download "$1"); } \
-        || die "stock-kernel: apt-get download $1 failed"
+    (cd "$S/debs" && apt-get -qq "${aopts[@]}" download "$1" >&2)
 }
-for d in "${debs[@]}"; do fetch "$d"; done
+fetch_all() { # the image's version from the lists, then its packages
+    ver=$(image_version)
+    [ -n "$ver" ] || return 1
+    debs=("debootstrap" "linux-binary-$rel=$ver" "linux-headers-$rel=$ver")
+    for d in "${debs[@]}"; do fetch "$d" || return 1; done
+}
+[ -n "$(find "$apt/lists" -maxdepth 1 -name '*Packages*' 2>/dev/null)" ] || apt_update
+# Stale lists (a newer build of the image, say): fetch them again, once.
+fetch_all || { apt_update; fetch_all; } \
+    || die "stock-kernel: linux-image-$rel or its packages are not in $suite or $suite-backports (see $apt)"
 # The source: install-deps.sh's copy when it is the image's version.
 srcdeb=$BP_CACHE/debs/linux-source-${kver}_${ver}_all.deb
-[ -f "$srcdeb" ] || { fetch "linux-source-$kver=$ver"; srcdeb=$(ls "$S/debs/linux-source-${kver}_"*.deb); }
+[ -f "$srcdeb" ] || { fetch "linux-source-$kver=$ver" || die "stock-kernel: apt-get download linux-source-$kver=$ver failed"
+                      srcdeb=$(ls "$S/debs/linux-source-${kver}_"*.deb); }
 log "stock-kernel: linux-image-$rel $ver, its headers and linux-source-$kver $ver"
 unpack() { # DEB DIR
     [ -d "$2" ] || { mkdir -p "$2.tmp" && dpkg-deb -x "$1" "$2.tmp" && mv "$2.tmp" "$2"; }
@@ -185,7 +191,7 @@ fi
 
 # 5. Debian's vmlinuz with our initramfs.
 initrd=$out/initramfs.cpio.gz
-[ "$what" = initramfs ] && initrd=${2:?usage: stock-kernel.sh initramfs OUT.cpio.gz}
+[ "$what" = initramfs ] && initrd=$2
 BP_EXTRA_KO="$out/bpclient_c.ko $out/bpclient_rs.ko $out/bp_foreign.ko" \
     "$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$out/batchprobe.ko" "$R$ksrc" >&2
 [ "$what" = initramfs ] && { echo "$vmlinuz"; exit 0; }

@@ -77,25 +77,27 @@ impl kernel::Module for BatchProbe {
         let gp_counters = gpcount::Counters::register()?;
         let exit_watch = exittasks::Watch::register()?;
         let engine = KBox::pin_init(registry::Engine::new()?, GFP_KERNEL)?;
-        let dir = debugfs::Dir::new(c_str!("batchprobe"))?;
-        // SAFETY: `dir` is removed in `drop` before `engine` is dropped.
-        unsafe { dir.create_files(&*engine)? };
-        // SAFETY: `engine` is pinned and outlives the API: `drop`
-        // unpublishes it before the engine goes.
-        unsafe { registry::publish(&engine) };
         // SAFETY: Registers a static notifier block; unregistered in `drop`.
-        let ret = unsafe { bindings::bp_module_notifier_register() };
-        if let Err(e) = kernel::error::to_result(ret) {
-            registry::unpublish();
-            return Err(e);
-        }
-        pr_info!("loaded\n");
-        Ok(BatchProbe {
-            dir: Some(dir),
+        // Until `publish` below it finds no engine, and does nothing.
+        kernel::error::to_result(unsafe { bindings::bp_module_notifier_register() })?;
+        // From here on a failure tears down as unload does (`drop`): once
+        // the control files exist, a write may have made sets.
+        let mut me = BatchProbe {
+            dir: None,
             engine,
             _exit_watch: exit_watch,
             _gp_counters: gp_counters,
-        })
+        };
+        let dir = debugfs::Dir::new(c_str!("batchprobe"))?;
+        // SAFETY: `dir` is removed in `drop` before `engine` is dropped.
+        let created = unsafe { dir.create_files(&*me.engine) };
+        me.dir = Some(dir);
+        created?;
+        // SAFETY: `engine` is pinned and outlives the API: `drop`
+        // unpublishes it before the engine goes.
+        unsafe { registry::publish(&me.engine) };
+        pr_info!("loaded\n");
+        Ok(me)
     }
 }
 
@@ -106,7 +108,8 @@ impl Drop for BatchProbe {
         // SAFETY: Registered in `init`.
         unsafe { bindings::bp_module_notifier_unregister() };
         registry::unpublish();
-        // SAFETY: Unload, in process context; the control files are gone
+        // SAFETY: Unload (or an `init` that failed once the notifier was
+        // registered), in process context; the control files are gone
         // (their removal waited for writes in progress), the module
         // notifier is unregistered, and no client module is loaded (each
         // holds a reference on this one), so no API call runs.

@@ -189,6 +189,10 @@ pub(crate) struct DirectSet {
     attached: AtomicBool,
     /// Every function passed the exit trampoline's prototype check.
     exit_checked: AtomicBool,
+    /// A failed attach's rollback left an ops that ftrace would not let
+    /// go of (kept in `groups` or `per_function`): [`DirectSet::detach`]
+    /// says so, and the set is kept for good.
+    stuck: AtomicBool,
 }
 
 // SAFETY: `gate` pointers point into the owning set; the ops is only handed
@@ -266,6 +270,7 @@ impl DirectSet {
             mode: AtomicU8::new(DirectMode::Count as u8),
             attached: AtomicBool::new(false),
             exit_checked: AtomicBool::new(false),
+            stuck: AtomicBool::new(false),
         })
     }
 
@@ -509,12 +514,13 @@ impl DirectSet {
         Ok(true)
     }
 
-    /// Unregisters every group ops (a failed bisection).
+    /// Unregisters every group ops (a failed bisection). If ftrace refuses
+    /// one, every group stays and the set is marked stuck.
     fn detach_groups(&mut self) {
         let tramp = trampoline::addr(self.mode());
-        // Each failure is logged; the groups go whatever the outcome.
+        // Each failure is logged.
         // SAFETY: Every group ops is registered with `tramp`.
-        let _ = unsafe {
+        let res = unsafe {
             FtraceOps::unregister_each(self.groups.iter(), tramp, |e| {
                 pr_warn!(
                     "detaching a group of direct calls failed: {}\n",
@@ -522,7 +528,13 @@ impl DirectSet {
                 );
             })
         };
-        kvec::clear(&mut self.groups);
+        if res.is_ok() {
+            kvec::clear(&mut self.groups);
+        } else {
+            // ftrace may still call the trampoline through a refused ops:
+            // the groups stay, and so does the set ([`DirectSet::detach`]).
+            self.stuck.store(true, Ordering::Relaxed);
+        }
     }
 
     fn attach_one_ops(&self, ips: &mut KVVec<kernel::ffi::c_ulong>) -> Result {
@@ -539,7 +551,16 @@ impl DirectSet {
         // SAFETY: Live, unregistered ops (`attach` allocated them all
         // before the first registration), dropped only with the set, as
         // `ops` is.
-        unsafe { FtraceOps::register_each(&self.per_function, ips, trampoline::addr(self.mode())) }
+        let res = unsafe {
+            FtraceOps::register_each(&self.per_function, ips, trampoline::addr(self.mode()))
+        };
+        res.map_err(|(e, rolled_back)| {
+            if !rolled_back {
+                // An ops ftrace would not let go of: the set stays.
+                self.stuck.store(true, Ordering::Relaxed);
+            }
+            e
+        })
     }
 
     /// The ops registered while the set is attached (type invariant): the
@@ -559,11 +580,12 @@ impl DirectSet {
 
     /// Detaches every function (one `unregister_ftrace_direct`, which waits
     /// until no task is inside the trampoline for them) and clears their
-    /// index entries. Sleeps. Returns `false` if ftrace refused: then the
-    /// functions may still call the trampoline with this ops, so the caller
-    /// must keep this set's memory and the module's text for good.
+    /// index entries. Sleeps. Returns `false` if ftrace refused, now or in
+    /// a failed attach's rollback (`stuck`): then the functions may still
+    /// call the trampoline with this set's ops, so the caller must keep
+    /// this set's memory and the module's text for good.
     fn detach(&self) -> bool {
-        let mut ok = true;
+        let mut ok = !self.stuck.load(Ordering::Relaxed);
         if self.attached.swap(false, Ordering::AcqRel) {
             let res = match self.strategy {
                 Strategy::Fprobe => {

@@ -125,7 +125,9 @@ impl FtraceOps {
     /// Registers `ops[i]` with `tramp` for the single address `ips[i]`,
     /// one by one: one filter update and one patching pass each. On
     /// failure unregisters the ones already registered, and returns the
-    /// error; `ENOMEM` if there are fewer ops than addresses.
+    /// error (`ENOMEM` if there are fewer ops than addresses) with whether
+    /// ftrace let go of all of them (if not, some stay registered: they
+    /// must never be dropped).
     ///
     /// # Safety
     ///
@@ -135,18 +137,18 @@ impl FtraceOps {
         ops: &[FtraceOps],
         ips: impl Iterator<Item = c_ulong>,
         tramp: usize,
-    ) -> Result {
+    ) -> Result<(), (Error, bool)> {
         for (i, ip) in ips.enumerate() {
+            // SAFETY: The first `i` ops were registered with `tramp` (the
+            // iterations before this one).
+            let undo = || unsafe { Self::unregister_all(ops.iter().take(i), tramp) }.is_ok();
             let Some(one) = ops.get(i) else {
-                return Err(ENOMEM);
+                return Err((ENOMEM, undo()));
             };
             // SAFETY: A live, unregistered ops, not dropped until
             // unregistered (the caller's contract).
             if let Err(e) = unsafe { one.register(&mut [ip], tramp) } {
-                // SAFETY: The first `i` ops were registered with `tramp`
-                // just above.
-                let _ = unsafe { Self::unregister_all(ops.iter().take(i), tramp) };
-                return Err(e);
+                return Err((e, undo()));
             }
         }
         Ok(())

@@ -119,7 +119,7 @@ mod symbol {
     ///
     /// # Invariants
     ///
-    /// The vector ends with the one NUL and is never changed after `new`
+    /// The vector ends with a NUL and is never changed after `new`
     /// (nothing outside this module reaches it), so its buffer, and
     /// [`Symbol::as_ptr`], stay the same for as long as the value lives,
     /// wherever the value itself moves.
