@@ -82,18 +82,24 @@ BP_SHOW_FILE(sets, BP_SHOW_SETS);
 BP_SHOW_FILE(stats, BP_SHOW_STATS);
 BP_SHOW_FILE(last_error, BP_SHOW_LAST_ERROR);
 
+/*
+ * The read-only files first, then control, the only way to make a set, and
+ * only if they all were made: when this fails, no write has run, so a
+ * failed module init leaves no set behind.
+ */
 int bp_debugfs_create_files(struct dentry *dir, void *engine)
 {
-	struct dentry *d[] = {
-		debugfs_create_file("control", 0600, dir, engine, &bp_control_fops),
-		debugfs_create_file("sets", 0400, dir, engine, &bp_sets_fops),
-		debugfs_create_file("stats", 0400, dir, engine, &bp_stats_fops),
-		debugfs_create_file("last_error", 0400, dir, engine, &bp_last_error_fops),
-	};
-	int i;
+	struct dentry *d;
 
-	for (i = 0; i < ARRAY_SIZE(d); i++)
-		if (IS_ERR(d[i]))
-			return PTR_ERR(d[i]);
-	return 0;
+	d = debugfs_create_file("sets", 0400, dir, engine, &bp_sets_fops);
+	if (IS_ERR(d))
+		return PTR_ERR(d);
+	d = debugfs_create_file("stats", 0400, dir, engine, &bp_stats_fops);
+	if (IS_ERR(d))
+		return PTR_ERR(d);
+	d = debugfs_create_file("last_error", 0400, dir, engine, &bp_last_error_fops);
+	if (IS_ERR(d))
+		return PTR_ERR(d);
+	d = debugfs_create_file("control", 0600, dir, engine, &bp_control_fops);
+	return PTR_ERR_OR_ZERO(d);
 }

@@ -78,9 +78,14 @@ image_version() { # (empty when the lists do not have the image)
     { apt-cache "${aopts[@]}" show "linux-image-$rel" 2>/dev/null || true; } \
         | sed -n 's/^Version: //p' | head -1
 }
+deb() { # PACKAGE [VERSION]: its .deb in $S/debs (any version if none given)
+    local v=${2:-*}
+    { ls "$S/debs/${1}_${v//:/%3a}_"*.deb 2>/dev/null || true; } | head -1
+}
 fetch() { # PACKAGE[=VERSION]: into $S/debs, once; fails if apt cannot
-    local p=${1%%=*}
-    ls "$S/debs/${p}_"*.deb >/dev/null 2>&1 && return 0
+    local p=${1%%=*} v=
+    [[ $1 = *=* ]] && v=${1#*=}
+    [ -n "$(deb "$p" "$v")" ] && return 0
     (cd "$S/debs" && apt-get -qq "${aopts[@]}" download "$1" >&2)
 }
 fetch_all() { # the image's version from the lists, then its packages
@@ -96,17 +101,19 @@ fetch_all || { apt_update; fetch_all; } \
 # The source: install-deps.sh's copy when it is the image's version.
 srcdeb=$BP_CACHE/debs/linux-source-${kver}_${ver}_all.deb
 [ -f "$srcdeb" ] || { fetch "linux-source-$kver=$ver" || die "stock-kernel: apt-get download linux-source-$kver=$ver failed"
-                      srcdeb=$(ls "$S/debs/linux-source-${kver}_"*.deb); }
+                      srcdeb=$(deb "linux-source-$kver" "$ver"); }
 log "stock-kernel: linux-image-$rel $ver, its headers and linux-source-$kver $ver"
 unpack() { # DEB DIR
     [ -d "$2" ] || { mkdir -p "$2.tmp" && dpkg-deb -x "$1" "$2.tmp" && mv "$2.tmp" "$2"; }
 }
-unpack "$(ls "$S/debs/linux-binary-${rel}_"*.deb)" "$S/image"
-unpack "$(ls "$S/debs/linux-headers-${rel}_"*.deb)" "$S/headers"
-vmlinuz=$S/image/usr/lib/modules/$rel/vmlinuz
-[ -f "$vmlinuz" ] || vmlinuz=$S/image/boot/vmlinuz-$rel
+# One directory per version (the layout before had none: gone).
+rm -rf "$S/image" "$S/headers"
+unpack "$(deb "linux-binary-$rel" "$ver")" "$S/image-$ver"
+unpack "$(deb "linux-headers-$rel" "$ver")" "$S/headers-$ver"
+vmlinuz=$S/image-$ver/usr/lib/modules/$rel/vmlinuz
+[ -f "$vmlinuz" ] || vmlinuz=$S/image-$ver/boot/vmlinuz-$rel
 [ -f "$vmlinuz" ] || die "stock-kernel: no vmlinuz in linux-binary-$rel"
-hdr=$S/headers/usr/src/linux-headers-$rel
+hdr=$S/headers-$ver/usr/src/linux-headers-$rel
 [ -f "$hdr/.config" ] && [ -f "$hdr/Module.symvers" ] || die "stock-kernel: no .config or Module.symvers in $hdr"
 
 # Runs a command in the chroot, with /proc and /dev mounted in a private

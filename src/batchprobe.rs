@@ -77,28 +77,41 @@ impl kernel::Module for BatchProbe {
         let gp_counters = gpcount::Counters::register()?;
         let exit_watch = exittasks::Watch::register()?;
         let engine = KBox::pin_init(registry::Engine::new()?, GFP_KERNEL)?;
-        // SAFETY: Registers a static notifier block; unregistered in `drop`.
-        // Until `publish` below it finds no engine, and does nothing.
+        // SAFETY: Registers a static notifier block; unregistered in `drop`,
+        // or below if the files cannot be made. Until `publish` below it
+        // finds no engine, and does nothing.
         kernel::error::to_result(unsafe { bindings::bp_module_notifier_register() })?;
-        // From here on a failure tears down as unload does (`drop`): once
-        // the control files exist, a write may have made sets.
-        let mut me = BatchProbe {
-            dir: None,
+        // The last step that can fail: if it does, no write has run (the
+        // control file is made last), so no set needs tearing down.
+        let dir = match make_files(&engine) {
+            Ok(dir) => dir,
+            Err(e) => {
+                // SAFETY: Registered just above.
+                unsafe { bindings::bp_module_notifier_unregister() };
+                return Err(e);
+            }
+        };
+        // SAFETY: `engine` is pinned and outlives the API: `drop`
+        // unpublishes it before the engine goes.
+        unsafe { registry::publish(&engine) };
+        pr_info!("loaded\n");
+        Ok(BatchProbe {
+            dir: Some(dir),
             engine,
             _exit_watch: exit_watch,
             _gp_counters: gp_counters,
-        };
-        let dir = debugfs::Dir::new(c_str!("batchprobe"))?;
-        // SAFETY: `dir` is removed in `drop` before `engine` is dropped.
-        let created = unsafe { dir.create_files(&*me.engine) };
-        me.dir = Some(dir);
-        created?;
-        // SAFETY: `engine` is pinned and outlives the API: `drop`
-        // unpublishes it before the engine goes.
-        unsafe { registry::publish(&me.engine) };
-        pr_info!("loaded\n");
-        Ok(me)
+        })
     }
+}
+
+/// The debugfs directory and its files, the control file last (see
+/// `bp_debugfs_create_files`): on error nothing is left and no write ran.
+fn make_files(engine: &registry::Engine) -> Result<debugfs::Dir> {
+    let dir = debugfs::Dir::new(c_str!("batchprobe"))?;
+    // SAFETY: `dir` is removed (on unload, in `drop`, or here on error,
+    // dropped) before `engine` is dropped.
+    unsafe { dir.create_files(engine)? };
+    Ok(dir)
 }
 
 impl Drop for BatchProbe {
@@ -108,8 +121,7 @@ impl Drop for BatchProbe {
         // SAFETY: Registered in `init`.
         unsafe { bindings::bp_module_notifier_unregister() };
         registry::unpublish();
-        // SAFETY: Unload (or an `init` that failed once the notifier was
-        // registered), in process context; the control files are gone
+        // SAFETY: Unload, in process context; the control files are gone
         // (their removal waited for writes in progress), the module
         // notifier is unregistered, and no client module is loaded (each
         // holds a reference on this one), so no API call runs.

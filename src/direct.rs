@@ -167,9 +167,10 @@ static NEXT_SLOT_ID: AtomicU64 = AtomicU64::new(1);
 ///
 /// `slots` never grows once `attach` has run; while `attached`, every ops
 /// [`DirectSet::registered`] yields (the per-function ops, else the
-/// groups, else `ops`) is registered with the trampoline of `mode`. (The
-/// C objects, each [`FtraceOps`]' and the fprobe, are pinned in
-/// allocations of their own: they never move.)
+/// groups, else `ops`) is registered with the trampoline of `mode`. While
+/// `stuck` (never `attached` then), `groups` or `per_function` may hold
+/// ops that are still registered. (The C objects, each [`FtraceOps`]' and
+/// the fprobe, are pinned in allocations of their own: they never move.)
 pub(crate) struct DirectSet {
     ops: FtraceOps,
     /// When another tracer holds some glob members: the rest, attached as
@@ -401,7 +402,9 @@ impl DirectSet {
         }
         if let Err(e) = self.register_all(ips) {
             self.unindex();
-            if exit {
+            // A stuck ops may still send calls through the exit trampoline:
+            // it stays counted, as after a failed detach.
+            if exit && !self.stuck.load(Ordering::Relaxed) {
                 exit_detached();
             }
             return Err(e);
@@ -445,12 +448,16 @@ impl DirectSet {
     fn attach_groups(&mut self) -> Result<(), (Error, Option<usize>)> {
         let oom = (ENOMEM, None);
         let n = self.slots.len();
-        // Up to one per function: vmalloc-backed.
-        let mut busy: KVVec<usize> = KVVec::new();
+        // Up to one per function: vmalloc-backed. Both are sized before
+        // the first group registers, so that the loop's pushes never
+        // allocate (and never fail with groups registered).
+        let mut busy: KVVec<usize> = KVVec::with_capacity(n, GFP_KERNEL).map_err(|_| oom)?;
         // Ranges of `slots` still to try; the whole was refused already.
         // Depth first: a split pops one range and pushes its two halves,
         // so at most 2 + log2(n) ranges wait (a few hundred bytes).
-        let mut todo: KVec<(usize, usize)> = KVec::new();
+        let depth = 2 + (usize::BITS - n.leading_zeros()) as usize;
+        let mut todo: KVec<(usize, usize)> =
+            KVec::with_capacity(depth, GFP_KERNEL).map_err(|_| oom)?;
         let mid = n / 2;
         todo.push((mid, n), GFP_KERNEL).map_err(|_| oom)?;
         todo.push((0, mid), GFP_KERNEL).map_err(|_| oom)?;
@@ -459,11 +466,22 @@ impl DirectSet {
             crate::sched::cond_resched();
             match self.attach_group(lo, hi) {
                 Ok(true) => {}
-                Ok(false) if hi - lo == 1 => busy.push(lo, GFP_KERNEL).map_err(|_| oom)?,
+                // Within the capacities reserved above: these pushes do
+                // not allocate (an error would only come from a bug).
+                Ok(false) if hi - lo == 1 => {
+                    if busy.push(lo, GFP_KERNEL).is_err() {
+                        failed = Some(oom);
+                        break;
+                    }
+                }
                 Ok(false) => {
                     let mid = lo + (hi - lo) / 2;
-                    todo.push((mid, hi), GFP_KERNEL).map_err(|_| oom)?;
-                    todo.push((lo, mid), GFP_KERNEL).map_err(|_| oom)?;
+                    if todo.push((mid, hi), GFP_KERNEL).is_err()
+                        || todo.push((lo, mid), GFP_KERNEL).is_err()
+                    {
+                        failed = Some(oom);
+                        break;
+                    }
                 }
                 Err(e) => {
                     failed = Some((e, None));
