@@ -84,10 +84,16 @@ const REVIEWED: &[Reviewed] = &[
     // src/direct.rs (a slot's symbol and name are its `probe::Meta`'s)
     r(
         "src/direct.rs",
-        "let mut todo: KVec<(usize, usize)> = KVec::new();",
+        "let mut todo: KVec<(usize, usize)> =",
         1,
         "the bisection's depth-first stack: a split pops one range and pushes \
          two halves, so at most 2 + log2(functions) ranges wait (< 70)",
+    ),
+    r(
+        "src/direct.rs",
+        "KVec::with_capacity(depth, GFP_KERNEL).map_err(|_| oom)?;",
+        1,
+        "the same stack, sized up front: depth = 2 + bits of the function count (< 70)",
     ),
     // src/error.rs
     r("src/error.rs", "pub(crate) what: KVec<u8>,", 1, SENTENCE),
@@ -155,11 +161,11 @@ const REVIEWED: &[Reviewed] = &[
         "a kallsyms name, < KSYM_NAME_LEN",
     ),
     // src/probe.rs
-    r("src/probe.rs", "symbol: KVec<u8>,", 1, PROBE_NAMES),
+    r("src/probe.rs", "pub(crate) struct Symbol(KVec<u8>);", 1, PROBE_NAMES),
     r("src/probe.rs", "name: Option<KVec<u8>>,", 1, PROBE_NAMES),
     r(
         "src/probe.rs",
-        "let mut symbol = KVec::with_capacity(t.symbol.len() + 1, GFP_KERNEL)?;",
+        "let mut v = KVec::with_capacity(name.len() + 1, GFP_KERNEL)?;",
         1,
         PROBE_NAMES,
     ),
