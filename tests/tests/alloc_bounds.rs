@@ -161,7 +161,12 @@ const REVIEWED: &[Reviewed] = &[
         "a kallsyms name, < KSYM_NAME_LEN",
     ),
     // src/probe.rs
-    r("src/probe.rs", "pub(crate) struct Symbol(KVec<u8>);", 1, PROBE_NAMES),
+    r(
+        "src/probe.rs",
+        "pub(crate) struct Symbol(KVec<u8>);",
+        1,
+        PROBE_NAMES,
+    ),
     r("src/probe.rs", "name: Option<KVec<u8>>,", 1, PROBE_NAMES),
     r(
         "src/probe.rs",
