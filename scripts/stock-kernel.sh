@@ -162,7 +162,7 @@ if [ ! -f "$stamp" ]; then
     nice -n 10 tar -C "$R/build" -xaf "$S/src-deb/usr/src/linux-source-$kver.tar.xz"
     rm -rf "$S/src-deb"
     cp "$hdr/.config" "$hdr/Module.symvers" "$R$ksrc/"
-    log "stock-kernel: modules_prepare (Rust metadata included; 5 to 10 minutes on 2 cores)"
+    log "stock-kernel: modules_prepare (Rust metadata included; 1 to 6 minutes on 2 cores)"
     t=$(date +%s)
     in_chroot bash -c "cd $ksrc && nice -n 10 make -j$(nproc) CC=$cc HOSTCC=$cc KERNELRELEASE=$rel olddefconfig modules_prepare" \
         > "$S/prepare.log" 2>&1 || die "stock-kernel: modules_prepare failed (see $S/prepare.log)"
