@@ -239,9 +239,11 @@ struct batchprobe_counts {
  * flags, offset or maxactive, both or neither of symbol and addr; or the
  * kernel's: not probe-able or not ftrace-able text), -E2BIG (count),
  * -ENAMETOOLONG (name or symbol), -EEXIST (the owner has a live set of
- * that name), -ENOSPC (too many live sets, or the kretprobes' instances
- * or their pools' memory past a set's cap: see the README's limits),
- * -ENODEV (owner is unloading),
+ * that name), -ENOSPC (too many live sets, more targets than a set may
+ * hold (max_set_probes) or than all sets may hold together, or the
+ * kretprobes' instances or their pools' memory past a set's cap: see the
+ * README's limits), -ENODEV (owner is unloading), -EINTR (the calling
+ * task was killed while the targets were registered: nothing is left),
  * -ENOENT (unknown symbol, or an address in no core-kernel symbol), -EBUSY
  * (a direct target is traced already: by another set, by another tracer's
  * direct call or IPMODIFY ftrace ops, or twice in this array), or what the
@@ -258,7 +260,8 @@ struct batchprobe_set *batchprobe_create(const struct batchprobe_set_desc *desc)
  *
  * Context: Sleeps.
  * Return: 0 (also if already enabled), -EINVAL (NULL set), -EBUSY
- * (retiring), -ENOENT (retired), or the kernel's errno.
+ * (retiring), -ENOENT (retired), -EINTR (the calling task was killed
+ * while its kprobes were armed: none stays armed), or the kernel's errno.
  */
 int batchprobe_enable(struct batchprobe_set *set);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The kernel's BTF, read for the exit trampoline's signature rule (src/btf.rs). */
+/* The kernel's BTF, read for the exit trampoline's signature rule (src/direct/btf.rs). */
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>

@@ -15,11 +15,26 @@
  * exit system call through x64_sys_call, a seccomp kill, an io_uring
  * worker's do_exit) never returns to be counted out. Every task ends in
  * do_exit(), which never returns, so nothing that called it does either: a
- * kprobe on do_exit() walks the exiting task's stack from do_exit()'s
- * caller outwards with the kernel's unwinder and adds the bodies it finds
- * (frames whose return address is the trampoline's return point) to
- * bp_exit_gone. (Not a tracepoint inside do_exit(): the tracepoint's own
- * callees, which do return, could be bodies too.)
+ * callback at do_exit()'s entry walks the exiting task's stack from
+ * do_exit()'s caller outwards with the kernel's unwinder and adds the
+ * bodies it finds (frames whose return address is the trampoline's return
+ * point) to bp_exit_gone. (Not a tracepoint inside do_exit(): the
+ * tracepoint's own callees, which do return, could be bodies too.)
+ *
+ * That callback is an ftrace_ops of our own on do_exit(), not a kprobe:
+ * `echo 0 > /sys/kernel/debug/kprobes/enabled` disarms every kprobe, and
+ * a task that died inside a body meanwhile was never counted gone (the
+ * module stayed pinned until reboot). The ops is FTRACE_OPS_FL_PERMANENT,
+ * so function tracing cannot be switched off under it either
+ * (/proc/sys/kernel/ftrace_enabled refuses 0, as it does for any
+ * ftrace-based kprobe). It is registered with the first exit set, not at
+ * load (every task exit pays for it), and stays until unload.
+ *
+ * What is still missed, and keeps the module pinned (never a freed text
+ * under a task): a task whose stack is thrown away before do_exit(), as
+ * an oops does (rewind_stack_and_make_dead()); and an idle task whose CPU
+ * goes offline inside a body (the idle paths that never return are
+ * refused: src/direct/signature.rs, NORETURN).
  *
  * "Tasks inside" = sum of the per-CPU counters - bp_exit_gone.
  *
@@ -38,7 +53,7 @@
  * exact (a task counted in on an unread CPU and out on a read one).
  */
 #include <linux/atomic.h>
-#include <linux/kprobes.h>
+#include <linux/ftrace.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <asm/unwind.h>
@@ -100,6 +115,20 @@ void bp_exit_set_watch(bool on)
 #define BP_EXIT_WALK_MAX 256
 
 /*
+ * The exit accounting needs an unwinder that reports only real frames and
+ * says where it is unsure: ORC and frame pointers do. The guess unwinder
+ * reports every text address on the stack, stale "1:" words left by bodies
+ * that returned among them, so bodies would be counted gone that were not,
+ * and the pin could drop with a task inside: there exit sets are refused
+ * (bp_exit_tasks_start()).
+ */
+#if defined(CONFIG_UNWINDER_ORC) || defined(CONFIG_UNWINDER_FRAME_POINTER)
+#define BP_EXIT_RELIABLE_UNWINDER 1
+#else
+#define BP_EXIT_RELIABLE_UNWINDER 0
+#endif
+
+/*
  * The bodies the exiting task is inside: the frames, from @regs (at
  * do_exit()'s entry) outwards, that return to the exit trampoline. Only
  * frames the unwinder found reliably count.
@@ -126,42 +155,65 @@ static notrace unsigned long bp_exit_frames_inside(struct pt_regs *regs)
 	return n;
 }
 
-/* The do_exit() kprobe's handler: in the exiting task, at do_exit()'s entry. */
-static notrace int bp_exit_task_exits(struct kprobe *kp, struct pt_regs *regs)
+/*
+ * The do_exit() callback: in the exiting task, at do_exit()'s entry, with
+ * the registers saved there (FTRACE_OPS_FL_SAVE_REGS). ftrace's recursion
+ * guard is around it (no FTRACE_OPS_FL_RECURSION).
+ */
+static notrace void bp_exit_task_exits(unsigned long ip, unsigned long parent_ip,
+				       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
+	struct pt_regs *regs = ftrace_get_regs(fregs);
 	unsigned long n;
 
-	if (!READ_ONCE(bp_exit_watch))
-		return 0;
+	if (!READ_ONCE(bp_exit_watch) || !regs)
+		return;
 	n = bp_exit_frames_inside(regs);
 	if (n)
 		atomic_long_add(n, &bp_exit_gone);
-	return 0;
 }
 
-static struct kprobe bp_exit_kp = {
-	.symbol_name = "do_exit",
-	.pre_handler = bp_exit_task_exits,
-};
-static bool bp_exit_kp_registered;
+#define BP_EXIT_OPS_INIT {							\
+	.func = bp_exit_task_exits,						\
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_PERMANENT,		\
+}
+static struct ftrace_ops bp_exit_ops = BP_EXIT_OPS_INIT;
+/* Registered: set once by bp_exit_tasks_start() (serialised by its caller's lock). */
+static bool bp_exit_ops_registered;
 
-int bp_exit_tasks_init(void)
+int bp_exit_tasks_start(void)
 {
-	int ret = register_kprobe(&bp_exit_kp);
+	char name[] = "do_exit";	/* ftrace's parser may write into it */
+	int ret;
 
+	if (!BP_EXIT_RELIABLE_UNWINDER)
+		return -EOPNOTSUPP;
+	if (bp_exit_ops_registered)
+		return 0;
+	ret = ftrace_set_filter(&bp_exit_ops, (unsigned char *)name, sizeof(name) - 1, 1);
+	if (!ret)
+		ret = register_ftrace_function(&bp_exit_ops);
 	if (ret) {
-		pr_err("batchprobe: no kprobe on do_exit (errno %d): cannot tell which tasks end inside an exit set's body\n",
-		       ret);
+		/*
+		 * ftrace_free_filter() leaves the ops pointing to the hashes it
+		 * freed: the next try starts from a fresh ops.
+		 */
+		ftrace_free_filter(&bp_exit_ops);
+		bp_exit_ops = (struct ftrace_ops)BP_EXIT_OPS_INIT;
+		pr_warn("batchprobe: no ftrace callback on do_exit (errno %d%s): exit sets cannot tell which tasks end inside a body, and are refused\n",
+			ret, ret == -EBUSY ? ", /proc/sys/kernel/ftrace_enabled is 0" : "");
 		return ret;
 	}
-	bp_exit_kp_registered = true;
+	bp_exit_ops_registered = true;
 	return 0;
 }
 
 void bp_exit_tasks_exit(void)
 {
-	/* Waits until no CPU runs the handler: its text can go. */
-	if (bp_exit_kp_registered)
-		unregister_kprobe(&bp_exit_kp);
-	bp_exit_kp_registered = false;
+	if (!bp_exit_ops_registered)
+		return;
+	/* Waits until no CPU runs the callback: its text can go. */
+	unregister_ftrace_function(&bp_exit_ops);
+	ftrace_free_filter(&bp_exit_ops);
+	bp_exit_ops_registered = false;
 }

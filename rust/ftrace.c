@@ -92,3 +92,8 @@ void bp_ftrace_scratch_free(void)
 {
 	ftrace_free_filter(&bp_scratch_ops);
 }
+
+unsigned long bp_ftrace_direct_call(struct ftrace_ops *ops)
+{
+	return READ_ONCE(ops->direct_call);
+}

@@ -73,6 +73,13 @@ void bp_module_notifier_unregister(void);
 #define BP_RETURN_POOL_KIB_DEFAULT (256 * 1024)
 unsigned long bp_max_return_pool_bytes(void);
 
+/*
+ * The max_set_probes module parameter (src/engine/registry.rs: MAX_SET_PROBES, 1 << 22,
+ * is this default and the most it may be).
+ */
+#define BP_MAX_SET_PROBES 4194304
+unsigned long bp_max_set_probes(void);
+
 /* rust/clock.c: the phase timings' clock. */
 
 /*
@@ -114,6 +121,11 @@ void bp_direct_unlock(void);
 int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry);
 /* Frees the scratch ftrace_ops' filter (module unload). */
 void bp_ftrace_scratch_free(void);
+/*
+ * The trampoline a registered direct @ops is on: what ftrace recorded in
+ * register_ftrace_direct() and each modify_ftrace_direct() that succeeded.
+ */
+unsigned long bp_ftrace_direct_call(struct ftrace_ops *ops);
 
 /* bp_fprobe_arg0() and bp_fprobe_pt_regs(): see rust/kcompat.h. */
 
@@ -135,18 +147,21 @@ void bp_direct_tramp_exit(void);
 
 /*
  * Tasks inside a body the exit trampoline called (rust/exit_tasks.c): the
- * handlers count in and out on per-CPU counters; a kprobe on do_exit()
- * counts the bodies an exiting task never returns from. bp_exit_inside()
- * is exact only once no task can enter (see there); bp_exit_gone_count()
- * is how many bodies tasks ended inside, since load. The do_exit() kprobe
- * looks at stacks only between bp_exit_set_watch(true) and (false).
+ * handlers count in and out on per-CPU counters; an ftrace callback on
+ * do_exit() counts the bodies an exiting task never returns from.
+ * bp_exit_inside() is exact only once no task can enter (see there);
+ * bp_exit_gone_count() is how many bodies tasks ended inside, since load.
+ * The callback is registered by the first bp_exit_tasks_start() (-errno
+ * where it cannot be: -EOPNOTSUPP without a reliable unwinder, -EBUSY with
+ * function tracing off), unregistered by bp_exit_tasks_exit(), and looks at
+ * stacks only between bp_exit_set_watch(true) and (false).
  */
 void bp_exit_count_in(void);
 void bp_exit_count_out(void);
 long bp_exit_inside(void);
 long bp_exit_gone_count(void);
 void bp_exit_set_watch(bool on);
-int bp_exit_tasks_init(void);
+int bp_exit_tasks_start(void);
 void bp_exit_tasks_exit(void);
 
 /* rust/btf.c: the kernel's BTF. */
@@ -167,6 +182,12 @@ int bp_format_kptr(char *buf, size_t len, unsigned long value);
 
 /* cond_resched() is a macro. */
 void bp_cond_resched(void);
+
+/*
+ * fatal_signal_pending(current): fatal_signal_pending() is a static inline.
+ * A long loop of a control write gives up with -EINTR when it says so.
+ */
+bool bp_fatal_signal_pending(void);
 
 /* preempt_{disable,enable}_notrace() are macros; these are notrace. */
 void bp_preempt_disable_notrace(void);

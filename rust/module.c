@@ -2,7 +2,7 @@
 /*
  * The module itself, for batchprobe's Rust code: its pin on itself and the
  * exit trampoline's release poll, API clients' module references, the
- * module notifier, and the module parameter.
+ * module notifier, and the module parameters.
  */
 #include <linux/minmax.h>
 #include <linux/module.h>
@@ -119,4 +119,19 @@ MODULE_PARM_DESC(max_return_pool_kib,
 unsigned long bp_max_return_pool_bytes(void)
 {
 	return (unsigned long)READ_ONCE(max_return_pool_kib) * 1024;
+}
+
+/*
+ * The most probes one set may hold: see MAX_SET_PROBES in src/engine/registry.rs
+ * and the README. Root may lower it at any time (a higher value counts as
+ * the default, which is also the most); each create reads it once.
+ */
+static unsigned int max_set_probes = BP_MAX_SET_PROBES;
+module_param(max_set_probes, uint, 0644);
+MODULE_PARM_DESC(max_set_probes,
+		 "most probes one set may hold (default and most: 4194304)");
+
+unsigned long bp_max_set_probes(void)
+{
+	return min_t(unsigned long, READ_ONCE(max_set_probes), BP_MAX_SET_PROBES);
 }

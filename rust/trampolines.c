@@ -67,7 +67,7 @@
  * (ftrace_is_jmp) and goes to the address with that bit cleared, one byte
  * early: on 7.3 the exit trampoline, which followed the empty one at an
  * odd address, was entered at the int3 padding before it (an Oops in
- * test_direct_exit_coexist.sh). src/trampoline.rs checks the alignment too.
+ * test_direct_exit_coexist.sh). src/direct/trampoline.rs checks the alignment too.
  */
 #define BP_TRAMP_ALIGN "	.balign 16, 0xcc\n"
 
@@ -132,7 +132,7 @@ asm(
  * asm) through the trampoline's frame, to the traced function's fentry
  * return address, to its caller. The body sees this frame where its
  * caller's stack arguments were: functions with stack arguments, and
- * variadic ones, are refused when the set is made (src/signature.rs).
+ * variadic ones, are refused when the set is made (src/direct/signature.rs).
  *
  * Call-depth accounting: the fentry call (accounted at entry), "call 2f"
  * (accounted before it) and the caller's call are matched by the return
@@ -147,10 +147,24 @@ asm(
  * (src/direct/exit.rs: exit_quiesce).
  *
  * The entry handler returns a token (which slot it counted the call in,
- * or 0), kept in the saved-rdi slot (free once rdi is restored; the body
- * has no stack arguments, so it never touches this frame) and handed to
- * the exit handler, which charges the return to that slot only: not to a
- * set that attached the function while the task was inside.
+ * or 0), handed to the exit handler, which charges the return to that
+ * slot only: not to a set that attached the function while the task was
+ * inside.
+ *
+ * The frame the body runs on. Whatever stays on the stack while the body
+ * runs makes every call nested in it that much deeper, and with an exit
+ * set on many functions such frames pile up on a deep path (a call inside
+ * k exit-traced calls runs k frames deeper: docs/exit-trampoline.md,
+ * "Stack depth"). So the saved registers and rbp are gone before the body
+ * is called, and only 24 bytes stay, from the caller's return address
+ * down:
+ *   the traced function's fentry return address (the fentry call's; the
+ *     exit handler's ip, and where the body starts),
+ *   the token,
+ *   the return address into this trampoline (.Lbp_exit_ret).
+ * The body runs with the caller's rbp, as it would untraced. The exit handler's
+ * frame (rax, rdx and the handler's own) is there only after the body
+ * has returned.
  */
 /* BP_INTRA_FUNCTION_CALL: see rust/kcompat.h. */
 
@@ -163,14 +177,16 @@ asm(
 	BP_TRAMP_ENTER
 "	call bp_direct_handle_exit_entry\n"
 "	movq %rax, %r11\n"
-"	movq -56(%rbp), %rax\n"
-"	movq -48(%rbp), %r9\n"
-"	movq -40(%rbp), %r8\n"
-"	movq -32(%rbp), %rcx\n"
-"	movq -24(%rbp), %rdx\n"
-"	movq -16(%rbp), %rsi\n"
-"	movq -8(%rbp), %rdi\n"
-"	movq %r11, -8(%rbp)\n"
+"	popq %rax\n"
+"	popq %r9\n"
+"	popq %r8\n"
+"	popq %rcx\n"
+"	popq %rdx\n"
+"	popq %rsi\n"
+"	popq %rdi\n"
+"	leave\n"
+	/* The token, above it the fentry return address: 8(%rsp). */
+"	pushq %r11\n"
 	CALL_DEPTH_ACCOUNT
 	/*
 	 * Never taken (rsp is not 0). objtool takes an annotated call to a
@@ -180,24 +196,26 @@ asm(
 	 */
 "	testq %rsp, %rsp\n"
 "	jz 1f\n"
+	/* The body's address, for 2: (r11 is no argument register). */
+"	movq 8(%rsp), %r11\n"
 	BP_INTRA_FUNCTION_CALL
 "	call 2f\n"
 "1:\n"
 ".Lbp_exit_ret:\n"
-"	movq %rax, -56(%rbp)\n"
-"	movq %rdx, -24(%rbp)\n"
-"	movq 8(%rbp), %rdi\n"
+"	pushq %rax\n"
+"	pushq %rdx\n"
+"	movq 24(%rsp), %rdi\n"
 "	movq %rax, %rsi\n"
-"	movq -8(%rbp), %rdx\n"
+"	movq 16(%rsp), %rdx\n"
 "	call bp_direct_handle_exit_return\n"
-"	movq -56(%rbp), %rax\n"
-"	movq -24(%rbp), %rdx\n"
-"	leave\n"
-"	addq $8, %rsp\n"
+"	popq %rdx\n"
+"	popq %rax\n"
+	/* The token and the fentry return address: back to the caller. */
+"	addq $16, %rsp\n"
 	UNWIND_HINT_FUNC
 	ASM_RET
 "2:\n"
-"	pushq 8(%rbp)\n"
+"	pushq %r11\n"
 	UNWIND_HINT_FUNC
 	ASM_RET
 "	.size		bp_direct_tramp_exit, .-bp_direct_tramp_exit\n"

@@ -10,6 +10,7 @@
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/workqueue.h>
 
 #include "helpers.h"
@@ -17,6 +18,11 @@
 void bp_cond_resched(void)
 {
 	cond_resched();
+}
+
+bool bp_fatal_signal_pending(void)
+{
+	return fatal_signal_pending(current);
 }
 
 /* notrace: the direct handlers call these; they must not recurse into ftrace. */

@@ -86,6 +86,11 @@ bp_expect_err() {
 bp_field() {
     grep "^$1 " "$BP_DEBUGFS/sets" | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
+# bp_set_probes SET: SET's probes, every backend's fields of its sets line summed.
+bp_set_probes() {
+    grep "^$1 " "$BP_DEBUGFS/sets" | tr ' ' '\n' |
+        awk -F= '$1 ~ /^(kprobes|kretprobes|fprobes|fretprobes|direct)$/ { n += $2 } END { print n + 0 }'
+}
 # bp_state SET: the state of SET in the sets file.
 bp_state() {
     grep "^$1 " "$BP_DEBUGFS/sets" | cut -d' ' -f2
@@ -94,6 +99,32 @@ bp_state() {
 bp_probe_hits() {
     awk -v s="$1" -v n="$2" '$1 == "set" { cur = $2 } cur == s && $2 == n { sub("hits=", "", $4); print $4 }' \
         "$BP_DEBUGFS/stats"
+}
+# bp_getppid_counts N SET PROBE [SET PROBE ...]: what each probe counted
+# of N getppid() calls (bphit), "A/B/...": its hits after minus before.
+# Nothing between the readings calls getppid (a new shell would; the
+# subshells that read stats do not).
+bp_getppid_counts() {
+    _n=$1
+    shift
+    _probes="$*" _before=""
+    while [ $# -ge 2 ]; do
+        _before="$_before $(bp_probe_hits "$1" "$2")"
+        shift 2
+    done
+    bphit "$_n" > /dev/null
+    set -- $_probes
+    _out=""
+    for _b in $_before; do
+        _out="$_out/$(($(bp_probe_hits "$1" "$2") - _b))"
+        shift 2
+    done
+    echo "${_out#/}"
+}
+# bp_direct_1001 SET: a direct set of 1001 functions, enabled: getppid's
+# (probe "pid") and the first 1000 others the glob * finds.
+bp_direct_1001() {
+    bp_ctl "d:$1/pid ${BP_GETPPID}\nd:$1 * max=1000\ncreate $1\nenable $1\n"
 }
 # bp_probe_kind SET NAME: the backend probe NAME of SET got, the first word
 # of its stats line: kprobe, kretprobe, fprobe, fretprobe or direct.
@@ -147,10 +178,10 @@ bp_live_sum() {
     bp_live_sets | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { s += $2 } END { print s + 0 }'
 }
 # The module's own kprobes: one grace-period counter per kind this kernel
-# has, and the kprobe on do_exit() that counts the tasks ending inside an
-# exit trampoline's body (rust/exit_tasks.c).
+# has. (What counts the tasks ending inside an exit trampoline's body is an
+# ftrace callback on do_exit(), not a kprobe: rust/exit_tasks.c.)
 bp_counter_kprobes() {
-    echo $(( $(head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | grep -c '^rcu[a-z_]*=[0-9]') + 1 ))
+    head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | grep -c '^rcu[a-z_]*=[0-9]'
 }
 # bp_agrees_kprobes KP_BASE, bp_agrees_direct DIRECT_BASE: the kernel's
 # kprobe (direct-call) count is what it had before batchprobe (the base) plus
@@ -214,6 +245,23 @@ bp_exit_field() {
     awk -v s="$1" -v n="$2" '$1 == "set" { cur = $2; next } cur == s && $1 == "direct" && $2 == n' \
         "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$3=//p"
 }
+# bp_inside SET NAME: the calls of direct probe NAME of exit set SET that
+# entered and have not returned yet (hits minus exits, from one read of stats).
+bp_inside() {
+    awk -v s="$1" -v n="$2" '$1 == "set" { cur = $2; next } cur == s && $1 == "direct" && $2 == n' \
+        "$BP_DEBUGFS/stats" | tr ' ' '\n' | awk -F= '$1 == "hits" { h = $2 } $1 == "exits" { x = $2 } END { print h - x }'
+}
+# bp_wait_inside SET NAME [SECONDS]: waits until a call of NAME is inside
+# (bp_inside at least 1; default 30 s): a sleeper started in the
+# background has reached the traced body, however slow the guest.
+bp_wait_inside() {
+    i=$((${3:-30} * 10))
+    while [ "$(bp_inside "$1" "$2")" -lt 1 ] && [ "$i" -gt 0 ]; do
+        usleep 100000
+        i=$((i - 1))
+    done
+    [ "$(bp_inside "$1" "$2")" -ge 1 ]
+}
 # bp_need_btf: the exit trampoline reads function prototypes from the
 # kernel's BTF; a kernel without it skips the whole program.
 bp_need_btf() {
@@ -249,10 +297,16 @@ bp_need_peer() {
 }
 # bp_peer_names N: N functions every peer can take: ftrace-able, core
 # kernel, names unique in ftrace's list and in kallsyms, one traceable BTF
-# function each, no '.' or *lock*.
+# function each, no '.' or *lock*, and none of the allocator's (*alloc*,
+# *free*, *kmem*, *slab*, *page*): a BPF link on those traces the
+# allocations of its own detach, which on the KASAN kernel took the 1000-
+# function fexit detach past 120 s and the hung-task detector's limit
+# (debug-7.3, 2026-12-03: __kmalloc under a BPF trampoline inside
+# update_ftrace_direct_del).
 bp_peer_names() {
     grep -i ' t ' /proc/kallsyms | cut -d' ' -f3 | sort | uniq -d > /tmp/bp-ksym-dups
-    grep -v '\[' /sys/kernel/tracing/available_filter_functions | grep -v '\.' | grep -v lock |
+    grep -v '\[' /sys/kernel/tracing/available_filter_functions | grep -v '\.' |
+        grep -v -e lock -e alloc -e free -e kmem -e slab -e page |
         sort | uniq -u | grep -vxF -f /tmp/bp-ksym-dups | ./bpfpeer filter | head -n "$1"
 }
 # bp_peer_calls MODE FUNC N: "ENTRIES EXITS" that MODE on FUNC counted of
@@ -263,6 +317,29 @@ bp_peer_calls() {
     echo "# $1 on $2, $3 getppid() calls: $out" >&2
     e=$(echo "$out" | sed -n 's/.*entry=\([0-9]*\).*/\1/p'); x=$(echo "$out" | sed -n 's/.*exit=\([0-9]*\).*/\1/p')
     echo "${e:-0} ${x:-0}"
+}
+# bp_peer_check MODE FUNC N ENTRIES_CHECK EXITS_CHECK EXITS: two checks
+# of what MODE on FUNC counted of N getppid() calls: exactly N entries, and
+# exactly EXITS exits (0 for an entry-only mode, N otherwise).
+bp_peer_check() {
+    set -- $(bp_peer_calls "$1" "$2" "$3") "$3" "$4" "$5" "$6"
+    ktap_check "$4" test "$1" -eq "$3"
+    ktap_check "$5" test "$2" -eq "$6"
+}
+# bp_peer_on_names MODE N BASE: three checks of MODE's links on the N
+# functions in /tmp/bp-peer-names (ftrace_calls_N_more, bench_attached_N,
+# nothing_left): while they run, ftrace calls at least N more functions
+# than BASE (ftrace_attached before the names were picked); `bpfpeer bench`
+# attaches all N; once the programs are gone, ftrace calls BASE again.
+bp_peer_on_names() {
+    _base=$3
+    _during=$(./bpfpeer run "$1" - -- sh -c 'wc -l < /sys/kernel/tracing/enabled_functions' < /tmp/bp-peer-names | head -1)
+    echo "# enabled_functions: $_base before, $_during with the links on $2 functions"
+    ktap_check "ftrace_calls_$2_more" test "$_during" -ge $((_base + $2))
+    _out=$(./bpfpeer bench "$1" < /tmp/bp-peer-names)
+    echo "# bench: $_out"
+    ktap_check "bench_attached_$2" test "$(bp_peer_field "$_out" got)" = "$2"
+    ktap_check "nothing_left" test "$(ftrace_attached)" -eq "$_base"
 }
 # bp_peer_field LINE KEY: KEY's value in a `bpfpeer bench` line.
 bp_peer_field() {

@@ -18,6 +18,12 @@
  *                     kselftest runner and the kernel's threads do not use,
  *                     so a selftest that traces __x64_sys_ppoll sees only
  *                     this sleeper; exit 0 when the whole time was slept
+ *   bpsleep -w MS     the same ppoll, until SIGUSR1 wakes it (MS at most):
+ *                     exit 0 when SIGUSR1 ended the ppoll, 3 when the time
+ *                     ran out first; so a test holds a task inside ppoll
+ *                     for exactly as long as it needs, however slow the
+ *                     guest (SIGUSR1 is blocked outside the ppoll, so a
+ *                     wake sent early is not lost)
  *   bpnocap CMD ARG.. run CMD as root without CAP_SYS_ADMIN (dropped from
  *                     the bounding set and every capability set)
  *   bpuser UID CMD..  run CMD as user and group UID, with no capabilities
@@ -31,6 +37,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,22 +140,56 @@ static int bphit(int argc, char **argv)
 	return 0;
 }
 
+static volatile sig_atomic_t bp_woken;
+
+static void bp_wake(int sig)
+{
+	bp_woken = sig == SIGUSR1;
+}
+
+/*
+ * ppoll(NULL, 0, ts, mask): with @wake, SIGUSR1 is blocked first and
+ * handled (no SA_RESTART), and the ppoll's mask unblocks it, so the wake
+ * ends the sleep whether it comes before or during the ppoll.
+ */
+static long bp_ppoll(struct timespec *ts, int wake)
+{
+	struct sigaction sa = { .sa_handler = bp_wake };
+	unsigned long long none = 0;
+	sigset_t usr1;
+
+	if (!wake)
+		return syscall(SYS_ppoll, NULL, 0, ts, NULL, 8);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &usr1, NULL) || sigaction(SIGUSR1, &sa, NULL))
+		return -1;
+	return syscall(SYS_ppoll, NULL, 0, ts, &none, 8);
+}
+
 static int bpsleep(int argc, char **argv)
 {
+	int wake = argc == 3 && !strcmp(argv[1], "-w");
 	struct timespec ts;
 	unsigned long ms;
 	long ret;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: bpsleep MS\n");
+	if (argc != 2 + wake) {
+		fprintf(stderr, "usage: bpsleep [-w] MS\n");
 		return 2;
 	}
-	ms = strtoul(argv[1], NULL, 0);
+	ms = strtoul(argv[1 + wake], NULL, 0);
 	ts.tv_sec = ms / 1000;
 	ts.tv_nsec = (ms % 1000) * 1000000;
-	/* ppoll(NULL, 0, &ts, NULL): times out with 0 after the whole time. */
-	ret = syscall(SYS_ppoll, NULL, 0, &ts, NULL, 8);
-	if (ret != 0) {
+	/* Times out with 0 after the whole time; -1 (EINTR) when woken. */
+	ret = bp_ppoll(&ts, wake);
+	if (wake && ret == -1 && errno == EINTR && bp_woken)
+		return 0;
+	if (wake && ret == 0) {
+		fprintf(stderr, "bpsleep: %lu ms passed and no SIGUSR1 came\n", ms);
+		return 3;
+	}
+	if (wake || ret != 0) {
 		fprintf(stderr, "bpsleep: ppoll returned %ld: %s\n", ret, strerror(errno));
 		return 1;
 	}

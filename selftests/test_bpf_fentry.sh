@@ -15,21 +15,11 @@ bp_need_peer fentry
 ktap_plan 8
 F=__task_pid_nr_ns
 
-set -- $(bp_peer_calls fentry $F 1000)
-ktap_check "fentry_counts_1000" test "$1" -eq 1000
-ktap_check "fentry_only_counts_no_exit" test "$2" -eq 0
-set -- $(bp_peer_calls fentry-fexit $F 1000)
-ktap_check "fentry_fexit_counts_1000_entries" test "$1" -eq 1000
-ktap_check "fentry_fexit_counts_1000_exits" test "$2" -eq 1000
+bp_peer_check fentry $F 1000 fentry_counts_1000 fentry_only_counts_no_exit 0
+bp_peer_check fentry-fexit $F 1000 fentry_fexit_counts_1000_entries fentry_fexit_counts_1000_exits 1000
 
 base=$(ftrace_attached)
 bp_peer_names 64 > /tmp/bp-peer-names
 ktap_check "64_candidates" test "$(wc -l < /tmp/bp-peer-names)" -eq 64
-during=$(./bpfpeer run fentry-fexit - -- sh -c 'wc -l < /sys/kernel/tracing/enabled_functions' < /tmp/bp-peer-names | head -1)
-echo "# enabled_functions: $base before, $during with the links on 64 functions"
-ktap_check "ftrace_calls_64_more" test "$during" -ge $((base + 64))
-out=$(./bpfpeer bench fentry-fexit < /tmp/bp-peer-names)
-echo "# bench: $out"
-ktap_check "bench_attached_64" test "$(bp_peer_field "$out" got)" = 64
-ktap_check "nothing_left" test "$(ftrace_attached)" -eq "$base"
+bp_peer_on_names fentry-fexit 64 "$base"
 ktap_finish

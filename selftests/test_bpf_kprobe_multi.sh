@@ -14,21 +14,11 @@ bp_need_peer kprobe-multi
 ktap_plan 8
 F=__task_pid_nr_ns
 
-set -- $(bp_peer_calls kprobe-multi $F 1000)
-ktap_check "entry_counts_1000" test "$1" -eq 1000
-ktap_check "entry_only_counts_no_exit" test "$2" -eq 0
-set -- $(bp_peer_calls kprobe-multi-ret $F 1000)
-ktap_check "ret_counts_1000_entries" test "$1" -eq 1000
-ktap_check "ret_counts_1000_exits" test "$2" -eq 1000
+bp_peer_check kprobe-multi $F 1000 entry_counts_1000 entry_only_counts_no_exit 0
+bp_peer_check kprobe-multi-ret $F 1000 ret_counts_1000_entries ret_counts_1000_exits 1000
 
 base=$(ftrace_attached)
 bp_peer_names 1000 > /tmp/bp-peer-names
 ktap_check "1000_candidates" test "$(wc -l < /tmp/bp-peer-names)" -eq 1000
-during=$(./bpfpeer run kprobe-multi-ret - -- sh -c 'wc -l < /sys/kernel/tracing/enabled_functions' < /tmp/bp-peer-names | head -1)
-echo "# enabled_functions: $base before, $during with the links on 1000 functions"
-ktap_check "ftrace_calls_1000_more" test "$during" -ge $((base + 1000))
-out=$(./bpfpeer bench kprobe-multi-ret < /tmp/bp-peer-names)
-echo "# bench: $out"
-ktap_check "bench_attached_1000" test "$(bp_peer_field "$out" got)" = 1000
-ktap_check "nothing_left" test "$(ftrace_attached)" -eq "$base"
+bp_peer_on_names kprobe-multi-ret 1000 "$base"
 ktap_finish

@@ -12,27 +12,22 @@
 # of them, and nothing left once the programs are gone.
 . ./bp_lib.sh
 bp_need_peer fentry-multi
+# Only BPF's own links run here, no batchprobe code: under the address
+# sanitizer and TCG (debug-7.3) the links on 1000 core functions took 510
+# to 590 s of the guest's time in two full checks (2026-12-03), and once the
+# hung-task detector's 120 s in the kernel's own multi-link detach. The
+# non-sanitized 7.3 flavors (distro-7.3, Debian's image) run it.
+grep -q ' kasan_report$' /proc/kallsyms &&
+    bp_skip_all "address sanitizer (kasan_report) under TCG: BPF's links on 1000 core functions take most of the runner's budget; the other 7.3 flavors run this"
 ktap_plan 10
 F=__task_pid_nr_ns
 
-set -- $(bp_peer_calls fentry-multi $F 1000)
-ktap_check "fentry_multi_counts_1000" test "$1" -eq 1000
-ktap_check "fentry_multi_counts_no_exit" test "$2" -eq 0
-set -- $(bp_peer_calls fentry-fexit-multi $F 1000)
-ktap_check "fentry_fexit_multi_counts_1000_entries" test "$1" -eq 1000
-ktap_check "fentry_fexit_multi_counts_1000_exits" test "$2" -eq 1000
-set -- $(bp_peer_calls fsession-multi $F 1000)
-ktap_check "fsession_multi_counts_1000_entries" test "$1" -eq 1000
-ktap_check "fsession_multi_counts_1000_exits" test "$2" -eq 1000
+bp_peer_check fentry-multi $F 1000 fentry_multi_counts_1000 fentry_multi_counts_no_exit 0
+bp_peer_check fentry-fexit-multi $F 1000 fentry_fexit_multi_counts_1000_entries fentry_fexit_multi_counts_1000_exits 1000
+bp_peer_check fsession-multi $F 1000 fsession_multi_counts_1000_entries fsession_multi_counts_1000_exits 1000
 
 base=$(ftrace_attached)
 bp_peer_names 1100 | ./bpfpeer accept fentry-fexit-multi | head -n 1000 > /tmp/bp-peer-names
 ktap_check "1000_accepted" test "$(wc -l < /tmp/bp-peer-names)" -eq 1000
-during=$(./bpfpeer run fentry-fexit-multi - -- sh -c 'wc -l < /sys/kernel/tracing/enabled_functions' < /tmp/bp-peer-names | head -1)
-echo "# enabled_functions: $base before, $during with the links on 1000 functions"
-ktap_check "ftrace_calls_1000_more" test "$during" -ge $((base + 1000))
-out=$(./bpfpeer bench fentry-fexit-multi < /tmp/bp-peer-names)
-echo "# bench: $out"
-ktap_check "bench_attached_1000" test "$(bp_peer_field "$out" got)" = 1000
-ktap_check "nothing_left" test "$(ftrace_attached)" -eq "$base"
+bp_peer_on_names fentry-fexit-multi 1000 "$base"
 ktap_finish

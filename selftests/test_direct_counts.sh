@@ -13,7 +13,7 @@ hits() { bp_probe_hits "$1" "$2"; }
 base=$(direct_attached)
 
 ktap_check "insmod" insmod "$BP_KO"
-ktap_check "attach_1001_functions" bp_ctl 'd:big/pid '"${BP_GETPPID}"'\nd:big * max=1000\ncreate big\nenable big\n'
+ktap_check "attach_1001_functions" bp_direct_1001 big
 ktap_check "set_has_1001_direct" test "$(bp_field big direct)" = 1001
 ktap_check "ftrace_sees_1001_direct_callers" test "$(direct_attached)" -eq $((base + 1001))
 bphit 100 > /dev/null

@@ -12,14 +12,17 @@
 bp_need_btf
 ktap_plan 14
 
-# sleep_inside SET: a sleeper in ppoll, counted in by exit set SET; its pid.
+# sleep_inside SET: a sleeper in ppoll, counted in by exit set SET, until
+# wake_sleeper; its pid in $pid.
 sleep_inside() {
-    bpsleep 3000 &
+    bpsleep -w 600000 &
     pid=$!
-    for i in $(seq 1 50); do
-        [ "$(bp_exit_field "$1" pp hits)" -ge 1 ] 2>/dev/null && break
-        usleep 100000
-    done
+    bp_wait_inside "$1" pp
+}
+# wake_sleeper: SIGUSR1 ends its ppoll; its status (0: woken in ppoll).
+wake_sleeper() {
+    kill -USR1 $pid
+    wait $pid
 }
 
 ktap_check "insmod" insmod "$BP_KO"
@@ -29,7 +32,7 @@ sleep_inside a
 ktap_check "sleeper_counted_in_a" test "$(bp_exit_field a pp hits)" -ge 1
 ktap_check "detach_a" bp_ctl 'unregister a --sync\n'
 ktap_check "exit_set_b" bp_ctl 'd:b/pp __x64_sys_ppoll\ncreate b --exit\nenable b\n'
-wait $pid
+wake_sleeper
 ktap_check "sleeper_returned" test $? -eq 0
 hb=$(bp_exit_field b pp hits) xb=$(bp_exit_field b pp exits)
 echo "# b: hits=$hb exits=$xb"
@@ -40,7 +43,7 @@ sleep_inside b
 ktap_check "sleeper_counted_in_b" test "$(bp_exit_field b pp hits)" -ge 1
 ktap_check "detach_b" bp_ctl 'unregister b --sync\n'
 ktap_check "count_set_c" bp_ctl 'd:c/pp __x64_sys_ppoll\ncreate c\nenable c\n'
-wait $pid
+wake_sleeper
 echo "# c: $(awk '$1 == "set" { cur = $2; next } cur == "c" && $1 == "direct"' $BP_DEBUGFS/stats)"
 ktap_check "c_shows_no_exits" test -z "$(bp_exit_field c pp exits)"
 ktap_check "unregister_c" bp_ctl 'unregister c --sync\n'

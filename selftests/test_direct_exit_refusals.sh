@@ -4,7 +4,7 @@
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF
 #
 # The exit trampoline calls a function's body with its own frame where the
-# caller's stack arguments were, so (src/signature.rs) it takes only
+# caller's stack arguments were, so (src/direct/signature.rs) it takes only
 # functions whose arguments all fit the six argument registers (BTF
 # prototypes), that are not variadic and that return. A named function
 # that breaks the rule fails its set with EOPNOTSUPP, named in last_error; a

@@ -14,7 +14,7 @@ T=/sys/kernel/tracing
 base=$(direct_attached)
 
 ktap_check "insmod" insmod "$BP_KO"
-ktap_check "attach_1001_functions_held" bp_ctl 'd:big/pid '"${BP_GETPPID}"'\nd:big * max=1000\ncreate big\nenable big\n'
+ktap_check "attach_1001_functions_held" bp_direct_1001 big
 bp_expect_err "second_direct_caller_ebusy" 16 'd:dup/again '"${BP_GETPPID}"'\ncreate dup\n'
 ktap_check "ebusy_names_symbol" grep -q "${BP_GETPPID}" $BP_DEBUGFS/last_error
 ktap_check "ebusy_left_nothing_attached" test "$(direct_attached)" -eq $((base + 1001))

@@ -12,7 +12,7 @@ hits() { bp_probe_hits "$1" "$2"; }
 base=$(direct_attached)
 
 ktap_check "insmod" insmod "$BP_KO"
-ktap_check "attach_1001_functions_to_switch" bp_ctl 'd:big/pid '"${BP_GETPPID}"'\nd:big * max=1000\ncreate big\nenable big\n'
+ktap_check "attach_1001_functions_to_switch" bp_direct_1001 big
 bphit 100 > /dev/null
 ktap_check "counts_before_the_switch" test "$(hits big pid)" -ge 100
 before=$(hits big pid)

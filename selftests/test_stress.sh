@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# description: 4 writers on overlapping sets for 60 s while every CPU runs the probed functions
+# description: 4 writers on overlapping sets for 30 s while every CPU runs the probed functions
 # requires: CONFIG_KPROBES, CONFIG_KRETPROBES, CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #
 # Four writers create, enable, disable, retarget and unregister sets drawn
 # from one small pool of names (so they collide: EEXIST, ENOENT, EBUSY are
-# expected answers) for BP_STRESS_S (60) seconds, while one task per CPU
+# expected answers) for BP_STRESS_S (30) seconds, while one task per CPU
 # calls the probed functions. Nothing may hang (the runner's timeout and
 # the kernel's hung-task detector watch), the kernel's view must agree with
 # the module's afterwards, and a fresh set then counts exactly: its kprobe,
@@ -16,7 +16,7 @@
 . ./bp_lib.sh
 ktap_plan 7
 T=/sys/kernel/tracing
-secs=${BP_STRESS_S:-60}
+secs=${BP_STRESS_S:-30}
 kp_base=$(kprobes_registered) d_base=$(direct_attached)
 
 ktap_check "insmod" insmod "$BP_KO"

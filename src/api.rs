@@ -20,8 +20,8 @@ use kernel::sync::Arc;
 use crate::backend::OwnedTarget;
 use crate::bindings;
 use crate::command::{self, ProbeKind};
+use crate::engine::engine;
 use crate::gate::Client;
-use crate::registry::engine;
 use crate::set::{Owner, Set};
 
 /// Called by the module notifier (`rust/module.c`) when a module goes
@@ -122,7 +122,7 @@ fn target(t: &bindings::batchprobe_target, index: u32) -> Result<OwnedTarget> {
         kind,
         offset: sym.offset,
         addr,
-        text: Some((addr - sym.offset as usize, sym.size)),
+        text: Some((addr.wrapping_sub(sym.offset as usize), sym.size)),
         symbol: sym.name,
         index,
     })
@@ -137,7 +137,7 @@ unsafe fn create(desc: *const bindings::batchprobe_set_desc) -> Result<Arc<Set>>
     // SAFETY: Null or valid (caller).
     let desc = unsafe { desc.as_ref() }.ok_or(EINVAL)?;
     let engine = engine()?;
-    let bad = |what: &str| engine.api_error(EINVAL, what);
+    let bad = |what: &str| engine.api_error(EINVAL, format_args!("{what}"));
     let handler = desc.handler.ok_or_else(|| bad("no handler"))?;
     if desc.owner.is_null() {
         // Only modules can call this API; without an owner nothing would
@@ -148,14 +148,17 @@ unsafe fn create(desc: *const bindings::batchprobe_set_desc) -> Result<Arc<Set>>
         return Err(bad("no targets"));
     }
     if desc.count as usize > MAX_TARGETS {
-        return Err(engine.api_error(E2BIG, "more than BATCHPROBE_MAX_TARGETS targets"));
+        return Err(engine.api_error(
+            E2BIG,
+            format_args!("more than BATCHPROBE_MAX_TARGETS targets"),
+        ));
     }
     if desc.flags & !bindings::BATCHPROBE_F_ALL != 0 {
         return Err(bad("unknown flags"));
     }
     // SAFETY: A NUL-terminated string (header).
     let name = unsafe { copy_str(desc.name, MAX_NAME) }
-        .map_err(|e| engine.api_error(e, "bad set name"))?;
+        .map_err(|e| engine.api_error(e, format_args!("bad set name")))?;
     let name_str = core::str::from_utf8(&name).map_err(|_| bad("bad set name"))?;
     command::set_name(name_str).map_err(|_| bad("bad set name"))?;
     // SAFETY: `targets` holds `count` targets (header).
@@ -165,12 +168,8 @@ unsafe fn create(desc: *const bindings::batchprobe_set_desc) -> Result<Arc<Set>>
         if i % 1024 == 1023 {
             crate::sched::cond_resched();
         }
-        let t = target(t, i as u32).map_err(|e| {
-            let mut what = crate::error::Text(KVec::new());
-            let _ =
-                core::fmt::Write::write_fmt(&mut what, format_args!("target {}: bad target", i));
-            engine.api_error(e, core::str::from_utf8(&what.0).unwrap_or("bad target"))
-        })?;
+        let t = target(t, i as u32)
+            .map_err(|e| engine.api_error(e, format_args!("target {i}: bad target")))?;
         targets.push(t, GFP_KERNEL)?;
     }
     // The set's name: OWNER.NAME.
@@ -209,6 +208,10 @@ pub unsafe extern "C" fn batchprobe_create(
     }
 }
 
+/// The lowest address an ERR_PTR takes: `-MAX_ERRNO` (4095, as
+/// `include/linux/err.h`'s `IS_ERR_VALUE`), as an address.
+const ERR_PTR_FIRST: usize = (-4095isize) as usize;
+
 /// Borrows the set behind a handle, without taking the reference.
 ///
 /// # Safety
@@ -216,7 +219,7 @@ pub unsafe extern "C" fn batchprobe_create(
 /// `set` is null, an ERR_PTR, or a handle from `batchprobe_create` not
 /// yet given to `batchprobe_put`.
 unsafe fn handle<'a>(set: *mut bindings::batchprobe_set) -> Result<&'a Set> {
-    if set.is_null() || (set as usize) >= (-4095isize) as usize {
+    if set.is_null() || (set as usize) >= ERR_PTR_FIRST {
         return Err(EINVAL);
     }
     // SAFETY: A live handle is a pointer from `Arc::into_raw` whose

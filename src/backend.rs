@@ -20,8 +20,8 @@
 //! trait and one line in the set's list.
 //!
 //! [`fprobe`]: crate::fprobe
-//! [`kprobe`]: crate::kprobe
-//! [`kretprobe`]: crate::kretprobe
+//! [`kprobe`]: crate::probe::kprobe
+//! [`kretprobe`]: crate::probe::kretprobe
 //! [`direct`]: crate::direct
 
 use core::fmt::Write;
@@ -184,8 +184,25 @@ pub(crate) trait SetBackend: Send + Sync {
     /// Calls `f` with each `(field, count)` of the `sets` line.
     fn tally(&self, f: &mut dyn FnMut(&'static str, usize));
 
+    /// Calls `f` for every probe from the `from`-th on, for as long as it
+    /// returns `true`. The order is fixed once the set is built, so a
+    /// listing can stop and go on later where it stopped.
+    fn each_from(&self, from: usize, f: &mut dyn FnMut(&ProbeView<'_>) -> bool);
+
     /// Calls `f` for every probe.
-    fn each(&self, f: &mut dyn FnMut(&ProbeView<'_>));
+    fn each(&self, f: &mut dyn FnMut(&ProbeView<'_>)) {
+        self.each_from(0, &mut |v| {
+            f(v);
+            true
+        });
+    }
+
+    /// How many probes it has: its [`tally`](SetBackend::tally) summed.
+    fn probes(&self) -> usize {
+        let mut n = 0usize;
+        self.tally(&mut |_, c| n = n.saturating_add(c));
+        n
+    }
 
     /// The bytes of return-instance pool that taking `t` would add to the
     /// set on machine `m` (see [`crate::retpool`]): 0 for what has no

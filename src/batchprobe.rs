@@ -3,9 +3,9 @@
 //! batchprobe: attach and detach thousands of kernel probes in batches.
 //!
 //! A control write flows: parser ([`command`], pure) → validation against
-//! the registry ([`registry`], with the pure [`lifecycle`] state machine) →
+//! the engine and its registry ([`engine`], with the pure [`lifecycle`] state machine) →
 //! a set ([`set`]) → for each target the backend that serves it best
-//! ([`backend`]: [`fprobe`], [`kprobe`], [`kretprobe`], [`direct`]) → the
+//! ([`backend`]: [`fprobe`], [`probe::kprobe`], [`probe::kretprobe`], [`direct`]) → the
 //! kernel's batch API. Teardown flows: set → module workqueue
 //! ([`workqueue`]) → one batch per backend → `call_rcu` free ([`rcu`]). The crate root
 //! only wires the pieces together. Other modules reach the same engine
@@ -14,41 +14,33 @@
 use kernel::c_str;
 use kernel::prelude::*;
 
-pub mod addrset;
 pub mod api;
 mod backend;
-pub mod batchkeys;
 mod bindings;
-mod btf;
 pub mod command;
 mod control;
 mod debugfs;
-mod direct;
+pub mod direct;
+pub mod engine;
 pub mod errno;
 mod error;
 pub mod errtext;
-mod exittasks;
 mod fprobe;
 mod ftrace;
 mod gate;
 mod gpcount;
 mod kallsyms;
 mod kcompat;
-mod kprobe;
-mod kretprobe;
 mod kvec;
 pub mod lifecycle;
 mod locked;
 mod probe;
+pub mod probecap;
 mod rcu;
-mod recursion;
-mod registry;
 pub mod retpool;
 mod sched;
 mod set;
-pub mod signature;
 pub mod symname;
-mod trampoline;
 mod workqueue;
 
 module! {
@@ -61,10 +53,11 @@ module! {
 struct BatchProbe {
     /// Removed first on unload, so no control write can start afterwards.
     dir: Option<debugfs::Dir>,
-    engine: Pin<KBox<registry::Engine>>,
-    /// The `do_exit()` kprobe that counts tasks ending inside an exit
-    /// trampoline's body; dropped after the engine's shutdown.
-    _exit_watch: exittasks::Watch,
+    engine: Pin<KBox<engine::Engine>>,
+    /// The `do_exit()` callback that counts tasks ending inside an exit
+    /// trampoline's body (registered with the first exit set); dropped
+    /// after the engine's shutdown.
+    _exit_watch: direct::exit::tasks::Watch,
     /// Dropped last: the phases of retiring sets still count grace periods.
     _gp_counters: gpcount::Counters,
 }
@@ -73,10 +66,10 @@ impl kernel::Module for BatchProbe {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         // SAFETY: called once, before any timing is taken.
         unsafe { bindings::bp_clock_init() };
-        trampoline::check_alignment()?;
+        direct::trampoline::check_alignment()?;
         let gp_counters = gpcount::Counters::register()?;
-        let exit_watch = exittasks::Watch::register()?;
-        let engine = KBox::pin_init(registry::Engine::new()?, GFP_KERNEL)?;
+        let exit_watch = direct::exit::tasks::Watch::new();
+        let engine = KBox::pin_init(engine::Engine::new()?, GFP_KERNEL)?;
         // SAFETY: Registers a static notifier block; unregistered in `drop`,
         // or below if the files cannot be made. Until `publish` below it
         // finds no engine, and does nothing.
@@ -93,7 +86,7 @@ impl kernel::Module for BatchProbe {
         };
         // SAFETY: `engine` is pinned and outlives the API: `drop`
         // unpublishes it before the engine goes.
-        unsafe { registry::publish(&engine) };
+        unsafe { engine::publish(&engine) };
         pr_info!("loaded\n");
         Ok(BatchProbe {
             dir: Some(dir),
@@ -106,7 +99,7 @@ impl kernel::Module for BatchProbe {
 
 /// The debugfs directory and its files, the control file last (see
 /// `bp_debugfs_create_files`): on error nothing is left and no write ran.
-fn make_files(engine: &registry::Engine) -> Result<debugfs::Dir> {
+fn make_files(engine: &engine::Engine) -> Result<debugfs::Dir> {
     let dir = debugfs::Dir::new(c_str!("batchprobe"))?;
     // SAFETY: `dir` is removed (on unload, in `drop`, or here on error,
     // dropped) before `engine` is dropped.
@@ -120,7 +113,7 @@ impl Drop for BatchProbe {
         drop(self.dir.take());
         // SAFETY: Registered in `init`.
         unsafe { bindings::bp_module_notifier_unregister() };
-        registry::unpublish();
+        engine::unpublish();
         // SAFETY: Unload, in process context; the control files are gone
         // (their removal waited for writes in progress), the module
         // notifier is unregistered, and no client module is loaded (each

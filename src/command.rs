@@ -31,7 +31,7 @@
 //!                          functions with register_fprobe_ips instead;
 //!                          --exit attaches the d: functions with the entry
 //!                          + exit trampoline (mode exit), keeping only the
-//!                          functions it can call (src/signature.rs): an
+//!                          functions it can call (src/direct/signature.rs): an
 //!                          explicit one it cannot fails the set, a glob
 //!                          member is skipped
 //! enable SET | disable SET
@@ -61,7 +61,12 @@
 
 use core::fmt;
 
-use crate::errno::{E2BIG, EINVAL};
+// `#[path]`: the host tests compile this file by path, where a child's
+// file is looked up beside it; this path names the same file in both builds.
+#[path = "command/error.rs"]
+mod error;
+
+pub use error::ParseError;
 
 /// The longest line the control file accepts, in bytes (without the newline).
 pub const MAX_LINE: usize = 1024;
@@ -285,78 +290,6 @@ impl fmt::Display for Command<'_> {
             Command::Unstage(s) => write!(f, "-:{s}"),
             Command::Flush => f.write_str("flush"),
         }
-    }
-}
-
-/// Why a line was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParseError {
-    /// The line is longer than [`MAX_LINE`].
-    LineTooLong,
-    /// The line is not UTF-8 or holds control characters.
-    NotText,
-    /// The first word is no known command.
-    UnknownCommand,
-    /// A probe line lacks `:SET`.
-    MissingSet,
-    /// A set or probe name is empty, too long, or not `[A-Za-z_][A-Za-z0-9_]*`.
-    BadName,
-    /// A symbol is missing, too long, or holds characters kallsyms never uses.
-    BadSymbol,
-    /// An offset is not a number, or too large.
-    BadOffset,
-    /// A kretprobe or direct line has an offset.
-    OffsetNotAllowed,
-    /// A kretprobe's `maxactive` is not a number or is out of range.
-    BadMaxActive,
-    /// A command is missing an argument.
-    MissingArgument,
-    /// A command has more arguments than it takes.
-    TooManyArguments,
-    /// An option (`--...`) this command does not take.
-    UnknownOption,
-    /// `max=N` is not a positive number, or follows a plain symbol.
-    BadLimit,
-    /// `skip=GLOB` is not a glob or symbol, or follows a plain symbol.
-    BadSkip,
-    /// Options that do not go together (`--exit` with `--fprobe`).
-    ConflictingOptions,
-}
-
-impl ParseError {
-    /// The errno (positive) a write fails with for this error.
-    pub fn errno(self) -> i32 {
-        match self {
-            ParseError::LineTooLong => E2BIG,
-            _ => EINVAL,
-        }
-    }
-
-    /// A short human-readable description.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ParseError::LineTooLong => "line too long",
-            ParseError::NotText => "not a text line",
-            ParseError::UnknownCommand => "unknown command",
-            ParseError::MissingSet => "probe line needs :SET or :SET/NAME",
-            ParseError::BadName => "bad set or probe name",
-            ParseError::BadSymbol => "bad symbol",
-            ParseError::BadOffset => "bad offset",
-            ParseError::OffsetNotAllowed => "offset not allowed on this probe kind",
-            ParseError::BadMaxActive => "bad maxactive",
-            ParseError::MissingArgument => "missing argument",
-            ParseError::TooManyArguments => "too many arguments",
-            ParseError::UnknownOption => "unknown option",
-            ParseError::BadLimit => "max=N needs a glob and a positive N",
-            ParseError::BadSkip => "skip=GLOB needs a glob target and a valid pattern",
-            ParseError::ConflictingOptions => "options that do not go together",
-        }
-    }
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -713,77 +646,4 @@ fn parse_u32(s: &str) -> Option<u32> {
         return None;
     }
     u32::from_str_radix(digits, radix).ok()
-}
-
-/// Shell-style glob match of `name` against `pattern`: `*`, `?`, and `[...]`
-/// classes with ranges and `!` negation. Iterative, no allocation, linear
-/// backtracking on the last `*` only.
-pub fn glob_match(pattern: &str, name: &str) -> bool {
-    let (p, n) = (pattern.as_bytes(), name.as_bytes());
-    let (mut pi, mut ni) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    while let Some(&c) = n.get(ni) {
-        let matched = match p.get(pi) {
-            Some(b'*') => {
-                star = Some((pi, ni));
-                pi += 1;
-                continue;
-            }
-            Some(b'?') => true,
-            Some(b'[') => match class_match(p.get(pi..).unwrap_or(&[]), c) {
-                Some((true, len)) => {
-                    pi += len;
-                    ni += 1;
-                    continue;
-                }
-                Some((false, _)) => false,
-                // An unterminated class matches a literal '['.
-                None => c == b'[',
-            },
-            Some(&pc) => pc == c,
-            None => false,
-        };
-        if matched {
-            pi += 1;
-            ni += 1;
-            continue;
-        }
-        match star {
-            Some((sp, sn)) => {
-                pi = sp + 1;
-                ni = sn + 1;
-                star = Some((sp, sn + 1));
-            }
-            None => return false,
-        }
-    }
-    p.get(pi..).unwrap_or(&[]).iter().all(|&c| c == b'*')
-}
-
-/// Matches `c` against the class at the start of `p` (which begins with `[`).
-/// Returns whether it matched and the class's length, or `None` when the
-/// class is not terminated.
-fn class_match(p: &[u8], c: u8) -> Option<(bool, usize)> {
-    let mut i = 1;
-    let negate = matches!(p.get(i), Some(b'!') | Some(b'^'));
-    if negate {
-        i += 1;
-    }
-    let mut matched = false;
-    let mut first = true;
-    loop {
-        let lo = *p.get(i)?;
-        if lo == b']' && !first {
-            return Some((matched != negate, i + 1));
-        }
-        first = false;
-        if p.get(i + 1) == Some(&b'-') && p.get(i + 2).is_some_and(|&h| h != b']') {
-            let hi = *p.get(i + 2)?;
-            matched |= lo <= c && c <= hi;
-            i += 3;
-        } else {
-            matched |= lo == c;
-            i += 1;
-        }
-    }
 }

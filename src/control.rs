@@ -9,17 +9,22 @@ use kernel::ffi::{c_int, c_uint, c_void};
 use kernel::prelude::*;
 
 use crate::bindings;
-use crate::registry::{Engine, Show};
+use crate::engine::{Engine, Show};
 
 /// Writes into a `seq_file`; `seq_file` itself handles overflow by calling
-/// the show callback again with a bigger buffer.
+/// the show callback again with a bigger buffer. A full buffer is an
+/// error, so that a listing of millions of probes stops there instead of
+/// formatting the rest for nothing.
 struct SeqWriter(*mut bindings::seq_file);
 
 impl Write for SeqWriter {
     fn write_str(&mut self, s: &str) -> core::fmt::Result {
         // SAFETY: `self.0` is the live `seq_file` of the current show call;
         // `s` is valid for `s.len()` bytes. `seq_write` does not sleep.
-        unsafe { bindings::seq_write(self.0, s.as_ptr().cast(), s.len()) };
+        let full = unsafe { bindings::seq_write(self.0, s.as_ptr().cast(), s.len()) } != 0;
+        if full {
+            return Err(core::fmt::Error);
+        }
         Ok(())
     }
 }
@@ -66,6 +71,8 @@ pub(crate) unsafe extern "C" fn bp_rust_show(
         bindings::bp_show_BP_SHOW_LAST_ERROR => Show::LastError,
         _ => return EINVAL.to_errno(),
     };
-    let _ = engine.show(what, &mut SeqWriter(m));
-    0
+    match engine.show(what, &mut SeqWriter(m)) {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
 }

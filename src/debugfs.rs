@@ -9,7 +9,7 @@ use kernel::prelude::*;
 use kernel::str::CStr;
 
 use crate::bindings;
-use crate::registry::Engine;
+use crate::engine::Engine;
 
 /// A debugfs directory, removed (with everything below it) when dropped.
 ///

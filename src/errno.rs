@@ -16,7 +16,7 @@ pub const EBUSY: i32 = 16;
 /// Invalid argument.
 pub const EINVAL: i32 = 22;
 /// Operation not supported: the exit trampoline cannot call this function
-/// (see [`crate::signature`]).
+/// (see [`crate::direct::signature`]).
 pub const EOPNOTSUPP: i32 = 95;
 /// Operation already in progress: the set is already retiring.
 pub const EALREADY: i32 = 114;

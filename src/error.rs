@@ -23,9 +23,37 @@ pub(crate) struct Failed {
     /// The probe line a refusal is blamed on, when it is not the line
     /// being executed (a probe line that `create` registers).
     pub(crate) line: Option<BlamedLine>,
-    /// The symbol refused, when no line is known yet (an attach or arm
-    /// failure): the registry finds the line that named it.
-    pub(crate) symbol: KVec<u8>,
+    /// The target a backend refused, when no line is known yet (an attach
+    /// failure): where `what` names it, for the registry to find the line
+    /// that named it.
+    pub(crate) subject: Option<Subject>,
+}
+
+/// Where [`Failed::what`] names the one target of a backend a failure is
+/// about: `what` starts "BACKEND SYMBOL: " ([`Failed::about`] writes it),
+/// and that lead is left out once the failure is blamed on the target's
+/// own line, which names the symbol already.
+pub(crate) struct Subject {
+    /// `what[symbol..lead - 2]` is the symbol; `what[..lead]` the lead.
+    symbol: usize,
+    lead: usize,
+    /// Blamed on the target's own line: the lead is not shown.
+    pub(crate) named_by_line: bool,
+}
+
+/// [`Failed::message`]: what was wrong, led by the target when that is not
+/// shown otherwise.
+pub(crate) struct Message<'a>(&'a Failed);
+
+impl core::fmt::Display for Message<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let what = &self.0.what;
+        let from = match &self.0.subject {
+            Some(s) if s.named_by_line => s.lead,
+            _ => 0,
+        };
+        BStr(what.get(from..).unwrap_or(what)).fmt(f)
+    }
 }
 
 /// A probe line of a control write, as a target carries it.
@@ -65,6 +93,12 @@ impl Failed {
         Self::new(ENOMEM, format_args!("out of memory"))
     }
 
+    /// `EINTR`: the task running a write (or an API call) was killed
+    /// ([`crate::sched::resched_unless_killed`]).
+    pub(crate) fn killed() -> Self {
+        Self::new(EINTR, format_args!("interrupted: the task was killed"))
+    }
+
     /// `error`, described by `args`.
     pub(crate) fn new(error: Error, args: core::fmt::Arguments<'_>) -> Self {
         let mut what = Text(KVec::new());
@@ -73,7 +107,7 @@ impl Failed {
             error,
             what: what.0,
             line: None,
-            symbol: KVec::new(),
+            subject: None,
         }
     }
 
@@ -83,10 +117,45 @@ impl Failed {
         self
     }
 
-    /// Names the symbol refused, for the registry to find its line.
-    pub(crate) fn on_symbol(mut self, symbol: &[u8]) -> Self {
-        let _ = self.symbol.extend_from_slice(symbol, GFP_KERNEL);
-        self
+    /// `error` about `symbol`, one target of `backend`, described by
+    /// `args`: "BACKEND SYMBOL: ARGS", with the target recorded
+    /// ([`Subject`]) for the registry to find its line.
+    pub(crate) fn about(
+        error: Error,
+        backend: &str,
+        symbol: &[u8],
+        args: core::fmt::Arguments<'_>,
+    ) -> Self {
+        let mut what = Text(KVec::new());
+        let _ = write!(what, "{backend} ");
+        let start = what.0.len();
+        let _ = write!(what, "{}: ", BStr(symbol));
+        let lead = what.0.len();
+        let _ = what.write_fmt(args);
+        // Out of memory half way: the words as far as they go, no subject.
+        let whole = what.0.get(start..lead.saturating_sub(2)) == Some(symbol);
+        Self {
+            error,
+            what: what.0,
+            line: None,
+            subject: whole.then_some(Subject {
+                symbol: start,
+                lead,
+                named_by_line: false,
+            }),
+        }
+    }
+
+    /// The symbol of the target this failure is about, if one.
+    pub(crate) fn subject_symbol(&self) -> Option<&[u8]> {
+        let s = self.subject.as_ref()?;
+        self.what.get(s.symbol..s.lead.checked_sub(2)?)
+    }
+
+    /// What was wrong, with the target it is about when that is not
+    /// shown otherwise: what `last_error` and the log say before the errno.
+    pub(crate) fn message(&self) -> Message<'_> {
+        Message(self)
     }
 
     /// A positive errno from the pure logic ([`crate::errno`]), described
@@ -98,7 +167,7 @@ impl Failed {
 
 /// A positive errno as an [`Error`]: one of the pure logic's
 /// ([`crate::errno`], the `errno()` of [`crate::command::ParseError`] and
-/// [`crate::lifecycle::Refusal`], [`crate::signature::REFUSED_ERRNO`]), or
+/// [`crate::lifecycle::Refusal`], [`crate::direct::signature::REFUSED_ERRNO`]), or
 /// a `bindings` constant that 6.12's `kernel::error::code` lacks. The one
 /// place such a code changes sign. The kernel's own codes (`ENOENT`, ...) and C return
 /// values (through [`kernel::error::to_result`]) need no such step.
@@ -126,6 +195,9 @@ impl From<Error> for Failed {
     fn from(e: Error) -> Self {
         if e == ENOMEM {
             return Failed::oom();
+        }
+        if e == EINTR {
+            return Failed::killed();
         }
         Failed::new(e, format_args!("{}", generic(e)))
     }

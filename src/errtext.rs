@@ -118,6 +118,9 @@ pub enum Site {
     Direct,
     /// `register_fprobe_ips()` at `enable`.
     Fprobe,
+    /// The `do_exit()` callback an exit set needs
+    /// (`rust/exit_tasks.c`, `bp_exit_tasks_start()`).
+    ExitWatch,
 }
 
 /// What the kernel's `errno` (positive or negative) means at `site`, in
@@ -168,6 +171,17 @@ pub fn refusal(site: Site, errno: i32) -> &'static str {
         (Site::Ftrace | Site::Direct | Site::Fprobe, 19) => "ftrace is disabled",
         // The ops_func of a live patch on the function refused to share.
         (Site::Direct, 11) => "a live patch holds it",
+        // register_ftrace_function() refuses a PERMANENT ops while
+        // /proc/sys/kernel/ftrace_enabled is 0.
+        (Site::ExitWatch, 16) => {
+            "function tracing is off (/proc/sys/kernel/ftrace_enabled is 0): tasks that end \
+             inside a body could not be counted"
+        }
+        // Neither the ORC nor the frame-pointer unwinder: exiting tasks'
+        // stacks cannot be read reliably.
+        (Site::ExitWatch, 95) => {
+            "exit sets need the ORC or frame-pointer unwinder to count tasks that end inside a body"
+        }
         _ => generic(e),
     }
 }
@@ -237,7 +251,7 @@ pub fn command_word(text: &str) -> &str {
 pub fn write_report(
     w: &mut dyn fmt::Write,
     origin: &Origin<'_>,
-    what: &str,
+    what: impl fmt::Display,
     errno: i32,
 ) -> fmt::Result {
     let errno = Errno(errno);

@@ -29,12 +29,28 @@
 //! On fgraph, a function whose return fprobes need more than 32 words
 //! misses every return on all of them, so a set's `r:` go to kretprobes
 //! once the module has [`kcompat::RETURN_FPROBE_SETS`] sets with
-//! fprobe-served `r:` ([`RETURN_SIDES`]): one return fprobe each, so no
-//! function ever carries more than that many of ours. A task still inside
-//! a function when its set is disarmed delivers that return to whatever
-//! fprobe is registered at the same address by then (`fprobe_return`
-//! looks the pointer up, never dereferences a stale one): at worst one
-//! extra return counted by a re-armed set.
+//! fprobe-served `r:` ([`anchor::count_return_side`]): one return fprobe each, so no
+//! function ever carries more than that many of ours.
+//!
+//! # Stale return frames (fgraph)
+//!
+//! A task asleep inside a function keeps the address of the return
+//! fprobe that saw it enter on its shadow stack, for as long as it sleeps:
+//! `unregister_fprobe` waits for handlers, not for such tasks. When it
+//! returns, `fprobe_return` calls the `exit_handler` of whatever fprobe is
+//! registered at that address by then, without checking that it has one.
+//! If the return side was freed and an entry-only fprobe registered where
+//! it was, that is a call through NULL (reproduced on Debian's 7.3.4 image:
+//! `RIP: 0010:0x0`, `fprobe_return+0x148`). So an address that ever held a
+//! return fprobe of ours never holds an entry-only one, by construction:
+//! return sides live in vmalloc memory ([`Side::exit`] returns a `VBox`,
+//! and nothing else makes one), entry sides and every other fprobe of ours
+//! in kmalloc memory or the module's own data, and the kernel never hands
+//! out an address of one range from the other. A stale frame therefore
+//! finds either nothing registered (skipped), or a later return side of
+//! ours, whose handler looks the function up in its own slots: at worst
+//! one extra return counted. What other fprobe users of the kernel can
+//! meet, and what `fprobe_return` would need, is in `docs/fprobe.md`.
 //! `stats` names the backend of each probe. The kernel's own recursion
 //! refusals are not counted on fgraph: its tracer drops the call before
 //! any handler of ours runs, so neither it nor we can count them.
@@ -60,103 +76,17 @@ use crate::probe::Meta;
 use crate::rcu;
 use crate::retpool::{self, Machine};
 
+mod anchor;
+
+pub(crate) use anchor::release_fgraph_anchor;
+
+/// The `sets` fields that count a set's entry and return probes.
+const ENTRY_FIELD: &str = "fprobes";
+const EXIT_FIELD: &str = "fretprobes";
+
 /// In [`Side::missed`]: `fp.nmissed` counts the current arm's misses,
 /// not yet folded in.
 const LIVE: u64 = 1 << 63;
-
-/// The sets whose return side holds fprobe-served `r:` (built, not yet
-/// retired): on fgraph at most [`kcompat::RETURN_FPROBE_SETS`].
-/// Sets are built under the registry lock, one at a time, so `fit` and the
-/// reservation in `attach` see no other builder; retiring only lowers it.
-static RETURN_SIDES: AtomicUsize = AtomicUsize::new(0);
-
-/// On fgraph, the kernel's one `fgraph_ops` for every return fprobe, held
-/// registered from the first return fprobe batchprobe arms until unload.
-///
-/// fprobe unregisters that ops when its last return fprobe goes, and the
-/// next registration gives it another index (fgraph hands indices out
-/// least recently used first) while entry handlers on other CPUs may still
-/// be running on the old one: such a call reserves its return data under
-/// one index and marks the frame with the other, and its return then finds
-/// no data (`WARNING: kernel/trace/fprobe.c:676 at fprobe_return`). The
-/// fuzz selftest, which arms and retires return fprobes on `vfs_write`
-/// from several writers, met it in 2 of 3 boots on 7.3. A return fprobe of
-/// ours on a function nothing calls (`bp_fgraph_anchor`, C) keeps the ops,
-/// and its index, for the module's lifetime: what batchprobe's own sets
-/// come and go no longer moves it.
-///
-/// # Invariants
-///
-/// `held` says whether `fp` is registered; both change only under the
-/// registry lock (arming) or at unload, after every set is gone.
-struct FgraphAnchor {
-    fp: Opaque<bindings::fprobe>,
-    held: AtomicBool,
-}
-
-// SAFETY: `fp` is only handed to the kernel's own locked fprobe API, under
-// the registry lock or at unload (type invariant).
-unsafe impl Sync for FgraphAnchor {}
-
-static ANCHOR: FgraphAnchor = FgraphAnchor {
-    fp: Opaque::uninit(),
-    held: AtomicBool::new(false),
-};
-
-impl FgraphAnchor {
-    /// Registers the anchor if this kernel's fprobe runs on fgraph and it
-    /// is not registered yet. Called under the registry lock, before a
-    /// set's return fprobe is armed.
-    fn hold(&self) -> Result<(), Failed> {
-        if !kcompat::FPROBE_FGRAPH || self.held.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        let mut ip = 0;
-        let anchor: unsafe extern "C" fn() = bindings::bp_fgraph_anchor;
-        // SAFETY: Only asks ftrace whether the never-called C function
-        // `bp_fgraph_anchor` has a call site, and where.
-        let ret = unsafe { bindings::bp_ftrace_check_ip(anchor as usize, &mut ip) };
-        // SAFETY: Not registered (`held` is false, under the registry
-        // lock): nothing else reads `fp`.
-        unsafe {
-            self.fp.get().write(bindings::fprobe {
-                exit_handler: Some(bare_exit),
-                ..Default::default()
-            })
-        };
-        let res = to_result(ret).and_then(|()| {
-            // SAFETY: As above; `fp` is static, so it never moves, and the
-            // kernel only reads the one-address array.
-            to_result(unsafe { bindings::register_fprobe_ips(self.fp.get(), &mut { ip }, 1) })
-        });
-        if let Err(e) = res {
-            return Err(Failed::new(
-                e,
-                format_args!(
-                    "fretprobe: holding fgraph's fprobe ops (bp_fgraph_anchor) failed: {}",
-                    refusal(Site::Fprobe, e)
-                ),
-            ));
-        }
-        // INVARIANT: registered just now.
-        self.held.store(true, Ordering::Relaxed);
-        Ok(())
-    }
-}
-
-/// Unregisters the fgraph anchor, if held: at unload, once every set is
-/// gone (one RCU grace period).
-pub(crate) fn release_fgraph_anchor() {
-    if ANCHOR.held.swap(false, Ordering::Relaxed) {
-        // SAFETY: Registered (`held`); no set is left to arm another.
-        if let Err(e) = to_result(unsafe { bindings::unregister_fprobe(ANCHOR.fp.get()) }) {
-            pr_warn!(
-                "fretprobe: releasing the fgraph anchor failed, errno {}\n",
-                e.to_errno()
-            );
-        }
-    }
-}
 
 /// One probe: the function's ftrace call site and its counter.
 struct FSlot {
@@ -170,7 +100,9 @@ struct FSlot {
 ///
 /// `fp` is the first field of this `repr(C)` struct, so the `fprobe`
 /// pointer a handler gets is a pointer to its `Side`; a side is pinned
-/// (its set keeps it in a `Pin<KBox<Side>>`), so it never moves. `slots`
+/// (its set keeps it in the `Pin` that [`Side::entry`] or [`Side::exit`]
+/// made), so it never moves. An entry side is in kmalloc memory, a return
+/// side in vmalloc memory: the only constructors are those two. `slots`
 /// is sorted by `fentry` and `ips` holds each `fentry` once, from `attach`
 /// on; neither changes after it. `armed` says whether `fp` is registered.
 #[repr(C)]
@@ -184,7 +116,7 @@ struct Side {
     /// The kernel's `nr_maxactive` (return side; 0: its default; through
     /// 6.13 only).
     nr_maxactive: c_int,
-    /// This side holds one of [`RETURN_SIDES`].
+    /// This side is counted among the return sides ([`anchor::count_return_side`]).
     counted: AtomicBool,
     /// Return instances asked for (`rN:`), summed; 0: none asked.
     maxactive: usize,
@@ -202,6 +134,18 @@ struct Side {
 }
 
 impl Side {
+    /// A new entry side, in kmalloc memory.
+    fn entry(bare: bool) -> Result<Pin<KBox<Self>>, AllocError> {
+        KBox::pin(Self::new(true, bare), GFP_KERNEL)
+    }
+
+    /// A new return side, in vmalloc memory: never at an address that
+    /// kmalloc, which holds every entry side, hands out (see "Stale return
+    /// frames" in the module documentation).
+    fn exit(bare: bool) -> Result<Pin<VBox<Self>>, AllocError> {
+        VBox::pin(Self::new(false, bare), GFP_KERNEL)
+    }
+
     fn new(entry: bool, bare: bool) -> Self {
         let mut side = Self {
             fp: Opaque::uninit(),
@@ -216,7 +160,7 @@ impl Side {
             armed: AtomicBool::new(false),
             missed: AtomicU64::new(0),
             name: if entry { "fprobe" } else { "fretprobe" },
-            field: if entry { "fprobes" } else { "fretprobes" },
+            field: if entry { ENTRY_FIELD } else { EXIT_FIELD },
             _pin: PhantomPinned,
         };
         side.fp = Opaque::new(side.fresh());
@@ -230,8 +174,8 @@ impl Side {
         let this = unsafe { self.get_unchecked_mut() };
         if !this.entry {
             match instances {
-                Some(n) => this.maxactive += n as usize,
-                None => this.default_instances += 1,
+                Some(n) => this.maxactive = this.maxactive.saturating_add(n as usize),
+                None => this.default_instances = this.default_instances.saturating_add(1),
             }
         }
         this.slots.push(slot, GFP_KERNEL)
@@ -303,7 +247,7 @@ impl Side {
         self.ips = ips;
         if !self.entry && !self.slots.is_empty() && !self.counted.swap(true, Ordering::Relaxed) {
             // INVARIANT: counted once, released once in `release`.
-            RETURN_SIDES.fetch_add(1, Ordering::Relaxed);
+            anchor::count_return_side();
         }
         if !self.entry && !self.slots.is_empty() && !kcompat::FPROBE_FGRAPH {
             // The return instances, shared by all the functions: what each
@@ -322,13 +266,6 @@ impl Side {
         Ok(())
     }
 
-    /// The bytes of return-instance pool this (return) side would keep
-    /// with `maxactive` and `defaults` as its instances.
-    fn pool_bytes(&self, maxactive: usize, defaults: usize, m: Machine) -> usize {
-        let n = retpool::fprobe_instances(maxactive, defaults, m.cpus);
-        kcompat::fprobe_return_pool_bytes(n, m)
-    }
-
     /// Registers the fprobe on every function: one patching pass. Runs
     /// under the registry lock ([`SetBackend::arm`]).
     fn arm(&self) -> Result<(), Failed> {
@@ -336,7 +273,7 @@ impl Side {
             return Ok(());
         }
         if !self.entry {
-            ANCHOR.hold()?;
+            anchor::hold()?;
         }
         // SAFETY: Not registered (`armed` is false; arm and disarm are
         // serialised, and a disarm's `unregister_fprobe` has returned), so
@@ -409,11 +346,11 @@ impl Side {
         true
     }
 
-    /// Gives back this side's place in [`RETURN_SIDES`], once it is
+    /// Gives back this side's place among the return sides, once it is
     /// unregistered for good.
     fn release(&self) {
         if self.counted.swap(false, Ordering::Relaxed) {
-            RETURN_SIDES.fetch_sub(1, Ordering::Relaxed);
+            anchor::uncount_return_side();
         }
     }
 
@@ -509,10 +446,21 @@ unsafe extern "C" fn bare_exit(
 ) {
 }
 
+/// The bytes of return-instance pool a return side would keep with
+/// `maxactive` and `defaults` as its instances.
+fn pool_bytes(maxactive: usize, defaults: usize, m: Machine) -> usize {
+    let n = retpool::fprobe_instances(maxactive, defaults, m.cpus);
+    kcompat::fprobe_return_pool_bytes(n, m)
+}
+
 /// A set's fprobes: entry probes and return probes.
 pub(crate) struct FprobeSet {
     entry: Pin<KBox<Side>>,
-    exit: Pin<KBox<Side>>,
+    /// Made with the first return probe (a page of vmalloc memory: sets
+    /// without `r:` do not pay it).
+    exit: Option<Pin<VBox<Side>>>,
+    /// `--bare` handlers (for the return side, when it is made).
+    bare: bool,
     /// The last function `fit` found ftrace-able, and its call site: the
     /// `add` that follows reuses it instead of asking ftrace again (both
     /// run under the registry lock, one target after the other).
@@ -530,14 +478,30 @@ impl FprobeSet {
     /// No probes yet.
     pub(crate) fn new(options: &CreateOptions) -> Result<Self, AllocError> {
         Ok(Self {
-            entry: KBox::pin(Side::new(true, options.bare), GFP_KERNEL)?,
-            exit: KBox::pin(Side::new(false, options.bare), GFP_KERNEL)?,
+            entry: Side::entry(options.bare)?,
+            exit: None,
+            bare: options.bare,
             checked: [AtomicUsize::new(0), AtomicUsize::new(0)],
         })
     }
 
-    fn sides(&self) -> [&Side; 2] {
-        [&self.entry, &self.exit]
+    /// The entry side, then the return side if made.
+    fn sides(&self) -> impl Iterator<Item = &Side> {
+        Iterator::chain(core::iter::once(&*self.entry), self.exit.as_deref())
+    }
+
+    /// Whether the return side holds a probe.
+    fn has_returns(&self) -> bool {
+        self.exit.as_ref().is_some_and(|s| !s.slots.is_empty())
+    }
+
+    /// The return side, made on first use.
+    fn exit_side(&mut self) -> Result<Pin<&mut Side>, AllocError> {
+        let side = match &mut self.exit {
+            Some(side) => side,
+            none => none.insert(Side::exit(self.bare)?),
+        };
+        Ok(side.as_mut())
     }
 }
 
@@ -554,11 +518,7 @@ impl SetBackend for FprobeSet {
             // kretprobe serves those (see the module documentation).
             ProbeKind::Kretprobe { maxactive } => {
                 !(kcompat::FPROBE_FGRAPH && maxactive.is_some())
-                    && (!self.exit.slots.is_empty()
-                        || match kcompat::RETURN_FPROBE_SETS {
-                            Some(max) => RETURN_SIDES.load(Ordering::Relaxed) < max,
-                            None => true,
-                        })
+                    && (self.has_returns() || anchor::return_side_free())
             }
             ProbeKind::Direct => false,
         };
@@ -590,18 +550,20 @@ impl SetBackend for FprobeSet {
             Ok(f) => f,
             Err(e) => return Ok(Added::Refused(e, refusal(Site::Ftrace, e))),
         };
-        let (side, instances) = match t.kind {
-            ProbeKind::Kretprobe { maxactive } => (&mut self.exit, maxactive),
-            _ => (&mut self.entry, None),
-        };
         let meta = Meta::new(ctx.gate, t)?;
-        side.as_mut().add(FSlot { fentry, meta }, instances)?;
+        let (side, instances) = match t.kind {
+            ProbeKind::Kretprobe { maxactive } => (self.exit_side()?, maxactive),
+            _ => (self.entry.as_mut(), None),
+        };
+        side.add(FSlot { fentry, meta }, instances)?;
         Ok(Added::Yes)
     }
 
     fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], Error)) -> Result<(), Failed> {
         self.entry.as_mut().prepare()?;
-        self.exit.as_mut().prepare()?;
+        if let Some(exit) = &mut self.exit {
+            exit.as_mut().prepare()?;
+        }
         Ok(())
     }
 
@@ -609,20 +571,23 @@ impl SetBackend for FprobeSet {
         let ProbeKind::Kretprobe { maxactive } = t.kind else {
             return 0;
         };
-        let s = &self.exit;
+        let (now_ma, now_d) = self
+            .exit
+            .as_ref()
+            .map_or((0, 0), |s| (s.maxactive, s.default_instances));
         let (ma, d) = match maxactive {
-            Some(n) => (s.maxactive.saturating_add(n as usize), s.default_instances),
-            None => (s.maxactive, s.default_instances.saturating_add(1)),
+            Some(n) => (now_ma.saturating_add(n as usize), now_d),
+            None => (now_ma, now_d.saturating_add(1)),
         };
-        retpool::growth(
-            s.pool_bytes(s.maxactive, s.default_instances, m),
-            s.pool_bytes(ma, d, m),
-        )
+        retpool::growth(pool_bytes(now_ma, now_d, m), pool_bytes(ma, d, m))
     }
 
     fn arm(&self) -> Result<(), Failed> {
         self.entry.arm()?;
-        self.exit.arm().inspect_err(|_| {
+        let Some(exit) = &self.exit else {
+            return Ok(());
+        };
+        exit.arm().inspect_err(|_| {
             self.entry.disarm();
         })
     }
@@ -655,25 +620,34 @@ impl SetBackend for FprobeSet {
     }
 
     fn tally(&self, f: &mut dyn FnMut(&'static str, usize)) {
-        for s in self.sides() {
-            f(s.field, s.slots.len());
-        }
+        // Both fields, whether or not the return side was made.
+        f(ENTRY_FIELD, self.entry.slots.len());
+        f(EXIT_FIELD, self.exit.as_ref().map_or(0, |s| s.slots.len()));
     }
 
-    fn each(&self, f: &mut dyn FnMut(&ProbeView<'_>)) {
+    fn each_from(&self, from: usize, f: &mut dyn FnMut(&ProbeView<'_>) -> bool) {
+        // The entry side's probes, then the return side's.
+        let mut from = from;
         for side in self.sides() {
-            for s in side.slots.iter() {
-                f(&s.meta.view(side.name, 0));
+            let Some(slots) = side.slots.get(from..) else {
+                from -= side.slots.len();
+                continue;
+            };
+            for s in slots {
+                if !f(&s.meta.view(side.name, 0)) {
+                    return;
+                }
             }
+            from = 0;
         }
     }
 
     fn missed_unattributed(&self) -> u64 {
-        self.sides().iter().map(|s| s.missed()).sum()
+        self.sides().map(|s| s.missed()).sum()
     }
 
     fn write_extra(&self, w: &mut dyn core::fmt::Write) -> core::fmt::Result {
-        for s in self.sides().iter().filter(|s| !s.slots.is_empty()) {
+        for s in self.sides().filter(|s| !s.slots.is_empty()) {
             writeln!(
                 w,
                 "  {} functions={} armed={} missed={}",

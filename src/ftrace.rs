@@ -99,16 +99,29 @@ impl FtraceOps {
         to_result(ret)
     }
 
-    /// Unregisters the ops from `tramp` and frees its filter (waiting until
-    /// no task is inside the trampoline for it).
+    /// Unregisters the ops from the trampoline it is on and frees its
+    /// filter (waiting until no task is inside the trampoline for it).
+    ///
+    /// The trampoline is the one ftrace recorded for the ops
+    /// (`direct_call`, set by `register_ftrace_direct` and every
+    /// `modify_ftrace_direct` that succeeded), not the one its set's mode
+    /// names: after a switch that failed half way and could not move every
+    /// ops back, the two differ, and `unregister_ftrace_direct` drops only
+    /// the `direct_functions` entries that name the trampoline it is given
+    /// (the others stayed, and later direct users of those functions got
+    /// `EBUSY` until reboot).
     ///
     /// # Safety
     ///
-    /// `self` is registered with `tramp`.
-    pub(crate) unsafe fn unregister(&self, tramp: usize) -> Result {
-        // SAFETY: Registered with `tramp` (the caller's contract), so live;
-        // pinned, so not moving.
-        to_result(unsafe { bindings::unregister_ftrace_direct(self.ops.get(), tramp, true) })
+    /// `self` is registered.
+    pub(crate) unsafe fn unregister(&self) -> Result {
+        let ops = self.ops.get();
+        // SAFETY: Registered (the caller's contract), so live; pinned, so
+        // not moving. ftrace writes `direct_call` only in the register and
+        // modify calls, which the caller's lock serialises with this one.
+        let tramp = unsafe { bindings::bp_ftrace_direct_call(ops) } as usize;
+        // SAFETY: As above; `tramp` is the trampoline the ops is on.
+        to_result(unsafe { bindings::unregister_ftrace_direct(ops, tramp, true) })
     }
 
     /// Moves the registered ops to the trampoline `tramp`.
@@ -139,9 +152,9 @@ impl FtraceOps {
         tramp: usize,
     ) -> Result<(), (Error, bool)> {
         for (i, ip) in ips.enumerate() {
-            // SAFETY: The first `i` ops were registered with `tramp` (the
-            // iterations before this one).
-            let undo = || unsafe { Self::unregister_all(ops.iter().take(i), tramp) }.is_ok();
+            // SAFETY: The first `i` ops were registered (the iterations
+            // before this one).
+            let undo = || unsafe { Self::unregister_all(ops.iter().take(i)) }.is_ok();
             let Some(one) = ops.get(i) else {
                 return Err((ENOMEM, undo()));
             };
@@ -154,36 +167,32 @@ impl FtraceOps {
         Ok(())
     }
 
-    /// Unregisters every ops of `all` from `tramp`: the worst error (the
-    /// lowest errno), if any.
+    /// Unregisters every ops of `all`, each from the trampoline it is on:
+    /// the worst error (the lowest errno), if any.
     ///
     /// # Safety
     ///
-    /// Every ops of `all` is registered with `tramp`.
-    pub(crate) unsafe fn unregister_all<'a>(
-        all: impl Iterator<Item = &'a FtraceOps>,
-        tramp: usize,
-    ) -> Result {
+    /// Every ops of `all` is registered.
+    pub(crate) unsafe fn unregister_all<'a>(all: impl Iterator<Item = &'a FtraceOps>) -> Result {
         // SAFETY: The caller's contract.
-        unsafe { Self::unregister_each(all, tramp, |_| {}) }
+        unsafe { Self::unregister_each(all, |_| {}) }
     }
 
-    /// Unregisters every ops of `all` from `tramp`, calling `failed` with
-    /// the error of each one ftrace refused: the worst error (the lowest
-    /// errno), if any.
+    /// Unregisters every ops of `all`, each from the trampoline it is on,
+    /// calling `failed` with the error of each one ftrace refused: the
+    /// worst error (the lowest errno), if any.
     ///
     /// # Safety
     ///
-    /// Every ops of `all` is registered with `tramp`.
+    /// Every ops of `all` is registered.
     pub(crate) unsafe fn unregister_each<'a>(
         all: impl Iterator<Item = &'a FtraceOps>,
-        tramp: usize,
         mut failed: impl FnMut(Error),
     ) -> Result {
         let mut worst: Result = Ok(());
         for ops in all {
-            // SAFETY: Registered with `tramp` (the caller's contract).
-            if let Err(e) = unsafe { ops.unregister(tramp) } {
+            // SAFETY: Registered (the caller's contract).
+            if let Err(e) = unsafe { ops.unregister() } {
                 failed(e);
                 worst = match worst {
                     Err(w) if w.to_errno() <= e.to_errno() => Err(w),

@@ -87,10 +87,11 @@ fn text_start(lookup: &mut Lookup) -> Result<usize> {
 /// The offset of `addr` into the symbol that contains it, the core
 /// kernel's or a module's: the kernel resolves a module's function by name
 /// like any other (`kallsyms_lookup_name` falls back to the modules), so a
-/// probe it put there is checked against that function's size.
-pub(crate) fn offset_in_symbol(addr: usize) -> Option<u64> {
-    let mut lookup = Lookup::new().ok()?;
-    lookup.any_at(addr).map(|s| s.offset)
+/// probe it put there is checked against that function's size. `None`
+/// where no symbol contains it; `ENOMEM` if there was no room to ask.
+pub(crate) fn offset_in_symbol(addr: usize) -> Result<Option<u64>> {
+    let mut lookup = Lookup::new()?;
+    Ok(lookup.any_at(addr).map(|s| s.offset))
 }
 
 /// The core-kernel symbol that contains an address.

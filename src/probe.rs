@@ -10,6 +10,9 @@
 //! allocation. The slots belong to the set's [`RcuBox`](crate::rcu::RcuBox)
 //! and are freed only a grace period after their probes are unregistered.
 
+pub(crate) mod kprobe;
+pub(crate) mod kretprobe;
+
 use core::pin::Pin;
 use core::sync::atomic::{AtomicU64, Ordering};
 
@@ -402,9 +405,16 @@ impl<B: Int3Kind> Int3Set<B> {
         })
     }
 
-    /// Every registered probe.
-    fn iter(&self) -> impl Iterator<Item = &Slot<B>> {
-        self.chunks.iter().flat_map(|c| c.iter())
+    /// Every registered probe from the `from`-th on. Every chunk but the
+    /// last is full (`register` fills them in order and drops only the
+    /// slot it just pushed), so the `from`-th is in chunk `from / CHUNK`.
+    fn iter_from(&self, from: usize) -> impl Iterator<Item = &Slot<B>> {
+        self.chunks
+            .get(from / CHUNK..)
+            .unwrap_or(&[])
+            .iter()
+            .flat_map(|c| c.iter())
+            .skip(from % CHUNK)
     }
 
     /// Sets up a probe as `how` says and registers it (no grace period).
@@ -514,9 +524,11 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
     fn arm(&self) -> Result<(), Failed> {
         for (i, &raw) in self.ptrs.iter().enumerate() {
             // A set can hold millions of probes, armed under the registry
-            // lock: let others run now and then.
-            if i % 256 == 255 {
-                crate::sched::cond_resched();
+            // lock: let others run now and then, and give up (all or
+            // nothing) once the writer is killed.
+            if i % 256 == 255 && crate::sched::resched_unless_killed().is_err() {
+                Self::disarm_some(self.ptrs.get(..i).unwrap_or(&[]));
+                return Err(Failed::killed());
             }
             // SAFETY: The type invariant: `raw` is registered.
             if let Err(e) = unsafe { B::enable(raw) } {
@@ -570,9 +582,11 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
         f(B::FIELD, self.ptrs.len());
     }
 
-    fn each(&self, f: &mut dyn FnMut(&ProbeView<'_>)) {
-        for s in self.iter() {
-            f(&s.view());
+    fn each_from(&self, from: usize, f: &mut dyn FnMut(&ProbeView<'_>) -> bool) {
+        for s in self.iter_from(from) {
+            if !f(&s.view()) {
+                return;
+            }
         }
     }
 }

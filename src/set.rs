@@ -36,10 +36,51 @@ pub(crate) use owner::{may_own, Owner};
 
 /// Monotonic nanoseconds, read on a path that no probe can hit (see
 /// `bp_clock_ns` in `rust/clock.c`): a timing must not include a trap
-/// taken by one of the probes it times.
-pub(crate) fn now_ns() -> u64 {
+/// taken by one of the probes it times. Only [`Stamp`] reads it.
+fn now_ns() -> u64 {
     // SAFETY: `bp_clock_ns` may be called from any context.
     unsafe { bindings::bp_clock_ns() }
+}
+
+/// A reading of the phase clock.
+///
+/// It has no `-` or `+`: the one way to a duration is [`Stamp::elapsed`]
+/// (or [`Stamp::until`]), which saturates at 0. Two readings can run
+/// backwards: they may be taken on two CPUs (a writer migrates, the
+/// teardown runs on an unbound workqueue), and the TSC, trusted at load,
+/// can be marked unstable or recalibrated later. A plain `u64`
+/// subtraction would then underflow, which with `RUST_OVERFLOW_CHECKS`
+/// (Debian's 7.3, `distro-7.3`) is a panic holding the registry lock.
+/// `tests/tests/timestamps.rs` fails on any other use of the clock.
+#[derive(Clone, Copy)]
+pub(crate) struct Stamp(u64);
+
+impl Stamp {
+    /// Now.
+    pub(crate) fn now() -> Self {
+        Self(now_ns())
+    }
+
+    /// Nanoseconds from this reading to now; 0 if the clock went back.
+    pub(crate) fn elapsed(self) -> u64 {
+        self.until(Self::now())
+    }
+
+    /// Nanoseconds from this reading to `later`; 0 if `later` is earlier.
+    pub(crate) fn until(self, later: Self) -> u64 {
+        later.0.saturating_sub(self.0)
+    }
+
+    /// The reading, to keep in an atomic ([`Stamp::from_ns`] reads it
+    /// back).
+    pub(crate) fn ns(self) -> u64 {
+        self.0
+    }
+
+    /// A reading kept by [`Stamp::ns`].
+    pub(crate) fn from_ns(ns: u64) -> Self {
+        Self(ns)
+    }
 }
 
 /// Whether [`now_ns`] reads the TSC (else `ktime_get_ns()`), for `stats`.
@@ -181,6 +222,14 @@ impl Set {
         &self.name
     }
 
+    /// How many probes it was built with, every backend's together (kept
+    /// after teardown, as `sets` shows them).
+    pub(crate) fn probe_count(&self) -> usize {
+        self.tally
+            .iter()
+            .fold(0usize, |n, (_, c)| n.saturating_add(*c))
+    }
+
     /// The API client's bookkeeping, for sets made through the API.
     pub(crate) fn owner(&self) -> Option<&Owner> {
         self.owner.as_ref()
@@ -240,7 +289,7 @@ impl Set {
         let Some(to) = self.step(Op::Enable)? else {
             return Ok(());
         };
-        let t0 = now_ns();
+        let t0 = Stamp::now();
         let gp0 = gpcount::snapshot();
         // A disarm queued by an earlier disable must not run after this.
         self.flush_disarm();
@@ -259,7 +308,7 @@ impl Set {
             }
         }
         self.gate(locked, true);
-        self.timings.enable.store(now_ns() - t0, Ordering::Relaxed);
+        self.timings.enable.store(t0.elapsed(), Ordering::Relaxed);
         self.timings.gp_enable.record(gp0);
         self.set_state(to);
         Ok(())
@@ -272,10 +321,10 @@ impl Set {
         let Some(to) = self.step(Op::Disable)? else {
             return Ok(false);
         };
-        let t0 = now_ns();
+        let t0 = Stamp::now();
         self.gate(locked, false);
         self.set_state(to);
-        self.timings.disable.store(now_ns() - t0, Ordering::Relaxed);
+        self.timings.disable.store(t0.elapsed(), Ordering::Relaxed);
         Ok(true)
     }
 
@@ -285,7 +334,7 @@ impl Set {
         if self.state() != SetState::Disabled {
             return;
         }
-        let t0 = now_ns();
+        let t0 = Stamp::now();
         let gp0 = gpcount::snapshot();
         let _fast = rcu::expedite();
         // Runs to the end even if an unregister arrives meanwhile (its
@@ -300,7 +349,7 @@ impl Set {
                 b.disarm();
             }
         }
-        self.timings.disarm.store(now_ns() - t0, Ordering::Relaxed);
+        self.timings.disarm.store(t0.elapsed(), Ordering::Relaxed);
         self.timings.gp_disarm.record(gp0);
     }
 
@@ -328,7 +377,7 @@ impl Set {
             })?;
             if let Some((sym, r)) = refusal {
                 return Err(Failed::errno(
-                    crate::signature::REFUSED_ERRNO,
+                    crate::direct::signature::REFUSED_ERRNO,
                     format_args!(
                         "set {}: direct {}: {}",
                         BStr(&self.name),
@@ -358,7 +407,7 @@ impl Set {
         let to = self.step(Op::Unregister)?.unwrap_or(SetState::Retiring);
         self.timings
             .unregister_started
-            .store(now_ns(), Ordering::Relaxed);
+            .store(Stamp::now().ns(), Ordering::Relaxed);
         self.gate(locked, false);
         self.set_state(to);
         Ok(())
@@ -367,10 +416,10 @@ impl Set {
     /// Records how long the unregister call took to return (it started in
     /// [`Set::begin_unregister`]).
     pub(crate) fn unregister_returned(&self) {
-        let started = self.timings.unregister_started.load(Ordering::Relaxed);
+        let started = Stamp::from_ns(self.timings.unregister_started.load(Ordering::Relaxed));
         self.timings
             .unregister_call
-            .store(now_ns().saturating_sub(started), Ordering::Relaxed);
+            .store(started.elapsed(), Ordering::Relaxed);
     }
 
     /// Unregisters every probe: one batch per backend, int3 probes first
@@ -383,7 +432,7 @@ impl Set {
         let Ok(Some(done)) = lifecycle::next(self.state(), Op::TeardownDone) else {
             return false;
         };
-        let t0 = now_ns();
+        let t0 = Stamp::now();
         let gp0 = gpcount::snapshot();
         // SAFETY: Only this function takes the probes, and it runs once.
         let detached = match unsafe { self.probes.get_unguarded() } {
@@ -391,13 +440,15 @@ impl Set {
             None => true,
         };
         self.release_probes(detached);
-        let now = now_ns();
-        self.timings.teardown.store(now - t0, Ordering::Relaxed);
+        let now = Stamp::now();
+        self.timings
+            .teardown
+            .store(t0.until(now), Ordering::Relaxed);
         self.timings.gp_teardown.record(gp0);
-        let started = self.timings.unregister_started.load(Ordering::Relaxed);
+        let started = Stamp::from_ns(self.timings.unregister_started.load(Ordering::Relaxed));
         self.timings
             .unregister_complete
-            .store(now.saturating_sub(started), Ordering::Relaxed);
+            .store(started.until(now), Ordering::Relaxed);
         self.set_state(done);
         match &self.owner {
             // No handler runs or will run: the client may free what they
@@ -425,12 +476,12 @@ impl Set {
                 detached &= b.retire(one_by_one);
             }
         }
-        let t = now_ns();
+        let t = Stamp::now();
         let gp = gpcount::snapshot();
         for b in all.iter().filter(|b| b.ftrace_based()) {
             detached &= b.retire(one_by_one);
         }
-        self.timings.detach.store(now_ns() - t, Ordering::Relaxed);
+        self.timings.detach.store(t.elapsed(), Ordering::Relaxed);
         self.timings.gp_detach.record(gp);
         // No handler runs any more: freeze the counts before the slots
         // are unpublished, so that a reader never sees neither.

@@ -6,7 +6,9 @@
 //! tells, for any address, the symbol containing it, the offset into it and
 //! its size (up to the next symbol). Walking `start - offset + size` from
 //! `_stext` to `_etext` therefore visits every core-kernel text symbol in
-//! address order, as `/proc/kallsyms` lists them. Pure: `tests/` compiles it.
+//! address order, as `/proc/kallsyms` lists them. Which of them a glob
+//! takes: [`glob_candidate`] (no compiler clones unless asked for) and
+//! [`glob_match`]. Pure: `tests/` compiles it.
 
 /// One decoded `sprint_symbol()` line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,4 +61,77 @@ fn hex(s: &str) -> Option<u64> {
 /// asks for them by containing a dot itself, as the seed script filters them.
 pub fn glob_candidate(name: &str, pattern: &str) -> bool {
     !name.contains('.') || pattern.contains('.')
+}
+
+/// Shell-style glob match of `name` against `pattern`: `*`, `?`, and `[...]`
+/// classes with ranges and `!` negation. Iterative, no allocation, linear
+/// backtracking on the last `*` only.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let (p, n) = (pattern.as_bytes(), name.as_bytes());
+    let (mut pi, mut ni) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while let Some(&c) = n.get(ni) {
+        let matched = match p.get(pi) {
+            Some(b'*') => {
+                star = Some((pi, ni));
+                pi += 1;
+                continue;
+            }
+            Some(b'?') => true,
+            Some(b'[') => match class_match(p.get(pi..).unwrap_or(&[]), c) {
+                Some((true, len)) => {
+                    pi += len;
+                    ni += 1;
+                    continue;
+                }
+                Some((false, _)) => false,
+                // An unterminated class matches a literal '['.
+                None => c == b'[',
+            },
+            Some(&pc) => pc == c,
+            None => false,
+        };
+        if matched {
+            pi += 1;
+            ni += 1;
+            continue;
+        }
+        match star {
+            Some((sp, sn)) => {
+                pi = sp + 1;
+                ni = sn + 1;
+                star = Some((sp, sn + 1));
+            }
+            None => return false,
+        }
+    }
+    p.get(pi..).unwrap_or(&[]).iter().all(|&c| c == b'*')
+}
+
+/// Matches `c` against the class at the start of `p` (which begins with `[`).
+/// Returns whether it matched and the class's length, or `None` when the
+/// class is not terminated.
+fn class_match(p: &[u8], c: u8) -> Option<(bool, usize)> {
+    let mut i = 1;
+    let negate = matches!(p.get(i), Some(b'!') | Some(b'^'));
+    if negate {
+        i += 1;
+    }
+    let mut matched = false;
+    let mut first = true;
+    loop {
+        let lo = *p.get(i)?;
+        if lo == b']' && !first {
+            return Some((matched != negate, i + 1));
+        }
+        first = false;
+        if p.get(i + 1) == Some(&b'-') && p.get(i + 2).is_some_and(|&h| h != b']') {
+            let hi = *p.get(i + 2)?;
+            matched |= lo <= c && c <= hi;
+            i += 3;
+        } else {
+            matched |= lo == c;
+            i += 1;
+        }
+    }
 }

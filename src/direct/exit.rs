@@ -3,7 +3,7 @@
 //! The exit trampoline's hold on the module's text: while a task may be
 //! inside a function the trampoline called, the module pins itself, and a
 //! release poll drops the pin once no set uses the trampoline and no task
-//! is inside (counted by [`crate::exittasks`]). At unload,
+//! is inside (counted by [`tasks`]). At unload,
 //! [`exit_quiesce`] makes sure of it once more.
 
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -12,7 +12,8 @@ use kernel::prelude::*;
 
 use super::index::lock_index;
 use crate::bindings;
-use crate::exittasks;
+
+pub(crate) mod tasks;
 
 /// At module exit, after every set is detached: makes sure no task is
 /// inside a function the exit trampoline called. The module's pin on itself
@@ -23,7 +24,7 @@ use crate::exittasks;
 pub(super) fn exit_quiesce() {
     let mut waited = 0u32;
     loop {
-        let inside = exittasks::inside();
+        let inside = tasks::inside();
         if inside == 0 {
             break;
         }
@@ -39,7 +40,14 @@ pub(super) fn exit_quiesce() {
     }
     // SAFETY: Process context; no lock held.
     unsafe { bindings::bp_synchronize_rcu_tasks() };
-    exittasks::watch(false);
+    tasks::watch(false);
+}
+
+/// Makes sure exiting tasks can be watched ([`tasks::start`]), before
+/// an exit set is built: the error is then the set's, named as such.
+pub(super) fn exit_watchable() -> Result {
+    let _lock = lock_index();
+    tasks::start()
 }
 
 /// Sets attached with the exit trampoline.
@@ -53,17 +61,20 @@ static EXIT_PINNED: AtomicBool = AtomicBool::new(false);
 /// trampoline called, with the trampoline's text on its stack. A task
 /// asleep there can stay for long after its set is gone (a kernel thread
 /// idling in a traced function); one that exits from inside no longer
-/// counts (`rust/exit_tasks.c`).
-pub(super) fn exit_attached() {
+/// counts (`rust/exit_tasks.c`). Fails, counting nothing, if exiting
+/// tasks cannot be watched ([`tasks::start`]).
+pub(super) fn exit_attached() -> Result {
     let _lock = lock_index();
+    tasks::start()?;
     EXIT_SETS.fetch_add(1, Ordering::Relaxed);
     // Before the first registration: exiting tasks from now on look for
     // the trampoline on their stacks.
-    exittasks::watch(true);
+    tasks::watch(true);
     if !EXIT_PINNED.swap(true, Ordering::Relaxed) {
         // SAFETY: The module is live (this is its code running).
         unsafe { bindings::bp_pin_module() };
     }
+    Ok(())
 }
 
 /// A set no longer calls through the exit trampoline: once none does and
@@ -91,7 +102,7 @@ extern "C" fn bp_direct_exit_release() -> bool {
         if !idle() {
             return true;
         }
-        if exittasks::inside() != 0 {
+        if tasks::inside() != 0 {
             return false;
         }
     }
@@ -104,7 +115,7 @@ extern "C" fn bp_direct_exit_release() -> bool {
     // No set calls through the trampoline (the lock keeps a new one from
     // attaching until this returns) and a grace period has passed: the
     // count only falls now, so 0 means no task is inside.
-    let inside = exittasks::inside();
+    let inside = tasks::inside();
     if inside != 0 {
         if inside < 0 {
             pr_warn!(
@@ -116,7 +127,7 @@ extern "C" fn bp_direct_exit_release() -> bool {
     }
     // No task is inside, and none can enter until a set attaches, which
     // turns it on again (under the lock this holds).
-    exittasks::watch(false);
+    tasks::watch(false);
     EXIT_PINNED.store(false, Ordering::Relaxed);
     // SAFETY: Drops the reference `exit_attached` took. The module may be
     // unloaded from now on: its exit cancels this work synchronously, so

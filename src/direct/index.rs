@@ -13,11 +13,13 @@ use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 use kernel::prelude::*;
 
+mod recursion;
+
+use super::exit::tasks;
 use super::DirectSlot;
 use crate::bindings;
-use crate::exittasks;
 use crate::rcu::{self, RcuBox, RcuOption};
-use crate::recursion::RecursionGuard;
+use recursion::RecursionGuard;
 
 struct Entry {
     start: usize,
@@ -260,7 +262,7 @@ extern "C" fn bp_direct_handle_record(ret_ip: usize, arg0: usize, frame: *const 
 /// keeps in its frame for [`bp_direct_handle_exit_return`].
 #[no_mangle]
 extern "C" fn bp_direct_handle_exit_entry(ret_ip: usize, arg0: usize, frame: *const usize) -> u64 {
-    exittasks::count_in();
+    tasks::count_in();
     handle(ret_ip, arg0, true, frame)
 }
 
@@ -279,5 +281,5 @@ extern "C" fn bp_direct_handle_exit_return(ret_ip: usize, retval: usize, token: 
     } else {
         MISSED.fetch_add(1, Ordering::Relaxed);
     }
-    exittasks::count_out();
+    tasks::count_out();
 }

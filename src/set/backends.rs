@@ -46,8 +46,8 @@ macro_rules! backends {
 }
 
 backends! {
-    kprobe: crate::probe::Int3Set<crate::kprobe::Kprobe> = crate::probe::Int3Set::new,
-    kretprobe: crate::probe::Int3Set<crate::kretprobe::Kretprobe> = crate::probe::Int3Set::new,
+    kprobe: crate::probe::Int3Set<crate::probe::kprobe::Kprobe> = crate::probe::Int3Set::new,
+    kretprobe: crate::probe::Int3Set<crate::probe::kretprobe::Kretprobe> = crate::probe::Int3Set::new,
     fprobe: crate::fprobe::FprobeSet = crate::fprobe::FprobeSet::new,
     direct: crate::direct::DirectSet = crate::direct::DirectSet::for_options,
 }
@@ -80,12 +80,38 @@ impl Backends {
         }
     }
 
+    /// Calls `f` for every probe from the `from`-th on (backend after
+    /// backend, in list order), for as long as it returns `true`.
+    pub(crate) fn each_from(&self, from: usize, f: &mut dyn FnMut(&ProbeView<'_>) -> bool) {
+        let mut from = from;
+        let mut go_on = true;
+        for b in self.all() {
+            let n = b.probes();
+            if from >= n {
+                from -= n;
+                continue;
+            }
+            b.each_from(from, &mut |v| {
+                go_on = f(v);
+                go_on
+            });
+            if !go_on {
+                return;
+            }
+            from = 0;
+        }
+    }
+
+    /// Misses no single probe can be charged with, summed (wrapping).
+    pub(crate) fn missed_unattributed(&self) -> u64 {
+        self.all()
+            .iter()
+            .fold(0u64, |m, b| m.wrapping_add(b.missed_unattributed()))
+    }
+
     /// Hits and misses summed over every probe (wrapping).
     pub(crate) fn totals(&self) -> (u64, u64) {
-        let (mut hits, mut missed) = (0u64, 0u64);
-        for b in self.all() {
-            missed = missed.wrapping_add(b.missed_unattributed());
-        }
+        let (mut hits, mut missed) = (0u64, self.missed_unattributed());
         self.each(&mut |p| {
             hits = hits.wrapping_add(p.hits);
             missed = missed.wrapping_add(p.missed);

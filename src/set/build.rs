@@ -12,7 +12,7 @@ use kernel::prelude::*;
 use kernel::sync::{Arc, UniqueArc};
 use kernel::workqueue::new_work;
 
-use super::{now_ns, Backends, Owner, Probes, Set, Timings};
+use super::{Backends, Owner, Probes, Set, Stamp, Timings};
 use crate::backend::{Added, Ctx, Target};
 use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
@@ -21,8 +21,10 @@ use crate::gate::{Client, Gate};
 use crate::gpcount;
 use crate::lifecycle::SetState;
 use crate::locked::Locked;
+use crate::probecap::{Admit, Budget, Cap};
 use crate::rcu::{self, RcuBox, RcuOption};
 use crate::retpool::{self, Machine};
+use crate::sched::Pacer;
 
 impl Set {
     /// Registers a new set named `name`, whose probes `build` adds through
@@ -34,16 +36,18 @@ impl Set {
     ///
     /// `client` is an API client's handler (see [`crate::gate`]); `owner`
     /// its module and bookkeeping (dropped on failure, which puts the
-    /// module reference).
+    /// module reference). `budget`: how many probes the set may take
+    /// ([`crate::probecap`]), with room held for its explicit targets.
     pub(crate) fn register(
         locked: Locked<'_>,
         name: &[u8],
         options: CreateOptions,
         client: Option<Client>,
         owner: Option<Owner>,
+        budget: Budget,
         build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
     ) -> Result<Arc<Set>, Failed> {
-        let t0 = now_ns();
+        let t0 = Stamp::now();
         let gp0 = gpcount::snapshot();
         let oom = |_: AllocError| Failed::oom();
         // Allocate the set first: once a probe is registered, nothing may
@@ -53,9 +57,9 @@ impl Set {
         owned_name
             .extend_from_slice(name, GFP_KERNEL)
             .map_err(oom)?;
-        let (probes, built) = build_probes(locked, name, options, client, build)?;
+        let (probes, built) = build_probes(locked, name, options, client, budget, build)?;
         let timings = Timings::default();
-        timings.register.store(now_ns() - t0, Ordering::Relaxed);
+        timings.register.store(t0.elapsed(), Ordering::Relaxed);
         timings.gp_register.record(gp0);
         timings.attach.store(built.attach_ns, Ordering::Relaxed);
         let nskipped = probes.skipped.total;
@@ -101,6 +105,7 @@ fn build_probes(
     name: &[u8],
     options: CreateOptions,
     client: Option<Client>,
+    budget: Budget,
     build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
 ) -> Result<(RcuBox<Probes>, Built), Failed> {
     let probes = Probes {
@@ -112,7 +117,7 @@ fn build_probes(
     // The handlers find the gate in this box, which never moves (it hands
     // the probes out pinned): build in place.
     let mut probes = RcuBox::new(probes, GFP_KERNEL).map_err(|_| Failed::oom())?;
-    match fill(probes.get_mut(), locked, name, options, build) {
+    match fill(probes.get_mut(), locked, name, options, budget, build) {
         Ok(built) => Ok((probes, built)),
         Err(e) => {
             if !retire_all(&probes) {
@@ -131,6 +136,7 @@ fn fill(
     locked: Locked<'_>,
     name: &[u8],
     options: CreateOptions,
+    budget: Budget,
     build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
 ) -> Result<Built, Failed> {
     let (gate, backends, skipped) = p.parts();
@@ -144,11 +150,26 @@ fn fill(
         name,
         instances: 0,
         pools: ReturnPools::new(),
+        budget,
+        pace: Pacer::new(256),
         backends: &mut *backends,
         skipped: &mut *skipped,
     };
     build(&mut builder)?;
     let return_pool = builder.pools.bytes;
+    let budget = builder.budget;
+    skipped.past_cap = (budget.skipped(), budget.room().cap);
+    if backends.is_empty() && budget.skipped() > 0 {
+        return Err(Failed::new(
+            ENOSPC,
+            format_args!(
+                "no probe of set {} could be registered: {} glob members past the cap of {}",
+                BStr(name),
+                budget.skipped(),
+                budget.room().cap
+            ),
+        ));
+    }
     if backends.is_empty() {
         return Err(Failed::new(
             ENOENT,
@@ -156,9 +177,9 @@ fn fill(
         ));
     }
     // Last: what attaches at create, one batch per backend.
-    let t = now_ns();
+    let t = Stamp::now();
     let attached = attach(backends, skipped);
-    let attach_ns = now_ns() - t;
+    let attach_ns = t.elapsed();
     attached?;
     Ok(Built {
         tally: tally(backends)?,
@@ -270,10 +291,13 @@ impl ReturnPools {
 /// How many refused glob members a set remembers by name.
 const SKIPPED_SHOWN: usize = 256;
 
-/// Glob members the kernel refused: all counted, the first few named.
+/// Glob members the kernel refused (or the set had no room for): all
+/// counted, the first few named.
 pub(crate) struct Skipped {
     pub(super) total: usize,
     pub(super) named: KVec<(KVec<u8>, Error)>,
+    /// How many of them the set's probe cap left out, and that cap.
+    pub(super) past_cap: (usize, Cap),
 }
 
 impl Skipped {
@@ -282,12 +306,13 @@ impl Skipped {
         Self {
             total: 0,
             named: KVec::new(),
+            past_cap: (0, Cap::Set(0)),
         }
     }
 
     /// Counts a refused glob member, naming the first few.
     pub(super) fn add(&mut self, symbol: &[u8], error: Error) {
-        self.total += 1;
+        self.total = self.total.saturating_add(1);
         if self.named.len() < SKIPPED_SHOWN {
             let mut v = KVec::new();
             if v.extend_from_slice(symbol, GFP_KERNEL).is_ok() {
@@ -306,6 +331,10 @@ pub(crate) struct Builder<'a> {
     pub(super) instances: usize,
     /// What the return-instance pools take so far, and the cap.
     pub(super) pools: ReturnPools,
+    /// The probes taken so far, against the set's probe cap.
+    pub(super) budget: Budget,
+    /// Reschedules now and then, and gives up when the task is killed.
+    pub(super) pace: Pacer,
     pub(super) backends: &'a mut Backends,
     pub(super) skipped: &'a mut Skipped,
 }
@@ -314,8 +343,12 @@ impl Builder<'_> {
     /// Adds a probe on `t` through the backend that serves it best. A
     /// refusal fails the set when `t` is explicit (the error names it),
     /// else it is recorded as skipped and `Ok(false)` returned.
+    ///
+    /// Every call reschedules now and then, and fails with `EINTR` once the
+    /// task is killed: a set may take millions of probes.
     pub(crate) fn add(&mut self, t: &Target<'_>) -> Result<bool, Failed> {
-        if !self.reserve_instances(t)? {
+        self.pace.step()?;
+        if !self.admit(t)? || !self.reserve_instances(t)? {
             return Ok(false);
         }
         let ctx = self.ctx;
@@ -341,12 +374,47 @@ impl Builder<'_> {
         match b.add(&ctx, t)? {
             Added::Yes => {
                 self.pools.bytes = self.pools.bytes.saturating_add(cost);
+                self.budget.added();
                 Ok(true)
             }
             Added::Already => Ok(false),
             Added::Refused(error, what) => {
                 let name = b.name();
                 refused(skipped, name, t, error, what)
+            }
+        }
+    }
+
+    /// Counts `t` against the set's probe cap ([`crate::probecap`]). Past
+    /// it, an explicit target fails the set (`ENOSPC`, naming the set and
+    /// the cap) and a glob member is skipped (`Ok(false)`).
+    fn admit(&mut self, t: &Target<'_>) -> Result<bool, Failed> {
+        match self.budget.admit(t.explicit) {
+            Admit::Yes => Ok(true),
+            Admit::Skip => {
+                self.skipped.add(t.symbol, ENOSPC);
+                Ok(false)
+            }
+            Admit::Refuse => {
+                let cap = self.budget.room().cap;
+                let f = match t.line {
+                    Some(ref l) => Failed::new(
+                        ENOSPC,
+                        format_args!("set {}: more than {}", BStr(self.name), cap),
+                    )
+                    .on_line(Some(l)),
+                    None => Failed::new(
+                        ENOSPC,
+                        format_args!(
+                            "{}{}+{}: more than {}",
+                            Subject(t),
+                            BStr(t.symbol),
+                            t.offset,
+                            cap
+                        ),
+                    ),
+                };
+                Err(f)
             }
         }
     }

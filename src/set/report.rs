@@ -2,26 +2,41 @@
 
 //! What the `sets` and `stats` files show of a set: one summary line, and
 //! the full statistics (phase timings, grace periods, one line per probe
-//! naming the backend that serves it, skipped glob members).
+//! naming the backend that serves it, skipped glob members). The probes
+//! are walked a few thousand per RCU read-side critical section
+//! ([`Set::walk_probes`]).
 
 use core::fmt::Write;
 use core::sync::atomic::Ordering;
 
 use super::build::Skipped;
-use super::{Probes, Set};
+use super::Set;
+use crate::backend::ProbeView;
 use crate::bindings;
 use crate::error::BStr;
 use crate::gpcount;
 use crate::rcu;
+use crate::sched;
+
+/// How many probes a listing walks inside one RCU read-side critical
+/// section (see [`Set::walk_probes`]).
+const PROBES_PER_READ_SECTION: usize = 4096;
+
+/// How a walk of a set's probes ended.
+#[derive(PartialEq, Eq)]
+enum Walked {
+    /// Every probe was met.
+    All,
+    /// The teardown took the probes on the way.
+    TornDown,
+}
 
 impl Set {
     /// Writes the one-line summary used by the `sets` file:
     /// `NAME STATE kprobes=K kretprobes=R fprobes=F fretprobes=X direct=D
     /// skipped=S hits=H`.
     pub(crate) fn write_summary(&self, w: &mut impl Write) -> core::fmt::Result {
-        let guard = rcu::read_lock();
-        let p = self.probes.get(&guard);
-        let (hits, _) = p.map_or_else(|| self.frozen(), |p| p.backends.totals());
+        let (hits, _) = self.totals()?;
         write!(w, "{} {}", BStr(&self.name), self.state().as_str())?;
         for (field, n) in self.tally.iter() {
             write!(w, " {}={}", field, n)?;
@@ -29,24 +44,112 @@ impl Set {
         writeln!(w, " skipped={} hits={}", self.nskipped, hits)
     }
 
-    /// Writes the full statistics used by the `stats` file.
+    /// Writes the full statistics used by the `stats` file. The probes are
+    /// walked a slice at a time ([`Set::walk_probes`]): a teardown that
+    /// takes them meanwhile ends the list there.
     pub(crate) fn write_stats(&self, w: &mut impl Write) -> core::fmt::Result {
-        let guard = rcu::read_lock();
-        let p = self.probes.get(&guard);
-        self.write_stats_line(w, p)?;
+        let totals = self.totals()?;
+        let mode = {
+            let guard = rcu::read_lock();
+            let p = self.probes.get(&guard);
+            p.map(|p| p.backends.direct.mode().as_str())
+        };
+        self.write_stats_line(w, totals, mode)?;
         self.write_timings(w)?;
-        let Some(p) = p else { return Ok(()) };
-        write_probes(w, p)?;
+        if mode.is_none() || self.walk_probes(|v| write_probe(w, v))? == Walked::TornDown {
+            return Ok(());
+        }
+        // A few lines per backend, and at most `SKIPPED_SHOWN` skipped.
+        let guard = rcu::read_lock();
+        let Some(p) = self.probes.get(&guard) else {
+            return Ok(());
+        };
         for b in p.backends.all() {
             b.write_extra(w)?;
         }
         write_skipped(w, &p.skipped)
     }
 
+    /// Hits and misses summed over every probe (walked as
+    /// [`Set::walk_probes`] does), or, once the teardown took them, the
+    /// counts it froze.
+    fn totals(&self) -> Result<(u64, u64), core::fmt::Error> {
+        let mut missed = {
+            let guard = rcu::read_lock();
+            match self.probes.get(&guard) {
+                Some(p) => p.backends.missed_unattributed(),
+                None => return Ok(self.frozen()),
+            }
+        };
+        let mut hits = 0u64;
+        let walked = self.walk_probes(|v| {
+            hits = hits.wrapping_add(v.hits);
+            missed = missed.wrapping_add(v.missed);
+            Ok(())
+        })?;
+        Ok(match walked {
+            Walked::All => (hits, missed),
+            // Frozen before the probes were unpublished.
+            Walked::TornDown => self.frozen(),
+        })
+    }
+
+    /// Calls `f` for every probe of the set, [`PROBES_PER_READ_SECTION`]
+    /// at a time, each slice inside an RCU read-side critical section of
+    /// its own, rescheduling between slices. Stops at `f`'s first error,
+    /// and with an error once the reader is killed (the listing then fails
+    /// with `EINTR`).
+    ///
+    /// Not one read-side section for the whole walk: a set holds up to
+    /// millions of probes, and on a kernel without preemptible RCU that
+    /// section is a preempt-disabled loop of seconds (RCU stall and
+    /// soft-lockup reports). Nor a reference to the set (`Arc<Set>`) in
+    /// place of the section: the teardown runs on the module workqueue,
+    /// without the registry lock that listings hold, and unpublishes the
+    /// probes ([`crate::rcu::RcuOption::take`]) and frees them with
+    /// `call_rcu` ([`crate::rcu::RcuBox`]) whatever references to the set
+    /// exist; only a read-side section keeps them. So each slice looks the
+    /// probes up anew, under a fresh section: `None` means the teardown
+    /// took them (the walk ends, [`Walked::TornDown`]); `Some` is the same
+    /// `Probes` as before (published once, when the set was made, never
+    /// replaced), whose probes never change after the build, so the next
+    /// slice starts where the last one stopped.
+    fn walk_probes(
+        &self,
+        mut f: impl FnMut(&ProbeView<'_>) -> core::fmt::Result,
+    ) -> Result<Walked, core::fmt::Error> {
+        let mut done = 0usize;
+        loop {
+            let mut n = 0usize;
+            let mut res = Ok(());
+            {
+                let guard = rcu::read_lock();
+                let Some(p) = self.probes.get(&guard) else {
+                    return Ok(Walked::TornDown);
+                };
+                p.backends.each_from(done, &mut |v| {
+                    res = f(v);
+                    n += 1;
+                    res.is_ok() && n < PROBES_PER_READ_SECTION
+                });
+            }
+            res?;
+            if n < PROBES_PER_READ_SECTION {
+                return Ok(Walked::All);
+            }
+            done = done.saturating_add(n);
+            sched::resched_unless_killed().map_err(|_| core::fmt::Error)?;
+        }
+    }
+
     /// The `stats` file's first line: the set, its state, its fields and
-    /// totals.
-    fn write_stats_line(&self, w: &mut impl Write, p: Option<&Probes>) -> core::fmt::Result {
-        let (hits, missed) = p.map_or_else(|| self.frozen(), |p| p.backends.totals());
+    /// totals; `mode`: its direct calls' (`None`: torn down).
+    fn write_stats_line(
+        &self,
+        w: &mut impl Write,
+        (hits, missed): (u64, u64),
+        mode: Option<&str>,
+    ) -> core::fmt::Result {
         write!(
             w,
             "set {} state={}",
@@ -59,7 +162,7 @@ impl Set {
         writeln!(
             w,
             " mode={} skipped={} hits={} missed={} return_pool_bytes={}",
-            p.map_or("-", |p| p.backends.direct.mode().as_str()),
+            mode.unwrap_or("-"),
             self.nskipped,
             hits,
             missed,
@@ -97,33 +200,25 @@ impl Set {
     }
 }
 
-/// One line per probe, naming the backend that serves it.
-fn write_probes(w: &mut impl Write, p: &Probes) -> core::fmt::Result {
-    let mut res = Ok(());
-    p.backends.each(&mut |v| {
-        if res.is_err() {
-            return;
-        }
-        res = write!(
-            w,
-            "  {} {} {}+{} hits={} missed={}",
-            v.kind,
-            BStr(v.name),
-            BStr(v.symbol),
-            v.offset,
-            v.hits,
-            v.missed
-        )
-        .and_then(|()| match v.last_arg {
-            Some(a) => write!(w, " last_arg={}", Kptr(a)),
-            None => Ok(()),
-        })
-        .and_then(|()| match v.exit {
-            Some((exits, ret)) => writeln!(w, " exits={} last_ret={}", exits, Kptr(ret)),
-            None => writeln!(w),
-        });
-    });
-    res
+/// A probe's `stats` line, naming the backend that serves it.
+fn write_probe(w: &mut impl Write, v: &ProbeView<'_>) -> core::fmt::Result {
+    write!(
+        w,
+        "  {} {} {}+{} hits={} missed={}",
+        v.kind,
+        BStr(v.name),
+        BStr(v.symbol),
+        v.offset,
+        v.hits,
+        v.missed
+    )?;
+    if let Some(a) = v.last_arg {
+        write!(w, " last_arg={}", Kptr(a))?;
+    }
+    match v.exit {
+        Some((exits, ret)) => writeln!(w, " exits={} last_ret={}", exits, Kptr(ret)),
+        None => writeln!(w),
+    }
 }
 
 /// The glob members the kernel refused: the first few by name, the rest
@@ -138,6 +233,10 @@ fn write_skipped(w: &mut impl Write, skipped: &Skipped) -> core::fmt::Result {
             "  skipped ... {} more",
             skipped.total - skipped.named.len()
         )?;
+    }
+    let (past_cap, cap) = skipped.past_cap;
+    if past_cap > 0 {
+        writeln!(w, "  skipped {} past the cap of {}", past_cap, cap)?;
     }
     Ok(())
 }

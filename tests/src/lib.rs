@@ -15,13 +15,13 @@ pub mod lifecycle;
 #[path = "../../src/symname.rs"]
 pub mod symname;
 
-#[path = "../../src/addrset.rs"]
+#[path = "../../src/direct/addrset.rs"]
 pub mod addrset;
 
-#[path = "../../src/batchkeys.rs"]
+#[path = "../../src/engine/registry/validate/batchkeys.rs"]
 pub mod batchkeys;
 
-#[path = "../../src/signature.rs"]
+#[path = "../../src/direct/signature.rs"]
 pub mod signature;
 
 #[path = "../../src/errtext.rs"]
@@ -29,3 +29,6 @@ pub mod errtext;
 
 #[path = "../../src/retpool.rs"]
 pub mod retpool;
+
+#[path = "../../src/probecap.rs"]
+pub mod probecap;

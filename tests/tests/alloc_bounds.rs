@@ -21,8 +21,9 @@
 //! Not covered: raw strings, and C variable-length arrays (the helpers have
 //! none).
 
-use std::fs;
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{code_lines, has_ident, sources};
 
 /// A reviewed kmalloc-backed allocation: the lines of `file` (relative to
 /// the repository root) whose code contains `code`, `lines` of them, and why
@@ -52,7 +53,7 @@ const LINE_PART: &str = "a part of one control line (<= command::MAX_LINE bytes)
 const PROBE_NAMES: &str = "a probe's symbol (a line's, <= MAX_SYMBOL; an API target's, \
      <= BATCHPROBE_MAX_SYMBOL; or a kallsyms name, < KSYM_NAME_LEN) or its name (<= MAX_NAME)";
 const SENTENCE: &str = "one error sentence: fixed words, numbers and a few names, each \
-     bounded by a line's length (every Failed::new formats a fixed template)";
+     bounded by a line's length (every Failed::new and ::about formats a fixed template)";
 
 const REVIEWED: &[Reviewed] = &[
     // src/api.rs
@@ -75,35 +76,28 @@ const REVIEWED: &[Reviewed] = &[
         1,
         "copy_str's buffer: at most max + 1 bytes",
     ),
+    // src/direct/attach.rs (a slot's symbol and name are its `probe::Meta`'s)
     r(
-        "src/api.rs",
-        "let mut what = crate::error::Text(KVec::new());",
-        1,
-        "\"target N: bad target\": fixed words and a number",
-    ),
-    // src/direct.rs (a slot's symbol and name are its `probe::Meta`'s)
-    r(
-        "src/direct.rs",
+        "src/direct/attach.rs",
         "let mut todo: KVec<(usize, usize)> =",
         1,
         "the bisection's depth-first stack: a split pops one range and pushes \
          two halves, so at most 2 + log2(functions) ranges wait (< 70)",
     ),
     r(
-        "src/direct.rs",
+        "src/direct/attach.rs",
         "KVec::with_capacity(depth, GFP_KERNEL).map_err(|_| oom)?;",
         1,
         "the same stack, sized up front: depth = 2 + bits of the function count (< 70)",
     ),
+    r(
+        "src/direct/attach.rs",
+        "todo: &mut KVec<(usize, usize)>,",
+        1,
+        "that stack, handed to the bisection loop (the same bound: < 70)",
+    ),
     // src/error.rs
     r("src/error.rs", "pub(crate) what: KVec<u8>,", 1, SENTENCE),
-    r(
-        "src/error.rs",
-        "pub(crate) symbol: KVec<u8>,",
-        1,
-        PROBE_NAMES,
-    ),
-    r("src/error.rs", "symbol: KVec::new(),", 1, PROBE_NAMES),
     r(
         "src/error.rs",
         "pub(crate) text: KVec<u8>,",
@@ -119,7 +113,7 @@ const REVIEWED: &[Reviewed] = &[
     r(
         "src/error.rs",
         "let mut what = Text(KVec::new());",
-        1,
+        2,
         SENTENCE,
     ),
     r(
@@ -188,40 +182,54 @@ const REVIEWED: &[Reviewed] = &[
         1,
         "one chunk: CHUNK (64) slots",
     ),
-    // src/registry.rs
-    r("src/registry.rs", "set: KVec<u8>,", 1, LINE_PART),
-    r("src/registry.rs", "name: Option<KVec<u8>>,", 1, LINE_PART),
-    r("src/registry.rs", "target: KVec<u8>,", 1, LINE_PART),
-    r("src/registry.rs", "skip: Option<KVec<u8>>,", 1, LINE_PART),
+    // src/engine/registry.rs
+    r("src/engine/registry.rs", "set: KVec<u8>,", 1, LINE_PART),
     r(
-        "src/registry.rs",
+        "src/engine/registry.rs",
+        "name: Option<KVec<u8>>,",
+        1,
+        LINE_PART,
+    ),
+    r("src/engine/registry.rs", "target: KVec<u8>,", 1, LINE_PART),
+    r(
+        "src/engine/registry.rs",
+        "skip: Option<KVec<u8>>,",
+        1,
+        LINE_PART,
+    ),
+    r(
+        "src/engine/registry.rs",
         "text: KVec<u8>,",
         1,
         "a staged line's text, for last_error: one control line \
          (<= command::MAX_LINE bytes; the staged lines themselves are a KVVec)",
     ),
     r(
-        "src/registry/create.rs",
-        "let mut what = KVec::new();",
-        1,
-        "the tail of an error sentence, with the symbol cut off its front",
-    ),
-    r(
-        "src/registry/engine.rs",
+        "src/engine.rs",
         "let mut what = Text(KVec::new());",
         1,
         "\"set NAME: \" and one error sentence (NAME <= BATCHPROBE_MAX_NAME)",
     ),
-    r("src/registry.rs", "last_error: KVec<u8>,", 1, SENTENCE),
-    r("src/registry.rs", "last_error: KVec::new(),", 1, SENTENCE),
     r(
-        "src/registry.rs",
+        "src/engine/registry.rs",
+        "last_error: KVec<u8>,",
+        1,
+        SENTENCE,
+    ),
+    r(
+        "src/engine/registry.rs",
+        "last_error: KVec::new(),",
+        1,
+        SENTENCE,
+    ),
+    r(
+        "src/engine/registry.rs",
         "fn to_vec(s: &[u8]) -> Result<KVec<u8>>",
         1,
         "its callers copy parts of one staged line",
     ),
     r(
-        "src/registry.rs",
+        "src/engine/registry.rs",
         "let mut v = KVec::new();",
         1,
         "to_vec's copy of a part of one line",
@@ -297,122 +305,6 @@ const C_PREFIXES: &[&str] = &[
     "kmalloc", "kzalloc", "kcalloc", "krealloc", "kmemdup", "kstrdup", "kstrndup",
 ];
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn files(dir: &Path, ext: &[&str], out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {}", dir.display(), e))
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files(&p, ext, out);
-        } else if p
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| ext.contains(&e))
-        {
-            out.push(p);
-        }
-    }
-}
-
-/// Source lines with comments removed (`//` to the end of the line, and
-/// `/* ... */` across lines), string and character literals kept. Good
-/// enough for this crate's Rust and C: no raw strings.
-fn code_lines(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut in_block = false;
-    for line in text.lines() {
-        let b = line.as_bytes();
-        let mut code = String::new();
-        let mut i = 0;
-        let mut in_str = false;
-        while i < b.len() {
-            let c = b[i];
-            let next = b.get(i + 1).copied();
-            if in_block {
-                if c == b'*' && next == Some(b'/') {
-                    in_block = false;
-                    i += 2;
-                } else {
-                    i += 1;
-                }
-                continue;
-            }
-            if in_str {
-                code.push(c as char);
-                if c == b'\\' {
-                    if let Some(n) = next {
-                        code.push(n as char);
-                    }
-                    i += 2;
-                    continue;
-                }
-                if c == b'"' {
-                    in_str = false;
-                }
-                i += 1;
-                continue;
-            }
-            match (c, next) {
-                (b'/', Some(b'/')) => break,
-                (b'/', Some(b'*')) => {
-                    in_block = true;
-                    i += 2;
-                }
-                (b'"', _) => {
-                    in_str = true;
-                    code.push('"');
-                    i += 1;
-                }
-                (b'\'', _) => {
-                    // A character literal ('x', '\n', '\'') is copied whole;
-                    // a lifetime ('a) is just a quote.
-                    let end = if next == Some(b'\\') {
-                        b.get(i + 2..)
-                            .and_then(|r| r.iter().skip(1).position(|&x| x == b'\''))
-                            .map(|p| i + 3 + p)
-                    } else if b.get(i + 2) == Some(&b'\'') {
-                        Some(i + 2)
-                    } else {
-                        None
-                    };
-                    let end = end.unwrap_or(i);
-                    for &x in &b[i..=end] {
-                        code.push(x as char);
-                    }
-                    i = end + 1;
-                }
-                _ => {
-                    code.push(c as char);
-                    i += 1;
-                }
-            }
-        }
-        out.push(code);
-    }
-    out
-}
-
-fn is_ident(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
-}
-
-/// Whether `code` has `word` as a whole identifier (`prefix`: or as the
-/// start of one).
-fn has_ident(code: &str, word: &str, prefix: bool) -> bool {
-    let b = code.as_bytes();
-    code.match_indices(word).any(|(at, _)| {
-        let before = at.checked_sub(1).and_then(|i| b.get(i)).copied();
-        let after = b.get(at + word.len()).copied();
-        !before.is_some_and(is_ident) && (prefix || !after.is_some_and(is_ident))
-    })
-}
-
 /// The lines of one file that allocate from kmalloc: (line number, code).
 fn kmalloc_lines(text: &str, c: bool) -> Vec<(usize, String)> {
     code_lines(text)
@@ -469,18 +361,8 @@ fn check(found: &[(String, usize, String)], reviewed: &[Reviewed]) -> Vec<String
 }
 
 fn scan() -> Vec<(String, usize, String)> {
-    let root = root();
-    let mut paths = Vec::new();
-    files(&root.join("src"), &["rs"], &mut paths);
-    files(&root.join("rust"), &["c", "h"], &mut paths);
     let mut found = Vec::new();
-    for p in paths {
-        let text = fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {}", p.display(), e));
-        let rel = p
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+    for (rel, text) in sources(&["src", "rust"], &["rs", "c", "h"]) {
         let c = !rel.ends_with(".rs");
         for (line, code) in kmalloc_lines(&text, c) {
             found.push((rel.clone(), line, code));

@@ -4,6 +4,7 @@
 
 use batchprobe_host_tests::command::*;
 use batchprobe_host_tests::errno::{E2BIG, EINVAL};
+use batchprobe_host_tests::symname::glob_match;
 
 fn one(line: &str) -> Result<Option<Command<'_>>, ParseError> {
     parse_line(line.as_bytes())

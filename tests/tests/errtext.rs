@@ -51,6 +51,8 @@ fn refusals_in_words_per_site() {
     assert!(refusal(Site::Ftrace, -22).starts_with("not ftrace-able"));
     assert!(refusal(Site::Ftrace, -2).starts_with("not ftrace-able"));
     assert!(refusal(Site::Direct, -16).contains("another tracer holds it"));
+    assert!(refusal(Site::ExitWatch, -16).contains("ftrace_enabled is 0"));
+    assert!(refusal(Site::ExitWatch, -95).contains("unwinder"));
     assert!(refusal(Site::KprobeEnable, -16).contains("another tracer holds it"));
     // Anything else: plain words, never a number.
     assert_eq!(refusal(Site::Kprobe, -12), "out of memory");

@@ -3,6 +3,7 @@
 //! Property tests: the parser never panics, and what it accepts round-trips.
 
 use batchprobe_host_tests::command::*;
+use batchprobe_host_tests::symname::glob_match;
 use proptest::prelude::*;
 
 proptest! {

@@ -333,3 +333,27 @@ fn duplicate_names() {
     assert_eq!(duplicates(&mut []), 0);
     assert_ne!(name_hash(b"ab"), name_hash(b"ba"));
 }
+
+#[test]
+fn cpu_offline_idle_paths_never_return() {
+    use batchprobe_host_tests::signature::never_returns;
+    for name in [
+        "cpuidle_play_dead",
+        "acpi_idle_play_dead",
+        "intel_idle_enter_dead",
+        "acpi_processor_ffh_play_dead",
+        "mwait_play_dead",
+        "do_idle",
+        "do_exit",
+    ] {
+        assert!(never_returns(name.as_bytes()), "{name}");
+    }
+    for name in [
+        "cpuidle_enter",
+        "play_dead_common_helper",
+        "vfs_read",
+        "dead_end",
+    ] {
+        assert!(!never_returns(name.as_bytes()), "{name}");
+    }
+}

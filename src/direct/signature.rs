@@ -61,7 +61,24 @@ pub const NORETURN: &[&[u8]] = &[
     b"usercopy_abort",
     b"__module_put_and_kthread_exit",
     b"kunit_try_catch_throw",
+    // A CPU going offline: cpuidle_play_dead() calls the driver's
+    // enter_dead callback, which does not return when it works (the
+    // suffixes below take the drivers' own: acpi_idle_play_dead,
+    // intel_idle_enter_dead, acpi_processor_ffh_play_dead, ...).
+    b"cpuidle_play_dead",
 ];
+
+/// Name endings of the idle paths a CPU going offline never returns from:
+/// the `play_dead` family and the cpuidle drivers' `enter_dead` callbacks.
+/// The idle task never exits, so a body it is inside would pin the module
+/// for good.
+pub const NORETURN_SUFFIXES: &[&[u8]] = &[b"_play_dead", b"enter_dead"];
+
+/// Whether `name` is a function that never returns, or returns only when
+/// its thread ends ([`NORETURN`], [`NORETURN_SUFFIXES`]).
+pub fn never_returns(name: &[u8]) -> bool {
+    NORETURN.contains(&name) || NORETURN_SUFFIXES.iter().any(|s| name.ends_with(s))
+}
 
 /// The x86 system call wrappers (`arch/x86/include/asm/syscall_wrapper.h`):
 /// each takes the one `const struct pt_regs *`. BTF does not always name
@@ -329,7 +346,7 @@ impl<'a> Btf<'a> {
     /// exit trampoline cannot serve it. `funcs` is [`Btf::index_functions`]'
     /// output.
     pub fn classify(&self, offsets: &[u32], funcs: &[u32], name: &[u8]) -> Result<u32, Refusal> {
-        if NORETURN.contains(&name) {
+        if never_returns(name) {
             return Err(Refusal::NoReturn);
         }
         if SYSCALL_WRAPPERS.iter().any(|p| name.starts_with(p)) {

@@ -4,7 +4,7 @@
 //!
 //! ftrace patches each traced function's fentry site into `call TRAMP`.
 //! The trampolines save the argument registers, call their Rust handler
-//! (`bp_direct_handle_count` / `_record` in [`crate::direct`]) with the return
+//! (`bp_direct_handle_count` / `_record` in [`super`]) with the return
 //! address into the traced function, its first argument and the frame pointer
 //! the argument registers are saved below, restore the registers and return.
 //! Their text is in `rust/trampolines.c`, built from the kernel's own
@@ -17,7 +17,7 @@
 //! The exit trampoline (`bp_direct_tramp_exit`, mode `exit`) also calls the
 //! traced function's body itself and calls `bp_direct_handle_exit_return`
 //! with its return value before returning to the caller; see its comment in
-//! `rust/trampolines.c`, and [`crate::signature`] for the functions it serves.
+//! `rust/trampolines.c`, and [`super::signature`] for the functions it serves.
 //!
 //! There are several, so that a live set can be switched between them with
 //! `modify_ftrace_direct`.
@@ -51,10 +51,12 @@ pub(crate) fn check_alignment() -> Result {
     for mode in MODES {
         let a = addr(mode);
         if a % 16 != 0 {
+            // The misalignment, never the address (the kernel log is
+            // readable where dmesg_restrict is 0).
             pr_err!(
-                "trampoline for mode {} at {:#x} is not 16-byte aligned\n",
+                "trampoline for mode {} is {} bytes past a 16-byte boundary\n",
                 mode as u8,
-                a
+                a % 16
             );
             return Err(EINVAL);
         }

@@ -19,16 +19,14 @@ use crate::errtext::{self, Origin, ProbeLine};
 use crate::kvec;
 use crate::lifecycle::SetState;
 use crate::locked::Locked;
+use crate::probecap;
 use crate::set::Set;
 
 mod create;
-mod engine;
-mod validate;
-
-pub(crate) use engine::{engine, publish, unpublish, Engine, Show};
+pub mod validate;
 
 /// A probe line kept until its set is created.
-struct Staged {
+pub(super) struct Staged {
     set: KVec<u8>,
     name: Option<KVec<u8>>,
     kind: ProbeKind,
@@ -99,10 +97,10 @@ impl Staged {
 
 /// Sets and staged probes; protected by the engine's mutex.
 pub(crate) struct Registry {
-    sets: KVVec<Arc<Set>>,
+    pub(super) sets: KVVec<Arc<Set>>,
     /// At most [`MAX_STAGED`] entries.
-    staged: KVVec<Staged>,
-    last_error: KVec<u8>,
+    pub(super) staged: KVVec<Staged>,
+    pub(super) last_error: KVec<u8>,
     /// Numbers the `create`s and `-:`s of a write, for [`Staged::consumed`].
     creates: u32,
 }
@@ -114,6 +112,43 @@ pub(crate) const MAX_STAGED: usize = 1 << 16;
 
 /// The most live (registered, enabled or disabled) sets (`ENOSPC` beyond).
 pub(crate) const MAX_SETS: usize = 4096;
+
+/// The most probes one set holds, 4,194,304 (the default and the most of
+/// the `max_set_probes` module parameter, which may lower it): an explicit
+/// line (or API target) past it fails its `create` with `ENOSPC`, glob
+/// members past it are skipped and counted ([`crate::probecap`]).
+///
+/// [`MAX_STAGED`] bounds lines, not what they become: each glob line
+/// offers every matching text symbol, so 65,536 lines of `p:big *` asked
+/// for some 4·10⁹ probes. The cap is far above any real set: every
+/// function of a distribution's kernel is about 10⁵ targets, entry and
+/// return probes on all of them twice that, and the cap is 20 times more.
+/// And it bounds what one set costs: an fprobe-served probe takes about
+/// 100 bytes (its slot and its symbol's copy), an int3 kprobe about 250,
+/// so 0.4 to 1 GiB at the cap, and its `stats` lines about 250 MB.
+pub(crate) const MAX_SET_PROBES: usize = 1 << 22;
+
+// The C side's `max_set_probes` default (and most) is this one.
+const _: () = assert!(crate::bindings::BP_MAX_SET_PROBES as usize == MAX_SET_PROBES);
+
+/// The most probes all sets that are not freed yet hold together (live and
+/// retiring sets: a retiring set's probes are in memory until its teardown
+/// ran), 8,388,608: two sets at [`MAX_SET_PROBES`]. A `create` that would
+/// take the total past it is refused as one past the set's cap (`ENOSPC`
+/// for an explicit line, glob members skipped and counted).
+///
+/// Why this and not a cap per write: a write may create many sets (up to
+/// [`MAX_SETS`] live), so the per-set cap alone bounds it only by
+/// `MAX_SETS` × `MAX_SET_PROBES` (10¹⁰ probes); in practice by its
+/// [`MAX_STAGED`] lines times the symbols each matches, the same 4·10⁹
+/// spread over a thousand sets of 64 glob lines. A cap per write would
+/// stop that write, but not the same sets made by a thousand writes one
+/// after the other, which cost the same memory and make the same `stats`
+/// listing. What bounds both is the total, whoever made it, as
+/// [`MAX_SETS`] bounds sets. The time a write takes is bounded otherwise:
+/// its loops reschedule, and give up with `EINTR` when the writer is
+/// killed ([`crate::sched`]).
+pub(crate) const MAX_LIVE_PROBES: usize = 1 << 23;
 
 /// How many finished sets stay listed, with their final counts and timings,
 /// until the oldest is forgotten (or a new set takes its name).
@@ -127,7 +162,7 @@ impl Registry {
         unsafe { Locked::assume(self) }
     }
 
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Self {
             sets: KVVec::new(),
             staged: KVVec::new(),
@@ -138,7 +173,7 @@ impl Registry {
 
     /// The set called `name` that commands act on: the live one if any,
     /// else the most recent retiring one.
-    fn find(&self, name: &[u8]) -> Option<&Arc<Set>> {
+    pub(super) fn find(&self, name: &[u8]) -> Option<&Arc<Set>> {
         acted_on(self.sets.iter().filter(|s| s.name() == name))
     }
 
@@ -157,7 +192,7 @@ impl Registry {
     /// fails must find them still listed. A set this write created that
     /// already finished (`create a`, `unregister a`) stays listed, unless a
     /// later `create a` of the write took its name.
-    fn forget_freed_taken(&mut self, created: &[Arc<Set>]) {
+    pub(super) fn forget_freed_taken(&mut self, created: &[Arc<Set>]) {
         if created.is_empty() {
             return;
         }
@@ -180,7 +215,7 @@ impl Registry {
     /// Forgets the oldest finished sets beyond [`FREED_KEPT`], so that a
     /// tool naming its sets `s1`, `s2`, ... does not grow memory and the
     /// `sets` listing without bound.
-    fn expire_freed(&mut self) {
+    pub(super) fn expire_freed(&mut self) {
         let freed = self
             .sets
             .iter()
@@ -194,6 +229,27 @@ impl Registry {
             }
             true
         });
+    }
+
+    /// The probes every set not freed yet holds, summed: what counts
+    /// against [`MAX_LIVE_PROBES`].
+    fn live_probes(&self) -> usize {
+        self.sets
+            .iter()
+            .filter(|s| s.state() != SetState::Freed)
+            .fold(0usize, |n, s| n.saturating_add(s.probe_count()))
+    }
+
+    /// The room of a set made now: the `max_set_probes` cap, and what
+    /// [`MAX_LIVE_PROBES`] leaves beside the other sets.
+    fn probe_room(&self) -> probecap::Room {
+        // SAFETY: Only reads a module parameter.
+        let set_cap = unsafe { crate::bindings::bp_max_set_probes() } as usize;
+        probecap::room(
+            set_cap.min(MAX_SET_PROBES),
+            MAX_LIVE_PROBES,
+            self.live_probes(),
+        )
     }
 
     /// Indices of `sets`, sorted by name (then age), for [`Registry::find_in`].
@@ -227,7 +283,7 @@ impl Registry {
     /// earlier line of this write) that no `create` or `-:` of this write
     /// took yet, marking it with a new number: a write that goes through
     /// then drops them all; one that fails gives them back.
-    fn take_staged(&mut self, pending: &mut KVVec<Staged>, name: &[u8]) -> u32 {
+    pub(super) fn take_staged(&mut self, pending: &mut KVVec<Staged>, name: &[u8]) -> u32 {
         self.creates = self.creates.wrapping_add(1).max(1);
         let gen = self.creates;
         for e in Iterator::chain(self.staged.iter_mut(), pending.iter_mut()) {
@@ -238,7 +294,26 @@ impl Registry {
         gen
     }
 
-    fn stage(
+    /// A write went through: drops the lines its `create`s and `-:`s took,
+    /// and keeps the lines it staged (`pending`, room reserved in `staged`)
+    /// for a later write.
+    pub(super) fn keep_staged(&mut self, pending: KVVec<Staged>) -> Result {
+        kvec::retain(&mut self.staged, |e| e.consumed == 0);
+        for mut e in pending.into_iter().filter(|e| e.consumed == 0) {
+            e.earlier = true;
+            self.staged.push(e, GFP_KERNEL)?;
+        }
+        Ok(())
+    }
+
+    /// A write failed: gives back every line its `create`s and `-:`s took.
+    pub(super) fn untake_staged(&mut self) {
+        for e in self.staged.iter_mut() {
+            e.consumed = 0;
+        }
+    }
+
+    pub(super) fn stage(
         &self,
         pending: &mut KVVec<Staged>,
         spec: command::ProbeSpec<'_>,
@@ -281,7 +356,12 @@ impl Registry {
     /// Records `f` as `last_error` and in the log. `at`: the control
     /// line being executed and its text (`None`: an API call); `column`:
     /// where in that line a parse error is.
-    fn set_last_error(&mut self, at: Option<(usize, &[u8])>, column: Option<usize>, f: &Failed) {
+    pub(super) fn set_last_error(
+        &mut self,
+        at: Option<(usize, &[u8])>,
+        column: Option<usize>,
+        f: &Failed,
+    ) {
         let mut t = Text(core::mem::take(&mut self.last_error));
         kvec::clear(&mut t.0);
         let origin = match at {
@@ -299,8 +379,7 @@ impl Registry {
                 column,
             },
         };
-        let what = core::str::from_utf8(&f.what).unwrap_or("?");
-        let _ = errtext::write_report(&mut t, &origin, what, f.error.to_errno());
+        let _ = errtext::write_report(&mut t, &origin, f.message(), f.error.to_errno());
         self.last_error = t.0;
         let first = self.last_error.split(|&b| b == b'\n').next().unwrap_or(&[]);
         let prefix = if at.is_some() { "control: " } else { "" };

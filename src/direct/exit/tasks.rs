@@ -7,9 +7,10 @@
 //! out on per-CPU counters. A task that ends inside a body (a traced
 //! `get_signal` that calls `do_group_exit`, an exit system call through a
 //! traced `x64_sys_call`, a seccomp kill, an io_uring worker) is never
-//! counted out: a kprobe on `do_exit()`, registered for the module's life
-//! ([`Watch`]), finds such bodies on the exiting task's stack and counts
-//! them gone. So "is any task inside" is answered exactly, with no shared
+//! counted out: an ftrace callback on `do_exit()`, registered with the
+//! first exit set ([`start`]) and until unload ([`Watch`]), finds such
+//! bodies on the exiting task's stack and counts them gone (not a kprobe:
+//! `kprobes/enabled` = 0 silenced it). So "is any task inside" is answered exactly, with no shared
 //! cache line on the hot path, and the module's pin on itself
 //! ([`crate::direct`]) drops once the last real task has left.
 
@@ -17,30 +18,41 @@ use kernel::prelude::*;
 
 use crate::bindings;
 
-/// The `do_exit()` kprobe, registered from load to unload.
+/// The owner of the `do_exit()` callback: the module, from load to
+/// unload. [`start`] registers the callback (with the first exit set); the
+/// `Watch`'s drop unregisters it if it was.
 ///
 /// # Invariants
 ///
-/// The kprobe is registered while a `Watch` exists.
+/// One `Watch` exists, the module's, and it is dropped after the last
+/// exit set is gone (after the engine's shutdown).
 pub(crate) struct Watch(());
 
 impl Watch {
-    /// Registers the `do_exit()` kprobe.
-    pub(crate) fn register() -> Result<Self> {
-        // SAFETY: Registers the C file's static kprobe once (one `Watch`
-        // exists: the module's); `drop` unregisters it.
-        kernel::error::to_result(unsafe { bindings::bp_exit_tasks_init() })?;
-        // INVARIANT: registered just now.
-        Ok(Watch(()))
+    /// The module's watch: nothing registered yet.
+    pub(crate) fn new() -> Self {
+        Watch(())
     }
 }
 
 impl Drop for Watch {
     fn drop(&mut self) {
-        // SAFETY: Registered in `register` (type invariant); this waits
-        // until no CPU runs its handler.
+        // SAFETY: No exit set is left to call `start` (type invariant);
+        // this unregisters the callback if `start` registered it, and
+        // waits until no CPU runs it.
         unsafe { bindings::bp_exit_tasks_exit() };
     }
+}
+
+/// Registers the `do_exit()` callback if it is not yet. Called under the
+/// direct lock, before an exit set's first registration: `EOPNOTSUPP` on a
+/// kernel without a reliable unwinder (ORC or frame pointers), `EBUSY`
+/// while function tracing is off (`ftrace_enabled` = 0); the kernel log
+/// says which.
+pub(crate) fn start() -> Result {
+    // SAFETY: Serialised by the caller's lock; the callback is unregistered
+    // only at unload, after every exit set ([`Watch`]).
+    kernel::error::to_result(unsafe { bindings::bp_exit_tasks_start() })
 }
 
 /// Counts the current task into a body (the exit trampoline's entry).

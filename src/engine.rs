@@ -13,6 +13,8 @@
 //! runs on the workqueue; `flush` and `unregister --sync` wait for it after
 //! the lock is released.
 
+pub mod registry;
+
 use core::fmt::Write;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
@@ -23,15 +25,16 @@ use kernel::prelude::*;
 use kernel::sync::{Arc, Mutex};
 use kernel::workqueue::WorkItem;
 
-use super::{Registry, Staged};
 use crate::backend::OwnedTarget;
 use crate::bindings;
 use crate::command::{self, Command, CreateOptions};
 use crate::error::{BStr, Failed, Text};
 use crate::gate::Client;
 use crate::kvec;
+use crate::sched::{self, Pacer};
 use crate::set::{Owner, Set};
 use crate::workqueue::OwnedQueue;
+use registry::{Registry, Staged};
 
 /// What a read-only file shows.
 #[derive(Clone, Copy)]
@@ -174,27 +177,27 @@ impl Engine {
         }
         let (mut pending, mut created) = Self::reserve(&mut reg, cmds)?;
         let mut wait = false;
+        // Killed between commands: rolled back as any failed command is.
+        let mut pace = Pacer::new(256);
         for (i, &(line, cmd)) in cmds.iter().enumerate() {
             let text = text_of(i);
-            let res = self.execute(
-                &mut reg,
-                &mut pending,
-                &mut created,
-                &mut wait,
-                cmd,
-                (line, text),
-            );
+            let res = pace.step().map_err(Failed::from).and_then(|()| {
+                self.execute(
+                    &mut reg,
+                    &mut pending,
+                    &mut created,
+                    &mut wait,
+                    cmd,
+                    (line, text),
+                )
+            });
             if let Err(f) = res {
                 Self::roll_back(&mut reg, &created);
                 reg.set_last_error(Some((line, text)), None, &f);
                 return Err(f.error);
             }
         }
-        kvec::retain(&mut reg.staged, |e| e.consumed == 0);
-        for mut e in pending.into_iter().filter(|e| e.consumed == 0) {
-            e.earlier = true;
-            reg.staged.push(e, GFP_KERNEL)?;
-        }
+        reg.keep_staged(pending)?;
         reg.forget_freed_taken(&created);
         reg.expire_freed();
         Ok(wait)
@@ -233,9 +236,7 @@ impl Engine {
         kvec::retain(&mut reg.sets, |s| {
             !created.iter().any(|c| Arc::ptr_eq(c, s))
         });
-        for e in reg.staged.iter_mut() {
-            e.consumed = 0;
-        }
+        reg.untake_staged();
     }
 
     fn execute(
@@ -313,18 +314,20 @@ impl Engine {
             }
             Err(mut f) => {
                 let mut what = Text(KVec::new());
-                let _ = write!(what, "set {}: {}", BStr(name), BStr(&f.what));
+                let _ = write!(what, "set {}: {}", BStr(name), f.message());
                 f.what = what.0;
+                // The message names the target now; no line will.
+                f.subject = None;
                 reg.set_last_error(None, None, &f);
                 Err(f.error)
             }
         }
     }
 
-    /// Records an API call's invalid argument as `last_error` and in the
-    /// log, and gives back `error`.
-    pub(crate) fn api_error(&self, error: Error, what: &str) -> Error {
-        let f = Failed::new(error, format_args!("{}", what));
+    /// Records an API call's invalid argument, described by `what`, as
+    /// `last_error` and in the log, and gives back `error`.
+    pub(crate) fn api_error(&self, error: Error, what: core::fmt::Arguments<'_>) -> Error {
+        let f = Failed::new(error, what);
         self.registry.lock().set_last_error(None, None, &f);
         error
     }
@@ -465,8 +468,19 @@ impl Engine {
         }
     }
 
-    /// Fills a read-only file.
-    pub(crate) fn show(&self, what: Show, w: &mut impl Write) -> core::fmt::Result {
+    /// Fills a read-only file: `EINTR` if the reader was killed while a
+    /// listing walked millions of probes. (A full buffer stops the walk
+    /// early too, but is no error: `seq_file` calls again with a bigger
+    /// one.)
+    pub(crate) fn show(&self, what: Show, w: &mut impl Write) -> Result {
+        if self.write_listing(what, w).is_err() && sched::fatal_signal_pending() {
+            return Err(EINTR);
+        }
+        Ok(())
+    }
+
+    /// [`Engine::show`]'s listing, under the registry lock.
+    fn write_listing(&self, what: Show, w: &mut impl Write) -> core::fmt::Result {
         let reg = self.registry.lock();
         match what {
             Show::Sets => {
@@ -489,8 +503,8 @@ impl Engine {
                         "ktime"
                     },
                     crate::direct::missed(),
-                    crate::exittasks::inside(),
-                    crate::exittasks::gone()
+                    crate::direct::exit::tasks::inside(),
+                    crate::direct::exit::tasks::gone()
                 )?;
                 crate::gpcount::write_totals(w)?;
                 writeln!(w)?;

@@ -7,16 +7,18 @@
 //!
 //! What it looks up is sorted first (set names, staged and new probe
 //! names), so a write of n lines costs O(n log n); it reschedules as it
-//! goes.
+//! goes, and gives up with `EINTR` once the writer is killed.
+
+pub mod batchkeys;
 
 use kernel::alloc::AllocError;
 use kernel::prelude::*;
 
 use super::{Registry, MAX_SETS, MAX_STAGED};
-use crate::batchkeys;
 use crate::command::{Command, ProbeSpec};
 use crate::error::Failed;
 use crate::lifecycle::{self, Op, SetState};
+use crate::sched::Pacer;
 
 /// The simulated state of one set while a batch is validated.
 #[derive(Clone, Copy)]
@@ -52,16 +54,15 @@ struct Counts {
 
 impl Registry {
     /// Checks a whole batch against a simulation of the registry.
-    pub(super) fn validate<'a>(
+    pub(in crate::engine) fn validate<'a>(
         &'a self,
         cmds: &[(usize, Command<'a>)],
     ) -> Result<(), (usize, Failed)> {
         let first = cmds.first().map_or(0, |c| c.0);
         let mut sim = Simulation::new(self, cmds).map_err(|_| (first, Failed::oom()))?;
+        let mut pace = Pacer::new(1024);
         for (i, &(line, cmd)) in cmds.iter().enumerate() {
-            if i % 1024 == 1023 {
-                crate::sched::cond_resched();
-            }
+            pace.step().map_err(|e| (line, Failed::from(e)))?;
             sim.apply(i, cmd).map_err(|f| (line, f))?;
         }
         Ok(())

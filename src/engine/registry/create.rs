@@ -19,13 +19,15 @@ use kernel::sync::Arc;
 
 use super::{Registry, Staged, MAX_SETS};
 use crate::backend::OwnedTarget;
-use crate::command::{glob_match, CreateOptions, ProbeKind};
+use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{BStr, BlamedLine, Failed};
 use crate::gate::Client;
 use crate::kallsyms::{self, TextSymbol};
 use crate::locked::Locked;
+use crate::probecap::Budget;
+use crate::sched::Pacer;
 use crate::set::{Builder, Owner, Set};
-use crate::symname::glob_candidate;
+use crate::symname::{glob_candidate, glob_match};
 
 /// Explicit names a walk of the kernel's text symbols resolves, sorted by
 /// name (stable: the given order among equals). Each takes the first
@@ -122,7 +124,7 @@ impl Registry {
     /// Registers everything staged for `name` (older staging first):
     /// explicitly named probes first, then every glob in one walk of the
     /// kernel's text symbols.
-    pub(super) fn create(
+    pub(in crate::engine) fn create(
         &mut self,
         pending: &mut KVVec<Staged>,
         name: &str,
@@ -133,8 +135,10 @@ impl Registry {
         let staged = &self.staged;
         let mine =
             || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
+        // Each explicit line is one probe, its room held from the start.
+        let budget = self.budget(mine().filter(|e| !e.glob).count());
         let locked = self.locked();
-        let set = Set::register(locked, name_b, options, None, None, |b| {
+        let set = Set::register(locked, name_b, options, None, None, budget, |b| {
             // Explicit lines the kernel resolves by name: int3 probes.
             for e in mine().filter(|e| !e.glob && !e.walked_explicitly()) {
                 b.add(&e.target(&e.target, true, None))?;
@@ -151,12 +155,13 @@ impl Registry {
                 globs.push((e, 0u32), GFP_KERNEL)?;
             }
             let any_glob = !globs.is_empty();
+            let mut pace = Pacer::new(1024);
             resolve(
                 b,
                 locked,
                 &mut explicit,
                 any_glob,
-                |b, sym| glob_matches(b, &mut globs, sym),
+                |b, sym| glob_matches(b, &mut globs, &mut pace, sym),
                 |b, e, text| b.add(&e.target(&e.target, true, text)).map(|_| ()),
             )
         })
@@ -170,7 +175,7 @@ impl Registry {
     }
 
     /// See [`super::Engine::create_api`].
-    pub(super) fn create_api(
+    pub(in crate::engine) fn create_api(
         &mut self,
         name: &[u8],
         options: CreateOptions,
@@ -181,8 +186,10 @@ impl Registry {
         self.may_create_api(name, &owner)?;
         self.sets.reserve(1, GFP_KERNEL)?;
         let by_symbol = |t: &&OwnedTarget| t.kind == ProbeKind::Direct && t.text.is_none();
+        let budget = self.budget(targets.len());
         let locked = self.locked();
-        let set = Set::register(locked, name, options, Some(client), Some(owner), |b| {
+        let (client, owner) = (Some(client), Some(owner));
+        let set = Set::register(locked, name, options, client, owner, budget, |b| {
             for t in targets.iter().filter(|t| !by_symbol(t)) {
                 b.add(&t.target(t.text, t.addr))?;
             }
@@ -203,6 +210,14 @@ impl Registry {
         // finished set of its name listed.
         self.forget_freed(name);
         Ok(set)
+    }
+
+    /// The probe budget of a set made now ([`Registry::probe_room`]), with
+    /// room held for its `explicit` targets.
+    fn budget(&self, explicit: usize) -> Budget {
+        let mut budget = Budget::new(self.probe_room());
+        budget.hold(explicit);
+        budget
     }
 
     /// Whether an API client's module may create a set called `name` now.
@@ -239,14 +254,17 @@ impl Registry {
         Ok(set)
     }
 
-    /// Blames a failure that names a symbol but no line (a direct call
+    /// Blames a failure that names a target but no line (a direct call
     /// refused at attach) on the line of this `create` that named it: an
     /// explicit line first, else a glob that matches it.
     fn blame_symbol<'a>(lines: impl Iterator<Item = &'a Staged> + Clone, f: &mut Failed) {
-        if f.line.is_some() || f.symbol.is_empty() {
+        if f.line.is_some() {
             return;
         }
-        let sym = core::str::from_utf8(&f.symbol).unwrap_or("");
+        let Some(sym) = f.subject_symbol() else {
+            return;
+        };
+        let sym = core::str::from_utf8(sym).unwrap_or("");
         let matches = |e: &Staged| {
             let pattern = core::str::from_utf8(&e.target).unwrap_or("");
             let skipped = e
@@ -268,37 +286,31 @@ impl Registry {
             .or_else(|| lines.clone().filter(direct).find(|e| matches(e)))
             .or_else(|| lines.clone().find(|e| matches(e)));
         if let Some(e) = found {
-            f.line = Some(BlamedLine::of(&e.line_ref()));
-            // "direct SYM: attach failed: ...": a line of its own already
-            // names SYM (a glob's does not).
-            if !e.glob {
-                let rest = f
-                    .what
-                    .strip_prefix(&b"direct "[..])
-                    .and_then(|r| r.strip_prefix(&f.symbol[..]))
-                    .and_then(|r| r.strip_prefix(&b": "[..]));
-                if let Some(rest) = rest {
-                    let mut what = KVec::new();
-                    if what.extend_from_slice(rest, GFP_KERNEL).is_ok() {
-                        f.what = what;
-                    }
-                }
+            // A line of its own names the symbol already (a glob's does not).
+            if let Some(s) = f.subject.as_mut() {
+                s.named_by_line = !e.glob;
             }
+            f.line = Some(BlamedLine::of(&e.line_ref()));
         }
     }
 }
 
 /// Offers `sym` to every glob that still takes more (`limit`), counting
-/// what each took; returns whether any still does.
+/// what each took; returns whether any still does. Tens of thousands of
+/// glob lines make tens of thousands of matches per symbol: `pace`
+/// reschedules now and then, and gives up with `EINTR` once the writer is
+/// killed.
 fn glob_matches(
     b: &mut Builder<'_>,
     globs: &mut [(&Staged, u32)],
+    pace: &mut Pacer,
     sym: &TextSymbol<'_>,
 ) -> Result<bool, Failed> {
     let name = sym.name.as_bytes();
     let text = Some((sym.addr, sym.size));
     let mut open = false;
     for (e, count) in globs.iter_mut() {
+        pace.step()?;
         if e.limit.is_some_and(|l| *count >= l) {
             continue;
         }

@@ -2,17 +2,17 @@
 
 //! The kernel's function prototypes, for the direct exit trampoline: the
 //! raw BTF of `/sys/kernel/btf/vmlinux` read into memory, indexed, and
-//! asked which functions the trampoline can call ([`crate::signature`]
+//! asked which functions the trampoline can call ([`super::signature`]
 //! has the rule and the parsing; this is the kernel side).
 
 use core::cell::UnsafeCell;
 
 use kernel::prelude::*;
 
+use super::signature::{self, Btf, Refusal};
 use crate::bindings;
 use crate::kallsyms;
 use crate::locked::Locked;
-use crate::signature::{self, Btf, Refusal};
 
 /// The prototypes, read on first use and kept until the module goes: the
 /// kernel's BTF does not change, and reading and indexing it costs more

@@ -7,12 +7,12 @@ use kernel::error::to_result;
 use kernel::ffi::{c_char, c_int};
 use kernel::prelude::*;
 
+use super::{slot_of, How, Int3Kind};
 use crate::backend::{Fit, Target};
 use crate::bindings;
 use crate::command::ProbeKind;
 use crate::errtext;
 use crate::kallsyms;
-use crate::probe::{slot_of, How, Int3Kind};
 
 /// Kprobes, counted in their pre-handler.
 pub(crate) struct Kprobe;
@@ -98,10 +98,16 @@ unsafe impl Int3Kind for Kprobe {
         // SAFETY: `raw` is a registered kprobe; `addr` was set by the
         // kernel when it resolved the symbol.
         let addr = unsafe { (*raw).addr } as usize;
-        if t.offset == 0 || kallsyms::offset_in_symbol(addr) == Some(u64::from(t.offset)) {
-            Ok(())
-        } else {
-            Err((EINVAL, PAST_END))
+        if t.offset == 0 {
+            return Ok(());
+        }
+        match kallsyms::offset_in_symbol(addr) {
+            Ok(Some(off)) if off == u64::from(t.offset) => Ok(()),
+            Ok(_) => Err((EINVAL, PAST_END)),
+            Err(e) => Err((
+                e,
+                "out of memory checking the offset against the symbol's size",
+            )),
         }
     }
 

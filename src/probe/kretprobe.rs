@@ -6,11 +6,11 @@
 use kernel::error::{to_result, Result};
 use kernel::ffi::{c_char, c_int};
 
+use super::{slot_of, How, Int3Kind};
 use crate::backend::{Fit, Target};
 use crate::bindings;
 use crate::command::ProbeKind;
 use crate::errtext;
-use crate::probe::{slot_of, How, Int3Kind};
 use crate::retpool::{self, Machine};
 
 /// Kretprobes, counted when the probed function returns.

@@ -1,0 +1,43 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# description: a task that ends inside an exit body while kprobes are disarmed system-wide is still counted gone, and the do_exit() callback exists only from the first exit set to rmmod
+# requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF, CONFIG_KPROBES
+#
+# batchprobe counts the bodies a task dies inside from a callback at
+# do_exit()'s entry (rust/exit_tasks.c). It was a kprobe, and
+# `echo 0 > /sys/kernel/debug/kprobes/enabled` (disarm_all_kprobes())
+# silenced it: a task killed inside get_signal() meanwhile was never counted
+# gone, and the module stayed pinned until reboot (rmmod: EWOULDBLOCK). It
+# is now an ftrace_ops of its own, which kprobes' switch does not reach,
+# registered with the first exit set rather than at load (every task exit
+# paid for it), and gone at rmmod.
+. ./bp_lib.sh
+bp_need_btf
+ktap_plan 11
+T=/sys/kernel/tracing
+KP=/sys/kernel/debug/kprobes/enabled
+# Ftrace users of do_exit (enabled_functions lists each traced function once).
+do_exit_traced() { grep -c '^do_exit ' $T/enabled_functions; }
+base=$(do_exit_traced)
+hdr() { head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+ktap_check "insmod" insmod "$BP_KO"
+ktap_check "no_do_exit_callback_before_an_exit_set" test "$(do_exit_traced)" -eq "$base"
+ktap_check "exit_set_on_get_signal" bp_ctl 'd:gs/g get_signal\ncreate gs --exit\nenable gs\n'
+ktap_check "do_exit_callback_with_the_first_exit_set" test "$(do_exit_traced)" -ge 1
+ktap_check "kprobes_disarmed" sh -c "echo 0 > $KP"
+# The victim, asleep in nanosleep, is killed: it dies inside get_signal.
+sleep 100 &
+victim=$!
+usleep 300000
+kill -9 $victim
+wait $victim 2>/dev/null
+echo 1 > $KP
+echo "# stats: $(head -1 $BP_DEBUGFS/stats)"
+ktap_check "victim_counted_gone_while_kprobes_were_disarmed" test "$(hdr exit_gone)" -ge 1
+ktap_check "unregister" bp_ctl 'unregister gs --sync\n'
+ktap_check "pin_released" bp_wait_unpinned 30
+ktap_check "none_inside" test "$(hdr exit_inside)" = 0
+ktap_check "rmmod" rmmod batchprobe
+ktap_check "do_exit_callback_gone_after_rmmod" test "$(do_exit_traced)" -eq "$base"
+ktap_finish
