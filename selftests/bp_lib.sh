@@ -211,6 +211,17 @@ fprobe_on_fgraph() {
     grep -q ' fprobe_fgraph_entry$' /proc/kallsyms
 }
 
+# bp_sized N: N, or a quarter of it (at least 1) on the debug kernels
+# (KASAN, lockdep, kmemleak: 3-4x slower under TCG), for the sizes that only
+# make a test's window long or its race likely, not the thing it checks. The
+# debug guests are the longest part of `make check`, which must fit CI's 90
+# minutes on two cores.
+bp_sized() {
+    [ -e /sys/kernel/debug/kmemleak ] || { echo "$1"; return; }
+    set -- $(( $1 / 4 ))
+    [ "$1" -gt 0 ] && echo "$1" || echo 1
+}
+
 # bp_pick_kprobes SET N: creates (and leaves registered) a control-file set
 # SET of up to N kprobes at +5 on text symbols that accept one (as the seed
 # script picks them), and prints "p SYM+5" for each: targets the kernel is

@@ -4,7 +4,7 @@
 # requires: CONFIG_KPROBE_EVENTS, the kernel tree's tools/testing/selftests/ftrace (copied to /ftracetest)
 #
 # batchprobe must coexist with every other kprobe user: with a set of 1000
-# kprobes enabled and one of direct calls attached, the kernel's own
+# kprobes (250 on the debug kernels: bp_sized) enabled and one of direct calls attached, the kernel's own
 # ftracetest kprobe cases (run by ftracetest itself, from the same
 # linux-source tree) still pass, and the set still counts afterwards.
 . ./bp_lib.sh
@@ -13,7 +13,7 @@ ktap_plan 11
 FT=/ftracetest
 
 ktap_check "insmod" insmod "$BP_KO"
-ktap_check "thousand_kprobes_enabled" bp_ctl 'p:bp *+5 max=1000 skip=*lock*\ncreate bp\nenable bp\n'
+ktap_check "kprobes_enabled" bp_ctl "p:bp *+5 max=$(bp_sized 1000) skip=*lock*\ncreate bp\nenable bp\n"
 ktap_check "direct_set_attached" bp_ctl 'd:bpd '"${BP_SYS}getpp*"'\ncreate bpd\nenable bpd\n'
 echo "# batchprobe: $(bp_field bp kprobes) kprobes, $(bp_field bpd direct) direct calls"
 if [ ! -x $FT/ftracetest ]; then
