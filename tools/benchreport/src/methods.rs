@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The methods and phases the report knows, in the order its tables and
+//! plots show them.
+
+pub(crate) const METHODS: [&str; 5] = [
+    "tracefs",
+    "tracefs-noopt",
+    "batchprobe-one-by-one",
+    "batchprobe",
+    "batchprobe-noopt",
+];
+pub(crate) const PHASES: [&str; 8] = [
+    "register",
+    "enable",
+    "disable",
+    "disarm",
+    "unregister_call",
+    "unregister_call_wall",
+    "teardown",
+    "unregister_complete",
+];
+pub(crate) const PLOTTED: [&str; 4] = ["register", "enable", "disable", "unregister_complete"];
+/// Entry + exit on the same N functions (`exit_probes` in selftests/bench.sh).
+pub(crate) const EXIT_METHODS: [&str; 4] = [
+    "exit",
+    "fprobe-exit",
+    "entry-kretprobe",
+    "exit-ops-per-function",
+];
+pub(crate) const EXIT_PHASES: [&str; 2] = ["attach", "detach"];
+pub(crate) const DIRECT_METHODS: [&str; 3] = ["direct-ops-per-function", "fprobe", "direct"];
+pub(crate) const DIRECT_PHASES: [&str; 6] = [
+    "register",
+    "attach",
+    "unregister_call",
+    "detach",
+    "teardown",
+    "unregister_complete",
+];
+pub(crate) const DIRECT_PLOTTED: [&str; 2] = ["attach", "detach"];
+pub(crate) const ENTRY_METHODS: [&str; 3] = ["entry-tracefs", "entry-kprobe", "entry-auto"];
+/// The BPF peers, entry only (`peers` in selftests/bench.sh).
+pub(crate) const PEER_ENTRY_METHODS: [&str; 3] =
+    ["peer-bp-fprobe", "peer-bp-direct", "peer-kprobe-multi"];
+/// The BPF peers, entry + exit.
+pub(crate) const PEER_EXIT_METHODS: [&str; 5] = [
+    "peer-bp-exit",
+    "peer-kprobe-multi-ret",
+    "peer-fentry-fexit",
+    "peer-fentry-fexit-multi",
+    "peer-fsession-multi",
+];
+pub(crate) const PEER_PHASES: [&str; 4] = ["attach", "detach", "load", "link"];
+/// Per call on `__task_pid_nr_ns`, each way, against no probe.
+pub(crate) const PEER_PER_CALL: [&str; 11] = [
+    "peer-no-probe",
+    "peer-bp-direct",
+    "peer-bp-fprobe",
+    "peer-bp-exit",
+    "peer-kprobe-multi",
+    "peer-kprobe-multi-ret",
+    "peer-fentry",
+    "peer-fentry-fexit",
+    "peer-fentry-multi",
+    "peer-fentry-fexit-multi",
+    "peer-fsession-multi",
+];
+pub(crate) const ENTRY_PHASES: [&str; 6] = [
+    "register",
+    "enable",
+    "disable",
+    "disarm",
+    "teardown",
+    "unregister_complete",
+];

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The SVG plot: phase time against N, log-log.
+
+use std::path::Path;
+
+use benchreport::*;
+use plotters::prelude::*;
+
+use crate::tables::*;
+
+/// One log-log plot: a line per method × phase, median ms against N.
+pub(crate) fn plot(
+    sum: &Summary,
+    b: &Bench,
+    methods: &[&str],
+    phases: &[&str],
+    title: &str,
+    path: &Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let ns: Vec<u64> = sizes(sum, b, methods)
+        .into_iter()
+        .filter(|&n| {
+            methods
+                .iter()
+                .any(|m| phases.iter().any(|p| median(sum, m, p, n).is_some()))
+        })
+        .collect();
+    let (Some(&xmin), Some(&xmax)) = (ns.first(), ns.last()) else {
+        return Err("no data to plot".into());
+    };
+    let values: Vec<f64> = sum
+        .iter()
+        .filter(|(k, _)| {
+            methods.contains(&k.0.as_str()) && phases.contains(&k.1.as_str()) && k.2 > 1
+        })
+        .map(|(_, (s, _, _))| s.median / 1e6)
+        .filter(|v| *v > 0.0)
+        .collect();
+    let ymin = values
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+        .max(1e-3);
+    let ymax = values.iter().copied().fold(0.0, f64::max).max(ymin * 10.0);
+    let root = SVGBackend::new(path, (1100, 700)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(
+            ((xmin as f64 / 1.5)..(xmax as f64 * 1.5)).log_scale(),
+            ((ymin / 2.0)..(ymax * 2.0)).log_scale(),
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("probes (N)")
+        .y_desc("ms (median)")
+        .draw()?;
+    let palette = [
+        RGBColor(31, 119, 180),
+        RGBColor(255, 127, 14),
+        RGBColor(44, 160, 44),
+        RGBColor(214, 39, 40),
+    ];
+    for (mi, m) in methods.iter().enumerate() {
+        for (pi, p) in phases.iter().enumerate() {
+            let pts: Vec<(f64, f64)> = ns
+                .iter()
+                .filter_map(|&n| {
+                    median(sum, m, p, n).map(|v| (n as f64, (v / 1e6).max(ymin / 2.0)))
+                })
+                .collect();
+            if pts.is_empty() {
+                continue;
+            }
+            let color = palette[mi % palette.len()];
+            let last = pi + 1 == phases.len();
+            let style = ShapeStyle::from(&color).stroke_width(if last { 3 } else { 1 });
+            chart
+                .draw_series(LineSeries::new(pts.clone(), style))?
+                .label(format!("{m} {p}"))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+            let marker = pi;
+            chart.draw_series(pts.into_iter().map(move |(x, y)| -> DynElement<_, _> {
+                match marker {
+                    0 => Circle::new((x, y), 4, color.filled()).into_dyn(),
+                    1 => TriangleMarker::new((x, y), 5, color.filled()).into_dyn(),
+                    2 => Cross::new((x, y), 4, color).into_dyn(),
+                    _ => Circle::new((x, y), 5, color).into_dyn(),
+                }
+            }))?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 12))
+        .draw()?;
+    root.present()?;
+    Ok(())
+}

@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The report's sections, one per kind of run.
+
+pub(crate) mod direct;
+pub(crate) mod entry;
+pub(crate) mod exit;
+pub(crate) mod goals;
+pub(crate) mod gp;
+pub(crate) mod peers;

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Exit sets: the exit trampoline against kretprobes and fprobes.
+
+use std::fmt::Write as _;
+
+use benchreport::*;
+
+use crate::methods::*;
+use crate::tables::*;
+
+pub(crate) fn exit_section(o: &mut String, b: &Bench, sum: &Summary) {
+    if !sum
+        .keys()
+        .any(|k| EXIT_METHODS.contains(&k.0.as_str()) && k.1 != "per_call")
+    {
+        return;
+    }
+    let info = |k: &str| b.info.get(k).cloned().unwrap_or_else(|| "?".into());
+    let _ = writeln!(
+        o,
+        "## Entry and exit on N functions\n\nThe same N functions each way: ftrace-able, \
+         kprobe-able, unique names, that the exit trampoline accepts ({} such functions \
+         here). `exit` is one batchprobe set made with `--exit`: the entry + exit \
+         trampoline on all N, one `ftrace_ops`, one `register_ftrace_direct` (one \
+         text-patching pass). `fprobe-exit` is a set of `p:` and `r:` lines: its fprobe \
+         with entry and exit handlers (rethook). `entry-kretprobe` is a direct entry \
+         (`d:`) plus a kretprobe (`r!:`) per function, armed at `enable` (ftrace-based \
+         kprobes at +0: one filter update and patching pass each). \
+         `exit-ops-per-function` is the exit trampoline with one `ftrace_ops` per \
+         function. `attach` is the wall time of the write `create; enable`, `detach` \
+         that of `unregister --sync`. Over budget: projected past {} s for one run.\n",
+        info("exit_candidates"),
+        info("budget_s")
+    );
+    phase_table(
+        o,
+        b,
+        sum,
+        "Entry + exit phase times, ms: median [min–max]",
+        &EXIT_METHODS,
+        &EXIT_PHASES,
+    );
+    // How many times longer each way takes than `exit` (the reverse of
+    // speedup_table's base / method).
+    let ns = sizes(sum, b, &EXIT_METHODS);
+    let has = |m: &str, p: &str, n| median(sum, m, p, n).is_some();
+    let cell = |m: &str, p: &str, n| match speedup(median(sum, m, p, n), median(sum, "exit", p, n))
+    {
+        Some(r) => format!("{r:.1}×"),
+        None => "–".into(),
+    };
+    table(
+        o,
+        "Speed-up of `exit` over each way (method median / exit median)",
+        &ns,
+        (&EXIT_METHODS[1..], &EXIT_PHASES),
+        has,
+        cell,
+    );
+    let x1000 = median(sum, "exit", "attach", 1000);
+    let k1000 = median(sum, "entry-kretprobe", "attach", 1000);
+    let f1000 = median(sum, "fprobe-exit", "attach", 1000);
+    if x1000.is_some() && (k1000.is_some() || f1000.is_some()) {
+        let _ = writeln!(o, "Goals (attach 1000):\n");
+    }
+    if let (Some(x), Some(k)) = (x1000, k1000) {
+        let r = k / x;
+        let _ = writeln!(
+            o,
+            "- vs entry + 1000 kretprobes: {} ms vs {} ms = **{r:.0}×** (goal ≥ 10×: {}).",
+            fmt_ms(x),
+            fmt_ms(k),
+            if r >= 10.0 { "met" } else { "not met" }
+        );
+    }
+    if let (Some(x), Some(f)) = (x1000, f1000) {
+        let _ = writeln!(
+            o,
+            "- vs fprobe entry + exit: {} ms vs {} ms (goal: no slower: {}).",
+            fmt_ms(x),
+            fmt_ms(f),
+            if x <= f { "met" } else { "not met" }
+        );
+    }
+    let _ = writeln!(
+        o,
+        "\nPer call on `getppid()` (a tight loop), each way on `__x64_sys_getppid` alone, \
+         against the unprobed call; `direct-entry` is the entry-only counting trampoline:\n\n\
+         | config | ns per call: median [min–max] | × unprobed |\n| --- | ---: | ---: |"
+    );
+    let base = sum
+        .get(&("no-probe".to_string(), "per_call".to_string(), 1))
+        .map(|(s, _, _)| s.median);
+    for m in [
+        "no-probe",
+        "direct-entry",
+        "exit",
+        "fprobe-exit",
+        "entry-kretprobe",
+    ] {
+        if let Some((s, _, _)) = sum.get(&(m.to_string(), "per_call".to_string(), 1)) {
+            let ratio = base.map_or("–".to_string(), |b| format!("{:.2}×", s.median / b));
+            let _ = writeln!(
+                o,
+                "| {m} | {:.0} [{}–{}] | {ratio} |",
+                s.median, s.min, s.max
+            );
+        }
+    }
+    o.push('\n');
+}

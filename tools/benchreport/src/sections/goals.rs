@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The goals the benchmark is judged by, and the cost per hit.
+
+use std::fmt::Write as _;
+
+use benchreport::*;
+
+use crate::sections::gp::*;
+use crate::tables::*;
+
+pub(crate) fn goals(o: &mut String, sum: &Summary, gp: &GpSummary, ns: &[u64]) {
+    let _ = writeln!(o, "## Goals\n");
+    let slowest_call = ns
+        .iter()
+        .filter_map(|&n| median(sum, "batchprobe", "unregister_call", n).map(|v| (v, n)))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some((v, n)) = slowest_call {
+        let _ = writeln!(
+            o,
+            "- The `unregister` write returns in ≤ 1 ms: slowest median {} ms (N={n}) ({}).",
+            fmt_ms(v),
+            if v <= 1e6 { "met" } else { "not met" }
+        );
+    }
+    if let Some(&l) = ns.iter().max() {
+        for p in ["enable", "teardown"] {
+            if let Some(c) = gp_cell(gp, "batchprobe", p, l) {
+                let _ = writeln!(
+                    o,
+                    "- Grace periods (rcu/rcu_tasks/rcu_tasks_rude) batchprobe's {p} of {l} \
+                     probes waited for: {c}."
+                );
+            }
+        }
+    }
+    let r256 = speedup(
+        median(sum, "tracefs", "unregister_complete", 256),
+        median(sum, "batchprobe", "unregister_complete", 256),
+    );
+    let _ = match r256 {
+        Some(r) => writeln!(
+            o,
+            "- Remove 256 probes ≥ 100× faster than tracefs: **{r:.0}×** ({}).",
+            if r >= 100.0 { "met" } else { "not met" }
+        ),
+        None => writeln!(
+            o,
+            "- Remove 256 probes ≥ 100× faster than tracefs: not measured."
+        ),
+    };
+    let largest = ns
+        .iter()
+        .copied()
+        .filter(|&n| median(sum, "batchprobe", "disable", n).is_some())
+        .max();
+    for p in ["disable", "teardown", "unregister_complete"] {
+        if let (Some(l), Some(base)) = (largest, median(sum, "batchprobe", p, 256)) {
+            if let Some(v) = median(sum, "batchprobe", p, l) {
+                let g = v / base;
+                let _ = writeln!(
+                    o,
+                    "- batchprobe {p} at N={l} is **{g:.2}×** its time at N=256 (goal ≤ 4×: {}).",
+                    if g <= 4.0 { "met" } else { "not met" }
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\nPer-probe cost of register and enable (µs per probe, median):\n"
+    );
+    table_columns(o, ns);
+    for m in ["tracefs", "batchprobe"] {
+        for p in ["register", "enable"] {
+            let _ = write!(o, "| {m} | {p} |");
+            for &n in ns {
+                let got = sum
+                    .get(&(m.to_string(), p.to_string(), n))
+                    .and_then(|(_, _, g)| *g)
+                    .or_else(|| {
+                        sum.get(&(m.to_string(), "register".to_string(), n))
+                            .and_then(|(_, _, g)| *g)
+                    })
+                    .unwrap_or(n)
+                    .max(1);
+                let _ = match median(sum, m, p, n) {
+                    Some(v) => write!(o, " {:.1} |", v / 1e3 / got as f64),
+                    None => write!(o, " – |"),
+                };
+            }
+            o.push('\n');
+        }
+    }
+    o.push('\n');
+}
+
+pub(crate) fn per_hit(o: &mut String, sum: &Summary) {
+    if !sum.keys().any(|k| k.1 == "per_hit") {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "## Per-hit overhead\n\n`getppid()` in a tight loop with `__x64_sys_getppid` unprobed, probed by a \
+         bare kprobe (empty handler, `create --bare`), by a batchprobe kprobe (`p!:`: gate \
+         check + atomic count), by a bare fprobe and batchprobe's fprobe (`p:`), by a direct call to the empty C-style trampoline, to batchprobe's \
+         counting and recording trampolines, and by an fprobe (all `+0`, so the kprobes \
+         are ftrace-based here); then by a batchprobe kprobe past the fentry call \
+         (`kprobe-offset`: an int3 kprobe, optimized into a jump after the optimizer has run) \
+         and the same in a `create --noopt` set (`kprobe-offset-noopt`: a post handler keeps \
+         it an int3 that single-steps):\n\n| config | ns per call: median [min–max] |\n| --- | ---: |"
+    );
+    for m in [
+        "no-probe",
+        "bare-kprobe",
+        "batchprobe",
+        "bare-fprobe",
+        "batchprobe-fprobe",
+        "direct-empty",
+        "direct-count",
+        "direct-record",
+        "fprobe",
+        "kprobe-offset",
+        "kprobe-offset-noopt",
+    ] {
+        if let Some((s, _, _)) = sum.get(&(m.to_string(), "per_hit".to_string(), 1)) {
+            let _ = writeln!(o, "| {m} | {:.0} [{}–{}] |", s.median, s.min, s.max);
+        }
+    }
+    o.push('\n');
+}

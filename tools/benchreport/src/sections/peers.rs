@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Against the BPF peers: what users attach thousands of probes with.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use benchreport::*;
+
+use crate::methods::*;
+use crate::sections::gp::*;
+use crate::tables::*;
+
+/// batchprobe against the BPF peers, on the same functions in the same boot.
+pub(crate) fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSummary) {
+    let all: Vec<&str> = PEER_ENTRY_METHODS
+        .iter()
+        .chain(PEER_EXIT_METHODS.iter())
+        .copied()
+        .collect();
+    if !sum.keys().any(|k| all.contains(&k.0.as_str())) {
+        return;
+    }
+    let info = |k: &str| b.info.get(k).cloned().unwrap_or_else(|| "?".into());
+    let _ = writeln!(
+        o,
+        "## Against the BPF peers\n\nWhat users attach thousands of probes with instead, \
+         loaded by `bpfpeer` (selftests/bpfpeer.c, linked against this kernel tree's own \
+         libbpf) with programs that count calls, as batchprobe's sets do. Entry only: the \
+         functions are ftrace-able, kprobe-able, with names unique in ftrace's list and in kallsyms ({} here; the largest N is all \
+         of them); `peer-bp-fprobe` is a batchprobe set of `p:` lines (its fprobe), \
+         `peer-bp-direct` one of `d:` lines (one `ftrace_ops`, one patching pass), \
+         `peer-kprobe-multi` one kprobe_multi link. Entry + exit: those of them the exit \
+         trampoline accepts that have one traceable BTF function, that fentry and fexit \
+         programs load on and, where the kernel has tracing_multi, that one link takes ({} \
+         here); `peer-bp-exit` is a set made with `--exit`, `peer-kprobe-multi-ret` a \
+         kprobe_multi plus a kretprobe_multi link, `peer-fentry-fexit` one fentry and one fexit \
+         program and link per function (as retsnoop and bpftrace's fentry probes attach), \
+         `peer-fentry-fexit-multi` one fentry.multi and one fexit.multi link (tracing_multi, \
+         Linux 7.2 on), `peer-fsession-multi` one fsession.multi link (one program, entry and \
+         exit). `attach` is, for batchprobe, the wall time of the write(2) `create; enable` \
+         (timed around the call, as bpfpeer times its own); for BPF, `load` (the verifier, per program) plus `link`. `detach` is batchprobe's \
+         `unregister --sync` write, and for BPF the closing of every link and program until \
+         each program has left the kernel's id table. Methods take turns within each repeat; \
+         one run where a run would pass {} s (one link per function at N = 1000), \
+         over budget past {} s.\n",
+        info("peer_entry_candidates"),
+        info("peer_exit_candidates"),
+        info("budget_s"),
+        info("peer_budget_s")
+    );
+    phase_table(
+        o,
+        b,
+        sum,
+        "Entry only, ms: median [min–max]",
+        &PEER_ENTRY_METHODS,
+        &PEER_PHASES,
+    );
+    phase_table(
+        o,
+        b,
+        sum,
+        "Entry + exit, ms: median [min–max]",
+        &PEER_EXIT_METHODS,
+        &PEER_PHASES,
+    );
+    for (title, base, methods) in [
+        (
+            "Entry only: each way's median / the direct set's (×, above 1: batchprobe faster)",
+            "peer-bp-direct",
+            &PEER_ENTRY_METHODS[..],
+        ),
+        (
+            "Entry + exit: each way's median / the exit set's (×, above 1: batchprobe faster)",
+            "peer-bp-exit",
+            &PEER_EXIT_METHODS[..],
+        ),
+    ] {
+        let others: Vec<&str> = methods.iter().copied().filter(|m| *m != base).collect();
+        let ns = sizes(sum, b, methods);
+        let has = |m: &str, p: &str, n| median(sum, m, p, n).is_some();
+        let cell =
+            |m: &str, p: &str, n| match speedup(median(sum, m, p, n), median(sum, base, p, n)) {
+                Some(r) => format!("{r:.2}×"),
+                None => "–".into(),
+            };
+        table(o, title, &ns, (&others, &EXIT_PHASES), has, cell);
+    }
+    let ns: Vec<u64> = gp
+        .keys()
+        .filter(|k| all.contains(&k.0.as_str()))
+        .map(|k| k.2)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    table(
+        o,
+        "Grace periods waited for (system-wide, during the phase): rcu/rcu_tasks/rcu_tasks_rude",
+        &ns,
+        (&all, &EXIT_PHASES),
+        |m, p, n| gp_cell(gp, m, p, n).is_some(),
+        |m, p, n| gp_cell(gp, m, p, n).unwrap_or_else(|| "–".into()),
+    );
+    let _ = writeln!(
+        o,
+        "Per call on `getppid()` (a tight loop), each way on `__task_pid_nr_ns` alone (getppid \
+         calls it once; the syscall wrappers have no BTF, so fentry cannot take \
+         `__x64_sys_getppid`), against the unprobed call:\n\n\
+         | config | ns per call: median [min–max] | × unprobed |\n| --- | ---: | ---: |"
+    );
+    let base = sum
+        .get(&("peer-no-probe".to_string(), "per_call".to_string(), 1))
+        .map(|(s, _, _)| s.median);
+    for m in PEER_PER_CALL {
+        if let Some((s, _, _)) = sum.get(&(m.to_string(), "per_call".to_string(), 1)) {
+            let ratio = base.map_or("–".to_string(), |b| format!("{:.2}×", s.median / b));
+            let _ = writeln!(
+                o,
+                "| {m} | {:.0} [{}–{}] | {ratio} |",
+                s.median, s.min, s.max
+            );
+        }
+    }
+    o.push('\n');
+}

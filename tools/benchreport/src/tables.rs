@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Medians and the Markdown tables every section is made of.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use benchreport::*;
+
+pub(crate) type Summary = BTreeMap<Key, (Stat, Option<u64>, Option<u64>)>;
+
+pub(crate) fn median(sum: &Summary, method: &str, phase: &str, n: u64) -> Option<f64> {
+    sum.get(&(method.to_string(), phase.to_string(), n))
+        .map(|(s, _, _)| s.median)
+}
+
+/// The N measured (or skipped as over budget) for any of `methods`.
+pub(crate) fn sizes(sum: &Summary, b: &Bench, methods: &[&str]) -> Vec<u64> {
+    let measured = sum
+        .keys()
+        .filter(|k| methods.contains(&k.0.as_str()))
+        .map(|k| k.2);
+    let skipped = b
+        .over_budget
+        .iter()
+        .filter(|x| methods.contains(&x.method.as_str()))
+        .map(|x| x.n);
+    let s: BTreeSet<u64> = measured.chain(skipped).filter(|&n| n > 1).collect();
+    s.into_iter().collect()
+}
+
+pub(crate) fn table_header(o: &mut String, title: &str, ns: &[u64]) {
+    let _ = writeln!(o, "## {title}\n");
+    table_columns(o, ns);
+}
+
+/// The header rows of a method × phase table with one column per N.
+pub(crate) fn table_columns(o: &mut String, ns: &[u64]) {
+    let _ = write!(o, "| method | phase |");
+    for n in ns {
+        let _ = write!(o, " N={n} |");
+    }
+    let _ = write!(o, "\n| --- | --- |");
+    for _ in ns {
+        let _ = write!(o, " ---: |");
+    }
+    o.push('\n');
+}
+
+/// A method × phase table, one column per N, rows without any value left out.
+pub(crate) fn table(
+    o: &mut String,
+    title: &str,
+    ns: &[u64],
+    rows: (&[&str], &[&str]),
+    has: impl Fn(&str, &str, u64) -> bool,
+    cell: impl Fn(&str, &str, u64) -> String,
+) {
+    table_header(o, title, ns);
+    for m in rows.0 {
+        for p in rows.1 {
+            if !ns.iter().any(|&n| has(m, p, n)) {
+                continue;
+            }
+            let _ = write!(o, "| {m} | {p} |");
+            for &n in ns {
+                let _ = write!(o, " {} |", cell(m, p, n));
+            }
+            o.push('\n');
+        }
+    }
+    o.push('\n');
+}
+
+/// Median [min–max] ms per method × phase × N.
+pub(crate) fn phase_table(
+    o: &mut String,
+    b: &Bench,
+    sum: &Summary,
+    title: &str,
+    methods: &[&str],
+    phases: &[&str],
+) {
+    let ns = sizes(sum, b, methods);
+    let has = |m: &str, p: &str, n| median(sum, m, p, n).is_some();
+    let cell = |m: &str, p: &str, n: u64| match sum.get(&(m.to_string(), p.to_string(), n)) {
+        Some((s, off, got)) => {
+            let mut c = format!(
+                "{} [{}–{}]",
+                fmt_ms(s.median),
+                fmt_ms(s.min as f64),
+                fmt_ms(s.max as f64)
+            );
+            if let Some(g) = got.filter(|&g| g < n) {
+                let _ = write!(c, " (got {g})");
+            }
+            if let Some(off) = off.filter(|&o| o != 5) {
+                let _ = write!(c, " +{off}");
+            }
+            c
+        }
+        None if b.over_budget.iter().any(|x| x.method == m && x.n == n) => "over budget".into(),
+        None => "–".into(),
+    };
+    table(o, title, &ns, (methods, phases), has, cell);
+}
+
+/// `base` median / method median per method × phase × N.
+#[expect(clippy::too_many_arguments)]
+pub(crate) fn speedup_table(
+    o: &mut String,
+    b: &Bench,
+    sum: &Summary,
+    title: &str,
+    base: &str,
+    methods: &[&str],
+    phases: &[&str],
+    map: impl Fn(&str) -> &str,
+) {
+    let mut all = vec![base];
+    all.extend_from_slice(methods);
+    let ns = sizes(sum, b, &all);
+    let has = |m: &str, p: &str, n| median(sum, m, p, n).is_some();
+    let cell =
+        |m: &str, p: &str, n| match speedup(median(sum, base, map(p), n), median(sum, m, p, n)) {
+            Some(r) => format!("{r:.1}×"),
+            None => "–".into(),
+        };
+    table(o, title, &ns, (methods, phases), has, cell);
+}
