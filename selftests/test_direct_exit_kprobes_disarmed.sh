@@ -16,15 +16,19 @@ bp_need_btf
 ktap_plan 11
 T=/sys/kernel/tracing
 KP=/sys/kernel/debug/kprobes/enabled
-# Ftrace users of do_exit (enabled_functions lists each traced function once).
-do_exit_traced() { grep -c '^do_exit ' $T/enabled_functions; }
+# Ftrace users of do_exit: enabled_functions lists each traced function once,
+# with the number of ftrace_ops on it in parentheses ("do_exit (1) R ...").
+do_exit_traced() {
+    n=$(sed -n 's/^do_exit (\([0-9]*\)).*/\1/p' $T/enabled_functions | head -1)
+    echo "${n:-0}"
+}
 base=$(do_exit_traced)
 hdr() { head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 ktap_check "insmod" insmod "$BP_KO"
 ktap_check "no_do_exit_callback_before_an_exit_set" test "$(do_exit_traced)" -eq "$base"
 ktap_check "exit_set_on_get_signal" bp_ctl 'd:gs/g get_signal\ncreate gs --exit\nenable gs\n'
-ktap_check "do_exit_callback_with_the_first_exit_set" test "$(do_exit_traced)" -ge 1
+ktap_check "do_exit_callback_with_the_first_exit_set" test "$(do_exit_traced)" -eq $((base + 1))
 ktap_check "kprobes_disarmed" sh -c "echo 0 > $KP"
 # The victim, asleep in nanosleep, is killed: it dies inside get_signal.
 sleep 100 &
