@@ -128,3 +128,22 @@ pub(crate) fn speedup_table(
         };
     table(o, title, &ns, (methods, phases), has, cell);
 }
+
+/// The rows of a per-call table: each method's `per_call` median [min–max]
+/// in ns and its ratio to `base`'s median (the unprobed call), a blank line
+/// after them.
+pub(crate) fn per_call_rows(o: &mut String, sum: &Summary, base: &str, methods: &[&str]) {
+    let key = |m: &str| (m.to_string(), "per_call".to_string(), 1);
+    let base = sum.get(&key(base)).map(|(s, _, _)| s.median);
+    for m in methods {
+        if let Some((s, _, _)) = sum.get(&key(m)) {
+            let ratio = base.map_or("–".to_string(), |b| format!("{:.2}×", s.median / b));
+            let _ = writeln!(
+                o,
+                "| {m} | {:.0} [{}–{}] | {ratio} |",
+                s.median, s.min, s.max
+            );
+        }
+    }
+    o.push('\n');
+}

@@ -89,24 +89,16 @@ pub(crate) fn exit_section(o: &mut String, b: &Bench, sum: &Summary) {
          against the unprobed call; `direct-entry` is the entry-only counting trampoline:\n\n\
          | config | ns per call: median [min–max] | × unprobed |\n| --- | ---: | ---: |"
     );
-    let base = sum
-        .get(&("no-probe".to_string(), "per_call".to_string(), 1))
-        .map(|(s, _, _)| s.median);
-    for m in [
+    per_call_rows(
+        o,
+        sum,
         "no-probe",
-        "direct-entry",
-        "exit",
-        "fprobe-exit",
-        "entry-kretprobe",
-    ] {
-        if let Some((s, _, _)) = sum.get(&(m.to_string(), "per_call".to_string(), 1)) {
-            let ratio = base.map_or("–".to_string(), |b| format!("{:.2}×", s.median / b));
-            let _ = writeln!(
-                o,
-                "| {m} | {:.0} [{}–{}] | {ratio} |",
-                s.median, s.min, s.max
-            );
-        }
-    }
-    o.push('\n');
+        &[
+            "no-probe",
+            "direct-entry",
+            "exit",
+            "fprobe-exit",
+            "entry-kretprobe",
+        ],
+    );
 }

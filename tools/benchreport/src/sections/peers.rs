@@ -109,18 +109,5 @@ pub(crate) fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSum
          `__x64_sys_getppid`), against the unprobed call:\n\n\
          | config | ns per call: median [min–max] | × unprobed |\n| --- | ---: | ---: |"
     );
-    let base = sum
-        .get(&("peer-no-probe".to_string(), "per_call".to_string(), 1))
-        .map(|(s, _, _)| s.median);
-    for m in PEER_PER_CALL {
-        if let Some((s, _, _)) = sum.get(&(m.to_string(), "per_call".to_string(), 1)) {
-            let ratio = base.map_or("–".to_string(), |b| format!("{:.2}×", s.median / b));
-            let _ = writeln!(
-                o,
-                "| {m} | {:.0} [{}–{}] | {ratio} |",
-                s.median, s.min, s.max
-            );
-        }
-    }
-    o.push('\n');
+    per_call_rows(o, sum, "peer-no-probe", &PEER_PER_CALL);
 }
