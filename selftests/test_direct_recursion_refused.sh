@@ -23,7 +23,7 @@ ktap_plan 8
 # Target 3 of the client's set: jiffies_to_msecs (after its 3 fixed ones).
 missed3() { awk '$1 == 3 { sub("missed=", "", $3); print $3 }' /sys/kernel/debug/bpclient_c/counts; }
 hits3() { awk '$1 == 3 { sub("hits=", "", $2); print $2 }' /sys/kernel/debug/bpclient_c/counts; }
-warnings() { dmesg | grep -c -E 'BUG:|WARNING:|preempt_count' ; }
+warnings() { bp_kernel_warnings preempt_count; }
 
 ktap_check "insmod" insmod "$BP_KO"
 w0=$(warnings)

@@ -21,7 +21,7 @@
 ktap_plan 8
 T=/sys/kernel/tracing
 anchors() { grep -c '^bp_fgraph_anchor ' $T/enabled_functions; }
-warnings() { dmesg | grep -c -E 'WARNING:|BUG:'; }
+warnings() { bp_kernel_warnings; }
 if fprobe_on_fgraph; then held=1; else held=0; fi
 w0=$(warnings)
 ktap_check "insmod" insmod "$BP_KO"

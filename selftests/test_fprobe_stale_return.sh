@@ -22,7 +22,7 @@
 . ./bp_lib.sh
 ROUNDS=5
 ktap_plan $((3 + 2 * ROUNDS))
-splats() { dmesg | grep -c -E 'BUG:|Oops|WARNING:|fprobe_return'; }
+splats() { bp_kernel_warnings 'Oops|fprobe_return'; }
 s0=$(splats)
 cpus=$(nproc)
 ktap_check "insmod" insmod "$BP_KO"
