@@ -10,8 +10,8 @@
 # asked for (BP_FLAVORS="... distro"): what it adds to the others, a
 # distro-like configuration, distro-7.3 and Debian's own image check on 7.3,
 # and 6.12's probe code runs on test and debug; with it the check ran 80 min
-# on a 2-core machine here (2026-12-03), too close to CI's 90. stock-7.3 is not built here:
-# scripts/stock-kernel.sh prepares its tree and builds the modules in a
+# on a 2-core machine here (2026-12-03), too close to CI's 90. stock-7.3 is
+# not built here: scripts/stock-kernel.sh prepares its tree and builds the modules in a
 # trixie chroot with the image's GCC and rustc, and the guest boots Debian's
 # own vmlinuz (it needs root: without, the default leaves it out, saying so).
 # BP_TESTS a subset of the selftests (names

@@ -4,8 +4,8 @@
 # requires: CONFIG_KPROBE_EVENTS, the kernel tree's tools/testing/selftests/ftrace (copied to /ftracetest)
 #
 # batchprobe must coexist with every other kprobe user: with a set of 1000
-# kprobes (250 on the debug kernels: bp_sized) enabled and one of direct calls attached, the kernel's own
-# ftracetest kprobe cases (run by ftracetest itself, from the same
+# kprobes (250 on the debug kernels: bp_sized) enabled and one of direct
+# calls attached, the kernel's own ftracetest kprobe cases (run by ftracetest itself, from the same
 # linux-source tree) still pass, and the set still counts afterwards.
 . ./bp_lib.sh
 CASES="multiple_kprobes kprobe_insn_boundary kprobe_opt_types kprobe_ftrace busy_check add_and_remove"
