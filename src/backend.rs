@@ -113,16 +113,39 @@ pub(crate) enum Fit {
     Best,
 }
 
+/// What a backend's [`SetBackend::fit`] found out about a target on the
+/// way, handed to its [`SetBackend::add`] if it is the one that serves the
+/// target: `add` does not ask the kernel again.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Found {
+    /// The function's ftrace call site, when `fit` asked ftrace.
+    pub(crate) call_site: Option<usize>,
+}
+
+/// A target the kernel (or a backend) refused.
+#[derive(Clone, Copy)]
+pub(crate) struct Refused {
+    pub(crate) error: Error,
+    /// What was wrong, in words, without the errno ("unknown symbol", "not
+    /// ftrace-able (no fentry call site)": see [`crate::errtext::refusal`]).
+    pub(crate) what: &'static str,
+}
+
 /// What [`SetBackend::add`] did with a target.
 pub(crate) enum Added {
     /// Taken.
     Yes,
     /// Already in the set from a line of its own: not counted again.
     Already,
-    /// The kernel (or the backend) refused it: the error, and what was
-    /// wrong in words, without the errno ("unknown symbol", "not ftrace-able
-    /// (no fentry call site)": see [`crate::errtext::refusal`]).
-    Refused(Error, &'static str),
+    /// Refused.
+    Refused(Refused),
+}
+
+impl Added {
+    /// Refused with `error`, `what` saying why.
+    pub(crate) fn refused(error: Error, what: &'static str) -> Self {
+        Added::Refused(Refused { error, what })
+    }
 }
 
 /// One probe of a set, as listings and per-target counts see it.
@@ -154,12 +177,14 @@ pub(crate) trait SetBackend: Send + Sync {
     /// The backend's name, as `stats` lines show it.
     fn name(&self) -> &'static str;
 
-    /// How well this backend serves `t`.
-    fn fit(&self, ctx: &Ctx<'_>, t: &Target<'_>) -> Fit;
+    /// How well this backend serves `t`, and what it found out on the
+    /// way (for its `add`, if it serves `t`).
+    fn fit(&self, ctx: &Ctx<'_>, t: &Target<'_>) -> (Fit, Found);
 
     /// Takes `t` (registering it disarmed, or noting it for `attach` or
-    /// `arm`). `Err` only for what fails the whole set (out of memory).
-    fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed>;
+    /// `arm`), with what its `fit` found. `Err` only for what fails the
+    /// whole set (out of memory).
+    fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>, found: Found) -> Result<Added, Failed>;
 
     /// After the last `add`: attaches what attaches at create (one batch).
     /// Calls `skip(symbol, error)` for glob members it had to leave out.

@@ -20,33 +20,53 @@ use crate::gate::Gate;
 
 use kernel::alloc::AllocError;
 use kernel::prelude::*;
+use kernel::sync::Arc;
 use kernel::types::Opaque;
 
-use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
+use crate::backend::{Added, Ctx, Fit, Found, ProbeView, SetBackend, Target};
 use crate::bindings;
 use crate::command::{CreateOptions, DirectMode, ProbeKind};
-use crate::error::{generic, pure, refusal, Failed};
+use crate::error::{pure, refusal, Failed};
 use crate::errtext::Site;
 use crate::ftrace::{self, FtraceOps, Switch};
 use crate::kcompat;
-use crate::locked::Locked;
 use crate::probe::Meta;
 use crate::rcu;
 
 pub mod addrset;
 mod attach;
-mod btf;
+pub(crate) mod btf;
 pub(crate) mod exit;
 mod index;
 pub mod signature;
 pub(crate) mod trampoline;
 
+use btf::Prototypes;
 use signature::Refusal;
 
 use exit::{exit_attached, exit_detached, exit_quiesce, exit_watchable};
 
 pub(crate) use index::missed;
 use index::{count, taken};
+
+/// Why attaching a direct set failed, and the function it is about (its
+/// index in the order the set took them) when that is known.
+pub(crate) struct AttachError {
+    pub(crate) error: Error,
+    pub(crate) slot: Option<usize>,
+}
+
+impl From<Error> for AttachError {
+    fn from(error: Error) -> Self {
+        Self { error, slot: None }
+    }
+}
+
+impl From<AllocError> for AttachError {
+    fn from(_: AllocError) -> Self {
+        ENOMEM.into()
+    }
+}
 
 /// One traced function of a direct set.
 pub(crate) struct DirectSlot {
@@ -192,6 +212,10 @@ pub(crate) struct DirectSet {
     attached: AtomicBool,
     /// Every function passed the exit trampoline's prototype check.
     exit_checked: AtomicBool,
+    /// The kernel's prototypes, which an exit set's `add` checks each
+    /// function against (handed over by the set's builder, from the
+    /// engine's caches; `None` for the other modes).
+    prototypes: Option<Arc<Prototypes>>,
     /// A failed attach's rollback left an ops that ftrace would not let
     /// go of (kept in `groups` or `per_function`): [`DirectSet::detach`]
     /// says so, and the set is kept for good.
@@ -279,6 +303,7 @@ impl DirectSet {
             mode: AtomicU8::new(DirectMode::Count as u8),
             attached: AtomicBool::new(false),
             exit_checked: AtomicBool::new(false),
+            prototypes: None,
             stuck: AtomicBool::new(false),
             partly_exit: AtomicBool::new(false),
         })
@@ -376,14 +401,26 @@ impl DirectSet {
         Ok(())
     }
 
+    /// Takes the kernel's prototypes, which `add` checks an exit set's
+    /// functions against.
+    pub(crate) fn use_prototypes(&mut self, p: Arc<Prototypes>) {
+        self.prototypes = Some(p);
+    }
+
     /// Before a switch to the exit trampoline: the first function it
-    /// cannot call, and why (none once every function passed).
-    pub(crate) fn exit_refusal(&self, locked: Locked<'_>) -> Result<Option<(&[u8], Refusal)>> {
-        if self.exit_checked.load(Ordering::Relaxed) {
+    /// cannot call, and why (none once every function passed). The
+    /// prototypes come from `prototypes`, asked only if there is a function
+    /// to check.
+    pub(crate) fn exit_refusal(
+        &self,
+        prototypes: &mut dyn FnMut() -> Result<Arc<Prototypes>>,
+    ) -> Result<Option<(&[u8], Refusal)>> {
+        if self.exit_checked.load(Ordering::Relaxed) || self.iter().next().is_none() {
             return Ok(None);
         }
+        let p = prototypes()?;
         for s in self.iter() {
-            if let Some(r) = btf::refusal(locked, s.symbol())? {
+            if let Some(r) = p.refusal(s.symbol()) {
                 return Ok(Some((s.symbol(), r)));
             }
         }
@@ -452,7 +489,7 @@ impl DirectSet {
     }
 }
 
-/// Frees the scratch ops' filter, the BTF cache and the index on unload.
+/// Frees the scratch ops' filter and the index on unload.
 ///
 /// # Safety
 ///
@@ -462,8 +499,6 @@ pub(crate) unsafe fn shutdown() {
     // SAFETY: Process context; the work is the module's static one.
     unsafe { bindings::bp_exit_release_cancel() };
     exit_quiesce();
-    // SAFETY: No command runs or can start (the caller's contract).
-    unsafe { btf::drop_cache() };
     // SAFETY: No command runs or can start (the caller's contract), so
     // nothing uses the scratch ops any more.
     unsafe { ftrace::free_scratch() };
@@ -475,53 +510,50 @@ impl SetBackend for DirectSet {
         "direct"
     }
 
-    fn fit(&self, _ctx: &Ctx<'_>, t: &Target<'_>) -> Fit {
-        if t.kind == ProbeKind::Direct {
+    fn fit(&self, _ctx: &Ctx<'_>, t: &Target<'_>) -> (Fit, Found) {
+        let fit = if t.kind == ProbeKind::Direct {
             Fit::Best
         } else {
             Fit::No
-        }
+        };
+        (fit, Found::default())
     }
 
     /// Adds a function to attach after the build: it must be ftrace-able
     /// and not traced by another set.
-    fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
+    fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>, _found: Found) -> Result<Added, Failed> {
         let Some((addr, size)) = t.text else {
-            return Ok(Added::Refused(ENOENT, ftrace::NOT_IN_TEXT));
+            return Ok(Added::refused(ENOENT, ftrace::NOT_IN_TEXT));
         };
         if !t.explicit && self.has(addr) {
             // Named on a line of its own too: already in, not a refusal.
             return Ok(Added::Already);
         }
         if self.has(addr) {
-            return Ok(Added::Refused(
+            return Ok(Added::refused(
                 EBUSY,
                 "already has a direct call from this set: named twice",
             ));
         }
         if taken(addr) {
-            return Ok(Added::Refused(
+            return Ok(Added::refused(
                 EBUSY,
                 "already has a direct call from another batchprobe set",
             ));
         }
         let fentry = match ftrace::traceable(ctx.locked, addr) {
             Ok(fentry) => fentry,
-            Err(e) => return Ok(Added::Refused(e, refusal(Site::Ftrace, e))),
+            Err(e) => return Ok(Added::refused(e, refusal(Site::Ftrace, e))),
         };
         if self.mode() == DirectMode::Exit {
-            let refusal = btf::refusal(ctx.locked, t.symbol).map_err(|e| {
-                Failed::new(
-                    e,
-                    format_args!(
-                        "the exit trampoline needs the kernel's BTF \
-                         (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): {}",
-                        generic(e)
-                    ),
-                )
-            })?;
-            if let Some(r) = refusal {
-                return Ok(Added::Refused(pure(signature::REFUSED_ERRNO), r.as_str()));
+            // The builder hands every exit set the prototypes before its
+            // first `d:` (`use_prototypes`).
+            let p = self
+                .prototypes
+                .as_ref()
+                .ok_or_else(|| btf::unreadable(ENOENT))?;
+            if let Some(r) = p.refusal(t.symbol) {
+                return Ok(Added::refused(pure(signature::REFUSED_ERRNO), r.as_str()));
             }
         }
         self.push(ctx.gate, t, addr, size, fentry)?;
@@ -530,6 +562,9 @@ impl SetBackend for DirectSet {
 
     /// One filter update and one text-patching pass for all the functions.
     fn attach(&mut self, skip: &mut dyn FnMut(&[u8], Error)) -> Result<(), Failed> {
+        // Only `add` reads the prototypes: a set kept for good (`stuck`)
+        // must not keep them from going at unload.
+        self.prototypes = None;
         if self.slots.is_empty() {
             return Ok(());
         }
@@ -542,21 +577,26 @@ impl SetBackend for DirectSet {
                 )
             })?;
         }
-        self.attach_all().map_err(|(e, which)| {
-            let why = refusal(Site::Direct, e);
-            match which.and_then(|i| self.get(i)) {
-                Some(s) => Failed::about(
-                    e,
-                    "direct",
-                    s.symbol(),
-                    format_args!("attach failed: {why}"),
-                ),
-                None => Failed::new(
-                    e,
-                    format_args!("direct (one of them): attach failed: {why}"),
-                ),
-            }
-        })?;
+        self.attach_all().map_err(
+            |AttachError {
+                 error: e,
+                 slot: which,
+             }| {
+                let why = refusal(Site::Direct, e);
+                match which.and_then(|i| self.get(i)) {
+                    Some(s) => Failed::about(
+                        e,
+                        "direct",
+                        s.symbol(),
+                        format_args!("attach failed: {why}"),
+                    ),
+                    None => Failed::new(
+                        e,
+                        format_args!("direct (one of them): attach failed: {why}"),
+                    ),
+                }
+            },
+        )?;
         // Glob members another tracer holds: skipped, as any refusal.
         for s in self.refused() {
             skip(s.symbol(), EBUSY);

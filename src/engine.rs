@@ -28,12 +28,13 @@ use kernel::workqueue::WorkItem;
 use crate::backend::OwnedTarget;
 use crate::bindings;
 use crate::command::{self, Command, CreateOptions};
-use crate::error::{BStr, Failed, Text};
+use crate::error::Failed;
 use crate::gate::Client;
 use crate::kvec;
 use crate::sched::{self, Pacer};
 use crate::set::{Owner, Set};
 use crate::workqueue::OwnedQueue;
+use registry::validate::Invalid;
 use registry::{Registry, Staged};
 
 /// What a read-only file shows.
@@ -170,7 +171,7 @@ impl Engine {
     fn run(&self, cmds: &[(usize, Command<'_>)], texts: &[&[u8]]) -> Result<bool> {
         let text_of = |i: usize| texts.get(i).copied().unwrap_or(&[]);
         let mut reg = self.registry.lock();
-        if let Err((line, f)) = reg.validate(cmds) {
+        if let Err(Invalid { line, failed: f }) = reg.validate(cmds) {
             let i = cmds.binary_search_by_key(&line, |c| c.0).unwrap_or(0);
             reg.set_last_error(Some((line, text_of(i))), None, &f);
             return Err(f.error);
@@ -281,7 +282,11 @@ impl Engine {
                 *wait |= sync;
                 Ok(())
             }
-            Command::Retarget { set, mode } => find(reg, set)?.retarget(reg.locked(), mode),
+            Command::Retarget { set, mode } => {
+                let set = find(reg, set)?;
+                let (caches, locked) = reg.caches();
+                set.retarget(locked, mode, &mut || caches.prototypes())
+            }
             Command::Unstage(name) => {
                 reg.take_staged(pending, name.as_bytes());
                 Ok(())
@@ -312,12 +317,9 @@ impl Engine {
                 reg.expire_freed();
                 Ok(set)
             }
-            Err(mut f) => {
-                let mut what = Text(KVec::new());
-                let _ = write!(what, "set {}: {}", BStr(name), f.message());
-                f.what = what.0;
-                // The message names the target now; no line will.
-                f.subject = None;
+            Err(f) => {
+                // No line names the set: the message does.
+                let f = f.in_set(name);
                 reg.set_last_error(None, None, &f);
                 Err(f.error)
             }
@@ -542,8 +544,6 @@ impl Engine {
         // SAFETY: Every set above was retired and its teardown flushed, and
         // no write or API call runs or can start (this function's contract).
         unsafe { crate::direct::shutdown() };
-        // SAFETY: As above: no command runs or can start.
-        unsafe { crate::kallsyms::drop_text_table() };
         crate::rcu::barrier();
     }
 }

@@ -21,12 +21,16 @@ pub(crate) struct Failed {
     /// by name: see [`crate::errtext`]).
     pub(crate) what: KVec<u8>,
     /// The probe line a refusal is blamed on, when it is not the line
-    /// being executed (a probe line that `create` registers).
-    pub(crate) line: Option<BlamedLine>,
+    /// being executed (a probe line that `create` registers). Boxed: a
+    /// failure travels up by value through every layer.
+    pub(crate) line: Option<KBox<BlamedLine>>,
     /// The target a backend refused, when no line is known yet (an attach
     /// failure): where `what` names it, for the registry to find the line
     /// that named it.
     pub(crate) subject: Option<Subject>,
+    /// The set it happened in, when nothing else names it (an API client's
+    /// create: no line does): [`Failed::message`] leads with it.
+    pub(crate) set: Option<KVec<u8>>,
 }
 
 /// Where [`Failed::what`] names the one target of a backend a failure is
@@ -41,12 +45,15 @@ pub(crate) struct Subject {
     pub(crate) named_by_line: bool,
 }
 
-/// [`Failed::message`]: what was wrong, led by the target when that is not
-/// shown otherwise.
+/// [`Failed::message`]: what was wrong, led by the set and the target when
+/// those are not shown otherwise.
 pub(crate) struct Message<'a>(&'a Failed);
 
 impl core::fmt::Display for Message<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if let Some(set) = &self.0.set {
+            write!(f, "set {}: ", BStr(set))?;
+        }
         let what = &self.0.what;
         let from = match &self.0.subject {
             Some(s) if s.named_by_line => s.lead,
@@ -75,15 +82,17 @@ pub(crate) struct BlamedLine {
 }
 
 impl BlamedLine {
-    /// A copy of `l` (its text left out if memory is short).
-    pub(crate) fn of(l: &LineRef<'_>) -> Self {
+    /// A copy of `l` (its text left out if memory is short, and all of it
+    /// if even the box cannot be had).
+    pub(crate) fn of(l: &LineRef<'_>) -> Option<KBox<Self>> {
         let mut text = KVec::new();
         let _ = text.extend_from_slice(l.text, GFP_KERNEL);
-        Self {
+        let line = Self {
             number: l.number,
             earlier: l.earlier,
             text,
-        }
+        };
+        KBox::new(line, GFP_KERNEL).ok()
     }
 }
 
@@ -108,12 +117,21 @@ impl Failed {
             what: what.0,
             line: None,
             subject: None,
+            set: None,
         }
+    }
+
+    /// Says which set it happened in (its name left out if memory is
+    /// short).
+    pub(crate) fn in_set(mut self, name: &[u8]) -> Self {
+        let mut set = KVec::new();
+        self.set = set.extend_from_slice(name, GFP_KERNEL).ok().map(|()| set);
+        self
     }
 
     /// Blames the refusal on probe line `l`.
     pub(crate) fn on_line(mut self, l: Option<&LineRef<'_>>) -> Self {
-        self.line = l.map(BlamedLine::of);
+        self.line = l.and_then(BlamedLine::of);
         self
     }
 
@@ -143,6 +161,7 @@ impl Failed {
                 lead,
                 named_by_line: false,
             }),
+            set: None,
         }
     }
 

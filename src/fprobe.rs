@@ -57,7 +57,7 @@
 
 use core::marker::PhantomPinned;
 use core::pin::Pin;
-use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use kernel::alloc::AllocError;
 use kernel::error::to_result;
@@ -65,7 +65,7 @@ use kernel::ffi::{c_int, c_ulong, c_void};
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
-use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
+use crate::backend::{Added, Ctx, Fit, Found, ProbeView, SetBackend, Target};
 use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{refusal, Failed};
@@ -461,10 +461,6 @@ pub(crate) struct FprobeSet {
     exit: Option<Pin<VBox<Side>>>,
     /// `--bare` handlers (for the return side, when it is made).
     bare: bool,
-    /// The last function `fit` found ftrace-able, and its call site: the
-    /// `add` that follows reuses it instead of asking ftrace again (both
-    /// run under the registry lock, one target after the other).
-    checked: [AtomicUsize; 2],
 }
 
 // SAFETY: The fprobes are only handed to the kernel's own locked API,
@@ -481,7 +477,6 @@ impl FprobeSet {
             entry: Side::entry(options.bare)?,
             exit: None,
             bare: options.bare,
-            checked: [AtomicUsize::new(0), AtomicUsize::new(0)],
         })
     }
 
@@ -510,7 +505,10 @@ impl SetBackend for FprobeSet {
         "fprobe"
     }
 
-    fn fit(&self, ctx: &Ctx<'_>, t: &Target<'_>) -> Fit {
+    /// Asks ftrace whether the function is traceable, and hands its call
+    /// site on to `add`.
+    fn fit(&self, ctx: &Ctx<'_>, t: &Target<'_>) -> (Fit, Found) {
+        let no = (Fit::No, Found::default());
         let kind_fits = match t.kind {
             ProbeKind::Kprobe => t.offset == 0,
             // On fgraph an fprobe has no instance pool for `rN:` to size, and
@@ -525,30 +523,30 @@ impl SetBackend for FprobeSet {
         // Only functions a walk of the core kernel's text found (`text`):
         // module functions stay on kprobes, which handle their unloading.
         let Some((addr, _)) = t.text.filter(|_| kind_fits && !t.int3 && t.addr == 0) else {
-            return Fit::No;
+            return no;
         };
         match ftrace::traceable(ctx.locked, addr) {
-            Ok(fentry) => {
-                self.checked[0].store(addr, Ordering::Relaxed);
-                self.checked[1].store(fentry, Ordering::Relaxed);
-                Fit::Best
-            }
-            Err(_) => Fit::No,
+            Ok(fentry) => (
+                Fit::Best,
+                Found {
+                    call_site: Some(fentry),
+                },
+            ),
+            Err(_) => no,
         }
     }
 
-    fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
+    fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>, found: Found) -> Result<Added, Failed> {
         let Some((addr, _)) = t.text else {
-            return Ok(Added::Refused(ENOENT, ftrace::NOT_IN_TEXT));
+            return Ok(Added::refused(ENOENT, ftrace::NOT_IN_TEXT));
         };
-        let checked = if self.checked[0].load(Ordering::Relaxed) == addr {
-            Ok(self.checked[1].load(Ordering::Relaxed))
-        } else {
-            ftrace::traceable(ctx.locked, addr)
-        };
-        let fentry = match checked {
+        // `fit` found the call site (it serves nothing else).
+        let fentry = match found
+            .call_site
+            .map_or_else(|| ftrace::traceable(ctx.locked, addr), Ok)
+        {
             Ok(f) => f,
-            Err(e) => return Ok(Added::Refused(e, refusal(Site::Ftrace, e))),
+            Err(e) => return Ok(Added::refused(e, refusal(Site::Ftrace, e))),
         };
         let meta = Meta::new(ctx.gate, t)?;
         let (side, instances) = match t.kind {

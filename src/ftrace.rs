@@ -60,6 +60,14 @@ pub(crate) struct FtraceOps {
     ops: Pin<KBox<Opaque<bindings::ftrace_ops>>>,
 }
 
+/// A failed [`FtraceOps::register_each`].
+pub(crate) struct Unwound {
+    pub(crate) error: Error,
+    /// ftrace let go of every ops registered before the failure (if not,
+    /// some stay registered: they must never be dropped).
+    pub(crate) released: bool,
+}
+
 /// A failed [`FtraceOps::switch_all`].
 pub(crate) struct Switch {
     pub(crate) error: Error,
@@ -139,8 +147,7 @@ impl FtraceOps {
     /// one by one: one filter update and one patching pass each. On
     /// failure unregisters the ones already registered, and returns the
     /// error (`ENOMEM` if there are fewer ops than addresses) with whether
-    /// ftrace let go of all of them (if not, some stay registered: they
-    /// must never be dropped).
+    /// ftrace let go of all of them ([`Unwound`]).
     ///
     /// # Safety
     ///
@@ -150,18 +157,21 @@ impl FtraceOps {
         ops: &[FtraceOps],
         ips: impl Iterator<Item = c_ulong>,
         tramp: usize,
-    ) -> Result<(), (Error, bool)> {
+    ) -> Result<(), Unwound> {
         for (i, ip) in ips.enumerate() {
-            // SAFETY: The first `i` ops were registered (the iterations
-            // before this one).
-            let undo = || unsafe { Self::unregister_all(ops.iter().take(i)) }.is_ok();
+            let undo = |error| Unwound {
+                error,
+                // SAFETY: The first `i` ops were registered (the iterations
+                // before this one).
+                released: unsafe { Self::unregister_all(ops.iter().take(i)) }.is_ok(),
+            };
             let Some(one) = ops.get(i) else {
-                return Err((ENOMEM, undo()));
+                return Err(undo(ENOMEM));
             };
             // SAFETY: A live, unregistered ops, not dropped until
             // unregistered (the caller's contract).
             if let Err(e) = unsafe { one.register(&mut [ip], tramp) } {
-                return Err((e, undo()));
+                return Err(undo(e));
             }
         }
         Ok(())

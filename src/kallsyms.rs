@@ -8,8 +8,9 @@
 //! 16,000 (and that an in-kernel user such as a kprobe_multi link does not
 //! pay: it has `kallsyms_lookup_name`). Core-kernel text does not change
 //! after boot, so [`TextTable`] keeps what the module's one walk found,
-//! from the first `create` (or BTF read) that needed it until unload
-//! ([`text_table`]), and every later use reads that instead.
+//! from the first `create` (or BTF read) that needed it until unload (the
+//! engine holds it, with its other caches), and every later use reads that
+//! instead.
 //!
 //! Modules get no symbol iterator (`kallsyms_on_each_symbol` is not
 //! exported, and `/proc/kallsyms` has no `read_iter` for `kernel_read`), but
@@ -17,14 +18,12 @@
 //! `start - offset + size` visits every text symbol from `_stext` to `_etext`
 //! in address order.
 
-use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
 use kernel::ffi::c_char;
 use kernel::prelude::*;
 
 use crate::bindings;
-use crate::locked::Locked;
 use crate::symname::{parse_sprint_symbol, SymbolAt};
 
 /// Bigger than `KSYM_SYMBOL_LEN`, which bindgen cannot evaluate.
@@ -150,52 +149,9 @@ pub(crate) struct TextTable {
     syms: KVVec<(usize, usize, usize)>,
 }
 
-/// The module's [`TextTable`], filled by the first [`text_table`] and
-/// dropped at unload ([`drop_text_table`]).
-///
-/// # Invariants
-///
-/// Accessed only with the registry lock held, or at module exit. Once
-/// `Some`, it is neither replaced nor dropped before module exit.
-struct TableCache(UnsafeCell<Option<TextTable>>);
-
-// SAFETY: The registry lock serialises every access (type invariant).
-unsafe impl Sync for TableCache {}
-
-static TABLE: TableCache = TableCache(UnsafeCell::new(None));
-
-/// The kernel's text symbols, walked on the first call and kept until the
-/// module goes. `_locked` proves the registry lock held, and the table
-/// stays as long as it is.
-pub(crate) fn text_table(_locked: Locked<'_>) -> Result<&TextTable> {
-    // SAFETY: The registry lock, proven by `_locked`, serialises every
-    // access; writes happen only below, while the cache is empty, so no
-    // reference into it exists then.
-    if let Some(t) = unsafe { (*TABLE.0.get()).as_ref() } {
-        return Ok(t);
-    }
-    let table = TextTable::new()?;
-    // SAFETY: As above: the cache is empty, nothing refers into it, and
-    // the lock keeps every other access out.
-    let slot = unsafe { &mut *TABLE.0.get() };
-    // INVARIANT: Filled once; only `drop_text_table` empties it again.
-    Ok(slot.insert(table))
-}
-
-/// Frees the table of [`text_table`].
-///
-/// # Safety
-///
-/// Module exit: no command runs and none can start, so nothing holds a
-/// reference from [`text_table`] and nothing can ask for one.
-pub(crate) unsafe fn drop_text_table() {
-    // SAFETY: No other user of the cache is left (the caller's contract).
-    drop(unsafe { (*TABLE.0.get()).take() });
-}
-
 impl TextTable {
     /// Walks the kernel's text symbols once and keeps them.
-    fn new() -> Result<Self> {
+    pub(crate) fn new() -> Result<Self> {
         let mut names = KVVec::new();
         let mut syms = KVVec::new();
         for_each_text_symbol(|s| -> Result<bool> {

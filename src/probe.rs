@@ -21,7 +21,7 @@ use kernel::ffi::{c_char, c_int};
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
-use crate::backend::{Added, Ctx, Fit, ProbeView, SetBackend, Target};
+use crate::backend::{Added, Ctx, Fit, Found, ProbeView, Refused, SetBackend, Target};
 use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{self, BStr, Failed};
@@ -52,7 +52,7 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
 
     /// A refusal known before registering (say, an offset past the end of
     /// the symbol), as [`Added::Refused`] gives it.
-    fn precheck(_t: &Target<'_>) -> Option<(Error, &'static str)> {
+    fn precheck(_t: &Target<'_>) -> Option<Refused> {
         None
     }
 
@@ -64,7 +64,7 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
 
     /// Checks a registered probe (say, where the kernel put it): an error
     /// unregisters it again and refuses the target.
-    fn verify(_raw: *mut Self::Raw, _t: &Target<'_>) -> Result<(), (Error, &'static str)> {
+    fn verify(_raw: *mut Self::Raw, _t: &Target<'_>) -> Result<(), Refused> {
         Ok(())
     }
 
@@ -425,7 +425,7 @@ impl<B: Int3Kind> Int3Set<B> {
         &mut self,
         meta: Meta,
         how: How,
-        verify: impl FnOnce(*mut B::Raw) -> Result<(), (Error, &'static str)>,
+        verify: impl FnOnce(*mut B::Raw) -> Result<(), Refused>,
     ) -> Result<Added, AllocError> {
         self.ptrs.reserve(1, GFP_KERNEL)?;
         let full = match self.chunks.last() {
@@ -453,9 +453,9 @@ impl<B: Int3Kind> Int3Set<B> {
         if let Err(e) = unsafe { B::register(raw) } {
             // Never registered: the kernel holds no pointer into it.
             chunk.drop_last();
-            return Ok(Added::Refused(e, error::refusal(B::SITE, e)));
+            return Ok(Added::refused(e, error::refusal(B::SITE, e)));
         }
-        if let Err((e, what)) = verify(raw) {
+        if let Err(r) = verify(raw) {
             let mut one = raw;
             // SAFETY: `raw` was just registered (disarmed) and nothing else
             // knows it; the kernel only reads the array.
@@ -463,7 +463,7 @@ impl<B: Int3Kind> Int3Set<B> {
             // Unregistered, and its grace period has passed: the kernel
             // holds no pointer into it any more.
             chunk.drop_last();
-            return Ok(Added::Refused(e, what));
+            return Ok(Added::Refused(r));
         }
         // INVARIANT: registered; capacity was reserved, so this does not
         // allocate.
@@ -490,13 +490,13 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
         B::NAME
     }
 
-    fn fit(&self, _ctx: &Ctx<'_>, t: &Target<'_>) -> Fit {
-        B::fit(t)
+    fn fit(&self, _ctx: &Ctx<'_>, t: &Target<'_>) -> (Fit, Found) {
+        (B::fit(t), Found::default())
     }
 
-    fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Result<Added, Failed> {
-        if let Some((e, what)) = B::precheck(t) {
-            return Ok(Added::Refused(e, what));
+    fn add(&mut self, ctx: &Ctx<'_>, t: &Target<'_>, _found: Found) -> Result<Added, Failed> {
+        if let Some(r) = B::precheck(t) {
+            return Ok(Added::Refused(r));
         }
         let maxactive = match t.kind {
             ProbeKind::Kretprobe { maxactive } => maxactive.unwrap_or(0),

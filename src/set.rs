@@ -13,10 +13,12 @@ use core::pin::Pin;
 use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use kernel::prelude::*;
+use kernel::sync::Arc;
 use kernel::workqueue::{impl_has_work, Work};
 
 use crate::bindings;
 use crate::command::{CreateOptions, DirectMode};
+use crate::direct::btf::Prototypes;
 use crate::error::{BStr, Failed};
 use crate::gate::Gate;
 use crate::gpcount::{self, PhaseGps};
@@ -354,8 +356,15 @@ impl Set {
     }
 
     /// Switches the set's direct calls to the counting (`record == false`)
-    /// or the counting-and-recording trampoline, without detaching.
-    pub(crate) fn retarget(&self, _locked: Locked<'_>, mode: DirectMode) -> Result<(), Failed> {
+    /// or the counting-and-recording trampoline, without detaching. To the
+    /// exit trampoline only if it can call every function: `prototypes`
+    /// gives the kernel's (asked only if there are functions to check).
+    pub(crate) fn retarget(
+        &self,
+        _locked: Locked<'_>,
+        mode: DirectMode,
+        prototypes: &mut dyn FnMut() -> Result<Arc<Prototypes>>,
+    ) -> Result<(), Failed> {
         self.step(Op::Retarget)?;
         // SAFETY: Only `teardown` takes the probes, and the state machine
         // keeps it from running while a command (holding the registry
@@ -364,7 +373,7 @@ impl Set {
             return Ok(());
         };
         if mode == DirectMode::Exit {
-            let refusal = p.backends.direct.exit_refusal(_locked).map_err(|e| {
+            let refusal = p.backends.direct.exit_refusal(prototypes).map_err(|e| {
                 Failed::new(
                     e,
                     format_args!(

@@ -11,10 +11,10 @@ use kernel::error::to_result;
 use kernel::prelude::*;
 
 use super::exit::{exit_attached, exit_detached};
-use super::{index, trampoline, DirectSet, DirectSlot, Strategy};
+use super::{index, trampoline, AttachError, DirectSet, DirectSlot, Strategy};
 use crate::bindings;
 use crate::command::DirectMode;
-use crate::ftrace::FtraceOps;
+use crate::ftrace::{FtraceOps, Unwound};
 use crate::kvec;
 
 impl DirectSet {
@@ -34,14 +34,13 @@ impl DirectSet {
     /// that is O(k log n) registrations, one text-patching pass per group
     /// that attached, and at detach one `unregister_ftrace_direct` (two
     /// RCU-tasks grace periods) per group instead of one in all.
-    pub(super) fn attach_all(&mut self) -> Result<(), (Error, Option<usize>)> {
+    pub(super) fn attach_all(&mut self) -> Result<(), AttachError> {
         if self.slots.is_empty() {
             return Ok(());
         }
-        let oom = (ENOMEM, None);
-        let mut ips = KVVec::with_capacity(self.slots.len(), GFP_KERNEL).map_err(|_| oom)?;
+        let mut ips = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
         for s in self.slots.iter() {
-            ips.push(s.fentry, GFP_KERNEL).map_err(|_| oom)?;
+            ips.push(s.fentry, GFP_KERNEL)?;
         }
         index::lock_index().publish_with(&self.slots, |p| self.slot_index(p))?;
         // Pinned before the first registration: a task may enter a body
@@ -51,7 +50,7 @@ impl DirectSet {
         if exit {
             if let Err(e) = exit_attached() {
                 self.unindex();
-                return Err((e, None));
+                return Err(e.into());
             }
         }
         if let Err(e) = self.register_all(ips) {
@@ -70,10 +69,7 @@ impl DirectSet {
     /// [`DirectSet::attach_all`]'s registration of every function (their
     /// fentry sites in `ips`) as the strategy says, bisecting on `EBUSY`.
     /// On failure nothing stays registered.
-    fn register_all(
-        &mut self,
-        mut ips: KVVec<kernel::ffi::c_ulong>,
-    ) -> Result<(), (Error, Option<usize>)> {
+    fn register_all(&mut self, mut ips: KVVec<kernel::ffi::c_ulong>) -> Result<(), AttachError> {
         let res = match self.strategy {
             Strategy::OneOps => match self.attach_one_ops(&mut ips) {
                 Err(e) if e == EBUSY && self.slots.len() > 1 => {
@@ -93,28 +89,29 @@ impl DirectSet {
             }
         };
         // A single function: the error is about it.
-        res.map_err(|e| (e, (self.slots.len() == 1).then_some(0)))
+        res.map_err(|error| AttachError {
+            error,
+            slot: (self.slots.len() == 1).then_some(0),
+        })
     }
 
     /// [`DirectSet::attach_all`]'s bisection: attaches the functions in groups,
     /// each as an ops of its own, leaving out (glob) or failing on
     /// (explicit) the single functions another tracer holds.
-    fn attach_groups(&mut self) -> Result<(), (Error, Option<usize>)> {
-        let oom = (ENOMEM, None);
+    fn attach_groups(&mut self) -> Result<(), AttachError> {
         let n = self.slots.len();
         // Up to one per function: vmalloc-backed. Both are sized before
         // the first group registers, so that the loop's pushes never
         // allocate (and never fail with groups registered).
-        let mut busy: KVVec<usize> = KVVec::with_capacity(n, GFP_KERNEL).map_err(|_| oom)?;
+        let mut busy: KVVec<usize> = KVVec::with_capacity(n, GFP_KERNEL)?;
         // Ranges of `slots` still to try; the whole was refused already.
         // Depth first: a split pops one range and pushes its two halves,
         // so at most 2 + log2(n) ranges wait (a few hundred bytes).
         let depth = 2 + (usize::BITS - n.leading_zeros()) as usize;
-        let mut todo: KVec<(usize, usize)> =
-            KVec::with_capacity(depth, GFP_KERNEL).map_err(|_| oom)?;
+        let mut todo: KVec<(usize, usize)> = KVec::with_capacity(depth, GFP_KERNEL)?;
         let mid = n / 2;
-        todo.push((mid, n), GFP_KERNEL).map_err(|_| oom)?;
-        todo.push((0, mid), GFP_KERNEL).map_err(|_| oom)?;
+        todo.push((mid, n), GFP_KERNEL)?;
+        todo.push((0, mid), GFP_KERNEL)?;
         let mut failed = self.bisect(&mut todo, &mut busy).err();
         let explicit = busy
             .iter()
@@ -122,7 +119,10 @@ impl DirectSet {
             .find(|&i| self.slots.get(i).is_some_and(|s| s.explicit));
         if failed.is_none() && (explicit.is_some() || self.groups.is_empty()) {
             // An explicit function is taken, or every one is: refused, named.
-            failed = Some((EBUSY, explicit.or(busy.first().copied())));
+            failed = Some(AttachError {
+                error: EBUSY,
+                slot: explicit.or(busy.first().copied()),
+            });
         }
         if let Some(e) = failed {
             self.detach_groups();
@@ -147,19 +147,18 @@ impl DirectSet {
         &mut self,
         todo: &mut KVec<(usize, usize)>,
         busy: &mut KVVec<usize>,
-    ) -> Result<(), (Error, Option<usize>)> {
-        let oom = (ENOMEM, None);
+    ) -> Result<(), AttachError> {
         while let Some((lo, hi)) = kvec::pop(todo) {
             crate::sched::cond_resched();
             // Within the capacities the caller reserved: these pushes do
             // not allocate (an error would only come from a bug).
-            if !self.attach_group(lo, hi).map_err(|e| (e, None))? {
+            if !self.attach_group(lo, hi)? {
                 if hi - lo == 1 {
-                    busy.push(lo, GFP_KERNEL).map_err(|_| oom)?;
+                    busy.push(lo, GFP_KERNEL)?;
                 } else {
                     let mid = lo + (hi - lo) / 2;
-                    todo.push((mid, hi), GFP_KERNEL).map_err(|_| oom)?;
-                    todo.push((lo, mid), GFP_KERNEL).map_err(|_| oom)?;
+                    todo.push((mid, hi), GFP_KERNEL)?;
+                    todo.push((lo, mid), GFP_KERNEL)?;
                 }
             }
         }
@@ -225,12 +224,12 @@ impl DirectSet {
         let res = unsafe {
             FtraceOps::register_each(&self.per_function, ips, trampoline::addr(self.mode()))
         };
-        res.map_err(|(e, rolled_back)| {
-            if !rolled_back {
+        res.map_err(|Unwound { error, released }| {
+            if !released {
                 // An ops ftrace would not let go of: the set stays.
                 self.stuck.store(true, Ordering::Relaxed);
             }
-            e
+            error
         })
     }
 

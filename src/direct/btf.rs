@@ -5,55 +5,30 @@
 //! asked which functions the trampoline can call ([`super::signature`]
 //! has the rule and the parsing; this is the kernel side).
 
-use core::cell::UnsafeCell;
-
 use kernel::prelude::*;
 
 use super::signature::{self, Btf, Refusal};
 use crate::bindings;
-use crate::kallsyms;
-use crate::locked::Locked;
+use crate::error::{generic, Failed};
+use crate::kallsyms::TextTable;
 
-/// The prototypes, read on first use and kept until the module goes: the
-/// kernel's BTF does not change, and reading and indexing it costs more
-/// than a small set's whole attach.
-///
-/// # Invariants
-///
-/// Accessed only with the registry lock held, or at module exit.
-struct Cache(UnsafeCell<Option<Prototypes>>);
-
-// SAFETY: The registry lock serialises every access (type invariant).
-unsafe impl Sync for Cache {}
-
-static CACHE: Cache = Cache(UnsafeCell::new(None));
-
-/// Why the exit trampoline cannot call `name` (`Ok(None)`: it can), from
-/// the cached prototypes, read first if need be (`ENOENT` on a kernel
-/// without BTF). `locked` proves the registry lock held.
-pub(crate) fn refusal(locked: Locked<'_>, name: &[u8]) -> Result<Option<Refusal>> {
-    // SAFETY: The registry lock, proven by `locked`, serialises every
-    // access to the cache.
-    let slot = unsafe { &mut *CACHE.0.get() };
-    let p = match slot {
-        Some(p) => p,
-        None => slot.insert(Prototypes::load(locked)?),
-    };
-    Ok(p.check(name).err())
-}
-
-/// Frees the cached prototypes.
-///
-/// # Safety
-///
-/// Module exit: no command runs and none can start ([`refusal`] is not
-/// running and cannot be called again).
-pub(crate) unsafe fn drop_cache() {
-    // SAFETY: No other user of the cache is left (the caller's contract).
-    drop(unsafe { (*CACHE.0.get()).take() });
+/// A create's failure to read the prototypes an exit set needs.
+pub(crate) fn unreadable(e: Error) -> Failed {
+    Failed::new(
+        e,
+        format_args!(
+            "the exit trampoline needs the kernel's BTF \
+             (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): {}",
+            generic(e)
+        ),
+    )
 }
 
 /// The vmlinux BTF, with its type offsets and its functions sorted by name.
+///
+/// Read on first use and kept until the module goes, in the engine's
+/// caches: the kernel's BTF does not change, and reading and indexing it
+/// costs more than a small set's whole attach. Exit sets hold it shared.
 ///
 /// # Invariants
 ///
@@ -78,9 +53,8 @@ impl Prototypes {
     /// Reads and indexes the kernel's BTF (a few MiB, a few ms): `ENOENT`
     /// when the kernel has none (`CONFIG_DEBUG_INFO_BTF` off), `EINVAL`
     /// when it does not parse. The names the kernel's text has twice come
-    /// from the module's table of text symbols ([`kallsyms::text_table`],
-    /// walked now if no `create` has yet).
-    pub(crate) fn load(locked: Locked<'_>) -> Result<Self> {
+    /// from the module's table of text symbols, `text`.
+    pub(crate) fn load(text: &TextTable) -> Result<Self> {
         let mut buf: *mut kernel::ffi::c_void = core::ptr::null_mut();
         // SAFETY: `buf` is writable; process context (the registry lock
         // is a mutex).
@@ -109,7 +83,7 @@ impl Prototypes {
         me.funcs = funcs;
         // The names the kernel's text has twice.
         let mut hashes = KVVec::new();
-        kallsyms::text_table(locked)?.for_each(|t| -> Result<bool> {
+        text.for_each(|t| -> Result<bool> {
             hashes.push(signature::name_hash(t.name.as_bytes()), GFP_KERNEL)?;
             Ok(true)
         })?;
@@ -129,9 +103,14 @@ impl Prototypes {
         Btf::parse(self.bytes())
     }
 
+    /// Why the exit trampoline cannot call `name` (`None`: it can).
+    pub(crate) fn refusal(&self, name: &[u8]) -> Option<Refusal> {
+        self.check(name).err()
+    }
+
     /// The argument registers `name` needs, or why the exit trampoline
     /// cannot call it.
-    pub(crate) fn check(&self, name: &[u8]) -> Result<u32, Refusal> {
+    fn check(&self, name: &[u8]) -> Result<u32, Refusal> {
         let btf = self.btf().ok_or(Refusal::Unreadable)?;
         let regs = btf.classify(&self.offsets, &self.funcs, name)?;
         if self

@@ -16,7 +16,7 @@ use kernel::prelude::*;
 mod recursion;
 
 use super::exit::tasks;
-use super::DirectSlot;
+use super::{AttachError, DirectSlot};
 use crate::bindings;
 use crate::rcu::{self, RcuBox, RcuOption};
 use recursion::RecursionGuard;
@@ -83,11 +83,10 @@ impl IndexGuard {
         &self,
         slots: &[DirectSlot],
         mine: impl Fn(*const DirectSlot) -> Option<usize>,
-    ) -> Result<(), (Error, Option<usize>)> {
-        let oom = (ENOMEM, None);
+    ) -> Result<(), AttachError> {
         let old = self.current();
         let live = old.map_or(0, |o| o.entries.len());
-        let mut entries = KVVec::with_capacity(live + slots.len(), GFP_KERNEL).map_err(|_| oom)?;
+        let mut entries = KVVec::with_capacity(live + slots.len(), GFP_KERNEL)?;
         if let Some(old) = old {
             for e in old.entries.iter() {
                 let slot = e.slot.load(Ordering::Relaxed);
@@ -126,12 +125,15 @@ impl IndexGuard {
             if let [a, b] = w {
                 if a.start == b.start && !is_mine(b) {
                     if let Some(i) = mine(a.slot.load(Ordering::Relaxed)) {
-                        return Err((EBUSY, Some(i)));
+                        return Err(AttachError {
+                            error: EBUSY,
+                            slot: Some(i),
+                        });
                     }
                 }
             }
         }
-        let index = RcuBox::new(Index { entries }, GFP_KERNEL).map_err(|_| oom)?;
+        let index = RcuBox::new(Index { entries }, GFP_KERNEL)?;
         drop(INDEX.replace(index));
         Ok(())
     }

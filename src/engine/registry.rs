@@ -7,7 +7,8 @@
 //! one batch. The engine ([`engine`]) runs writes against it; a batch is
 //! checked against a simulation of it ([`validate`]) before anything runs;
 //! sets are made by one pipeline for control lines and API targets
-//! ([`create`]).
+//! ([`create`]), with what the registry read from the kernel once
+//! ([`caches`]).
 
 use kernel::prelude::*;
 use kernel::sync::Arc;
@@ -22,8 +23,11 @@ use crate::locked::Locked;
 use crate::probecap;
 use crate::set::Set;
 
+mod caches;
 mod create;
 pub mod validate;
+
+use caches::Caches;
 
 /// A probe line kept until its set is created.
 pub(super) struct Staged {
@@ -103,6 +107,9 @@ pub(crate) struct Registry {
     pub(super) last_error: KVec<u8>,
     /// Numbers the `create`s and `-:`s of a write, for [`Staged::consumed`].
     creates: u32,
+    /// The kernel's text symbols and prototypes, kept from first use until
+    /// the registry goes (last: after every set).
+    caches: Caches,
 }
 
 /// The most probe lines staged at once, all sets together (`ENOSPC`
@@ -162,12 +169,22 @@ impl Registry {
         unsafe { Locked::assume(self) }
     }
 
+    /// The caches, and proof of the lock for as long as they are borrowed
+    /// (for a command that may fill them while a set acts).
+    pub(super) fn caches(&mut self) -> (&mut Caches, Locked<'_>) {
+        // SAFETY: Every field of the registry is reachable only through
+        // the guard of the engine's mutex, as the registry is.
+        let locked = unsafe { Locked::assume(&self.sets) };
+        (&mut self.caches, locked)
+    }
+
     pub(super) fn new() -> Self {
         Self {
             sets: KVVec::new(),
             staged: KVVec::new(),
             last_error: KVec::new(),
             creates: 0,
+            caches: Caches::default(),
         }
     }
 

@@ -8,7 +8,7 @@ use kernel::ffi::{c_char, c_int};
 use kernel::prelude::*;
 
 use super::{slot_of, How, Int3Kind};
-use crate::backend::{Fit, Target};
+use crate::backend::{Fit, Refused, Target};
 use crate::bindings;
 use crate::command::ProbeKind;
 use crate::errtext;
@@ -83,18 +83,19 @@ unsafe impl Int3Kind for Kprobe {
 
     /// SYM+OFF must lie inside SYM: past its end, the kernel would probe
     /// whatever function follows. A glob member's size is known here.
-    fn precheck(t: &Target<'_>) -> Option<(Error, &'static str)> {
+    fn precheck(t: &Target<'_>) -> Option<Refused> {
         match t.text {
-            Some((_, size)) if t.offset > 0 && t.offset as usize >= size => {
-                Some((EINVAL, PAST_END))
-            }
+            Some((_, size)) if t.offset > 0 && t.offset as usize >= size => Some(Refused {
+                error: EINVAL,
+                what: PAST_END,
+            }),
             _ => None,
         }
     }
 
     /// An explicit symbol's size is checked where the kernel resolved it
     /// (a module's function, which no walk meets, as well).
-    fn verify(raw: *mut bindings::kprobe, t: &Target<'_>) -> Result<(), (Error, &'static str)> {
+    fn verify(raw: *mut bindings::kprobe, t: &Target<'_>) -> Result<(), Refused> {
         // SAFETY: `raw` is a registered kprobe; `addr` was set by the
         // kernel when it resolved the symbol.
         let addr = unsafe { (*raw).addr } as usize;
@@ -103,11 +104,14 @@ unsafe impl Int3Kind for Kprobe {
         }
         match kallsyms::offset_in_symbol(addr) {
             Ok(Some(off)) if off == u64::from(t.offset) => Ok(()),
-            Ok(_) => Err((EINVAL, PAST_END)),
-            Err(e) => Err((
-                e,
-                "out of memory checking the offset against the symbol's size",
-            )),
+            Ok(_) => Err(Refused {
+                error: EINVAL,
+                what: PAST_END,
+            }),
+            Err(error) => Err(Refused {
+                error,
+                what: "out of memory checking the offset against the symbol's size",
+            }),
         }
     }
 

@@ -10,7 +10,7 @@
 
 use kernel::alloc::AllocError;
 
-use crate::backend::{Ctx, Fit, ProbeView, SetBackend, Target};
+use crate::backend::{Ctx, Fit, Found, ProbeView, SetBackend, Target};
 use crate::command::CreateOptions;
 
 /// Declares [`Backends`]: one field per backend, in the order `sets`
@@ -54,23 +54,27 @@ backends! {
 
 impl Backends {
     /// The backend that serves `t` best (the first in list order among
-    /// equals), if any.
-    pub(crate) fn route(&mut self, ctx: &Ctx<'_>, t: &Target<'_>) -> Option<&mut dyn SetBackend> {
-        let mut best: Option<(Fit, usize)> = None;
+    /// equals), if any, and what its `fit` found (for its `add`).
+    pub(crate) fn route(
+        &mut self,
+        ctx: &Ctx<'_>,
+        t: &Target<'_>,
+    ) -> Option<(&mut dyn SetBackend, Found)> {
+        let mut best: Option<(Fit, usize, Found)> = None;
         for (i, b) in self.all().iter().enumerate() {
-            let fit = b.fit(ctx, t);
+            let (fit, found) = b.fit(ctx, t);
             // `map_or(true, ..)` and `is_none_or` each draw a lint on one of
             // the kernels (their clippy MSRVs differ): a plain match.
             let better = match best {
-                Some((f, _)) => fit > f,
+                Some((f, _, _)) => fit > f,
                 None => true,
             };
             if fit != Fit::No && better {
-                best = Some((fit, i));
+                best = Some((fit, i, found));
             }
         }
-        let (_, i) = best?;
-        self.all_mut().into_iter().nth(i)
+        let (_, i, found) = best?;
+        Some((self.all_mut().into_iter().nth(i)?, found))
     }
 
     /// Calls `f` for every probe of every backend.

@@ -13,9 +13,10 @@ use kernel::sync::{Arc, UniqueArc};
 use kernel::workqueue::new_work;
 
 use super::{Backends, Owner, Probes, Set, Stamp, Timings};
-use crate::backend::{Added, Ctx, Target};
+use crate::backend::{Added, Ctx, Refused, Target};
 use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
+use crate::direct::btf::Prototypes;
 use crate::error::{BStr, Failed};
 use crate::gate::{Client, Gate};
 use crate::gpcount;
@@ -340,6 +341,12 @@ pub(crate) struct Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// Hands the set's direct backend the kernel's prototypes, which an
+    /// exit set checks each function against: before its first `d:`.
+    pub(crate) fn use_prototypes(&mut self, p: Arc<Prototypes>) {
+        self.backends.direct.use_prototypes(p);
+    }
+
     /// Adds a probe on `t` through the backend that serves it best. A
     /// refusal fails the set when `t` is explicit (the error names it),
     /// else it is recorded as skipped and `Ok(false)` returned.
@@ -353,7 +360,7 @@ impl Builder<'_> {
         }
         let ctx = self.ctx;
         let (backends, skipped) = (&mut *self.backends, &mut *self.skipped);
-        let Some(b) = Backends::route(backends, &ctx, t) else {
+        let Some((b, found)) = Backends::route(backends, &ctx, t) else {
             return refused(
                 skipped,
                 "probe",
@@ -371,14 +378,14 @@ impl Builder<'_> {
             skipped.add(t.symbol, ENOSPC);
             return Ok(false);
         }
-        match b.add(&ctx, t)? {
+        match b.add(&ctx, t, found)? {
             Added::Yes => {
                 self.pools.bytes = self.pools.bytes.saturating_add(cost);
                 self.budget.added();
                 Ok(true)
             }
             Added::Already => Ok(false),
-            Added::Refused(error, what) => {
+            Added::Refused(Refused { error, what }) => {
                 let name = b.name();
                 refused(skipped, name, t, error, what)
             }

@@ -86,7 +86,7 @@ const REVIEWED: &[Reviewed] = &[
     ),
     r(
         "src/direct/attach.rs",
-        "KVec::with_capacity(depth, GFP_KERNEL).map_err(|_| oom)?;",
+        "KVec::with_capacity(depth, GFP_KERNEL)?;",
         1,
         "the same stack, sized up front: depth = 2 + bits of the function count (< 70)",
     ),
@@ -121,6 +121,18 @@ const REVIEWED: &[Reviewed] = &[
         "pub(crate) struct Text(pub(crate) KVec<u8>);",
         1,
         SENTENCE,
+    ),
+    r(
+        "src/error.rs",
+        "pub(crate) set: Option<KVec<u8>>,",
+        1,
+        "a set's name: an API set's (<= BATCHPROBE_MAX_NAME, checked before any create)",
+    ),
+    r(
+        "src/error.rs",
+        "let mut set = KVec::new();",
+        1,
+        "Failed::in_set's copy of that name (<= BATCHPROBE_MAX_NAME)",
     ),
     // src/gpcount.rs
     r(
@@ -203,12 +215,6 @@ const REVIEWED: &[Reviewed] = &[
         1,
         "a staged line's text, for last_error: one control line \
          (<= command::MAX_LINE bytes; the staged lines themselves are a KVVec)",
-    ),
-    r(
-        "src/engine.rs",
-        "let mut what = Text(KVec::new());",
-        1,
-        "\"set NAME: \" and one error sentence (NAME <= BATCHPROBE_MAX_NAME)",
     ),
     r(
         "src/engine/registry.rs",

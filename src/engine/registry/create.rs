@@ -6,7 +6,7 @@
 //! Targets the kernel resolves by name go straight to the set builder.
 //! Those that need their address (direct calls, what an fprobe may serve,
 //! and every glob) are found in one walk of the kernel's text symbols
-//! (from memory: [`kallsyms::text_table`], walked once per module load):
+//! (from memory: the registry's [`TextTable`], walked once per module load):
 //! explicit names are sorted, so that each symbol the walk meets finds
 //! them by binary search (thousands of names cost O(log n) per symbol, not
 //! O(n)); each takes the first symbol of its name; a name the walk never
@@ -22,8 +22,7 @@ use crate::backend::OwnedTarget;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{BStr, BlamedLine, Failed};
 use crate::gate::Client;
-use crate::kallsyms::{self, TextSymbol};
-use crate::locked::Locked;
+use crate::kallsyms::{TextSymbol, TextTable};
 use crate::probecap::Budget;
 use crate::sched::Pacer;
 use crate::set::{Builder, Owner, Set};
@@ -91,19 +90,23 @@ impl<'a, T> ByName<'a, T> {
 /// its symbol's address and size; then hands `add` the names the walk
 /// never met, with no address. `globs` is called for every symbol while it
 /// says some glob still takes more; `any_glob`: whether there is one.
-/// Nothing to resolve walks nothing (the first walk fills the module's
-/// table of text symbols, the later ones read it).
+/// `text`: the kernel's text symbols, which the caller read from the
+/// registry's caches if there is anything to resolve (`None`: nothing to
+/// walk, every name goes to the builder by name).
 fn resolve<'a, T>(
     b: &mut Builder<'_>,
-    locked: Locked<'_>,
+    text: Option<&TextTable>,
     names: &mut ByName<'a, T>,
     any_glob: bool,
     mut globs: impl FnMut(&mut Builder<'_>, &TextSymbol<'_>) -> Result<bool, Failed>,
     add: impl Fn(&mut Builder<'_>, &'a T, Option<(usize, usize)>) -> Result<(), Failed>,
 ) -> Result<(), Failed> {
-    if names.left == 0 && !any_glob {
+    let Some(table) = text.filter(|_| names.left > 0 || any_glob) else {
+        for t in names.unmet() {
+            add(b, t, None)?;
+        }
         return Ok(());
-    }
+    };
     let mut globs_open = any_glob;
     let mut visit = |sym: TextSymbol<'_>| -> Result<bool, Failed> {
         let text = Some((sym.addr, sym.size));
@@ -113,7 +116,7 @@ fn resolve<'a, T>(
         }
         Ok(names.left > 0 || globs_open)
     };
-    kallsyms::text_table(locked)?.for_each(&mut visit)?;
+    table.for_each(&mut visit)?;
     for t in names.unmet() {
         add(b, t, None)?;
     }
@@ -137,8 +140,14 @@ impl Registry {
             || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
         // Each explicit line is one probe, its room held from the start.
         let budget = self.budget(mine().filter(|e| !e.glob).count());
+        let walks = mine().any(|e| e.glob || e.walked_explicitly());
+        let direct = mine().any(|e| e.kind == ProbeKind::Direct);
+        let (text, prototypes) = self.caches.for_create(walks, options.exit && direct)?;
         let locked = self.locked();
         let set = Set::register(locked, name_b, options, None, None, budget, |b| {
+            if let Some(p) = prototypes {
+                b.use_prototypes(p);
+            }
             // Explicit lines the kernel resolves by name: int3 probes.
             for e in mine().filter(|e| !e.glob && !e.walked_explicitly()) {
                 b.add(&e.target(&e.target, true, None))?;
@@ -158,7 +167,7 @@ impl Registry {
             let mut pace = Pacer::new(1024);
             resolve(
                 b,
-                locked,
+                text.as_deref(),
                 &mut explicit,
                 any_glob,
                 |b, sym| glob_matches(b, &mut globs, &mut pace, sym),
@@ -187,9 +196,15 @@ impl Registry {
         self.sets.reserve(1, GFP_KERNEL)?;
         let by_symbol = |t: &&OwnedTarget| t.kind == ProbeKind::Direct && t.text.is_none();
         let budget = self.budget(targets.len());
+        let walks = targets.iter().any(|t| by_symbol(&t));
+        let direct = targets.iter().any(|t| t.kind == ProbeKind::Direct);
+        let (text, prototypes) = self.caches.for_create(walks, options.exit && direct)?;
         let locked = self.locked();
         let (client, owner) = (Some(client), Some(owner));
         let set = Set::register(locked, name, options, client, owner, budget, |b| {
+            if let Some(p) = prototypes {
+                b.use_prototypes(p);
+            }
             for t in targets.iter().filter(|t| !by_symbol(t)) {
                 b.add(&t.target(t.text, t.addr))?;
             }
@@ -198,7 +213,7 @@ impl Registry {
             let mut names = ByName::new(targets.iter().filter(by_symbol), |t| t.symbol.as_slice())?;
             resolve(
                 b,
-                locked,
+                text.as_deref(),
                 &mut names,
                 false,
                 |_, _| Ok(false),
@@ -290,7 +305,7 @@ impl Registry {
             if let Some(s) = f.subject.as_mut() {
                 s.named_by_line = !e.glob;
             }
-            f.line = Some(BlamedLine::of(&e.line_ref()));
+            f.line = BlamedLine::of(&e.line_ref());
         }
     }
 }

@@ -52,18 +52,26 @@ struct Counts {
     live: usize,
 }
 
+/// A batch that would fail: the line that would, and why.
+pub(in crate::engine) struct Invalid {
+    /// Its number in the write (from 1).
+    pub(in crate::engine) line: usize,
+    pub(in crate::engine) failed: Failed,
+}
+
 impl Registry {
     /// Checks a whole batch against a simulation of the registry.
     pub(in crate::engine) fn validate<'a>(
         &'a self,
         cmds: &[(usize, Command<'a>)],
-    ) -> Result<(), (usize, Failed)> {
+    ) -> Result<(), Invalid> {
+        let at = |line: usize| move |failed: Failed| Invalid { line, failed };
         let first = cmds.first().map_or(0, |c| c.0);
-        let mut sim = Simulation::new(self, cmds).map_err(|_| (first, Failed::oom()))?;
+        let mut sim = Simulation::new(self, cmds).map_err(|_| at(first)(Failed::oom()))?;
         let mut pace = Pacer::new(1024);
         for (i, &(line, cmd)) in cmds.iter().enumerate() {
-            pace.step().map_err(|e| (line, Failed::from(e)))?;
-            sim.apply(i, cmd).map_err(|f| (line, f))?;
+            pace.step().map_err(|e| at(line)(Failed::from(e)))?;
+            sim.apply(i, cmd).map_err(at(line))?;
         }
         Ok(())
     }

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What the engine reads from the kernel once and keeps until unload: the
+//! core kernel's text symbols (for globs, direct calls and fprobes) and
+//! the kernel's function prototypes (for exit sets).
+//!
+//! Both are in the registry's locked state: only a holder of the registry
+//! lock fills them, and they go when the registry does, after every set
+//! (unload order is field order). A reader keeps what it was handed: an
+//! exit set holds the prototypes as long as it lives.
+
+use kernel::prelude::*;
+use kernel::sync::Arc;
+
+use crate::direct::btf::{self, Prototypes};
+use crate::error::Failed;
+use crate::kallsyms::TextTable;
+
+/// What a `create` reads from the caches (see [`Caches::for_create`]).
+pub(crate) type ForCreate = (Option<Arc<TextTable>>, Option<Arc<Prototypes>>);
+
+/// The engine's caches, each filled on first use.
+#[derive(Default)]
+pub(crate) struct Caches {
+    text: Option<Arc<TextTable>>,
+    prototypes: Option<Arc<Prototypes>>,
+}
+
+impl Caches {
+    /// The kernel's text symbols, walked on the first call.
+    pub(crate) fn text(&mut self) -> Result<Arc<TextTable>> {
+        if let Some(t) = &self.text {
+            return Ok(t.clone());
+        }
+        let t = Arc::new(TextTable::new()?, GFP_KERNEL)?;
+        Ok(self.text.insert(t).clone())
+    }
+
+    /// The kernel's function prototypes, read on the first call (`ENOENT`
+    /// on a kernel without BTF; a failed read is tried again next time).
+    pub(crate) fn prototypes(&mut self) -> Result<Arc<Prototypes>> {
+        if let Some(p) = &self.prototypes {
+            return Ok(p.clone());
+        }
+        let text = self.text()?;
+        let p = Arc::new(Prototypes::load(&text)?, GFP_KERNEL)?;
+        Ok(self.prototypes.insert(p).clone())
+    }
+
+    /// What a `create` reads: the text symbols if it walks them (`walks`),
+    /// the prototypes if it makes an exit set of direct calls (`exit`).
+    pub(crate) fn for_create(&mut self, walks: bool, exit: bool) -> Result<ForCreate, Failed> {
+        let text = if walks { Some(self.text()?) } else { None };
+        let prototypes = if exit {
+            Some(self.prototypes().map_err(btf::unreadable)?)
+        } else {
+            None
+        };
+        Ok((text, prototypes))
+    }
+}
