@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # `make bench`: for each kernel flavor, boot it once and run every method side
-# by side (selftests/bench.sh); then turn the measurements of all flavors into
+# by side (selftests/guest-bench.sh); then turn the measurements of all flavors into
 # one report: a side-by-side table, per-flavor Markdown tables, CSV, JSON and
 # SVG plots (tools/benchreport), and refresh BENCHMARKS.md.
 # Environment: BP_BENCH_FLAVORS ("bench distro distro-7.3": the test kernel

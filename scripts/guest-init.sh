@@ -1,8 +1,8 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
 # PID 1 of the test guest. Reads bp.mode= (check: the kselftest runner on
-# our collection; demo, bench, shell, none (just boot), or the name of
-# another script of the collection to run) and
+# our collection; shell; none (just boot); or MODE, for which it runs the
+# collection's guest-MODE.sh: demo, bench, profile-direct, stress-direct) and
 # bp.inject= (a deliberate fault, to prove the harness catches it) from the
 # kernel command line (and bp.tests=, a comma-separated subset of the
 # collection for check), runs that, prints a done marker and powers off.
@@ -78,12 +78,10 @@ case "$mode" in
                echo "kmemleak scan after the selftests: clean"
            fi
        fi ;;
-    demo) ./demo.sh; rc=$? ;;
-    bench) ./bench.sh; rc=$? ;;
     shell) setsid cttyhack sh ;;
     # Boot and power off: the bundle's runner asks whether KVM works here.
     none) ;;
-    *) if [ -f "./$mode.sh" ]; then sh "./$mode.sh"; rc=$?
+    *) if [ -f "./guest-$mode.sh" ]; then sh "./guest-$mode.sh"; rc=$?
        else echo "unknown bp.mode=$mode"; rc=1; fi ;;
 esac
 echo "BATCHPROBE-GUEST-DONE rc=$rc"

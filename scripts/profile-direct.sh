@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # `make profile-direct`: where a direct set's attach spends its time, on the
-# bench kernel (selftests/profile-direct.sh does the work in the guest).
+# bench kernel (selftests/guest-profile-direct.sh does the work in the guest).
 # Environment: BP_PROFILE_N (1000), BP_PROFILE_RUNS (3),
 # BP_PROFILE_OPTS ("--one-ops --fprobe"; also --one-by-one),
 # BP_PROFILE_FUNCS ("text_poke_bp_batch": kernel functions to time),

@@ -10,7 +10,7 @@
 # TCG runs the vCPUs in one host thread by default. With one thread per vCPU
 # (multi), a vCPU here sometimes executes an int3 that the kernel's text
 # patching (text_poke_bp_batch) had already replaced, between batches, and
-# the guest dies with "Oops: int3": selftests/stress-direct.sh (attach and
+# the guest dies with "Oops: int3": selftests/guest-stress-direct.sh (attach and
 # detach 4000 functions, over and over) crashed so at cycle 50 and 80 of two
 # multi runs, while single runs did 150 and 200 cycles clean. Kernel text
 # patching is exactly what batchprobe does in bulk.

@@ -66,6 +66,53 @@ if [ -z "${BP_SYS:-}" ]; then
     export BP_SYS BP_GETPPID=${BP_SYS}getppid BP_GETPID=${BP_SYS}getpid
 fi
 
+# bp_load [CASE [PARAM...]]: the case CASE ("insmod" by default): batchprobe
+# loaded with PARAMs. From then on, however the program ends, bp_cleanup runs.
+bp_load() {
+    bp_cleanup_on_exit
+    _case=${1:-insmod}
+    [ $# -gt 0 ] && shift
+    ktap_check "$_case" insmod "$BP_KO" "$@"
+}
+# bp_cleanup_on_exit: bp_cleanup runs when the program ends, at its last
+# case, an early exit, or the runner's timeout (SIGTERM).
+bp_cleanup_on_exit() {
+    trap bp_cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+}
+# bp_cleanup: what a program left behind goes, so that the next one starts
+# from a clean kernel: the API clients and the foreign tracer, every live
+# set (retired in one write, and waited for), batchprobe, and tracefs'
+# kprobe events. Silent when nothing is left (a program that ran to its end
+# undid everything itself); else each step is a KTAP comment. The program's
+# exit status stays.
+bp_cleanup() {
+    _rc=$?
+    trap - EXIT INT TERM
+    for _m in bpclient_c bpclient_rs bp_foreign; do
+        [ -d "/sys/module/$_m" ] || continue
+        echo "# cleanup: rmmod $_m"
+        rmmod "$_m" 2>&1 | sed 's/^/# /'
+    done
+    if [ -d /sys/module/batchprobe ]; then
+        _live=$(bp_live_sets 2>/dev/null | awk '{ printf " %s", $1 }')
+        if [ -n "$_live" ]; then
+            echo "# cleanup: unregister$_live"
+            bp_unregister_all 2>&1 | sed 's/^/# /'
+        fi
+        echo "# cleanup: rmmod batchprobe"
+        rmmod batchprobe 2>&1 | sed 's/^/# /'
+    fi
+    _kev=/sys/kernel/tracing/kprobe_events
+    if [ -s "$_kev" ] || [ -n "$(cat "$_kev" 2>/dev/null)" ]; then
+        echo "# cleanup: kprobe events"
+        echo 0 > /sys/kernel/tracing/events/kprobes/enable 2>/dev/null
+        echo > "$_kev"
+    fi
+    exit "$_rc"
+}
+
 # bp_ctl TEXT: writes TEXT (printf-style escapes) to the control file in
 # exactly one write(2); on failure bpwrite prints "(errno N)".
 bp_ctl() {
@@ -289,12 +336,6 @@ bp_wait_inside() {
     done
     [ "$(bp_inside "$1" "$2")" -ge 1 ]
 }
-# bp_need_btf: the exit trampoline reads function prototypes from the
-# kernel's BTF; a kernel without it skips the whole program.
-bp_need_btf() {
-    [ -r /sys/kernel/btf/vmlinux ] ||
-        bp_skip_all "no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF): the exit trampoline needs prototypes"
-}
 # bp_hex HEX: HEX (as stats prints values, no 0x) in decimal; -1 when empty.
 bp_hex() {
     case "$1" in
@@ -376,3 +417,88 @@ bp_peer_field() {
 ftrace_attached() {
     wc -l < /sys/kernel/tracing/enabled_functions
 }
+
+# bp_requires PROGRAM: PROGRAM's `# requires:` header, read as ftracetest
+# reads its own: each comma-separated item must hold in the running kernel,
+# or the whole program is skipped with kselftest's skip code, naming the
+# item (words after an item's first, in parentheses, say why it is needed).
+# An item is a kernel option (CONFIG_*: seen through what it adds, below,
+# for these kernels have no /proc/config.gz), a module of this collection
+# (NAME.ko), or a file: absolute, or under tracefs; FILE:WORD asks that the
+# file hold WORD. Run for every program that sources this library.
+bp_requires() {
+    _req=$(sed -n 's/^# requires: *//p' "$1" 2>/dev/null | head -1)
+    [ -n "$_req" ] || return 0
+    _old_ifs=$IFS
+    IFS=,
+    set -- $_req
+    IFS=$_old_ifs
+    for _item in "$@"; do
+        set -- $_item
+        [ $# -gt 0 ] || continue
+        _why=$(bp_lacks "$1")
+        case $? in
+        0) ;;
+        1) bp_skip_all "requires $1: $_why" ;;
+        *) ktap_print_header; echo "Bail out! $_why"; exit "$KSFT_FAIL" ;;
+        esac
+    done
+}
+# bp_lacks ITEM: succeeds (printing nothing) when ITEM holds; else prints
+# what is missing and fails (1), or, for a kernel option it knows no
+# evidence for (a test bug: the program fails), says so and returns 2.
+bp_lacks() {
+    case $1 in
+    CONFIG_*)
+        set -- "$1" $(bp_config_evidence "$1")
+        case ${2:-} in
+        file) [ -e "$3" ] || { echo "no $3"; return 1; } ;;
+        word) grep -qw "$4" "$3" 2>/dev/null || { echo "no $4 in $3"; return 1; } ;;
+        symbol) bp_kernel_has "$3" || { echo "no $3 in /proc/kallsyms"; return 1; } ;;
+        *) echo "bp_lib.sh: no evidence known for $1"; return 2 ;;
+        esac ;;
+    *.ko) [ -f "$BP_MODDIR/$1" ] || { echo "no $BP_MODDIR/$1"; return 1; } ;;
+    *:*)
+        _f=${1%%:*}
+        case $_f in /*) ;; *) _f=/sys/kernel/tracing/$_f ;; esac
+        grep -qw -- "${1#*:}" "$_f" 2>/dev/null || { echo "no ${1#*:} in $_f"; return 1; } ;;
+    /*) [ -e "$1" ] || { echo "no $1"; return 1; } ;;
+    *) [ -e "/sys/kernel/tracing/$1" ] || { echo "no /sys/kernel/tracing/$1"; return 1; } ;;
+    esac
+    return 0
+}
+# bp_config_evidence CONFIG_X: what CONFIG_X adds that a program can see:
+# "file PATH", "word PATH WORD" or "symbol NAME" (a function it builds in).
+bp_config_evidence() {
+    _t=/sys/kernel/tracing
+    case $1 in
+    # On x86-64 KRETPROBES is on wherever KPROBES is (def_bool y).
+    CONFIG_KPROBES | CONFIG_KRETPROBES) echo file /sys/kernel/debug/kprobes/list ;;
+    CONFIG_KPROBE_EVENTS) echo file $_t/kprobe_events ;;
+    CONFIG_DYNAMIC_FTRACE) echo file $_t/available_filter_functions ;;
+    CONFIG_STACK_TRACER) echo file $_t/stack_trace ;;
+    CONFIG_FUNCTION_TRACER) echo word $_t/available_tracers function ;;
+    CONFIG_FUNCTION_GRAPH_TRACER) echo word $_t/available_tracers function_graph ;;
+    CONFIG_DEBUG_INFO_BTF) echo file /sys/kernel/btf/vmlinux ;;
+    CONFIG_BPF_SYSCALL) echo file /proc/sys/kernel/unprivileged_bpf_disabled ;;
+    CONFIG_FPROBE) echo symbol register_fprobe ;;
+    CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) echo symbol register_ftrace_direct ;;
+    CONFIG_BPF_JIT) echo symbol bpf_int_jit_compile ;;
+    CONFIG_BPF_EVENTS) echo symbol trace_call_bpf ;;
+    CONFIG_UNWINDER_ORC) echo symbol unwind_module_init ;;
+    esac
+}
+# bp_kernel_has NAME: the kernel has a function NAME (one of the evidence
+# symbols above). One pass over /proc/kallsyms per boot finds them all; the
+# programs after read what it found (/tmp/bp-kernel-has).
+bp_kernel_has() {
+    if [ ! -f /tmp/bp-kernel-has ]; then
+        awk '$3 == "register_fprobe" || $3 == "register_ftrace_direct" ||
+             $3 == "bpf_int_jit_compile" || $3 == "trace_call_bpf" ||
+             $3 == "unwind_module_init" { print $3 }' /proc/kallsyms > /tmp/bp-kernel-has.new &&
+            mv /tmp/bp-kernel-has.new /tmp/bp-kernel-has
+    fi
+    grep -qx "$1" /tmp/bp-kernel-has
+}
+
+bp_requires "$0"

@@ -8,11 +8,10 @@
 #   on the completion, and unloads.
 # requires: bpclient_c.ko
 . ./bp_lib.sh
-[ -f "$BP_CLIENT_C" ] || bp_skip_all "no $BP_CLIENT_C"
 ktap_plan 20
 ctl() { printf "$1" | bpwrite /sys/kernel/debug/bpclient_c/control; }
 
-ktap_check "insmod_batchprobe" insmod "$BP_KO"
+bp_load insmod_batchprobe
 kp=$(bp_pick_kprobes pick 300)
 ktap_check "picked_300_kprobes" test "$(echo "$kp" | grep -c '^p ')" -eq 300
 bp_ctl 'unregister pick --sync\n'

@@ -7,9 +7,8 @@
 #   counting.
 # requires: bpclient_c.ko
 . ./bp_lib.sh
-[ -f "$BP_CLIENT_C" ] || bp_skip_all "no $BP_CLIENT_C"
 ktap_plan 11
-ktap_check "insmod_batchprobe" insmod "$BP_KO"
+bp_load insmod_batchprobe
 kp=$(bp_pick_kprobes dbg 300)
 bp_ctl 'p!:ver/k version_proc_show\nr!:ver/r version_proc_show\ncreate ver\nenable ver\nenable dbg\n'
 ktap_check "insmod_client_on_the_same_functions" bp_client_c_load "$kp"

@@ -6,9 +6,8 @@
 #   second retire of the same set.
 # requires: bpclient_c.ko
 . ./bp_lib.sh
-[ -f "$BP_CLIENT_C" ] || bp_skip_all "no $BP_CLIENT_C"
 ktap_plan 30
-ktap_check "insmod_batchprobe" insmod "$BP_KO"
+bp_load insmod_batchprobe
 before=$(kprobes_registered)
 ktap_check "insmod_client" insmod "$BP_CLIENT_C" enable=0 check_api=1
 err() { sed -n "s/^$1 //p" /sys/kernel/debug/bpclient_c/errors; }

@@ -6,10 +6,9 @@
 #   client loaded until retired, and the counts agree with batchprobe's.
 # requires: bpclient_rs.ko
 . ./bp_lib.sh
-[ -f "$BP_CLIENT_RS" ] || bp_skip_all "no $BP_CLIENT_RS"
 ktap_plan 12
 ktap_check "modinfo_depends_batchprobe" test "$(bp_modinfo_depends $BP_CLIENT_RS)" = batchprobe
-ktap_check "insmod_batchprobe" insmod "$BP_KO"
+bp_load insmod_batchprobe
 ktap_check "insmod_client" insmod "$BP_CLIENT_RS"
 ktap_check "drop_retired_scoped_set" test "$(bp_state bpclient_rs.scoped)" = freed
 ktap_check "live_set_enabled" test "$(bp_state bpclient_rs.live)" = enabled

@@ -8,13 +8,12 @@
 #   client whose init fails with a set live has it retired by batchprobe.
 # requires: bpclient_c.ko
 . ./bp_lib.sh
-[ -f "$BP_CLIENT_C" ] || bp_skip_all "no $BP_CLIENT_C"
 ktap_plan 19
 ctl() { printf "$1" | bpwrite /sys/kernel/debug/bpclient_c/control; }
 # Completion callbacks logged so far (earlier tests of this boot log some).
 completions() { dmesg | grep -c 'bpclient_c: retire completed'; }
 ktap_check "modinfo_depends_batchprobe" test "$(bp_modinfo_depends $BP_CLIENT_C)" = batchprobe
-ktap_check "insmod_batchprobe" insmod "$BP_KO"
+bp_load insmod_batchprobe
 ktap_check "insmod_client" insmod "$BP_CLIENT_C"
 ktap_check "rmmod_batchprobe_refused_while_client_loaded" sh -c "! rmmod batchprobe 2>/dev/null"
 ktap_check "rmmod_client_refused_while_set_exists" sh -c "! rmmod bpclient_c 2>/dev/null"

@@ -18,7 +18,7 @@ T=/sys/kernel/tracing
 tmp=/tmp/bp-fallback
 mkdir -p $tmp
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 kp0=$(kprobes_registered)
 # Core functions ftrace can trace (a module's lines carry " [MOD]"); text
 # names more than one function has (left unjudged: a name does not tell

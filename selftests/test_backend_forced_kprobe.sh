@@ -22,7 +22,7 @@ kinds() {
         END { for (k in n) print k "=" n[k] }' "$BP_DEBUGFS/stats" | sort | tr '\n' ' '
 }
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 kp0=$(kprobes_registered) ef0=$(ftrace_enabled)
 ktap_check "create_forced_set" \
     bp_ctl 'p!:fk/ppid '"${BP_GETPPID}"'\nr!:fk/ret '"${BP_GETPPID}"'\np!:fk/v0 version_proc_show+0\nr16!:fk/ver version_proc_show\ncreate fk\n'

@@ -18,7 +18,7 @@ ver() { echo "$(bp_probe_hits mx entry)/$(bp_probe_hits mx mid)/$(bp_probe_hits 
 on_ver() { awk '$3 ~ /^version_proc_show\+/ { print $2 }' /sys/kernel/debug/kprobes/list | sort | tr -d '\n'; }
 on_ppid() { awk '$3 ~ /^'"${BP_GETPPID}"'\+/' /sys/kernel/debug/kprobes/list | wc -l; }
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 kp0=$(kprobes_registered) ef0=$(ftrace_enabled)
 # The first instruction after version_proc_show's fentry call: +5, or +9
 # behind an IBT endbr64 (+5 is inside the call there: refused, EILSEQ).

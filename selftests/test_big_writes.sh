@@ -15,7 +15,7 @@ ktap_plan 9
 EEXIST=17 ENOSPC=28
 
 w0=$(bp_kernel_warnings)
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 flushes() { awk 'BEGIN { for (i = 0; i < 40000; i++) print "flush" }' | bpwrite $BP_DEBUGFS/control; }
 ktap_check "forty_thousand_commands_in_one_write" flushes
 named() { # SET N [DUP]: N named probe lines, then a repeat of the first name

@@ -19,7 +19,7 @@ base=$(direct_attached)
 total=$(grep -vc '\.' $T/available_filter_functions)
 dotted=$(grep -c '\.' $T/available_filter_functions)
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "attach_every_traceable_function" bp_ctl 'd:all * max=1000000\ncreate all\nenable all\n'
 got=$(bp_field all direct)
 echo "# $got of $total ftrace-able functions attached ($dotted with a '.' in the name left out);" \

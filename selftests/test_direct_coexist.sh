@@ -13,7 +13,7 @@ ktap_plan 4
 T=/sys/kernel/tracing
 base=$(direct_attached)
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 # Same function: function tracer, a kprobe and a direct call together.
 echo ${BP_GETPPID} > $T/set_ftrace_filter
 echo function > $T/current_tracer

@@ -12,7 +12,7 @@ ktap_plan 9
 hits() { bp_probe_hits "$1" "$2"; }
 base=$(direct_attached)
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "attach_1001_functions" bp_direct_1001 big
 ktap_check "set_has_1001_direct" test "$(bp_field big direct)" = 1001
 ktap_check "ftrace_sees_1001_direct_callers" test "$(direct_attached)" -eq $((base + 1001))

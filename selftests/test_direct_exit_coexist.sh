@@ -12,9 +12,6 @@
 # then the others first and the exit set last; every counter sees every
 # call, and function_graph logs them.
 . ./bp_lib.sh
-bp_need_btf
-[ -e /sys/kernel/tracing/available_tracers ] && grep -qw function_graph /sys/kernel/tracing/available_tracers ||
-    bp_skip_all "no function_graph tracer"
 ktap_plan 16
 T=/sys/kernel/tracing
 others_on() {
@@ -55,7 +52,7 @@ calls() {
 echo 1 > /proc/sys/kernel/kptr_restrict
 d0=$(direct_attached) ef0=$(ftrace_enabled)
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 # Order 1: the exit set first.
 ktap_check "exit_set_first" exit_on
 ktap_check "then_graph_kprobes_fprobes" others_on

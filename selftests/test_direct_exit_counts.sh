@@ -9,11 +9,10 @@
 # exits, and the last return value recorded is the caller's parent pid.
 # One detach leaves no direct caller behind.
 . ./bp_lib.sh
-bp_need_btf
 ktap_plan 12
 base=$(direct_attached)
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 # Not x64_sys_call, the syscall dispatcher: this test's ancestors (the
 # kselftest runner's shells) go back into wait4 through it while the set is
 # attached, and stay there until this test ends, so the module could not

@@ -12,7 +12,6 @@
 # registered with the first exit set rather than at load (every task exit
 # paid for it), and gone at rmmod.
 . ./bp_lib.sh
-bp_need_btf
 ktap_plan 11
 T=/sys/kernel/tracing
 KP=/sys/kernel/debug/kprobes/enabled
@@ -25,7 +24,7 @@ do_exit_traced() {
 base=$(do_exit_traced)
 hdr() { head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "no_do_exit_callback_before_an_exit_set" test "$(do_exit_traced)" -eq "$base"
 ktap_check "exit_set_on_get_signal" bp_ctl 'd:gs/g get_signal\ncreate gs --exit\nenable gs\n'
 ktap_check "do_exit_callback_with_the_first_exit_set" test "$(do_exit_traced)" -eq $((base + 1))

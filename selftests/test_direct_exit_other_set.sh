@@ -9,7 +9,6 @@
 # it is counted nowhere), not to B, which never counted that call: B must
 # not show more exits than hits, nor exits at all in count mode.
 . ./bp_lib.sh
-bp_need_btf
 ktap_plan 14
 
 # sleep_inside SET: a sleeper in ppoll, counted in by exit set SET, until
@@ -25,7 +24,7 @@ wake_sleeper() {
     wait $pid
 }
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 # 1: B, in exit mode, attaches ppoll while A's sleeper is inside.
 ktap_check "exit_set_a" bp_ctl 'd:a/pp __x64_sys_ppoll\ncreate a --exit\nenable a\n'
 sleep_inside a

@@ -11,7 +11,6 @@
 # glob skips it and counts it; switching a live set to the exit trampoline
 # is refused the same way, and the set keeps its trampoline.
 . ./bp_lib.sh
-bp_need_btf
 ktap_plan 17
 EOPNOTSUPP=95
 base=$(direct_attached)
@@ -25,7 +24,7 @@ done
 [ -n "$V" ] || bp_skip_all "no traceable variadic function (seq_printf, kasprintf, ...)"
 echo "# variadic function: $V"
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 bp_expect_err "variadic_einval" $EOPNOTSUPP "d:r1/x $V\ncreate r1 --exit\n"
 ktap_check "variadic_named" says "$V.*variadic"
 # do_mmap(file, addr, len, prot, flags, vm_flags, pgoff, populate, uf):

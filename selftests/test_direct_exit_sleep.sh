@@ -10,11 +10,10 @@
 # task may be inside (rmmod: EWOULDBLOCK) and lets go once none is and an
 # RCU-tasks grace period has passed (src/direct.rs).
 . ./bp_lib.sh
-bp_need_btf
 ktap_plan 11
 base=$(direct_attached)
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 # ppoll: bpsleep sleeps in it, and nothing else in the guest calls it
 # (busybox and the kselftest runner sleep in nanosleep, poll in poll).
 ktap_check "exit_set_on_ppoll" bp_ctl 'd:zz/pp __x64_sys_ppoll\ncreate zz --exit\nenable zz\n'

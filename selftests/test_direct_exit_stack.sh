@@ -10,11 +10,10 @@
 # through the trampoline's frame and the fentry return address to the
 # syscall entry.
 . ./bp_lib.sh
-bp_need_btf
 ktap_plan 6
 T=/sys/kernel/tracing
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "exit_set_on_getppid" bp_ctl 'd:st/pid '"${BP_GETPPID}"'\ncreate st --exit\nenable st\n'
 echo 'p:kprobes/bpst __task_pid_nr_ns' >> $T/kprobe_events
 echo stacktrace > $T/events/kprobes/bpst/trigger

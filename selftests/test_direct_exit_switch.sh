@@ -8,11 +8,10 @@
 # count` moves it back. Entries keep counting across both switches; exits
 # count only while the exit trampoline is in place.
 . ./bp_lib.sh
-bp_need_btf
 ktap_plan 11
 f() { v=$(bp_exit_field sw pid "$1"); echo "${v:-0}"; }
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "entry_only_set" bp_ctl 'd:sw/pid '"${BP_GETPPID}"'\nd:sw/pgid __x64_sys_getpgid\ncreate sw\nenable sw\n'
 bphit 100 > /dev/null
 ktap_check "counts_entries" test "$(f hits)" -eq 100

@@ -13,10 +13,9 @@
 # a fixed sleep raced the steps on a slow guest (debug-7.3 in CI: it had
 # returned before the rmmod check, 2026-12-03).
 . ./bp_lib.sh
-bp_need_btf
 ktap_plan 14
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "exit_set_on_get_signal_and_ppoll" \
     bp_ctl 'd:gs/g get_signal\nd:gs/pp __x64_sys_ppoll\ncreate gs --exit\nenable gs\n'
 # The sleeper: inside ppoll's body until SIGUSR1 (10 minutes at most).

@@ -6,14 +6,13 @@
 #   line on such a function fails with EBUSY and names it.
 # requires: bp_foreign.ko (selftests/modules), CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 . ./bp_lib.sh
-[ -f "$BP_FOREIGN" ] || bp_skip_all "no $BP_FOREIGN"
 ktap_plan 15
 calls() { cat /sys/module/bp_foreign/parameters/calls; }
 skipped_errno() {
     awk -v s="$1" -v f="$2" '$1 == "set" { cur = $2; next } cur == s && $1 == "skipped" && $2 == f { print $3 }' \
         "$BP_DEBUGFS/stats"
 }
-ktap_check "insmod_batchprobe" insmod "$BP_KO"
+bp_load insmod_batchprobe
 ktap_check "insmod_foreign_direct_and_ipmodify" insmod "$BP_FOREIGN" direct=vfs_read ipmodify=vfs_write
 foreign=$(direct_attached)
 ktap_check "glob_over_foreign_functions_attaches" bp_ctl 'd:g vfs_*\ncreate g\nenable g\n'

@@ -11,7 +11,7 @@
 ktap_plan 8
 EBUSY=16
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "glob_first_then_explicit" bp_ctl 'd:g1 '"${BP_SYS}getpp*"'\nd:g1/mine '"${BP_GETPPID}"'\ncreate g1\nenable g1\n'
 bphit 10 > /dev/null
 ktap_check "explicit_name_counts" test "$(bp_probe_hits g1 mine)" -ge 10

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # description: a direct set on the functions its own handler path could call
-# requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, PREEMPT_RCU for the rcu cases
+# requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #
 # On PREEMPT_RCU kernels rcu_read_lock() is the out-of-line, traceable
 # __rcu_read_lock. A direct handler that took rcu_read_lock() would call its
@@ -14,7 +14,7 @@ ktap_plan 7
 T=/sys/kernel/tracing
 base=$(direct_attached)
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 if grep -qx '__rcu_read_lock' $T/available_filter_functions; then
     ktap_check "attach_rcu_read_lock_and_unlock" \
         bp_ctl 'd:rcu/lock __rcu_read_lock\nd:rcu/unlock __rcu_read_unlock\ncreate rcu\nenable rcu\n'

@@ -3,7 +3,7 @@
 # description: a handler that re-enters its own direct set: the first nested
 #   call runs (ftrace's transition bit), the next one is refused and counted
 #   missed, and the refusal leaves the preempt count as it found it
-# requires: bpclient_c.ko, jiffies_to_msecs in available_filter_functions
+# requires: bpclient_c.ko, available_filter_functions:jiffies_to_msecs
 #
 # The C client with reenter=1 calls jiffies_to_msecs() from its handler on
 # every direct hit, and direct=jiffies_to_msecs puts that function in its
@@ -17,15 +17,13 @@
 # once; on the debug kernel test_direct_all.sh met it now and then).
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-[ -f "$BP_CLIENT_C" ] || bp_skip_all "no $BP_CLIENT_C"
-grep -qx 'jiffies_to_msecs' $T/available_filter_functions || bp_skip_all "jiffies_to_msecs is not traceable here"
 ktap_plan 8
 # Target 3 of the client's set: jiffies_to_msecs (after its 3 fixed ones).
 missed3() { awk '$1 == 3 { sub("missed=", "", $3); print $3 }' /sys/kernel/debug/bpclient_c/counts; }
 hits3() { awk '$1 == 3 { sub("hits=", "", $2); print $2 }' /sys/kernel/debug/bpclient_c/counts; }
 warnings() { bp_kernel_warnings preempt_count; }
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 w0=$(warnings)
 ktap_check "insmod_client_reentering" insmod "$BP_CLIENT_C" direct=jiffies_to_msecs reenter=1
 m0=$(missed3) h0=$(bp_client_field hits2)

@@ -13,7 +13,7 @@ ktap_plan 12
 T=/sys/kernel/tracing
 base=$(direct_attached)
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "attach_1001_functions_held" bp_direct_1001 big
 bp_expect_err "second_direct_caller_ebusy" 16 'd:dup/again '"${BP_GETPPID}"'\ncreate dup\n'
 ktap_check "ebusy_names_symbol" grep -q "${BP_GETPPID}" $BP_DEBUGFS/last_error

@@ -11,7 +11,7 @@ ktap_plan 11
 hits() { bp_probe_hits "$1" "$2"; }
 base=$(direct_attached)
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "attach_1001_functions_to_switch" bp_direct_1001 big
 bphit 100 > /dev/null
 ktap_check "counts_before_the_switch" test "$(hits big pid)" -ge 100

@@ -12,7 +12,7 @@
 ktap_plan 24
 ENOENT=2 E2BIG=7 EEXIST=17 EBUSY=16 EINVAL=22 EILSEQ=84 EALREADY=114
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "baseline_set" bp_ctl 'p!:base/v version_proc_show\ncreate base\n'
 sets0=$(cat $BP_DEBUGFS/sets)
 kp0=$(kprobes_registered)

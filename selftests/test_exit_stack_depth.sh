@@ -31,10 +31,7 @@
 # tmpfs writes and reads, a tmpfs mount, procfs and sysfs walks, signals,
 # a module load and unload; three rounds each time.
 . ./bp_lib.sh
-bp_need_btf
 T=/sys/kernel/tracing
-[ -w /proc/sys/kernel/stack_tracer_enabled ] && [ -r $T/stack_max_size ] ||
-    bp_skip_all "no stack tracer (CONFIG_STACK_TRACER)"
 # Under KASAN and TCG an exit set on every function with the stack tracer
 # beside it outran the runner's 900 s (debug-7.3, 2026-12-03: killed while
 # attaching, which left the module loaded for every later program), so the
@@ -119,7 +116,7 @@ measure() {
     echo "$depth"
 }
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 t=$(now)
 echo 1 > /proc/sys/kernel/stack_tracer_enabled
 echo "# stack tracer on in $(since "$t") s; THREAD_SIZE $thread_size"

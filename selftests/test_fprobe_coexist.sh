@@ -44,7 +44,7 @@ calls() {
 fs_lines='p:fs/e '"${BP_GETPPID}"'\nr:fs/r '"${BP_GETPPID}"'\ncreate fs\nenable fs\n'
 ds_lines='d:ds/g '"${BP_GETPPID}"'\ncreate ds\nenable ds\n'
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 kp0=$(kprobes_registered) ef0=$(ftrace_enabled) d0=$(direct_attached)
 # Order 1: the fprobe set, the direct set, the tracefs event.
 ktap_check "fprobe_set_first" bp_ctl "$fs_lines"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # description: p: at +0 on a function ftrace can trace is an fprobe, and counts every entry exactly
-# requires: CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE (available_filter_functions, enabled_functions)
+# requires: CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE (available_filter_functions and enabled_functions)
 #
 # A p: line at offset 0 (written bare or as +0) on a core-kernel function
 # that ftrace can trace and kprobes do not blacklist is served by the set's
@@ -16,7 +16,7 @@ ktap_plan 22
 trig() { cat /proc/version > /dev/null; }
 hits() { echo "$(bp_probe_hits fe ppid)/$(bp_probe_hits fe ver)"; }
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 kp0=$(kprobes_registered)
 u0=$(ftrace_users ${BP_GETPPID})/$(ftrace_users version_proc_show)
 ktap_check "create_entry_set" bp_ctl 'p:fe/ppid '"${BP_GETPPID}"'\np:fe/ver version_proc_show+0\ncreate fe\n'

@@ -24,7 +24,7 @@ anchors() { grep -c '^bp_fgraph_anchor ' $T/enabled_functions; }
 warnings() { bp_kernel_warnings; }
 if fprobe_on_fgraph; then held=1; else held=0; fi
 w0=$(warnings)
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "no_anchor_before_a_return_fprobe" \
     sh -c ". ./bp_lib.sh; bp_ctl 'p:e/p ${BP_GETPPID}\ncreate e\nenable e\nunregister e --sync\n' && test \$(grep -c '^bp_fgraph_anchor ' $T/enabled_functions) -eq 0"
 ktap_check "first_return_fprobe" bp_ctl 'r:a/r '"${BP_GETPPID}"'\ncreate a\nenable a\n'

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # description: r: (and rN: where fprobe has instance pools) on a function ftrace can trace are fretprobes (the set's exit fprobe), and count every return exactly
-# requires: CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE (available_filter_functions, enabled_functions)
+# requires: CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE (available_filter_functions and enabled_functions)
 #
 # A return probe (r:, or r16: with a maxactive) on a core-kernel function
 # ftrace can trace is served by its set's exit fprobe: stats names it
@@ -23,7 +23,7 @@ else
     k16=fretprobe f16_line="0/1" kp_more=0
 fi
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 kp0=$(kprobes_registered)
 u0=$(ftrace_users ${BP_GETPPID})/$(ftrace_users version_proc_show)
 ktap_check "create_two_return_sets" \

@@ -14,7 +14,7 @@
 . ./bp_lib.sh
 ktap_plan 10
 if fprobe_on_fgraph; then last=kretprobe; else last=fretprobe; fi
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 cmds=""
 i=1
 while [ $i -le 25 ]; do

@@ -25,7 +25,7 @@ ktap_plan $((3 + 2 * ROUNDS))
 splats() { bp_kernel_warnings 'Oops|fprobe_return'; }
 s0=$(splats)
 cpus=$(nproc)
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 # Each return set must be fprobe-served (not a kretprobe): the case at stake.
 ktap_check "return_probes_are_fprobes" sh -c ". ./bp_lib.sh; bp_ctl 'r:probe/r __x64_sys_ppoll\ncreate probe\n' && test \"\$(bp_probe_kind probe r)\" = fretprobe && bp_ctl 'unregister probe --sync\n'"
 

@@ -12,7 +12,7 @@
 ktap_plan 8
 ENOENT=2
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "create_count_retire" bp_ctl 'p:keep/g '"${BP_GETPPID}"'\ncreate keep\nenable keep\n'
 bphit 10 > /dev/null
 ktap_check "retire" bp_ctl 'unregister keep --sync\n'

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # description: the kernel's own ftracetest kprobe cases pass with 1000 batchprobe probes attached
-# requires: CONFIG_KPROBE_EVENTS, the kernel tree's tools/testing/selftests/ftrace (copied to /ftracetest)
+# requires: CONFIG_KPROBE_EVENTS
 #
 # batchprobe must coexist with every other kprobe user: with a set of 1000
 # kprobes (250 on the debug kernels: bp_sized) enabled and one of direct
@@ -12,7 +12,7 @@ CASES="multiple_kprobes kprobe_insn_boundary kprobe_opt_types kprobe_ftrace busy
 ktap_plan 11
 FT=/ftracetest
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "kprobes_enabled" bp_ctl "p:bp *+5 max=$(bp_sized 1000) skip=*lock*\ncreate bp\nenable bp\n"
 ktap_check "direct_set_attached" bp_ctl 'd:bpd '"${BP_SYS}getpp*"'\ncreate bpd\nenable bpd\n'
 echo "# batchprobe: $(bp_field bp kprobes) kprobes, $(bp_field bpd direct) direct calls"

@@ -28,7 +28,7 @@ default=3000
 seed=${BP_FUZZ_SEED:-1} batches=${BP_FUZZ_BATCHES:-$default}
 kp_base=$(kprobes_registered) d_base=$(direct_attached)
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ef0=$(ftrace_enabled)
 black=$(grep -v "^$" /sys/kernel/debug/kprobes/blacklist | awk '{print $2}' | grep -v '\.' | head -1)
 t0=$(cut -d' ' -f1 /proc/uptime)

@@ -17,7 +17,7 @@ uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 # of the programs before it).
 stalls() { bp_kernel_warnings 'soft lockup|rcu_.*self-detected stall|detected stalls'; }
 w0=$(stalls)
-ktap_check "insmod" insmod "$BP_KO" max_set_probes=20000
+bp_load insmod max_set_probes=20000
 kp0=$(kprobes_registered)
 awk 'BEGIN { for (i = 0; i < 20000; i++) print "p:big vfs_*"; print "create big" }' > /tmp/killed_batch.txt
 bpwrite "$BP_DEBUGFS/control" < /tmp/killed_batch.txt 2> /tmp/killed_batch.err &

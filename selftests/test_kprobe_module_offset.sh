@@ -13,14 +13,12 @@
 # kernels; the end of the fentry call otherwise): an instruction boundary.
 # bp_foreign.ko's direct call on vfs_read calls bp_foreign_count.
 . ./bp_lib.sh
-[ -f "$BP_FOREIGN" ] || bp_skip_all "no $BP_FOREIGN"
 T=/sys/kernel/tracing
-[ -w $T/kprobe_events ] || bp_skip_all "no $T/kprobe_events (CONFIG_KPROBE_EVENTS)"
 ktap_plan 12
 EINVAL=22
 F=bp_foreign_count
 
-ktap_check "insmod_batchprobe" insmod "$BP_KO"
+bp_load insmod_batchprobe
 ktap_check "insmod_foreign" insmod "$BP_FOREIGN" direct=vfs_read
 # The reference: the first offset tracefs takes for a kprobe on $F.
 off=

@@ -28,7 +28,7 @@ is() {
     ! grep -Eq 'errno|-[0-9]' $LE || { echo "a number: $(cat $LE)"; return 1; }
 }
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 
 # The example, as a new user would write it.
 bp_expect_err "unknown_symbol_enoent" $ENOENT 'p:oops/a vfs_read\np:oops/b no_such_function\ncreate oops\n'

@@ -11,7 +11,7 @@
 ktap_plan 25
 trig() { cat /proc/version > /dev/null; }
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 before=$(kprobes_registered)
 ktap_check "create_257_probes" bp_ctl 'p:life *+5 max=256 skip=*lock*\np!:life/trig version_proc_show\ncreate life\n'
 ktap_check "registered_state" test "$(bp_state life)" = registered

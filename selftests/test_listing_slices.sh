@@ -17,7 +17,7 @@ probe_lines() { # SET: its probes' lines in stats, as "NAME" once each line
         "$BP_DEBUGFS/stats"
 }
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "three_hundred_glob_lines" bp_ctl "$(awk 'BEGIN { for (i = 0; i < 300; i++) printf "p:many vfs_*\\n" }')create many\n"
 n=$(bp_set_probes many)
 echo "# set many: $n probes"

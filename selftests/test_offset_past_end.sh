@@ -11,7 +11,7 @@
 ktap_plan 9
 EINVAL=22 ENOENT=2
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 kp0=$(kprobes_registered)
 # __x64_sys_getppid+SIZE is the first byte of the next function: an
 # instruction boundary the kernel would accept (most offsets past the end

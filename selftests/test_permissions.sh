@@ -13,7 +13,7 @@
 ktap_plan 9
 EPERM=1 EACCES=13
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 out=$(printf 'p:u vfs_read\ncreate u\n' | bpuser 1000 bpwrite $BP_DEBUGFS/control 2>&1)
 ktap_check "non_root_gets_eacces" sh -c "echo '$out' | grep -qF '(errno $EACCES)'"
 out=$(printf 'p:n vfs_read\ncreate n\n' | bpnocap bpwrite $BP_DEBUGFS/control 2>&1)

@@ -15,7 +15,7 @@ ktap_plan 12
 ENOSPC=28
 PARAM=/sys/module/batchprobe/parameters/max_set_probes
 
-ktap_check "insmod_with_a_cap_of_8" insmod "$BP_KO" max_set_probes=8
+bp_load insmod_with_a_cap_of_8 max_set_probes=8
 ktap_check "the_parameter_reads_back" test "$(cat $PARAM 2>&1)" = 8
 kp0=$(kprobes_registered)
 lines() { # SET N: N explicit lines, named p1..pN

@@ -18,7 +18,7 @@ past_cap() { # SET: how many glob members the cap left out, from stats
         "$BP_DEBUGFS/stats"
 }
 
-ktap_check "insmod_with_a_cap_of_40" insmod "$BP_KO" max_set_probes=40
+bp_load insmod_with_a_cap_of_40 max_set_probes=40
 ktap_check "four_glob_lines" bp_ctl 'p:g vfs_*\np:g vfs_*\np:g vfs_*\np:g vfs_*\ncreate g\n'
 echo "# $(grep '^g ' $BP_DEBUGFS/sets); past the cap: $(past_cap g)"
 ktap_check "the_set_holds_exactly_the_cap" test "$(bp_set_probes g)" = 40

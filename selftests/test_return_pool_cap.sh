@@ -16,7 +16,7 @@ PARAM=/sys/module/batchprobe/parameters/max_return_pool_kib
 cpus=$(awk -F- '{ print ($2 == "" ? 1 : $2 - $1 + 1) }' /sys/devices/system/cpu/possible)
 echo "# possible CPUs: $cpus"
 
-ktap_check "insmod_with_a_1_MiB_cap" insmod "$BP_KO" max_return_pool_kib=1024
+bp_load insmod_with_a_1_MiB_cap max_return_pool_kib=1024
 ktap_check "the_parameter_reads_back" test "$(cat $PARAM 2>&1)" = 1024
 # One r4096!: kretprobe: a ring of 4096 pointers (32 KiB) on every CPU.
 ktap_check "one_r4096_kretprobe" bp_ctl 'r4096!:one/r vfs_read\ncreate one\n'

@@ -6,10 +6,9 @@
 #   under the batch's time (it used to sleep in D state behind the batch)
 # requires: bp_foreign.ko (selftests/modules), CONFIG_KPROBES
 . ./bp_lib.sh
-[ -f "$BP_FOREIGN" ] || bp_skip_all "no $BP_FOREIGN"
 ktap_plan 9
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "insmod_unrelated_module" insmod "$BP_FOREIGN"
 # One write that holds the registry lock for seconds under TCG: up to 1024
 # (256 on the debug kernels, where each costs several times as much: bp_sized)

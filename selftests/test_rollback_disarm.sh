@@ -24,7 +24,7 @@ refused() {
     echo "$fails"
 }
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 kp0=$(kprobes_registered) ef0=$(ftrace_enabled)
 ktap_check "every_write_refused_enoent" test "$(refused '!')" -eq 0
 ktap_check "nothing_left_registered" test "$(kprobes_registered)" -eq "$kp0"

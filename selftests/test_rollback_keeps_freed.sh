@@ -21,7 +21,7 @@ snapshot() {
     ftrace_enabled
 }
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "create_count_retire" bp_ctl 'p:a/x version_proc_show\ncreate a\nenable a\n'
 cat /proc/version > /dev/null
 ktap_check "retire" bp_ctl 'unregister a --sync\n'

@@ -19,7 +19,7 @@ T=/sys/kernel/tracing
 secs=${BP_STRESS_S:-30}
 kp_base=$(kprobes_registered) d_base=$(direct_attached)
 
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ef0=$(ftrace_enabled)
 rm -f /tmp/stress-stop /tmp/stress-w*
 for c in $(seq 1 "$(grep -c ^processor /proc/cpuinfo)"); do

@@ -13,6 +13,8 @@
 # 90 minutes on two cores).
 . ./bp_lib.sh
 ktap_plan 5
+# Loads the module itself, once per cycle.
+bp_cleanup_on_exit
 T=/sys/kernel/tracing
 default=40
 [ -e /sys/kernel/debug/kmemleak ] && default=20

@@ -13,7 +13,7 @@ ktap_plan 14
 ENOENT=2
 
 kp0=$(kprobes_registered)   # before batchprobe's own (grace-period counters)
-ktap_check "insmod" insmod "$BP_KO"
+bp_load
 ktap_check "stage_bad_line" bp_ctl 'p!:u/bad no_such_function_bp\n'
 bp_expect_err "create_fails" "$ENOENT" 'create u\n'
 bp_expect_err "create_fails_again_line_kept" "$ENOENT" 'create u\n'

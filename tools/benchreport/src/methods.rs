@@ -21,7 +21,7 @@ pub(crate) const PHASES: [&str; 8] = [
     "unregister_complete",
 ];
 pub(crate) const PLOTTED: [&str; 4] = ["register", "enable", "disable", "unregister_complete"];
-/// Entry + exit on the same N functions (`exit_probes` in selftests/bench.sh).
+/// Entry + exit on the same N functions (`exit_probes` in selftests/bench_lib.sh).
 pub(crate) const EXIT_METHODS: [&str; 4] = [
     "exit",
     "fprobe-exit",
@@ -40,7 +40,7 @@ pub(crate) const DIRECT_PHASES: [&str; 6] = [
 ];
 pub(crate) const DIRECT_PLOTTED: [&str; 2] = ["attach", "detach"];
 pub(crate) const ENTRY_METHODS: [&str; 3] = ["entry-tracefs", "entry-kprobe", "entry-auto"];
-/// The BPF peers, entry only (`peers` in selftests/bench.sh).
+/// The BPF peers, entry only (`peers` in selftests/bench_lib.sh).
 pub(crate) const PEER_ENTRY_METHODS: [&str; 3] =
     ["peer-bp-fprobe", "peer-bp-direct", "peer-kprobe-multi"];
 /// The BPF peers, entry + exit.

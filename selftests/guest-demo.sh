@@ -18,7 +18,7 @@
 #  3. The debugfs files after one deliberate bad write: sets, stats,
 #     last_error.
 . ./bp_lib.sh
-. ./bench.sh --lib
+. ./bench_lib.sh
 N=${BP_DEMO_N:-256}
 PAUSE=${BP_DEMO_PAUSE:-2}
 # Kernel messages would interleave with the demo's output on the shared
@@ -36,7 +36,7 @@ echo "   tracefs registers with one kprobe_events write per probe, as the seed"
 echo "   script does, batchprobe with one write for the whole set; both sleep"
 echo "   ${PAUSE} s after enable and after disable, as the seed script does)"
 echo > $T/kprobe_events
-t_reg=$(bptime sh -c ". ./bench.sh --lib; tracefs_register $N $off")
+t_reg=$(bptime sh -c ". ./bench_lib.sh; tracefs_register $N $off")
 t_got=$(wc -l < $T/kprobe_events)
 # wtime FILE TEXT: the wall time of a shell writing TEXT (printf escapes)
 # to FILE, opened as `>` does (O_TRUNC: what clears kprobe_events), the same

@@ -1,11 +1,10 @@
-#!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# `make bench`, guest side: every method on the same kind of symbols, in one
-# boot. Prints one line per measurement:
+# `make bench`'s methods (sourced: guest-bench.sh runs them, guest-demo.sh
+# and the timed subshells below use some): every method on the same kind of
+# symbols, in one boot. Each prints one line per measurement:
 #   BENCH method=M n=N run=R phase=P ns=T [offset=O] [got=K]
 #   BENCH method=M n=N status=over-budget projected_s=S
 #   BENCHGP method=M n=N run=R phase=P gp=RCU/RCU_TASKS/RCU_TASKS_RUDE
-#   BENCHINFO key=value
 # The host (scripts/bench.sh) turns them into tables and a plot.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
@@ -48,7 +47,7 @@ tracefs_register() {
 tracefs_run() { # method n run
     off=$(offset_for "$2")
     echo > $T/kprobe_events
-    ns=$(bptime sh -c ". ./bench.sh --lib; tracefs_register $2 $off")
+    ns=$(bptime sh -c ". ./bench_lib.sh; tracefs_register $2 $off")
     got=$(wc -l < $T/kprobe_events)
     echo "BENCH method=$1 n=$2 run=$3 phase=register ns=$ns offset=$off got=$got"
     ns=$(bptime sh -c "echo 1 > $T/events/kprobes/enable")
@@ -549,65 +548,3 @@ per_hit_offset() {
         done
     done
 }
-
-[ "${1:-}" = --lib ] && return 0
-
-echo "BENCHINFO kernel=$(uname -r)"
-echo "BENCHINFO vcpus=$(grep -c ^processor /proc/cpuinfo)"
-echo "BENCHINFO runs=$RUNS"
-echo "BENCHINFO direct_runs=$DIRECT_RUNS"
-echo "BENCHINFO big_runs=$BIG_RUNS"
-echo "BENCHINFO budget_s=$BUDGET_S"
-echo "BENCHINFO peer_budget_s=$PEER_BUDGET_S"
-echo "BENCHINFO text_symbols=$(grep -ci ' t ' /proc/kallsyms)"
-echo "BENCHINFO ftrace_functions=$(wc -l < $T/available_filter_functions)"
-if [ -e /proc/lockdep ]; then echo "BENCHINFO lockdep=on"; else echo "BENCHINFO lockdep=off"; fi
-DIRECT_SIZES=$(echo "$DIRECT_SIZES" | sed "s/all/$(wc -l < $T/available_filter_functions)/")
-# Kernel messages on the console would land in the middle of BENCH lines
-# (the serial console is shared): keep all but emergencies and alerts (an
-# oops still shows at once) off it until the end, then print the whole
-# kernel log, where the host looks for warnings and splats.
-dmesg -n 2
-insmod "$BP_KO" || exit 1
-# BP_BENCH_ONLY=entry: only the entry-probe comparison and the per-hit
-# costs; BP_BENCH_ONLY=exit: only entry + exit (on a kernel with BTF);
-# BP_BENCH_ONLY=percall: only entry + exit's per-call costs;
-# BP_BENCH_ONLY=peers: only the BPF peers.
-case "${BP_BENCH_ONLY:-}" in
-peers)
-    peers ;;
-exit)
-    exit_probes
-    per_call_exit ;;
-percall)
-    per_call_exit ;;
-*)
-if [ "${BP_BENCH_ONLY:-}" != entry ]; then
-echo 1 > /proc/sys/debug/kprobes-optimization
-method tracefs tracefs_run
-echo 0 > /proc/sys/debug/kprobes-optimization
-method tracefs-noopt tracefs_run
-echo 1 > /proc/sys/debug/kprobes-optimization
-method batchprobe bp_run
-method batchprobe-noopt bp_run --noopt
-method batchprobe-one-by-one bp_run --one-by-one
-direct_vs_fprobe
-# One run each, with room for N = 1000: its detach alone is ~2 min here.
-method direct-ops-per-function direct_run --one-by-one "$DIRECT_SIZES" 1 150
-fi
-entry_probes
-per_hit
-if [ "${BP_BENCH_ONLY:-}" != entry ]; then
-per_hit_direct
-per_hit_offset
-if [ -r /sys/kernel/btf/vmlinux ]; then
-    exit_probes
-    per_call_exit
-fi
-peers
-fi ;;
-esac
-rmmod batchprobe
-dmesg -n 7
-dmesg
-echo "BENCHDONE"

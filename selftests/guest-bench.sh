@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# `make bench`, guest side (bp.mode=bench): runs the methods of bench_lib.sh
+# in one boot, after BENCHINFO key=value lines that say what they ran on,
+# and ends with the kernel log and BENCHDONE. The host (scripts/bench.sh)
+# turns the lines into tables and a plot.
+#
+# BP_BENCH_ONLY picks a part: entry (the entry-probe comparison and the
+# per-hit costs), exit (entry + exit, on a kernel with BTF), percall (only
+# entry + exit's per-call costs), peers (only the BPF peers); unset: all.
+. ./bench_lib.sh
+
+bench_info() {
+    echo "BENCHINFO kernel=$(uname -r)"
+    echo "BENCHINFO vcpus=$(grep -c ^processor /proc/cpuinfo)"
+    echo "BENCHINFO runs=$RUNS"
+    echo "BENCHINFO direct_runs=$DIRECT_RUNS"
+    echo "BENCHINFO big_runs=$BIG_RUNS"
+    echo "BENCHINFO budget_s=$BUDGET_S"
+    echo "BENCHINFO peer_budget_s=$PEER_BUDGET_S"
+    echo "BENCHINFO text_symbols=$(grep -ci ' t ' /proc/kallsyms)"
+    echo "BENCHINFO ftrace_functions=$(wc -l < $T/available_filter_functions)"
+    if [ -e /proc/lockdep ]; then echo "BENCHINFO lockdep=on"; else echo "BENCHINFO lockdep=off"; fi
+}
+
+# The seed's comparison: tracefs against batchprobe's ways, kprobes at
+# +5/+9, then direct calls and their baselines.
+bench_seed() {
+    echo 1 > /proc/sys/debug/kprobes-optimization
+    method tracefs tracefs_run
+    echo 0 > /proc/sys/debug/kprobes-optimization
+    method tracefs-noopt tracefs_run
+    echo 1 > /proc/sys/debug/kprobes-optimization
+    method batchprobe bp_run
+    method batchprobe-noopt bp_run --noopt
+    method batchprobe-one-by-one bp_run --one-by-one
+    direct_vs_fprobe
+    # One run each, with room for N = 1000: its detach alone is ~2 min here.
+    method direct-ops-per-function direct_run --one-by-one "$DIRECT_SIZES" 1 150
+}
+
+# Entry + exit, where the kernel has the BTF the exit trampoline needs.
+bench_exit() {
+    [ -r /sys/kernel/btf/vmlinux ] || return 0
+    exit_probes
+    per_call_exit
+}
+
+bench_all() {
+    bench_seed
+    entry_probes
+    per_hit
+    per_hit_direct
+    per_hit_offset
+    bench_exit
+    peers
+}
+
+bench_info
+DIRECT_SIZES=$(echo "$DIRECT_SIZES" | sed "s/all/$(wc -l < $T/available_filter_functions)/")
+# Kernel messages on the console would land in the middle of BENCH lines
+# (the serial console is shared): keep all but emergencies and alerts (an
+# oops still shows at once) off it until the end, then print the whole
+# kernel log, where the host looks for warnings and splats.
+dmesg -n 2
+insmod "$BP_KO" || exit 1
+case "${BP_BENCH_ONLY:-}" in
+    peers) peers ;;
+    exit) exit_probes; per_call_exit ;;
+    percall) per_call_exit ;;
+    entry) entry_probes; per_hit ;;
+    *) bench_all ;;
+esac
+rmmod batchprobe
+dmesg -n 7
+dmesg
+echo "BENCHDONE"
