@@ -256,6 +256,19 @@ projection() {
         echo 0
     fi
 }
+# within_budget PREFIX M N BUDGET_S: whether one run of M at N, projected
+# (in $projected), stays within BUDGET_S seconds; if not, says so.
+within_budget() {
+    projected=$(projection "$1" "$2" "$3")
+    [ "$projected" -le "$4" ] && return 0
+    echo "BENCH method=$2 n=$3 status=over-budget projected_s=$projected"
+    return 1
+}
+# repeats N: how many times the methods take turns at N: BIG_RUNS up to
+# 1000 functions, once for more.
+repeats() {
+    if [ "$1" -gt 1000 ]; then echo 1; else echo "$BIG_RUNS"; fi
+}
 # ran PREFIX M N T0: M ran at N, from T0 (now's clock) until now.
 ran() {
     v=$(echo "$2" | tr - _)
@@ -271,19 +284,12 @@ exit_probes() {
         # would take minutes here: projected from the largest N they ran.
         todo=
         for m in exit fprobe-exit entry-kretprobe exit-ops-per-function; do
-            projected=$(projection exit "$m" "$n")
-            if [ "$projected" -gt "$BUDGET_S" ]; then
-                echo "BENCH method=$m n=$n status=over-budget projected_s=$projected"
-                continue
-            fi
-            todo="$todo $m"
+            within_budget exit "$m" "$n" "$BUDGET_S" && todo="$todo $m"
         done
-        # Repeats: BIG_RUNS up to 1000 functions, one for more. The methods
-        # take turns within each repeat, as direct and fprobe do above, so
-        # that a slow spell of the host does not land on one method's runs.
-        k=$BIG_RUNS
-        [ "$n" -gt 1000 ] && k=1
-        for _ in $(seq 1 "$k"); do
+        # The methods take turns within each repeat, as direct and fprobe
+        # do above, so that a slow spell of the host does not land on one
+        # method's runs.
+        for _ in $(seq 1 "$(repeats "$n")"); do
             for m in $todo; do
                 r=$((r + 1))
                 t0=$(now)
@@ -422,18 +428,12 @@ peer_round() {
         head -n "$n" "$list" > /tmp/bp-peer-n
         todo= once=
         for m in "$@"; do
-            projected=$(projection peer "$m" "$n")
-            if [ "$projected" -gt "$PEER_BUDGET_S" ]; then
-                echo "BENCH method=$m n=$n status=over-budget projected_s=$projected"
-                continue
-            fi
+            within_budget peer "$m" "$n" "$PEER_BUDGET_S" || continue
             # A run past BUDGET_S (one link per function) runs once.
             [ "$projected" -gt "$BUDGET_S" ] && once="$once $m"
             todo="$todo $m"
         done
-        k=$BIG_RUNS
-        [ "$n" -gt 1000 ] && k=1
-        for i in $(seq 1 "$k"); do
+        for i in $(seq 1 "$(repeats "$n")"); do
             for m in $todo; do
                 [ "$i" -gt 1 ] && case " $once " in *" $m "*) continue ;; esac
                 peer_r=$((peer_r + 1))

@@ -366,33 +366,14 @@ static enum bpf_attach_type side_type(const struct peer *p, int side)
 	return side ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY;
 }
 
-/*
- * Open and load the object with the mode's programs only. A per-function
- * mode loads its templates on the first function, then one copy of each
- * template's final instructions (map references resolved) per other
- * function, tied to that function's BTF id.
- */
-static int peer_load(struct peer *p)
+/* Picks the mode's programs of the open object: only they load; a
+ * per-function mode's are tied to the first function. */
+static int peer_pick(struct peer *p)
 {
 	const struct mode *m = p->m;
-	const char *obj = peer_obj, *end = peer_obj_end;
 	struct bpf_program *prog;
-	struct bpf_map *map;
-	size_t i;
 	int side, err;
 
-#ifdef PEER_MULTI_OBJ
-	if (m->multi_obj) {
-		obj = peer_multi_obj;
-		end = peer_multi_obj_end;
-	}
-#endif
-	p->prog_ids = calloc(2 * p->ns->n + 2, sizeof(*p->prog_ids));
-	if (!p->prog_ids)
-		return -ENOMEM;
-	p->obj = bpf_object__open_mem(obj, end - obj, NULL);
-	if (!p->obj)
-		return -errno;
 	bpf_object__for_each_program(prog, p->obj)
 		bpf_program__set_autoload(prog, false);
 	for (side = 0; side < 2; side++) {
@@ -410,10 +391,14 @@ static int peer_load(struct peer *p)
 				return err;
 		}
 	}
-	err = bpf_object__load(p->obj);
-	if (err)
-		return err;
-	map = bpf_object__find_map_by_name(p->obj, "peer_state");
+	return 0;
+}
+
+/* Maps the loaded object's counters (its peer_state map). */
+static int peer_map(struct peer *p)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(p->obj, "peer_state");
+
 	if (!map)
 		return -ENOENT;
 	p->state = mmap(NULL, sysconf(_SC_PAGE_SIZE), PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -422,44 +407,80 @@ static int peer_load(struct peer *p)
 		p->state = NULL;
 		return -errno;
 	}
-	for (side = 0; side < 2; side++) {
-		const struct bpf_insn *insns;
-		size_t cnt;
+	return 0;
+}
 
+/* A per-function mode's side: one copy of the template's final
+ * instructions (map references resolved) per other function, tied to that
+ * function's BTF id. A function the kernel refuses keeps fd -1. */
+static int peer_clone(struct peer *p, int side)
+{
+	const struct bpf_insn *insns = bpf_program__insns(p->prog[side]);
+	size_t i, cnt = bpf_program__insn_cnt(p->prog[side]);
+	int err;
+
+	p->fds[side] = malloc(p->ns->n * sizeof(int));
+	if (!p->fds[side])
+		return -ENOMEM;
+	for (i = 0; i < p->ns->n; i++)
+		p->fds[side][i] = -1;
+	p->fds[side][0] = bpf_program__fd(p->prog[side]);
+	for (i = 1; i < p->ns->n; i++) {
+		LIBBPF_OPTS(bpf_prog_load_opts, o,
+			    .expected_attach_type = side_type(p, side),
+			    .attach_btf_id = p->ns->ids[i]);
+
+		p->fds[side][i] = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL",
+						insns, cnt, &o);
+		if (p->fds[side][i] < 0) {
+			if (!quiet)
+				fprintf(stderr, "bpfpeer: %s: load for %s: %s\n",
+					p->m->name, p->ns->v[i], strerror(errno));
+			continue;
+		}
+		err = remember_id(p, p->fds[side][i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Open and load the object with the mode's programs only. A per-function
+ * mode loads its templates on the first function, then clones them for
+ * the others (peer_clone).
+ */
+static int peer_load(struct peer *p)
+{
+	const struct mode *m = p->m;
+	const char *obj = peer_obj, *end = peer_obj_end;
+	int side, err;
+
+#ifdef PEER_MULTI_OBJ
+	if (m->multi_obj) {
+		obj = peer_multi_obj;
+		end = peer_multi_obj_end;
+	}
+#endif
+	p->prog_ids = calloc(2 * p->ns->n + 2, sizeof(*p->prog_ids));
+	if (!p->prog_ids)
+		return -ENOMEM;
+	p->obj = bpf_object__open_mem(obj, end - obj, NULL);
+	if (!p->obj)
+		return -errno;
+	err = peer_pick(p);
+	if (!err)
+		err = bpf_object__load(p->obj);
+	if (!err)
+		err = peer_map(p);
+	for (side = 0; side < 2 && !err; side++) {
 		if (!p->prog[side])
 			continue;
 		err = remember_id(p, bpf_program__fd(p->prog[side]));
-		if (err)
-			return err;
-		if (m->kind != PER_FUNCTION)
-			continue;
-		p->fds[side] = malloc(p->ns->n * sizeof(int));
-		if (!p->fds[side])
-			return -ENOMEM;
-		for (i = 0; i < p->ns->n; i++)
-			p->fds[side][i] = -1;
-		p->fds[side][0] = bpf_program__fd(p->prog[side]);
-		insns = bpf_program__insns(p->prog[side]);
-		cnt = bpf_program__insn_cnt(p->prog[side]);
-		for (i = 1; i < p->ns->n; i++) {
-			LIBBPF_OPTS(bpf_prog_load_opts, o,
-				    .expected_attach_type = side_type(p, side),
-				    .attach_btf_id = p->ns->ids[i]);
-
-			p->fds[side][i] = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL",
-							insns, cnt, &o);
-			if (p->fds[side][i] < 0) {
-				if (!quiet)
-					fprintf(stderr, "bpfpeer: %s: load for %s: %s\n",
-						m->name, p->ns->v[i], strerror(errno));
-				continue;
-			}
-			err = remember_id(p, p->fds[side][i]);
-			if (err)
-				return err;
-		}
+		if (!err && m->kind == PER_FUNCTION)
+			err = peer_clone(p, side);
 	}
-	return 0;
+	return err;
 }
 
 static int peer_attach(struct peer *p)

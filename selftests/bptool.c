@@ -404,17 +404,61 @@ static int fuzz_good_probe(char *line, size_t size, const char *name)
 /* Which sets the fuzzer believes live (after a create that succeeded). */
 static int fuzz_live[6];
 
-/* One batch. A third builds a set that is not live (probe lines, create,
- * maybe enable), a third acts on live sets (enable, disable, retarget,
- * unregister), so that most writes get past validation into the kernel;
- * the rest are random valid lines, one bad line among valid ones (all of
- * it must be refused), or junk. *created is the set a build creates,
- * *retired the live set acted on, *dropped whether that unregisters it. */
+/* A batch that builds set NAME, not live: probe lines, create, maybe enable. */
+static void fuzz_build(char *buf, size_t *len, size_t cap, const char *name)
+{
+	static const char *const create_opts[] = { "", "", " --noopt", " --one-by-one", " --bare" };
+	char line[2048];
+	int n;
+
+	for (int i = 1 + fuzz_rand(3); i > 0; i--) {
+		n = fuzz_good_probe(line, sizeof(line), name);
+		fuzz_put(buf, len, cap, line, n);
+	}
+	n = snprintf(line, sizeof(line), "create %s%s", name, PICK(create_opts));
+	fuzz_put(buf, len, cap, line, n);
+	if (fuzz_rand(2)) {
+		n = snprintf(line, sizeof(line), "enable %s", name);
+		fuzz_put(buf, len, cap, line, n);
+	}
+}
+
+/* A batch that acts on live set NAME (enable, disable, retarget), and now
+ * and then unregisters it: returns whether it does. */
+static int fuzz_act(char *buf, size_t *len, size_t cap, const char *name)
+{
+	static const char *const ops[] = { "enable", "disable", "direct %s record", "direct %s count" };
+	char line[2048];
+	int n;
+
+	for (int i = 1 + fuzz_rand(3); i > 0; i--) {
+		char fmt[32];
+
+		snprintf(fmt, sizeof(fmt), "%s", PICK(ops));
+		if (strchr(fmt, '%'))
+			n = snprintf(line, sizeof(line), fmt, name);
+		else
+			n = snprintf(line, sizeof(line), "%s %s", fmt, name);
+		fuzz_put(buf, len, cap, line, n);
+	}
+	if (fuzz_rand(3) == 0) {
+		n = snprintf(line, sizeof(line), "unregister %s%s", name,
+			     fuzz_rand(2) ? "" : " --sync");
+		fuzz_put(buf, len, cap, line, n);
+		return 1;
+	}
+	return 0;
+}
+
+/* One batch. A third builds a set that is not live (fuzz_build), a third
+ * acts on live sets (fuzz_act), so that most writes get past validation
+ * into the kernel; the rest are random valid lines, one bad line among
+ * valid ones (all of it must be refused), or junk. *created is the set a
+ * build creates, *retired the live set acted on, *dropped whether that
+ * unregisters it. */
 static void fuzz_batch(char *buf, size_t *len, size_t cap, const char *black,
 		       int *created, int *retired, int *dropped)
 {
-	static const char *const create_opts[] = { "", "", " --noopt", " --one-by-one", " --bare" };
-	static const char *const ops[] = { "enable", "disable", "direct %s record", "direct %s count" };
 	int lines = 1 + fuzz_rand(8), kind = fuzz_rand(12), bad = fuzz_rand(lines);
 	char line[2048], name[8];
 	int n, set = fuzz_rand(6);
@@ -429,36 +473,12 @@ static void fuzz_batch(char *buf, size_t *len, size_t cap, const char *black,
 		kind = 0;
 	}
 	if (kind < 4) {
-		for (int i = 1 + fuzz_rand(3); i > 0; i--) {
-			n = fuzz_good_probe(line, sizeof(line), name);
-			fuzz_put(buf, len, cap, line, n);
-		}
-		n = snprintf(line, sizeof(line), "create %s%s", name, PICK(create_opts));
-		fuzz_put(buf, len, cap, line, n);
-		if (fuzz_rand(2)) {
-			n = snprintf(line, sizeof(line), "enable %s", name);
-			fuzz_put(buf, len, cap, line, n);
-		}
+		fuzz_build(buf, len, cap, name);
 		*created = set;
 		return;
 	}
 	if (kind < 8) {
-		for (int i = 1 + fuzz_rand(3); i > 0; i--) {
-			char fmt[32];
-
-			snprintf(fmt, sizeof(fmt), "%s", PICK(ops));
-			if (strchr(fmt, '%'))
-				n = snprintf(line, sizeof(line), fmt, name);
-			else
-				n = snprintf(line, sizeof(line), "%s %s", fmt, name);
-			fuzz_put(buf, len, cap, line, n);
-		}
-		if (fuzz_rand(3) == 0) {
-			n = snprintf(line, sizeof(line), "unregister %s%s", name,
-				     fuzz_rand(2) ? "" : " --sync");
-			fuzz_put(buf, len, cap, line, n);
-			*dropped = 1;
-		}
+		*dropped = fuzz_act(buf, len, cap, name);
 		*retired = set;	/* unless it fails with ENOENT, it was live */
 		return;
 	}
@@ -527,29 +547,32 @@ static int bpfuzz(int argc, char **argv)
 	return 0;
 }
 
+/* The tools, by the name bptool is called under (or its first argument). */
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} tools[] = {
+	{ "bpwrite", bpwrite }, { "bptime", bptime }, { "bphit", bphit },
+	{ "bpsleep", bpsleep }, { "bpnocap", bpnocap }, { "bpuser", bpuser },
+	{ "bpfuzz", bpfuzz },
+};
+
 int main(int argc, char **argv)
 {
 	const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	size_t i;
 
 	if (!strcmp(name, "bptool") && argc > 1) {
 		argv++;
 		argc--;
 		name = argv[0];
 	}
-	if (!strcmp(name, "bpwrite"))
-		return bpwrite(argc, argv);
-	if (!strcmp(name, "bptime"))
-		return bptime(argc, argv);
-	if (!strcmp(name, "bphit"))
-		return bphit(argc, argv);
-	if (!strcmp(name, "bpsleep"))
-		return bpsleep(argc, argv);
-	if (!strcmp(name, "bpnocap"))
-		return bpnocap(argc, argv);
-	if (!strcmp(name, "bpuser"))
-		return bpuser(argc, argv);
-	if (!strcmp(name, "bpfuzz"))
-		return bpfuzz(argc, argv);
-	fprintf(stderr, "bptool: unknown tool %s (bpwrite, bptime, bphit, bpsleep, bpnocap, bpuser, bpfuzz)\n", name);
+	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		if (!strcmp(name, tools[i].name))
+			return tools[i].run(argc, argv);
+	fprintf(stderr, "bptool: unknown tool %s (", name);
+	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", tools[i].name);
+	fprintf(stderr, ")\n");
 	return 2;
 }

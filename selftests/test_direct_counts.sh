@@ -9,7 +9,6 @@
 # caller behind and counts nothing more.
 . ./bp_lib.sh
 ktap_plan 9
-hits() { bp_probe_hits "$1" "$2"; }
 base=$(direct_attached)
 
 bp_load
@@ -17,7 +16,7 @@ ktap_check "attach_1001_functions" bp_direct_1001 big
 ktap_check "set_has_1001_direct" test "$(bp_field big direct)" = 1001
 ktap_check "ftrace_sees_1001_direct_callers" test "$(direct_attached)" -eq $((base + 1001))
 bphit 100 > /dev/null
-ktap_check "counts_calls" test "$(hits big pid)" -ge 100
+ktap_check "counts_calls" test "$(bp_probe_hits big pid)" -ge 100
 ktap_check "detach_sync" bp_ctl 'unregister big --sync\n'
 ktap_check "detached_all" test "$(direct_attached)" -eq "$base"
 frozen=$(bp_field big hits)

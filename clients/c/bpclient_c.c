@@ -192,83 +192,104 @@ static noinline void bpclient_marker(void)
 {
 }
 
-/* The API's argument checks, each expected to fail with a documented errno. */
-static void check_errors(struct client *c)
+/* Creates a set from DESC, which must fail: appends "LABEL ERRNO" to the
+ * client's errors at *LEN (0 if the create went through: it is undone). */
+static void try_create(struct client *c, size_t *len, const char *label,
+		       const struct batchprobe_set_desc *desc)
+{
+	struct batchprobe_set *s = batchprobe_create(desc);
+
+	if (!IS_ERR(s)) {
+		batchprobe_unregister_sync(s);
+		batchprobe_put(s);
+		s = ERR_PTR(0);
+	}
+	*len += scnprintf(c->errors + *len, sizeof(c->errors) - *len,
+			  "%s %ld\n", label, PTR_ERR(s));
+}
+
+/* The descriptor's checks: D is a valid one, each try breaks one field. */
+static void check_desc_errors(struct client *c, size_t *len,
+			      const struct batchprobe_set_desc *d)
 {
 	static const char long_name[] =
 		"a_name_longer_than_BATCHPROBE_MAX_NAME_which_is_48_bytes";
-	struct batchprobe_target good = { .symbol = "version_proc_show",
-					  .kind = BATCHPROBE_KPROBE };
-	struct batchprobe_target bad = good;
-	struct batchprobe_set_desc d = {
-		.owner = THIS_MODULE, .name = "bad", .targets = &good,
-		.count = 1, .handler = handler, .ctx = c,
-	};
 	struct batchprobe_set_desc e;
-	struct batchprobe_set *s;
+
+	try_create(c, len, "null_desc", NULL);
+	e = *d; e.targets = NULL;
+	try_create(c, len, "null_targets", &e);
+	e = *d; e.count = 0;
+	try_create(c, len, "zero_count", &e);
+	e = *d; e.count = BATCHPROBE_MAX_TARGETS + 1;
+	try_create(c, len, "too_many", &e);
+	e = *d; e.handler = NULL;
+	try_create(c, len, "null_handler", &e);
+	e = *d; e.owner = NULL;
+	try_create(c, len, "null_owner", &e);
+	e = *d; e.name = NULL;
+	try_create(c, len, "null_name", &e);
+	e = *d; e.name = long_name;
+	try_create(c, len, "long_name", &e);
+	e = *d; e.name = "bad-name";
+	try_create(c, len, "bad_name", &e);
+	e = *d; e.flags = 0x80000000;
+	try_create(c, len, "bad_flags", &e);
+}
+
+/* The target's checks: D's one target is GOOD, each try breaks it. */
+static void check_target_errors(struct client *c, size_t *len,
+				const struct batchprobe_set_desc *d,
+				const struct batchprobe_target *good)
+{
+	struct batchprobe_target bad;
+	struct batchprobe_set_desc e = *d;
 	char *sym;
-	size_t len = 0;
 
-#define TRY(label, desc) do {						\
-	s = batchprobe_create(desc);					\
-	if (!IS_ERR(s)) {						\
-		batchprobe_unregister_sync(s);				\
-		batchprobe_put(s);					\
-		s = ERR_PTR(0);						\
-	}								\
-	len += scnprintf(c->errors + len, sizeof(c->errors) - len,	\
-			 "%s %ld\n", label, PTR_ERR(s));		\
-} while (0)
-
-	TRY("null_desc", NULL);
-	e = d; e.targets = NULL;
-	TRY("null_targets", &e);
-	e = d; e.count = 0;
-	TRY("zero_count", &e);
-	e = d; e.count = BATCHPROBE_MAX_TARGETS + 1;
-	TRY("too_many", &e);
-	e = d; e.handler = NULL;
-	TRY("null_handler", &e);
-	e = d; e.owner = NULL;
-	TRY("null_owner", &e);
-	e = d; e.name = NULL;
-	TRY("null_name", &e);
-	e = d; e.name = long_name;
-	TRY("long_name", &e);
-	e = d; e.name = "bad-name";
-	TRY("bad_name", &e);
-	e = d; e.flags = 0x80000000;
-	TRY("bad_flags", &e);
-	bad = good; bad.kind = 7;
-	e = d; e.targets = &bad;
-	TRY("bad_kind", &e);
-	bad = good; bad.addr = 0x1000;
-	TRY("symbol_and_addr", &e);
-	bad = good; bad.symbol = NULL;
-	TRY("neither_symbol_nor_addr", &e);
-	bad = good; bad.symbol = NULL; bad.addr = (unsigned long)bpclient_marker; bad.offset = 1;
-	TRY("addr_with_offset", &e);
-	bad = good; bad.kind = BATCHPROBE_KRETPROBE; bad.offset = 4;
-	TRY("kretprobe_offset", &e);
-	bad = good; bad.symbol = "batchprobe_no_such_symbol";
-	TRY("unknown_symbol", &e);
-	bad = good; bad.kind = BATCHPROBE_DIRECT; bad.symbol = "batchprobe_no_such_symbol";
-	TRY("unknown_direct_symbol", &e);
+	e.targets = &bad;
+	bad = *good; bad.kind = 7;
+	try_create(c, len, "bad_kind", &e);
+	bad = *good; bad.addr = 0x1000;
+	try_create(c, len, "symbol_and_addr", &e);
+	bad = *good; bad.symbol = NULL;
+	try_create(c, len, "neither_symbol_nor_addr", &e);
+	bad = *good; bad.symbol = NULL; bad.addr = (unsigned long)bpclient_marker; bad.offset = 1;
+	try_create(c, len, "addr_with_offset", &e);
+	bad = *good; bad.kind = BATCHPROBE_KRETPROBE; bad.offset = 4;
+	try_create(c, len, "kretprobe_offset", &e);
+	bad = *good; bad.symbol = "batchprobe_no_such_symbol";
+	try_create(c, len, "unknown_symbol", &e);
+	bad = *good; bad.kind = BATCHPROBE_DIRECT; bad.symbol = "batchprobe_no_such_symbol";
+	try_create(c, len, "unknown_direct_symbol", &e);
 	sym = kmalloc(BATCHPROBE_MAX_SYMBOL + 2, GFP_KERNEL);
 	if (sym) {
 		memset(sym, 'a', BATCHPROBE_MAX_SYMBOL + 1);
 		sym[BATCHPROBE_MAX_SYMBOL + 1] = '\0';
-		bad = good; bad.symbol = sym;
-		TRY("long_symbol", &e);
+		bad = *good; bad.symbol = sym;
+		try_create(c, len, "long_symbol", &e);
 		kfree(sym);
 	}
+}
+
+/* The API's argument checks, each expected to fail with a documented errno. */
+static void check_errors(struct client *c)
+{
+	struct batchprobe_target good = { .symbol = "version_proc_show",
+					  .kind = BATCHPROBE_KPROBE };
+	struct batchprobe_set_desc d = {
+		.owner = THIS_MODULE, .name = "bad", .targets = &good,
+		.count = 1, .handler = handler, .ctx = c,
+	};
+	size_t len = 0;
+
+	check_desc_errors(c, &len, &d);
+	check_target_errors(c, &len, &d, &good);
 	len += scnprintf(c->errors + len, sizeof(c->errors) - len,
 			 "enable_null %d\n", batchprobe_enable(NULL));
 	len += scnprintf(c->errors + len, sizeof(c->errors) - len,
 			 "unregister_null %d\n", batchprobe_unregister(NULL, NULL, NULL));
 	len += scnprintf(c->errors + len, sizeof(c->errors) - len,
 			 "read_counts_null %d\n", batchprobe_read_counts(NULL, NULL, 0));
-#undef TRY
 }
 
 static int status_show(struct seq_file *m, void *v)
@@ -361,15 +382,57 @@ static unsigned int count_lines(const char *s)
 	return n + 1;
 }
 
+/* Copies the target lists (the module parameters, the written lines) into
+ * LISTS, for add_list and add_lines to cut up: the targets point into them. */
+static int dup_lists(struct client *c, char *lists[4])
+{
+	lists[0] = kprobes ? kstrdup(kprobes, GFP_KERNEL) : NULL;
+	lists[1] = kretprobes ? kstrdup(kretprobes, GFP_KERNEL) : NULL;
+	lists[2] = direct ? kstrdup(direct, GFP_KERNEL) : NULL;
+	lists[3] = c->lines ? kvmemdup(c->lines, c->lines_len + 1, GFP_KERNEL) : NULL;
+	if ((kprobes && !lists[0]) || (kretprobes && !lists[1]) || (direct && !lists[2]) ||
+	    (c->lines && !lists[3]))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Creates the set of the COUNT targets T and, with enable=1, enables it;
+ * publishes it in c->set (whose count and hits are set already). */
+static int start_set(struct client *c, struct batchprobe_target *t, unsigned int count)
+{
+	struct batchprobe_set_desc desc = {
+		.owner = THIS_MODULE, .name = "main", .targets = t,
+		.count = count, .handler = handler, .ctx = c,
+	};
+	struct batchprobe_set *set = batchprobe_create(&desc);
+	int ret;
+
+	if (IS_ERR(set)) {
+		ret = PTR_ERR(set);
+		pr_err("bpclient_c: batchprobe_create: %d\n", ret);
+		return ret;
+	}
+	if (enable) {
+		ret = batchprobe_enable(set);
+		if (ret) {
+			pr_err("bpclient_c: batchprobe_enable: %d\n", ret);
+			batchprobe_unregister_sync(set);
+			batchprobe_put(set);
+			return ret;
+		}
+	}
+	smp_store_release(&c->set, set);	/* after count and hits */
+	pr_info("bpclient_c: set main: %u targets\n", c->count);
+	return 0;
+}
+
 /* Builds the target array and creates (and enables) the set. */
 static int create_set(struct client *c)
 {
-	struct batchprobe_set_desc desc = {};
 	struct batchprobe_target *t;
 	char *lists[4] = {};
 	unsigned int n, i = FIXED_TARGETS;
 	atomic64_t *hits;
-	struct batchprobe_set *set;
 	int ret = -ENOMEM;
 
 	if (c->set)
@@ -385,12 +448,7 @@ static int create_set(struct client *c)
 	 */
 	hits = fail_init && n <= ARRAY_SIZE(fail_init_hits) ? fail_init_hits :
 							       kvcalloc(n, sizeof(*hits), GFP_KERNEL);
-	lists[0] = kprobes ? kstrdup(kprobes, GFP_KERNEL) : NULL;
-	lists[1] = kretprobes ? kstrdup(kretprobes, GFP_KERNEL) : NULL;
-	lists[2] = direct ? kstrdup(direct, GFP_KERNEL) : NULL;
-	lists[3] = c->lines ? kvmemdup(c->lines, c->lines_len + 1, GFP_KERNEL) : NULL;
-	if (!t || !hits || (kprobes && !lists[0]) || (kretprobes && !lists[1]) ||
-	    (direct && !lists[2]) || (c->lines && !lists[3]))
+	if (!t || !hits || dup_lists(c, lists))
 		goto out;
 	t[0] = (struct batchprobe_target){ .symbol = "version_proc_show", .kind = BATCHPROBE_KPROBE };
 	t[1] = (struct batchprobe_target){ .symbol = "version_proc_show", .kind = BATCHPROBE_KRETPROBE };
@@ -404,30 +462,7 @@ static int create_set(struct client *c)
 	/* The handler reads count and hits: set them before it can run. */
 	c->hits = hits;
 	c->count = i;
-	desc.owner = THIS_MODULE;
-	desc.name = "main";
-	desc.targets = t;
-	desc.count = i;
-	desc.handler = handler;
-	desc.ctx = c;
-	set = batchprobe_create(&desc);
-	if (IS_ERR(set)) {
-		ret = PTR_ERR(set);
-		pr_err("bpclient_c: batchprobe_create: %d\n", ret);
-		goto out;
-	}
-	if (enable) {
-		ret = batchprobe_enable(set);
-		if (ret) {
-			pr_err("bpclient_c: batchprobe_enable: %d\n", ret);
-			batchprobe_unregister_sync(set);
-			batchprobe_put(set);
-			goto out;
-		}
-	}
-	smp_store_release(&c->set, set);	/* after count and hits */
-	pr_info("bpclient_c: set main: %u targets\n", c->count);
-	ret = 0;
+	ret = start_set(c, t, i);
 out:
 	/* batchprobe copied what it needs: the array and strings can go. */
 	kfree(lists[0]);

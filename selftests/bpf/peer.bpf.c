@@ -15,32 +15,15 @@
 #include "peer.bpf.h"
 
 /* One kprobe_multi link on every function (fprobe underneath). */
-SEC("kprobe.multi")
-int kmulti_entry(void *ctx)
-{
-	return count(0);
-}
+COUNTER("kprobe.multi", kmulti_entry, 0)
 
 /* The same, BPF_F_KPROBE_MULTI_RETURN: a second link for the returns. */
-SEC("kretprobe.multi")
-int kmulti_exit(void *ctx)
-{
-	return count(1);
-}
+COUNTER("kretprobe.multi", kmulti_exit, 1)
 
 /*
  * fentry and fexit: loaded once per function (the kernel ties a tracing
  * program to one BTF id at load), one link each; bpfpeer loads these as
  * templates and clones them for the other functions, as retsnoop does.
  */
-SEC("fentry")
-int fentry_entry(void *ctx)
-{
-	return count(0);
-}
-
-SEC("fexit")
-int fexit_exit(void *ctx)
-{
-	return count(1);
-}
+COUNTER("fentry", fentry_entry, 0)
+COUNTER("fexit", fexit_exit, 1)

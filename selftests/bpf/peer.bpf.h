@@ -47,4 +47,15 @@ static __always_inline int count(int exit)
 	return 0;
 }
 
+/*
+ * COUNTER(SEC, NAME, EXIT): a program NAME of section SEC that counts
+ * each call it sees as an entry (EXIT 0) or an exit (EXIT 1).
+ */
+#define COUNTER(sec, name, exit)		\
+	SEC(sec)				\
+	int name(void *ctx)			\
+	{					\
+		return count(exit);		\
+	}
+
 #endif

@@ -8,17 +8,8 @@
 
 extern _Bool bpf_session_is_return(void *ctx) __ksym;
 
-SEC("fentry.multi")
-int tmulti_entry(void *ctx)
-{
-	return count(0);
-}
-
-SEC("fexit.multi")
-int tmulti_exit(void *ctx)
-{
-	return count(1);
-}
+COUNTER("fentry.multi", tmulti_entry, 0)
+COUNTER("fexit.multi", tmulti_exit, 1)
 
 SEC("fsession.multi")
 int tsession(void *ctx)

@@ -62,6 +62,18 @@ pub(crate) fn entry_at(f: &Flavor, n: u64) -> Option<String> {
 /// The report: the flavors' key figures side by side, then each flavor.
 pub(crate) fn document(flavors: &[Flavor], a: &Args) -> String {
     let mut o = String::new();
+    intro(&mut o, flavors, a);
+    side_by_side(&mut o, flavors);
+    for f in flavors {
+        o.push_str(&markdown(&f.b, &f.sum, &f.gp, a, &f.name));
+    }
+    plots(&mut o, flavors);
+    reproduce(&mut o);
+    o
+}
+
+/// Writes the report's title and what was measured, how.
+fn intro(o: &mut String, flavors: &[Flavor], a: &Args) {
     let _ = writeln!(o, "# batchprobe benchmarks\n");
     let names: Vec<&str> = flavors.iter().map(|f| f.name.as_str()).collect();
     let _ = writeln!(
@@ -76,6 +88,13 @@ pub(crate) fn document(flavors: &[Flavor], a: &Args) -> String {
     if let Some(note) = &a.note {
         let _ = writeln!(o, "{note}\n");
     }
+}
+
+/// One flavor's cell of a side-by-side row (`None`: not measured).
+type Cell = fn(&Flavor) -> Option<String>;
+
+/// Writes the table of the flavors' key figures, a column per flavor.
+fn side_by_side(o: &mut String, flavors: &[Flavor]) {
     let _ = writeln!(o, "## Side by side\n");
     let _ = write!(o, "| figure |");
     for f in flavors {
@@ -86,8 +105,30 @@ pub(crate) fn document(flavors: &[Flavor], a: &Args) -> String {
         let _ = write!(o, " --- |");
     }
     o.push('\n');
-    type Cell = fn(&Flavor) -> Option<String>;
-    let rows: [(&str, Cell); 16] = [
+    // A row no flavor measured (a partial run) is left out.
+    let measured = |c: &Option<String>| {
+        c.as_deref()
+            .is_some_and(|c| c.split(" / ").any(|x| x != "–"))
+    };
+    for (label, cell) in kprobe_direct_rows()
+        .into_iter()
+        .chain(entry_exit_peer_rows())
+    {
+        if !flavors.iter().any(|f| measured(&cell(f))) {
+            continue;
+        }
+        let _ = write!(o, "| {label} |");
+        for f in flavors {
+            let _ = write!(o, " {} |", cell(f).unwrap_or_else(|| "–".into()));
+        }
+        o.push('\n');
+    }
+    o.push('\n');
+}
+
+/// The side-by-side rows of the kprobe, direct-call and grace-period figures.
+fn kprobe_direct_rows() -> [(&'static str, Cell); 8] {
+    [
         (
             "remove 256 kprobes, ms: tracefs / batchprobe (ratio)",
             |f| {
@@ -127,6 +168,12 @@ pub(crate) fn document(flavors: &[Flavor], a: &Args) -> String {
         ("grace periods, batchprobe teardown 4096", |f| {
             gp_cell(&f.gp, "batchprobe", "teardown", 4096)
         }),
+    ]
+}
+
+/// The side-by-side rows of the entry, entry + exit and BPF peer figures.
+fn entry_exit_peer_rows() -> [(&'static str, Cell); 8] {
+    [
         (
             "+0 entry probes, arm + disarm 256, ms: kprobes / fprobe (ratio)",
             |f| entry_at(f, 256),
@@ -159,26 +206,11 @@ pub(crate) fn document(flavors: &[Flavor], a: &Args) -> String {
             "vs BPF, entry + exit detach 1000, ms: exit set / kprobe_multi + ret / fentry + fexit per function / tracing_multi",
             |f| Some(peers_at(f, &PEER_EXIT_METHODS[..4], "detach", 1000)),
         ),
-    ];
-    // A row no flavor measured (a partial run) is left out.
-    let measured = |c: &Option<String>| {
-        c.as_deref()
-            .is_some_and(|c| c.split(" / ").any(|x| x != "–"))
-    };
-    for (label, cell) in rows {
-        if !flavors.iter().any(|f| measured(&cell(f))) {
-            continue;
-        }
-        let _ = write!(o, "| {label} |");
-        for f in flavors {
-            let _ = write!(o, " {} |", cell(f).unwrap_or_else(|| "–".into()));
-        }
-        o.push('\n');
-    }
-    o.push('\n');
-    for f in flavors {
-        o.push_str(&markdown(&f.b, &f.sum, &f.gp, a, &f.name));
-    }
+    ]
+}
+
+/// Writes the plots' links, when some flavor ran the kprobe methods.
+fn plots(o: &mut String, flavors: &[Flavor]) {
     let full = flavors.iter().any(|f| has_kprobe_runs(&f.sum));
     if full {
         let _ = writeln!(o, "## Plots\n");
@@ -191,6 +223,10 @@ pub(crate) fn document(flavors: &[Flavor], a: &Args) -> String {
             f.name
         );
     }
+}
+
+/// Writes how to reproduce the measurements.
+fn reproduce(o: &mut String) {
     let _ = writeln!(
         o,
         "## Reproduce\n\n```sh\nmake check   # once: installs, builds every check flavor's kernel\n\
@@ -207,5 +243,4 @@ pub(crate) fn document(flavors: &[Flavor], a: &Args) -> String {
          and the plots, and rewrites this file (keeping its `## Earlier measurements` \
          section) and the plots in `docs/`."
     );
-    o
 }

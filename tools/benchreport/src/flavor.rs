@@ -43,12 +43,49 @@ pub(crate) fn flavor_text(flavor: &str) -> String {
 
 /// One flavor's section: its measurements, tables and goals.
 pub(crate) fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavor: &str) -> String {
-    let ns = sizes(sum, b, &METHODS);
     let mut o = String::new();
     let info = |k: &str| b.info.get(k).cloned().unwrap_or_else(|| "?".into());
     let _ = writeln!(o, "# Flavor `{flavor}`\n");
+    let runs = runs_text(b, sum);
+    let _ = writeln!(
+        o,
+        "Measured {} in one boot of {}: Linux {}, {} vCPUs, {} (QEMU), {runs}; \
+         times are the median with [min–max] across runs. \
+         Ratios compare methods within this one boot; absolute times under TCG are far slower \
+         than on hardware.\n",
+        a.date,
+        flavor_text(flavor),
+        info("kernel"),
+        info("vcpus"),
+        accel_text(&a.accel),
+    );
+    // A partial run (`BP_BENCH_ONLY`) may have measured no kprobe method.
+    if has_kprobe_runs(sum) {
+        kprobes_section(&mut o, b, sum, gp);
+    }
+    direct_section(&mut o, b, sum, gp);
+    entry_section(&mut o, b, sum);
+    exit_section(&mut o, b, sum);
+    peers_section(&mut o, b, sum, gp);
+    gp_section(&mut o, gp);
+    per_hit(&mut o, sum);
+    // Every heading one level down: the flavor's section sits in the report.
+    o.lines()
+        .map(|l| {
+            if l.starts_with('#') {
+                format!("#{l}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect()
+}
+
+/// How the boot repeated what it measured (a partial run: only that).
+fn runs_text(b: &Bench, sum: &Summary) -> String {
+    let info = |k: &str| b.info.get(k).cloned().unwrap_or_else(|| "?".into());
     // A partial run says only how it repeated what it measured.
-    let runs = if has_kprobe_runs(sum) {
+    if has_kprobe_runs(sum) {
         format!(
             "{} runs per kprobe point ({} for N > 256) and {} per direct point (one for one \
              ops per function)",
@@ -77,78 +114,52 @@ pub(crate) fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavo
              figure",
             info("runs")
         )
-    };
+    }
+}
+
+/// Writes the kprobe methods' section: what they are, their tables, the goals.
+fn kprobes_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSummary) {
+    let ns = sizes(sum, b, &METHODS);
     let _ = writeln!(
         o,
-        "Measured {} in one boot of {}: Linux {}, {} vCPUs, {} (QEMU), {runs}; \
-         times are the median with [min–max] across runs. \
-         Ratios compare methods within this one boot; absolute times under TCG are far slower \
-         than on hardware.\n",
-        a.date,
-        flavor_text(flavor),
-        info("kernel"),
-        info("vcpus"),
-        accel_text(&a.accel),
+        "## Kprobes\n\nSymbols: as the seed script picks them, the first N kallsyms text symbols (no `.`, \
+         and, on both paths, none with `lock` in the name: probing lockdep's `lock_acquire` \
+         crashed this lockdep kernel once) \
+         that accept a probe at `+5` (N ≤ 1024). With IBT (this kernel) only functions without \
+         `endbr64` accept `+5`, about one in six, so N = 4096 uses `+9` (after `endbr64` and \
+         the 5-byte fentry call): the same int3/optprobe mechanism. (`+0` would make them \
+         ftrace-based kprobes, which arm and disarm through one ftrace filter update and \
+         patching pass each: 56 s to enable and 66 s to disarm 4096 in an earlier run here.) \
+         `tracefs` is the seed script's `kprobe_events` path with optprobes on, \
+         `tracefs-noopt` with `debug.kprobes-optimization=0`; `batchprobe` times come from the \
+         module's own ns timers; `batchprobe-one-by-one` is batchprobe with its teardown done \
+         one `unregister_kprobe` (one grace period) per probe. batchprobe's `disable` closes \
+         the set's gate (no hit is counted from then on) and queues the physical `disarm` on \
+         the module workqueue; `unregister_call` is when the unregister write returned (async), \
+         `teardown` the teardown work itself (one `unregister_kprobes` batch), \
+         `unregister_complete` when the probes were gone, counted from the unregister write \
+         (it includes waiting behind a disarm still running on the ordered workqueue); \
+         tracefs removal is synchronous.\n"
     );
-    // A partial run (`BP_BENCH_ONLY`) may have measured no kprobe method.
-    if has_kprobe_runs(sum) {
-        let _ = writeln!(
-            o,
-            "## Kprobes\n\nSymbols: as the seed script picks them, the first N kallsyms text symbols (no `.`, \
-             and, on both paths, none with `lock` in the name: probing lockdep's `lock_acquire` \
-             crashed this lockdep kernel once) \
-             that accept a probe at `+5` (N ≤ 1024). With IBT (this kernel) only functions without \
-             `endbr64` accept `+5`, about one in six, so N = 4096 uses `+9` (after `endbr64` and \
-             the 5-byte fentry call): the same int3/optprobe mechanism. (`+0` would make them \
-             ftrace-based kprobes, which arm and disarm through one ftrace filter update and \
-             patching pass each: 56 s to enable and 66 s to disarm 4096 in an earlier run here.) \
-             `tracefs` is the seed script's `kprobe_events` path with optprobes on, \
-             `tracefs-noopt` with `debug.kprobes-optimization=0`; `batchprobe` times come from the \
-             module's own ns timers; `batchprobe-one-by-one` is batchprobe with its teardown done \
-             one `unregister_kprobe` (one grace period) per probe. batchprobe's `disable` closes \
-             the set's gate (no hit is counted from then on) and queues the physical `disarm` on \
-             the module workqueue; `unregister_call` is when the unregister write returned (async), \
-             `teardown` the teardown work itself (one `unregister_kprobes` batch), \
-             `unregister_complete` when the probes were gone, counted from the unregister write \
-             (it includes waiting behind a disarm still running on the ordered workqueue); \
-             tracefs removal is synchronous.\n"
-        );
-        phase_table(
-            &mut o,
-            b,
-            sum,
-            "Kprobe phase times, ms: median [min–max]",
-            &METHODS,
-            &PHASES,
-        );
-        speedup_table(
-            &mut o,
-            b,
-            sum,
-            "Kprobe speed-up over tracefs in the same boot (tracefs median / method median)",
-            "tracefs",
-            &METHODS[1..],
-            &PHASES,
-            tracefs_phase,
-        );
-        goals(&mut o, sum, gp, &ns);
-    }
-    direct_section(&mut o, b, sum, gp);
-    entry_section(&mut o, b, sum);
-    exit_section(&mut o, b, sum);
-    peers_section(&mut o, b, sum, gp);
-    gp_section(&mut o, gp);
-    per_hit(&mut o, sum);
-    // Every heading one level down: the flavor's section sits in the report.
-    o.lines()
-        .map(|l| {
-            if l.starts_with('#') {
-                format!("#{l}\n")
-            } else {
-                format!("{l}\n")
-            }
-        })
-        .collect()
+    phase_table(
+        o,
+        b,
+        sum,
+        "Kprobe phase times, ms: median [min–max]",
+        &METHODS,
+        &PHASES,
+    );
+    speedup_table(
+        o,
+        b,
+        sum,
+        "Kprobe speed-up over tracefs in the same boot (tracefs median / method median)",
+        "tracefs",
+        &METHODS[1..],
+        &PHASES,
+        tracefs_phase,
+    );
+    goals(o, sum, gp, &ns);
 }
 
 /// Whether the kprobe methods ran (not only their per-hit cost).

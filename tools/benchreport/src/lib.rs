@@ -60,80 +60,87 @@ fn fields(line: &str) -> BTreeMap<&str, &str> {
         .collect()
 }
 
+/// The value of `k=` parsed as a number, or an error naming line `line`.
+fn num(f: &BTreeMap<&str, &str>, k: &str, line: usize) -> Result<u64, String> {
+    f.get(k)
+        .ok_or_else(|| format!("line {line}: no {k}="))?
+        .parse::<u64>()
+        .map_err(|e| format!("line {line}: {k}: {e}"))
+}
+
+/// The value of `k=` as text, or an error naming line `line`.
+fn text(f: &BTreeMap<&str, &str>, k: &str, line: usize) -> Result<String, String> {
+    f.get(k)
+        .map(|v| v.to_string())
+        .ok_or_else(|| format!("line {line}: no {k}="))
+}
+
+/// The grace-period sample of the `BENCHGP` line `line`, of fields `f`.
+fn parse_gp(f: &BTreeMap<&str, &str>, line: usize) -> Result<GpSample, String> {
+    let gp = text(f, "gp", line)?;
+    let parts: Vec<&str> = gp.split('/').collect();
+    if parts.len() != GP_KINDS.len() {
+        return Err(format!(
+            "line {line}: gp={gp}: want {} counts",
+            GP_KINDS.len()
+        ));
+    }
+    let mut counts = [None; 3];
+    for (c, p) in counts.iter_mut().zip(parts) {
+        *c = match p {
+            "-" => None,
+            p => Some(
+                p.parse::<u64>()
+                    .map_err(|e| format!("line {line}: gp: {e}"))?,
+            ),
+        };
+    }
+    Ok(GpSample {
+        method: text(f, "method", line)?,
+        n: num(f, "n", line)?,
+        run: num(f, "run", line)?,
+        phase: text(f, "phase", line)?,
+        counts,
+    })
+}
+
+/// Adds the `BENCH` line `line`, of fields `f`, to `b`: a sample or an
+/// over-budget point.
+fn parse_bench(b: &mut Bench, f: &BTreeMap<&str, &str>, line: usize) -> Result<(), String> {
+    let method = text(f, "method", line)?;
+    if f.get("status") == Some(&"over-budget") {
+        b.over_budget.push(OverBudget {
+            method,
+            n: num(f, "n", line)?,
+            projected_s: num(f, "projected_s", line)?,
+        });
+        return Ok(());
+    }
+    b.samples.push(Sample {
+        method,
+        n: num(f, "n", line)?,
+        run: num(f, "run", line)?,
+        phase: text(f, "phase", line)?,
+        ns: num(f, "ns", line)?,
+        offset: num(f, "offset", line).ok(),
+        got: num(f, "got", line).ok(),
+    });
+    Ok(())
+}
+
 /// Parses the guest's output; ignores lines it does not know.
 pub fn parse(text: &str) -> Result<Bench, String> {
     let mut b = Bench::default();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
-        let num = |f: &BTreeMap<&str, &str>, k: &str| -> Result<u64, String> {
-            f.get(k)
-                .ok_or_else(|| format!("line {}: no {k}=", i + 1))?
-                .parse::<u64>()
-                .map_err(|e| format!("line {}: {k}: {e}", i + 1))
-        };
         if line.starts_with("BENCHGP ") {
-            let f = fields(line);
-            let text = |k: &str| -> Result<String, String> {
-                f.get(k)
-                    .map(|v| v.to_string())
-                    .ok_or_else(|| format!("line {}: no {k}=", i + 1))
-            };
-            let gp = text("gp")?;
-            let parts: Vec<&str> = gp.split('/').collect();
-            if parts.len() != GP_KINDS.len() {
-                return Err(format!(
-                    "line {}: gp={gp}: want {} counts",
-                    i + 1,
-                    GP_KINDS.len()
-                ));
-            }
-            let mut counts = [None; 3];
-            for (c, p) in counts.iter_mut().zip(parts) {
-                *c = match p {
-                    "-" => None,
-                    p => Some(
-                        p.parse::<u64>()
-                            .map_err(|e| format!("line {}: gp: {e}", i + 1))?,
-                    ),
-                };
-            }
-            b.gps.push(GpSample {
-                method: text("method")?,
-                n: num(&f, "n")?,
-                run: num(&f, "run")?,
-                phase: text("phase")?,
-                counts,
-            });
+            b.gps.push(parse_gp(&fields(line), i + 1)?);
         } else if line.starts_with("BENCHINFO ") {
             for (k, v) in fields(line) {
                 b.info.insert(k.to_string(), v.to_string());
             }
         } else if line.starts_with("BENCH ") {
-            let f = fields(line);
-            let method = f
-                .get("method")
-                .ok_or_else(|| format!("line {}: no method=", i + 1))?
-                .to_string();
-            if f.get("status") == Some(&"over-budget") {
-                b.over_budget.push(OverBudget {
-                    method,
-                    n: num(&f, "n")?,
-                    projected_s: num(&f, "projected_s")?,
-                });
-                continue;
-            }
-            b.samples.push(Sample {
-                method,
-                n: num(&f, "n")?,
-                run: num(&f, "run")?,
-                phase: f
-                    .get("phase")
-                    .ok_or_else(|| format!("line {}: no phase=", i + 1))?
-                    .to_string(),
-                ns: num(&f, "ns")?,
-                offset: num(&f, "offset").ok(),
-                got: num(&f, "got").ok(),
-            });
+            parse_bench(&mut b, &fields(line), i + 1)?;
         }
     }
     Ok(b)

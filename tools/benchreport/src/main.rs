@@ -15,7 +15,7 @@
 //! is kept at the end of the new report.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use benchreport::*;
 
@@ -90,51 +90,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let a = args()?;
     let mut flavors = Vec::new();
     for (name, path) in &a.inputs {
-        let text = std::fs::read_to_string(path)?;
-        let b = parse(&text)?;
-        if b.samples.is_empty() {
-            return Err(format!("{}: no BENCH samples", path.display()).into());
-        }
-        let sum = summarise(&b);
-        let gp = summarise_gp(&b);
-        let dir = a.out_dir.join(name);
-        std::fs::create_dir_all(&dir)?;
-        std::fs::write(dir.join("results.csv"), csv(&sum))?;
-        std::fs::write(
-            dir.join("results.json"),
-            serde_json::to_string_pretty(&json(&b, &sum, &a))?,
-        )?;
-        let plots = [
-            (
-                format!("bench-{name}.svg"),
-                &METHODS[..],
-                &PLOTTED[..],
-                format!("{name}: kprobes, batchprobe vs tracefs: phase time vs number of probes (log-log)"),
-            ),
-            (
-                format!("bench-direct-{name}.svg"),
-                &DIRECT_METHODS[..],
-                &DIRECT_PLOTTED[..],
-                format!("{name}: ftrace-direct: attach / detach time vs number of functions (log-log)"),
-            ),
-        ];
-        for (file, methods, phases, title) in plots {
-            let svg = dir.join(&file);
-            if sizes(&sum, &b, methods).is_empty() {
-                continue;
-            }
-            plot(&sum, &b, methods, phases, &title, &svg)?;
-            if let Some(d) = &a.svg_dir {
-                std::fs::create_dir_all(d)?;
-                std::fs::copy(&svg, d.join(&file))?;
-            }
-        }
-        flavors.push(Flavor {
-            name: name.clone(),
-            b,
-            sum,
-            gp,
-        });
+        flavors.push(load_flavor(name, path, &a)?);
     }
     let mut md = document(&flavors, &a);
     if let Some(path) = &a.markdown {
@@ -148,5 +104,68 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::write(path, &md)?;
     }
     print!("{md}");
+    Ok(())
+}
+
+/// The flavor `name` parsed from `path`, its CSV, JSON and plots written.
+fn load_flavor(name: &str, path: &Path, a: &Args) -> Result<Flavor, Box<dyn std::error::Error>> {
+    let text = std::fs::read_to_string(path)?;
+    let b = parse(&text)?;
+    if b.samples.is_empty() {
+        return Err(format!("{}: no BENCH samples", path.display()).into());
+    }
+    let sum = summarise(&b);
+    let gp = summarise_gp(&b);
+    let dir = a.out_dir.join(name);
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join("results.csv"), csv(&sum))?;
+    std::fs::write(
+        dir.join("results.json"),
+        serde_json::to_string_pretty(&json(&b, &sum, a))?,
+    )?;
+    plots(name, &dir, &b, &sum, a)?;
+    Ok(Flavor {
+        name: name.to_string(),
+        b,
+        sum,
+        gp,
+    })
+}
+
+/// Writes the flavor `name`'s plots into `dir` (and `--svg-dir`).
+fn plots(
+    name: &str,
+    dir: &Path,
+    b: &Bench,
+    sum: &Summary,
+    a: &Args,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let plots = [
+        (
+            format!("bench-{name}.svg"),
+            &METHODS[..],
+            &PLOTTED[..],
+            format!(
+                "{name}: kprobes, batchprobe vs tracefs: phase time vs number of probes (log-log)"
+            ),
+        ),
+        (
+            format!("bench-direct-{name}.svg"),
+            &DIRECT_METHODS[..],
+            &DIRECT_PLOTTED[..],
+            format!("{name}: ftrace-direct: attach / detach time vs number of functions (log-log)"),
+        ),
+    ];
+    for (file, methods, phases, title) in plots {
+        let svg = dir.join(&file);
+        if sizes(sum, b, methods).is_empty() {
+            continue;
+        }
+        plot(sum, b, methods, phases, &title, &svg)?;
+        if let Some(d) = &a.svg_dir {
+            std::fs::create_dir_all(d)?;
+            std::fs::copy(&svg, d.join(&file))?;
+        }
+    }
     Ok(())
 }

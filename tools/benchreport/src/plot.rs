@@ -18,31 +18,11 @@ pub(crate) fn plot(
     title: &str,
     path: &Path,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let ns: Vec<u64> = sizes(sum, b, methods)
-        .into_iter()
-        .filter(|&n| {
-            methods
-                .iter()
-                .any(|m| phases.iter().any(|p| median(sum, m, p, n).is_some()))
-        })
-        .collect();
+    let ns = plotted_sizes(sum, b, methods, phases);
     let (Some(&xmin), Some(&xmax)) = (ns.first(), ns.last()) else {
         return Err("no data to plot".into());
     };
-    let values: Vec<f64> = sum
-        .iter()
-        .filter(|(k, _)| {
-            methods.contains(&k.0.as_str()) && phases.contains(&k.1.as_str()) && k.2 > 1
-        })
-        .map(|(_, (s, _, _))| s.median / 1e6)
-        .filter(|v| *v > 0.0)
-        .collect();
-    let ymin = values
-        .iter()
-        .copied()
-        .fold(f64::INFINITY, f64::min)
-        .max(1e-3);
-    let ymax = values.iter().copied().fold(0.0, f64::max).max(ymin * 10.0);
+    let (ymin, ymax) = y_range(sum, methods, phases);
     let root = SVGBackend::new(path, (1100, 700)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
@@ -59,6 +39,58 @@ pub(crate) fn plot(
         .x_desc("probes (N)")
         .y_desc("ms (median)")
         .draw()?;
+    lines(&mut chart, sum, methods, phases, &ns, ymin)?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 12))
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+/// The N at which some method measured some phase, in order.
+fn plotted_sizes(sum: &Summary, b: &Bench, methods: &[&str], phases: &[&str]) -> Vec<u64> {
+    sizes(sum, b, methods)
+        .into_iter()
+        .filter(|&n| {
+            methods
+                .iter()
+                .any(|m| phases.iter().any(|p| median(sum, m, p, n).is_some()))
+        })
+        .collect()
+}
+
+/// The smallest and largest median plotted, ms (at least 1 µs, a decade apart).
+fn y_range(sum: &Summary, methods: &[&str], phases: &[&str]) -> (f64, f64) {
+    let values: Vec<f64> = sum
+        .iter()
+        .filter(|(k, _)| {
+            methods.contains(&k.0.as_str()) && phases.contains(&k.1.as_str()) && k.2 > 1
+        })
+        .map(|(_, (s, _, _))| s.median / 1e6)
+        .filter(|v| *v > 0.0)
+        .collect();
+    let ymin = values
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+        .max(1e-3);
+    let ymax = values.iter().copied().fold(0.0, f64::max).max(ymin * 10.0);
+    (ymin, ymax)
+}
+
+/// Draws a line with markers per method × phase, its legend entry named.
+fn lines(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>,
+    sum: &Summary,
+    methods: &[&str],
+    phases: &[&str],
+    ns: &[u64],
+    ymin: f64,
+) -> Result<(), Box<dyn std::error::Error>> {
     let palette = [
         RGBColor(31, 119, 180),
         RGBColor(255, 127, 14),
@@ -94,13 +126,5 @@ pub(crate) fn plot(
             }))?;
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 12))
-        .draw()?;
-    root.present()?;
     Ok(())
 }

@@ -9,6 +9,7 @@ use benchreport::*;
 use crate::methods::*;
 use crate::tables::*;
 
+/// Writes the entry + exit section: the exit trampoline against the other ways.
 pub(crate) fn exit_section(o: &mut String, b: &Bench, sum: &Summary) {
     if !sum
         .keys()
@@ -16,6 +17,22 @@ pub(crate) fn exit_section(o: &mut String, b: &Bench, sum: &Summary) {
     {
         return;
     }
+    exit_intro(o, b);
+    phase_table(
+        o,
+        b,
+        sum,
+        "Entry + exit phase times, ms: median [min–max]",
+        &EXIT_METHODS,
+        &EXIT_PHASES,
+    );
+    exit_speedups(o, b, sum);
+    exit_goals(o, sum);
+    exit_per_call(o, sum);
+}
+
+/// Writes the section's heading and what each way is.
+fn exit_intro(o: &mut String, b: &Bench) {
     let info = |k: &str| b.info.get(k).cloned().unwrap_or_else(|| "?".into());
     let _ = writeln!(
         o,
@@ -33,14 +50,10 @@ pub(crate) fn exit_section(o: &mut String, b: &Bench, sum: &Summary) {
         info("exit_candidates"),
         info("budget_s")
     );
-    phase_table(
-        o,
-        b,
-        sum,
-        "Entry + exit phase times, ms: median [min–max]",
-        &EXIT_METHODS,
-        &EXIT_PHASES,
-    );
+}
+
+/// Writes the table of how many times longer each way takes than `exit`.
+fn exit_speedups(o: &mut String, b: &Bench, sum: &Summary) {
     // How many times longer each way takes than `exit` (the reverse of
     // speedup_table's base / method).
     let ns = sizes(sum, b, &EXIT_METHODS);
@@ -58,6 +71,10 @@ pub(crate) fn exit_section(o: &mut String, b: &Bench, sum: &Summary) {
         has,
         cell,
     );
+}
+
+/// Writes the goals at 1000 functions, those measured.
+fn exit_goals(o: &mut String, sum: &Summary) {
     let x1000 = median(sum, "exit", "attach", 1000);
     let k1000 = median(sum, "entry-kretprobe", "attach", 1000);
     let f1000 = median(sum, "fprobe-exit", "attach", 1000);
@@ -83,6 +100,10 @@ pub(crate) fn exit_section(o: &mut String, b: &Bench, sum: &Summary) {
             if x <= f { "met" } else { "not met" }
         );
     }
+}
+
+/// Writes the per-call cost of each way on `getppid()`.
+fn exit_per_call(o: &mut String, sum: &Summary) {
     let _ = writeln!(
         o,
         "\nPer call on `getppid()` (a tight loop), each way on `__x64_sys_getppid` alone, \

@@ -9,8 +9,18 @@ use benchreport::*;
 use crate::sections::gp::*;
 use crate::tables::*;
 
+/// Writes the kprobe goals, then the per-probe cost of register and enable.
 pub(crate) fn goals(o: &mut String, sum: &Summary, gp: &GpSummary, ns: &[u64]) {
     let _ = writeln!(o, "## Goals\n");
+    call_goal(o, sum, ns);
+    grace_periods(o, gp, ns);
+    removal_goals(o, sum, ns);
+    per_probe_table(o, sum, ns);
+    o.push('\n');
+}
+
+/// Writes the goal of the `unregister` write returning within 1 ms.
+fn call_goal(o: &mut String, sum: &Summary, ns: &[u64]) {
     let slowest_call = ns
         .iter()
         .filter_map(|&n| median(sum, "batchprobe", "unregister_call", n).map(|v| (v, n)))
@@ -23,6 +33,10 @@ pub(crate) fn goals(o: &mut String, sum: &Summary, gp: &GpSummary, ns: &[u64]) {
             if v <= 1e6 { "met" } else { "not met" }
         );
     }
+}
+
+/// Writes the grace periods batchprobe's enable and teardown waited for at the largest N.
+fn grace_periods(o: &mut String, gp: &GpSummary, ns: &[u64]) {
     if let Some(&l) = ns.iter().max() {
         for p in ["enable", "teardown"] {
             if let Some(c) = gp_cell(gp, "batchprobe", p, l) {
@@ -34,6 +48,10 @@ pub(crate) fn goals(o: &mut String, sum: &Summary, gp: &GpSummary, ns: &[u64]) {
             }
         }
     }
+}
+
+/// Writes the goals of removing faster than tracefs and of growing slowly with N.
+fn removal_goals(o: &mut String, sum: &Summary, ns: &[u64]) {
     let r256 = speedup(
         median(sum, "tracefs", "unregister_complete", 256),
         median(sum, "batchprobe", "unregister_complete", 256),
@@ -66,6 +84,10 @@ pub(crate) fn goals(o: &mut String, sum: &Summary, gp: &GpSummary, ns: &[u64]) {
             }
         }
     }
+}
+
+/// Writes the table of register's and enable's cost per probe, µs.
+fn per_probe_table(o: &mut String, sum: &Summary, ns: &[u64]) {
     let _ = writeln!(
         o,
         "\nPer-probe cost of register and enable (µs per probe, median):\n"
@@ -92,9 +114,9 @@ pub(crate) fn goals(o: &mut String, sum: &Summary, gp: &GpSummary, ns: &[u64]) {
             o.push('\n');
         }
     }
-    o.push('\n');
 }
 
+/// Writes the per-hit overhead section: ns per probed call, each way.
 pub(crate) fn per_hit(o: &mut String, sum: &Summary) {
     if !sum.keys().any(|k| k.1 == "per_hit") {
         return;

@@ -21,6 +21,37 @@ pub(crate) fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSum
     if !sum.keys().any(|k| all.contains(&k.0.as_str())) {
         return;
     }
+    peers_intro(o, b);
+    phase_table(
+        o,
+        b,
+        sum,
+        "Entry only, ms: median [min–max]",
+        &PEER_ENTRY_METHODS,
+        &PEER_PHASES,
+    );
+    phase_table(
+        o,
+        b,
+        sum,
+        "Entry + exit, ms: median [min–max]",
+        &PEER_EXIT_METHODS,
+        &PEER_PHASES,
+    );
+    peers_speedups(o, b, sum);
+    peers_gp_table(o, gp, &all);
+    let _ = writeln!(
+        o,
+        "Per call on `getppid()` (a tight loop), each way on `__task_pid_nr_ns` alone (getppid \
+         calls it once; the syscall wrappers have no BTF, so fentry cannot take \
+         `__x64_sys_getppid`), against the unprobed call:\n\n\
+         | config | ns per call: median [min–max] | × unprobed |\n| --- | ---: | ---: |"
+    );
+    per_call_rows(o, sum, "peer-no-probe", &PEER_PER_CALL);
+}
+
+/// Writes the section's heading and what each way and phase is.
+fn peers_intro(o: &mut String, b: &Bench) {
     let info = |k: &str| b.info.get(k).cloned().unwrap_or_else(|| "?".into());
     let _ = writeln!(
         o,
@@ -49,22 +80,10 @@ pub(crate) fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSum
         info("budget_s"),
         info("peer_budget_s")
     );
-    phase_table(
-        o,
-        b,
-        sum,
-        "Entry only, ms: median [min–max]",
-        &PEER_ENTRY_METHODS,
-        &PEER_PHASES,
-    );
-    phase_table(
-        o,
-        b,
-        sum,
-        "Entry + exit, ms: median [min–max]",
-        &PEER_EXIT_METHODS,
-        &PEER_PHASES,
-    );
+}
+
+/// Writes, entry only and entry + exit, each way's median over batchprobe's.
+fn peers_speedups(o: &mut String, b: &Bench, sum: &Summary) {
     for (title, base, methods) in [
         (
             "Entry only: each way's median / the direct set's (×, above 1: batchprobe faster)",
@@ -87,6 +106,10 @@ pub(crate) fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSum
             };
         table(o, title, &ns, (&others, &EXIT_PHASES), has, cell);
     }
+}
+
+/// Writes the grace periods each of the methods `all` waited for.
+fn peers_gp_table(o: &mut String, gp: &GpSummary, all: &[&str]) {
     let ns: Vec<u64> = gp
         .keys()
         .filter(|k| all.contains(&k.0.as_str()))
@@ -98,16 +121,8 @@ pub(crate) fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSum
         o,
         "Grace periods waited for (system-wide, during the phase): rcu/rcu_tasks/rcu_tasks_rude",
         &ns,
-        (&all, &EXIT_PHASES),
+        (all, &EXIT_PHASES),
         |m, p, n| gp_cell(gp, m, p, n).is_some(),
         |m, p, n| gp_cell(gp, m, p, n).unwrap_or_else(|| "–".into()),
     );
-    let _ = writeln!(
-        o,
-        "Per call on `getppid()` (a tight loop), each way on `__task_pid_nr_ns` alone (getppid \
-         calls it once; the syscall wrappers have no BTF, so fentry cannot take \
-         `__x64_sys_getppid`), against the unprobed call:\n\n\
-         | config | ns per call: median [min–max] | × unprobed |\n| --- | ---: | ---: |"
-    );
-    per_call_rows(o, sum, "peer-no-probe", &PEER_PER_CALL);
 }
