@@ -13,7 +13,7 @@
 //! runs on the workqueue; `flush` and `unregister --sync` wait for it after
 //! the lock is released.
 
-pub mod registry;
+pub(crate) mod registry;
 
 use core::fmt::Write;
 use core::sync::atomic::{AtomicPtr, Ordering};

@@ -25,7 +25,7 @@ use crate::set::Set;
 
 mod caches;
 mod create;
-pub mod validate;
+pub(crate) mod validate;
 
 use caches::Caches;
 
