@@ -36,5 +36,10 @@ make -s --no-print-directory -C "$BP_ROOT/selftests" KSELFTEST_DIR="$ks" OUTPUT=
 make -s --no-print-directory -C "$BP_ROOT/selftests" KSELFTEST_DIR="$ks" OUTPUT="$build" \
     COLLECTION=batchprobe emit_tests > "$out/kselftest-list.txt"
 [ -s "$out/kselftest-list.txt" ] || die "selftests: empty kselftest-list.txt"
+# test_fetchargs_oracle.sh's expectations: what batchprobe's fetch-argument
+# compiler makes of each case of the corpus for this tree's release and
+# config (the guest then asks the tree's own kprobe_events the same).
+(cd "$BP_ROOT/tests" && cargo run --quiet --bin fetch-oracle -- "$kdir" "$BP_ROOT/selftests/fetchargs.corpus") \
+    > "$out/batchprobe/fetchargs.expected" || die "selftests: fetch-oracle failed for $kdir"
 for ko in "$@"; do install -m 644 "$ko" "$out/batchprobe/"; done
 echo "$out"

@@ -564,7 +564,9 @@ fn probe_kind<'a>(head: &'a str, kind_word: &'a str) -> Result<(ProbeKind, bool)
 }
 
 /// A probe line's words after its target: `max=N` and `skip=GLOB`, for a
-/// glob target only, each at most once.
+/// glob target only, each at most once. Any other word is a fetch argument
+/// (`kprobe_events`' `[NAME=]FETCHARG[:TYPE]`), refused until records are
+/// written.
 fn glob_options<'a>(
     words: &mut impl Iterator<Item = &'a str>,
     target: &Target<'a>,
@@ -585,7 +587,7 @@ fn glob_options<'a>(
             }
             skip = Some(g);
         } else {
-            return Err(at(ParseError::TooManyArguments, w));
+            return Err(at(ParseError::FetchArgs, w));
         }
     }
     Ok((limit, skip))

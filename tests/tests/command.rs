@@ -140,8 +140,8 @@ fn glob_limits() {
     assert_eq!(one("p:s vfs_* max=0"), Err(ParseError::BadLimit));
     assert_eq!(one("p:s vfs_* max="), Err(ParseError::BadLimit));
     assert_eq!(one("p:s vfs_read max=3"), Err(ParseError::BadLimit));
-    assert_eq!(one("p:s vfs_* max=3 x"), Err(ParseError::TooManyArguments));
-    assert_eq!(one("p:s vfs_* 3"), Err(ParseError::TooManyArguments));
+    assert_eq!(one("p:s vfs_* max=3 x"), Err(ParseError::FetchArgs));
+    assert_eq!(one("p:s vfs_* 3"), Err(ParseError::FetchArgs));
 }
 
 #[test]
@@ -285,7 +285,21 @@ fn bad_input() {
     assert_eq!(one("p:s/a/b foo"), Err(ParseError::BadName));
     assert_eq!(one("p:s-x foo"), Err(ParseError::BadName));
     assert_eq!(one("p:s"), Err(ParseError::MissingArgument));
-    assert_eq!(one("p:s foo bar"), Err(ParseError::TooManyArguments));
+    assert_eq!(one("p:s foo bar"), Err(ParseError::FetchArgs));
+    // kprobe_events' fetch arguments: refused as not supported yet, not as a
+    // syntax error.
+    assert_eq!(
+        one("p:io/read vfs_read file=$arg1 count=$arg3:u64"),
+        Err(ParseError::FetchArgs)
+    );
+    assert_eq!(
+        one("r:io/read vfs_read $retval"),
+        Err(ParseError::FetchArgs)
+    );
+    assert_eq!(
+        ParseError::FetchArgs.errno(),
+        batchprobe_host_tests::errno::EOPNOTSUPP
+    );
     assert_eq!(one("p:s foo+"), Err(ParseError::BadOffset));
     assert_eq!(one("p:s foo+-1"), Err(ParseError::BadOffset));
     assert_eq!(one("p:s foo+0x"), Err(ParseError::BadOffset));

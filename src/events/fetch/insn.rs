@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! [`Insn`]: one step of a compiled fetch argument, as the kernel's
+//! `struct fetch_insn` (`kernel/trace/trace_probe.h`), in the same five
+//! stages: load, dereference, store, modify, loop. Pure.
+
+/// One instruction. A program is a load, dereferences, one store, an optional
+/// bitfield and an optional array loop, then [`Insn::End`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Insn<'a> {
+    /// An empty slot.
+    Nop,
+    // Stage 1: load.
+    /// A register: the byte offset of its slot in x86-64's `struct pt_regs`.
+    Reg(u16),
+    /// The Nth word of the kernel stack.
+    Stack(u32),
+    /// The stack pointer.
+    StackP,
+    /// The return value.
+    Retval,
+    /// A constant (also an `@ADDR`).
+    Imm(u64),
+    /// `current->comm`.
+    Comm,
+    /// The Nth function argument (0-based).
+    Arg(u32),
+    /// An entry argument kept at function entry for the return record: its
+    /// byte offset in the entry data.
+    EntryData(u32),
+    /// 7.3's `$current`: the current task's address.
+    Current,
+    /// An immediate string (`\"...`): its text.
+    ImmStr(&'a str),
+    /// `@SYM[+|-OFFS]`, to be resolved to an address when the set is made; the
+    /// next slot holds the [`Insn::Imm`] it becomes (as `FETCH_NOP_SYMBOL`).
+    Symbol(&'a str),
+    // Stage 2: dereference.
+    /// Read a word of kernel memory at value + offset.
+    Deref(i64),
+    /// Read a word of user memory at value + offset.
+    UDeref(i64),
+    /// 7.3's `this_cpu_ptr()`: the value as a per-CPU address.
+    CpuPtr,
+    // Stage 3: store.
+    /// Store the value itself, `size` bytes.
+    StRaw(u8),
+    /// Store `size` bytes of kernel memory at value + offset.
+    StMem(u8, i64),
+    /// Store `size` bytes of user memory at value + offset.
+    StUMem(u8, i64),
+    /// Store the kernel string at value + offset.
+    StString(i64),
+    /// Store the user string at value + offset.
+    StUString(i64),
+    /// Store the name of the symbol at value (`symstr`).
+    StSymstr,
+    // Stage 4: modify.
+    /// Keep a bitfield: shift left then right within `basesize` bytes.
+    ModBitfield {
+        /// The container's size in bytes.
+        basesize: u8,
+        /// Bits shifted out at the top.
+        lshift: u8,
+        /// Bits shifted out at the bottom (after `lshift`).
+        rshift: u8,
+    },
+    // Stage 5: loop.
+    /// Repeat the store for `N` consecutive elements.
+    LoopArray(u32),
+    /// The end of the program.
+    End,
+}
+
+/// The slots a program has, as the kernel's `FETCH_INSN_MAX`: the last one
+/// is always [`Insn::End`], so 15 hold instructions.
+pub const FETCH_INSN_MAX: usize = 16;
