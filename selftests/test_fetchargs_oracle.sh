@@ -39,7 +39,7 @@ n=0
 while IFS=$tab read -r site args kind a b; do
     n=$((n + 1))
     ev=$(printf 'e%03d' $n)
-    name="${site}_$(echo "$args" | tr -c 'A-Za-z0-9_\n' '_' | cut -c1-40)"
+    name="${ev}_${site}_$(echo "$args" | tr -c 'A-Za-z0-9_\n' '_' | cut -c1-40)"
     : > $T/error_log
     if echo "$site:bpo/$ev vfs_read $args" >> $T/kprobe_events 2>/dev/null; then
         case $kind in
