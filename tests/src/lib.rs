@@ -33,10 +33,13 @@ pub mod retpool;
 #[path = "../../src/probecap.rs"]
 pub mod probecap;
 
-// The events wing's pure files (`format` finds `fetch` as `super::fetch`,
-// here and in the module).
+// The events wing's pure files (`format` and `record` find `fetch` as
+// `super::fetch`, here and in the module).
 #[path = "../../src/events/fetch.rs"]
 pub mod fetch;
 
 #[path = "../../src/events/format.rs"]
 pub mod format;
+
+#[path = "../../src/events/record.rs"]
+pub mod record;

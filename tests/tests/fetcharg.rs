@@ -424,7 +424,7 @@ fn dollar_arg_words_checked_first() {
         )
     );
     // 128 bytes of rewritten words: `name:u32` and a NUL are 9.
-    let words: Vec<&str> = std::iter::repeat("$arg2:u32").take(15).collect();
+    let words: Vec<&str> = std::iter::repeat_n("$arg2:u32", 15).collect();
     assert_eq!(
         e(&words),
         (
