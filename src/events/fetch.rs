@@ -162,6 +162,8 @@ pub enum BtfType {
     CharPtr,
     /// A pointer to a structure or union: what `->` follows.
     StructPtr,
+    /// Any other pointer (`x64`; `->` on it has no member to find).
+    Ptr,
     /// `char[N]`: `:string` reads it in place.
     CharArray,
     /// Anything else: the default type.
@@ -173,7 +175,7 @@ impl BtfType {
     fn fetch_name(self) -> Option<&'static str> {
         match self {
             BtfType::Scalar(name) => Some(name),
-            BtfType::CharPtr | BtfType::StructPtr => Some("x64"),
+            BtfType::CharPtr | BtfType::StructPtr | BtfType::Ptr => Some("x64"),
             BtfType::CharArray | BtfType::Other => None,
         }
     }
@@ -354,6 +356,10 @@ pub struct Compiler<'p, 'n> {
     last_btf: Option<BtfType>,
     /// Whether the argument being compiled reads a register.
     regs: bool,
+    /// Whether the function's BTF has been looked up for this probe (the
+    /// kernel's `ctx->btf`, after which a function without parameters
+    /// reports a name as not found rather than as no BTF entry).
+    btf_queried: bool,
 }
 
 impl<'p, 'n> Compiler<'p, 'n> {
@@ -370,6 +376,7 @@ impl<'p, 'n> Compiler<'p, 'n> {
             nr_entry: 0,
             last_btf: None,
             regs: false,
+            btf_queried: false,
         }
     }
 
@@ -410,14 +417,21 @@ impl<'p, 'n> Compiler<'p, 'n> {
                 _ => return Err((i, FetchError::at(BadVar, 0))),
             }
         }
-        let Some(last) = last else { return Ok(()) };
+        let too_many = |words: usize| match words > MAX_TRACE_ARGS {
+            true => Err((0, FetchError::at(TooManyArgs, 0))),
+            false => Ok(()),
+        };
+        let Some(last) = last else {
+            return too_many(words.count());
+        };
+        self.btf_queried = self.btf.found();
         if !(self.dialect.btf_args && self.btf.found() && self.btf.nr_params() > 0) {
             return match star {
                 Some(_) => Err((last, FetchError::at(NosupBtfArg, 0))),
-                None => Ok(()),
+                None => too_many(words.count()),
             };
         }
-        for (i, w) in words.enumerate() {
+        for (i, w) in words.clone().enumerate() {
             if star == Some(i) {
                 return Err((i, FetchError::at(ArgStarUnsupported, 0)));
             }
@@ -430,7 +444,7 @@ impl<'p, 'n> Compiler<'p, 'n> {
                 self.meta_used += len + 1;
             }
         }
-        Ok(())
+        too_many(words.count())
     }
 
     /// `traceprobe_parse_probe_arg`: compiles `word` (`[NAME=]BODY[:TYPE]`),
@@ -448,8 +462,22 @@ impl<'p, 'n> Compiler<'p, 'n> {
             return Err(FetchError::at(TooManyArgs, 0));
         }
         let (name, fetch, spec, body_at) = if word.starts_with("$arg") {
-            // A whole word `$argN[:TYPE]` may become a BTF name.
+            // A whole word `$argN[:TYPE]` may become a BTF name; then, as for
+            // any word, the kernel looks for `NAME=` in it: a name that would
+            // hold `$` or `:`.
             let (fetch, spec) = self.meta_arg(word)?;
+            let eq = match spec {
+                Some(t) => t.find('=').map(|i| fetch.len() + 1 + i),
+                None => fetch.find('='),
+            };
+            if let Some(n) = eq {
+                let kind = if n > MAX_ARG_NAME_LEN {
+                    ArgNameTooLong
+                } else {
+                    BadArgName
+                };
+                return Err(FetchError::at(kind, 0));
+            }
             (self.generated_name(fetch, index), fetch, spec, 0)
         } else {
             let (name, body, body_at) = match word.find('=') {
@@ -506,14 +534,17 @@ impl<'p, 'n> Compiler<'p, 'n> {
     /// `$argN[:TYPE]` (N a digit) as the kernel rewrites it: the Nth
     /// parameter's BTF name, and the `:TYPE` left as it was.
     fn btf_name_of<'a>(&self, word: &'a str) -> Result<(&'n str, &'a str), FetchError> {
-        let (n, digits) = num::simple_strtoul(&word[4..], 10);
+        let (n, digits) = num::simple_strtoul(&word[4..], 10, self.dialect.linux_7_3);
         let tail = &word[4 + digits..];
         if !(tail.is_empty() || tail.starts_with(':')) {
             return Err(FetchError::at(BadVar, 0));
         }
+        // The kernel keeps N in an `int`.
+        let n = n as u32 as i32;
         if n == 0 {
             return Err(FetchError::at(BadArgNum, 0));
         }
+        // (A negative N makes the kernel read outside its parameter list.)
         let index = usize::try_from(n - 1).unwrap_or(usize::MAX);
         if index >= self.btf.nr_params() {
             return Err(FetchError::at(NoBtfArg, 0));
@@ -573,7 +604,8 @@ impl<'p, 'n> Compiler<'p, 'n> {
         if self.size > MAX_PROBE_EVENT_SIZE {
             return Err(FetchError::at(EventTooBig, at));
         }
-        finalize(&mut code, ty, type_name, count, at, at + type_off)?;
+        let saturate = self.dialect.linux_7_3;
+        finalize(&mut code, ty, type_name, count, at, at + type_off, saturate)?;
         Ok(ProbeArg {
             name,
             ty,
@@ -614,9 +646,9 @@ impl<'p, 'n> Compiler<'p, 'n> {
             Some(b'@') => memory(arg, code, at)?,
             Some(b'+' | b'-') => left = self.deref(arg, code, at, depth)?,
             Some(b'\\') => immediate(arg, code, at)?,
-            Some(b'(') if d.linux_7_3 => return Err(self.typecast(arg, at)),
+            Some(b'(') if d.linux_7_3 => return Err(self.typecast(arg, at, depth)),
             Some(_) if d.linux_7_3 && nests => left = self.this_cpu(arg, code, at, depth)?,
-            Some(c) if c.is_ascii_alphabetic() || *c == b'_' => {
+            Some(&c) if kernel_isalpha(c) || c == b'_' => {
                 if self.site == Site::Inside || !d.btf_args {
                     return Err(FetchError::at(NosupBtfArg, at));
                 }
@@ -631,8 +663,9 @@ impl<'p, 'n> Compiler<'p, 'n> {
     }
 
     /// 7.3's `(STRUCT)...->MEMBER` (`handle_typecast`): refused, in the
-    /// kernel's words where its syntax is wrong, else as batchprobe's limit.
-    fn typecast(&self, arg: &str, at: usize) -> FetchError {
+    /// kernel's words where its syntax or its inner argument is wrong, else
+    /// as batchprobe's limit.
+    fn typecast(&mut self, arg: &str, at: usize, depth: usize) -> FetchError {
         let err = FetchError::at;
         if self.site == Site::Inside || !self.dialect.btf_args {
             return err(NosupBtfArg, at);
@@ -643,11 +676,12 @@ impl<'p, 'n> Compiler<'p, 'n> {
         let rest = &arg[cast_end + 1..];
         let at_rest = at + cast_end + 1;
         let arrow_after = |i: usize| rest[i..].starts_with("->");
-        if rest.starts_with('(') {
+        // The inner argument, and where it starts.
+        let (inner, inner_at) = if rest.starts_with('(') {
             match matched_close(rest) {
-                None => err(DerefOpenBrace, at_rest),
-                Some(c) if !arrow_after(c + 1) => err(TypecastReqField, at_rest + c + 1),
-                Some(_) => err(TypecastUnsupported, at),
+                None => return err(DerefOpenBrace, at_rest),
+                Some(c) if !arrow_after(c + 1) => return err(TypecastReqField, at_rest + c + 1),
+                Some(c) => (&rest[1..c], at_rest + 1),
             }
         } else if rest.starts_with(['+', '-'])
             || rest.starts_with("this_cpu_ptr(")
@@ -657,26 +691,31 @@ impl<'p, 'n> Compiler<'p, 'n> {
                 return err(DerefNeedBrace, at_rest);
             };
             match matched_close(&rest[open..]) {
-                None => err(DerefOpenBrace, at_rest + rest.len()),
+                None => return err(DerefOpenBrace, at_rest + rest.len()),
                 Some(c) if !arrow_after(open + c + 1) => {
-                    err(TypecastReqField, at_rest + open + c + 1)
+                    return err(TypecastReqField, at_rest + open + c + 1)
                 }
-                Some(_) => err(TypecastUnsupported, at),
+                Some(c) => (&rest[..open + c + 1], at_rest),
             }
         } else {
             if rest.starts_with('@') {
-                let sym_offset = rest
-                    .find(['+', '-'])
-                    .is_some_and(|i| rest.as_bytes().get(i + 1).is_some_and(u8::is_ascii_digit));
-                if sym_offset {
+                let digit_after =
+                    |i: usize| rest.as_bytes().get(i + 1).is_some_and(u8::is_ascii_digit);
+                if rest.find(['+', '-']).is_some_and(digit_after) {
                     return err(TypecastSymOffset, at_rest);
                 }
             }
             match rest.find('-') {
-                Some(i) if arrow_after(i) => err(TypecastUnsupported, at),
-                _ => err(TypecastReqField, at_rest + rest.len()),
+                Some(i) if arrow_after(i) => (&rest[..i], at_rest),
+                _ => return err(TypecastReqField, at_rest + rest.len()),
             }
+        };
+        // The kernel parses the inner argument (a nesting level deeper)
+        // before it looks the structure up.
+        if let Err(e) = self.parse(inner, &mut Code::new(), inner_at, depth + 1) {
+            return e;
         }
+        err(TypecastUnsupported, at)
     }
 
     /// `parse_probe_vars`: `$comm`, `$retval`, `$stack[N]`, `$current`,
@@ -790,11 +829,13 @@ impl<'p, 'n> Compiler<'p, 'n> {
                     None => Ok(()),
                 };
             }
+            self.btf_queried = true;
             Some(self.btf.ret().ok_or(FetchError::at(NoRetval, at))?)
         } else {
-            if !self.btf.found() || self.btf.nr_params() == 0 {
+            if !self.btf.found() || (self.btf.nr_params() == 0 && !self.btf_queried) {
                 return Err(FetchError::at(NoBtfEntry, at));
             }
+            self.btf_queried = true;
             let (index, ty) = self.btf.param(var).ok_or(FetchError::at(NoBtfArg, at))?;
             self.function_arg(index, code, at)?;
             Some(ty)
@@ -802,6 +843,7 @@ impl<'p, 'n> Compiler<'p, 'n> {
         if let Some(m) = member {
             let kind = match ty {
                 Some(BtfType::StructPtr) => BtfFieldUnsupported,
+                Some(BtfType::Ptr | BtfType::CharPtr) => BadBtfTid,
                 _ => NoPtrStrct,
             };
             return Err(FetchError::at(kind, at + m));
@@ -830,8 +872,9 @@ impl<'p, 'n> Compiler<'p, 'n> {
             num::kstrtol(num, 0)
         };
         let offset = offset.ok_or(FetchError::at(BadDerefOffs, at))?;
-        // The kernel's caret for the inner argument: a byte short after `u`.
-        let inner_at = at + paren + 2;
+        // The kernel's caret for the inner argument: a byte short after `u`,
+        // and after `+-`.
+        let inner_at = at + paren + 2 - usize::from(!negative && rest.starts_with('-'));
         let inner = &rest[paren + 1..];
         let close = inner
             .rfind(')')
@@ -884,6 +927,11 @@ impl<'p, 'n> Compiler<'p, 'n> {
         self.last_btf = None;
         Ok(inner_at)
     }
+}
+
+/// The kernel's `isalpha` (`lib/ctype.c`): ASCII letters and Latin-1's.
+fn kernel_isalpha(c: u8) -> bool {
+    c.is_ascii_alphabetic() || (0xc0..=0xff).contains(&c) && c != 0xd7 && c != 0xf7
 }
 
 /// `find_matched_close_paren`: the `)` that closes `s`'s first `(`.
@@ -944,7 +992,7 @@ fn split_type<'a>(
         }
     }
     let type_at = at + spec.map_or(0, |_| fetch.len() + 1);
-    if matches!(type_name, Some("%pd" | "%pD")) {
+    if matches!(spec, Some("%pd" | "%pD")) {
         return Err(FetchError::at(DentryUnsupported, type_at));
     }
     let ty = if fetch == "$comm" || fetch == "$COMM" || fetch.starts_with("\\\"") {
@@ -969,10 +1017,9 @@ fn memory<'a>(arg: &'a str, code: &mut Code<'a>, at: usize) -> Result<(), FetchE
         },
         Some(b'+') => return Err(FetchError::at(FileOnKprobe, at)),
         _ => {
-            match split_symbol_offset(rest) {
-                Some((sym, _)) if !sym.is_empty() => code.set(Insn::Symbol(rest)),
-                _ => return Err(FetchError::at(BadMemAddr, at)),
-            }
+            // Any text: the kernel reads the symbol and its offset only when
+            // it registers the probe (`record::resolve_symbols`).
+            code.set(Insn::Symbol(rest));
             code.advance(FetchError::at(TooManyOps, at))?;
             code.set(Insn::Imm(0));
         }
@@ -1035,6 +1082,7 @@ fn finalize(
     count: u32,
     at: usize,
     type_at: usize,
+    saturate: bool,
 ) -> Result<(), FetchError> {
     let too_many = FetchError::at(TooManyOps, at);
     if ty.string {
@@ -1085,7 +1133,7 @@ fn finalize(
     }
     let store = code.cur();
     if let Some(bf) = type_name.and_then(|t| t.strip_prefix('b')) {
-        bitfield(bf, ty, code).ok_or(FetchError::at(BadBitfield, type_at))?;
+        bitfield(bf, ty, code, saturate).ok_or(FetchError::at(BadBitfield, type_at))?;
     }
     if count != 0 {
         if !matches!(
@@ -1102,21 +1150,25 @@ fn finalize(
     Ok(())
 }
 
-/// `__parse_bitfield_probe_arg`: `<WIDTH>@<OFFSET>/...` after the `b`.
-fn bitfield(bf: &str, ty: &FetchType, code: &mut Code<'_>) -> Option<()> {
-    let (width, n) = num::simple_strtoul(bf, 0);
+/// `__parse_bitfield_probe_arg`: `<WIDTH>@<OFFSET>/...` after the `b`, in
+/// the kernel's `unsigned long` (wrapping) arithmetic.
+fn bitfield(bf: &str, ty: &FetchType, code: &mut Code<'_>, saturate: bool) -> Option<()> {
+    let (width, n) = num::simple_strtoul(bf, 0, saturate);
     let rest = bf[n..].strip_prefix('@').filter(|_| width != 0)?;
-    let (offset, n) = num::simple_strtoul(rest, 0);
+    let (offset, n) = num::simple_strtoul(rest, 0, saturate);
     if n == 0 || !rest[n..].starts_with('/') {
         return None;
     }
     code.next_empty(FetchError::at(BadBitfield, 0)).ok()?;
     let bits = u64::from(ty.size) * 8;
-    let used = width.checked_add(offset).filter(|&u| u <= bits)?;
+    let used = width.wrapping_add(offset);
+    if bits < used {
+        return None;
+    }
     code.set(Insn::ModBitfield {
         basesize: ty.size,
-        lshift: (bits - used) as u8,
-        rshift: (bits - width) as u8,
+        lshift: bits.wrapping_sub(used) as u8,
+        rshift: bits.wrapping_sub(width) as u8,
     });
     Some(())
 }

@@ -18,7 +18,7 @@
 //! included: a `symstr`'s `__data_loc` keeps the room left as its length,
 //! and the next string starts on its terminating NUL.
 
-use super::fetch::{Insn, ProbeArg};
+use super::fetch::{split_symbol_offset, ErrorKind, Insn, ProbeArg};
 
 /// The longest string a record takes (`MAX_STRING_SIZE`, `PATH_MAX`),
 /// terminating NUL included.
@@ -128,6 +128,14 @@ impl Dest<'_> {
 
     fn set_loc(&mut self, loc: u32) {
         self.put(&loc.to_ne_bytes());
+    }
+
+    /// The room this slot's `__data_loc` word names for a string: its
+    /// length and offset; `None` when none is left (the kernel's `-ENOMEM`).
+    fn named_room(&self) -> Option<(usize, usize)> {
+        let loc = self.loc();
+        let max = (loc >> 16) as usize;
+        (max != 0).then_some((max, (loc & 0xffff) as usize))
     }
 }
 
@@ -278,11 +286,7 @@ fn run(code: &[Insn<'_>], src: &impl Source, mut dest: Option<Dest<'_>>) -> Opti
 /// `fetch_store_string`: the string into the room its `__data_loc` word
 /// names, the word then set to what it took (0: it faulted).
 fn store_string(d: &mut Dest<'_>, src: &impl Source, s: Str<'_>) -> Option<usize> {
-    let loc = d.loc();
-    let (max, offset) = ((loc >> 16) as usize, (loc & 0xffff) as usize);
-    if max == 0 {
-        return None;
-    }
+    let (max, offset) = d.named_room()?;
     let room = d.record.get_mut(offset..)?;
     let room_len = room.len().min(max);
     let copied = strncpy(src, s, &mut room[..room_len]);
@@ -293,11 +297,7 @@ fn store_string(d: &mut Dest<'_>, src: &impl Source, s: Str<'_>) -> Option<usize
 /// `fetch_store_symstring`: the symbol's name into the room its
 /// `__data_loc` word names, the word left as it was (the kernel's way).
 fn store_symbol(d: &mut Dest<'_>, src: &impl Source, addr: u64) -> Option<usize> {
-    let loc = d.loc();
-    let (max, offset) = ((loc >> 16) as usize, (loc & 0xffff) as usize);
-    if max == 0 {
-        return None;
-    }
+    let (_, offset) = d.named_room()?;
     let room = d.record.get_mut(offset..)?;
     let room_len = room.len().min(KSYM_SYMBOL_LEN);
     Some(src.symbol(addr, &mut room[..room_len]))
@@ -374,16 +374,20 @@ pub fn store(
 
 /// Fills in the address of every `@SYM[+|-OFFS]` of `arg` (the [`Insn::Imm`]
 /// after its [`Insn::Symbol`]), as `traceprobe_update_arg` does when the
-/// probe is made: `lookup` gives a symbol's address. `Err` with the symbol
-/// the kernel does not know.
+/// probe is registered: `lookup` gives a symbol's address. The refusal the
+/// kernel gives then (against the probe's address word), with the text.
 pub fn resolve_symbols<'a>(
     arg: &mut ProbeArg<'a>,
     lookup: impl Fn(&str) -> Option<u64>,
-) -> Result<(), &'a str> {
+) -> Result<(), (ErrorKind, &'a str)> {
     for i in 0..arg.code.len() {
         if let Insn::Symbol(text) = arg.code[i] {
-            let (name, offset) = super::fetch::split_symbol_offset(text).ok_or(text)?;
-            let addr = lookup(name).ok_or(text)?;
+            let (name, offset) =
+                split_symbol_offset(text).ok_or((ErrorKind::FailRegProbe, text))?;
+            let addr = Some(name)
+                .filter(|n| !n.is_empty())
+                .and_then(&lookup)
+                .ok_or((ErrorKind::BadProbeAddr, text))?;
             if let Some(slot @ Insn::Imm(_)) = arg.code.get_mut(i + 1) {
                 *slot = Insn::Imm(addr.wrapping_add(offset as u64));
             }

@@ -4,7 +4,7 @@
 //! programs run over a fake probe context and memory, the record's bytes as
 //! `kprobe_events` writes them (`kernel/trace/trace_probe_tmpl.h`).
 
-use batchprobe_host_tests::fetch::{Compiler, Dialect, Insn, NoBtf, ProbeArg, Site};
+use batchprobe_host_tests::fetch::{Compiler, Dialect, ErrorKind, Insn, NoBtf, ProbeArg, Site};
 use batchprobe_host_tests::record::{dynamic_size, resolve_symbols, store, Source};
 
 const V6: Dialect = Dialect::linux_6_12(16384, true);
@@ -246,7 +246,20 @@ fn symbols_are_resolved_into_their_immediate() {
             Insn::StMem(4, 0)
         ]
     );
-    assert_eq!(resolve_symbols(&mut args[1], lookup), Err("nosuch"));
+    assert_eq!(
+        resolve_symbols(&mut args[1], lookup),
+        Err((ErrorKind::BadProbeAddr, "nosuch"))
+    );
+    // The kernel's words when it registers such a probe.
+    let (mut bad, _) = compile(&["a=@jiffies+x", "b=@"]);
+    assert_eq!(
+        resolve_symbols(&mut bad[0], lookup),
+        Err((ErrorKind::FailRegProbe, "jiffies+x"))
+    );
+    assert_eq!(
+        resolve_symbols(&mut bad[1], lookup),
+        Err((ErrorKind::BadProbeAddr, ""))
+    );
     let src = fake();
     let mut rec = vec![0u8; HEAD + 4];
     store(&args[..1], &src, &mut rec, HEAD, 4);

@@ -107,6 +107,14 @@ pub enum ErrorKind {
     TypecastReqField,
     /// `TP_ERR_TYPECAST_SYM_OFFSET` (7.3).
     TypecastSymOffset,
+    /// `TP_ERR_BAD_BTF_TID`.
+    BadBtfTid,
+    /// `TP_ERR_FAIL_REG_PROBE`: at registration, an `@SYM` whose offset is
+    /// not a number.
+    FailRegProbe,
+    /// `TP_ERR_BAD_PROBE_ADDR`: at registration, an `@SYM` the kernel does
+    /// not know.
+    BadProbeAddr,
     /// `TP_ERR_NOSUP_PERCPU` (7.3).
     NosupPercpu,
     /// A BTF member access (`ARG->member`, `$retval.member`): the kernel
@@ -172,6 +180,9 @@ impl ErrorKind {
             DoubleArgs => "$arg* can be used only once in the parameters",
             TypecastReqField => "Typecast requires a field access",
             TypecastSymOffset => "@SYM+/-OFFSET with typecast needs parentheses",
+            BadBtfTid => "Failed to get BTF type info.",
+            FailRegProbe => "Failed to register probe event",
+            BadProbeAddr => "Invalid probed address or symbol",
             NosupPercpu => "Per-cpu variable access is only for kernel probes",
             BtfFieldUnsupported => "BTF member access (-> or .) is not supported by batchprobe",
             TypecastUnsupported => "BTF typecasts are not supported by batchprobe",
@@ -195,7 +206,7 @@ impl ErrorKind {
         use ErrorKind::*;
         match self {
             ArgTooLong | EventTooBig | TooManyNested | TooManyArgs | ArgsTooLong => E2BIG,
-            NoBtfEntry | NoBtfArg | NoRetval => ENOENT,
+            NoBtfEntry | NoBtfArg | NoRetval | BadProbeAddr => ENOENT,
             NosupBtfArg | NosupDatArg | BtfFieldUnsupported | TypecastUnsupported
             | ArgStarUnsupported | DentryUnsupported => EOPNOTSUPP,
             _ => EINVAL,

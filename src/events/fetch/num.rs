@@ -83,14 +83,22 @@ fn negative(abs: &str, base: u32) -> Option<i64> {
 }
 
 /// `simple_strtoul(s, &end, base)`: the longest number at the start of `s`
-/// (0 where there is none) and the bytes it took.
-pub fn simple_strtoul(s: &str, base: u32) -> (u64, usize) {
+/// (0 where there is none) and the bytes it took. On overflow 6.12 wraps;
+/// 7.3 (`saturate`) stays at `u64::MAX`.
+pub fn simple_strtoul(s: &str, base: u32, saturate: bool) -> (u64, usize) {
     let b = s.as_bytes();
     let (base, skip) = fixup_radix(b, base);
     let mut v: u64 = 0;
     let mut n = skip;
     while let Some(d) = b.get(n).and_then(|&c| digit(c)).filter(|&d| d < base) {
-        v = v.wrapping_mul(u64::from(base)).wrapping_add(u64::from(d));
+        v = match v
+            .checked_mul(u64::from(base))
+            .and_then(|v| v.checked_add(u64::from(d)))
+        {
+            Some(v) => v,
+            None if saturate => u64::MAX,
+            None => v.wrapping_mul(u64::from(base)).wrapping_add(u64::from(d)),
+        };
         n += 1;
     }
     (v, n)
