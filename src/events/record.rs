@@ -139,148 +139,197 @@ impl Dest<'_> {
     }
 }
 
+/// Where a program goes after a store (`process_fetch_insn_bottom`'s jumps).
+enum Next {
+    /// The next element of an array of values: store again.
+    Store,
+    /// The next element of an array of strings: dereference again.
+    Deref,
+    /// The end: the bytes of string data taken or needed.
+    Done(Option<usize>),
+}
+
+/// One run of a program: where it is, and the values it carries between
+/// stages (`val`, and `lval`, the value before the last dereference).
+struct Walk<'c, 'a> {
+    code: &'c [Insn<'a>],
+    pc: usize,
+    val: u64,
+    lval: u64,
+    /// A `\"...` literal: the string a store takes instead of memory.
+    literal: Option<&'a str>,
+    /// The store (`s3`), where an array's loop comes back to.
+    store: usize,
+    total: usize,
+    done: u32,
+    /// The last string's `__data_loc` word, before its store.
+    loc: u32,
+}
+
+impl<'c, 'a> Walk<'c, 'a> {
+    /// Stage 1: the load (past a `@SYM`'s placeholder: its address is in
+    /// the `Imm` after it).
+    fn load(code: &'c [Insn<'a>], src: &impl Source) -> Option<Self> {
+        let pc = usize::from(matches!(code.first(), Some(Insn::Symbol(_))));
+        let mut literal = None;
+        let val = match *code.get(pc)? {
+            Insn::Imm(v) => v,
+            Insn::ImmStr(s) => {
+                literal = Some(s);
+                0
+            }
+            insn => src.load(insn)?,
+        };
+        Some(Walk {
+            code,
+            pc: pc + 1,
+            val,
+            lval: val,
+            literal,
+            store: 0,
+            total: 0,
+            done: 0,
+            loc: 0,
+        })
+    }
+
+    /// Stage 2: dereferences (and 7.3's per-CPU address); `None` if a read
+    /// faults.
+    fn derefs(&mut self, src: &impl Source) -> Option<()> {
+        let mut llval = self.lval;
+        loop {
+            let before = self.val;
+            match *self.code.get(self.pc)? {
+                Insn::Deref(o) | Insn::UDeref(o) => {
+                    let user = matches!(self.code[self.pc], Insn::UDeref(_));
+                    let mut word = [0u8; 8];
+                    if !src.read(self.val.wrapping_add(o as u64), &mut word, user) {
+                        return None;
+                    }
+                    self.val = u64::from_ne_bytes(word);
+                }
+                Insn::CpuPtr => self.val = src.cpu_ptr(self.val),
+                _ => {
+                    self.lval = llval;
+                    self.store = self.pc;
+                    return Some(());
+                }
+            }
+            self.lval = before;
+            llval = before;
+            self.pc += 1;
+        }
+    }
+
+    fn string(&self, offset: i64, user: bool) -> Str<'a> {
+        match self.literal {
+            Some(t) => Str::Literal(t),
+            None => Str::At(self.val.wrapping_add(offset as u64), user),
+        }
+    }
+
+    /// Stages 3 and 4: the store (on the size pass, a string's length), and
+    /// a bitfield. `Err`: an instruction that cannot be there.
+    fn store(
+        &mut self,
+        src: &impl Source,
+        dest: Option<&mut Dest<'_>>,
+    ) -> Result<Option<usize>, ()> {
+        let st = *self.code.get(self.pc).ok_or(())?;
+        self.pc += 1;
+        let Some(d) = dest else {
+            return match st {
+                Insn::StString(o) => Ok(strlen(src, self.string(o, false))),
+                Insn::StUString(o) => Ok(strlen(src, self.string(o, true))),
+                Insn::StSymstr => Ok(Some(src.symbol(self.val, &mut [0u8; KSYM_SYMBOL_LEN]) + 1)),
+                _ => Err(()),
+            };
+        };
+        let mut ret = Some(0);
+        match st {
+            Insn::StRaw(size) => d.put(&self.val.to_ne_bytes()[..usize::from(size)]),
+            Insn::StMem(size, o) | Insn::StUMem(size, o) => {
+                let size = usize::from(size);
+                let mut buf = [0u8; 8];
+                if !src.read(
+                    self.val.wrapping_add(o as u64),
+                    &mut buf[..size],
+                    matches!(st, Insn::StUMem(..)),
+                ) {
+                    buf = [0; 8];
+                }
+                d.put(&buf[..size]);
+            }
+            Insn::StString(o) | Insn::StUString(o) => {
+                self.loc = d.loc();
+                ret = store_string(d, src, self.string(o, matches!(st, Insn::StUString(_))));
+            }
+            Insn::StSymstr => {
+                self.loc = d.loc();
+                ret = store_symbol(d, src, self.val);
+            }
+            _ => return Err(()),
+        }
+        if let Some(Insn::ModBitfield {
+            basesize,
+            lshift,
+            rshift,
+        }) = self.code.get(self.pc)
+        {
+            bitfield(d, *basesize, *lshift, *rshift);
+            self.pc += 1;
+        }
+        Ok(ret)
+    }
+
+    /// Stage 5: the next element of an array, or the end.
+    fn array(&mut self, ret: Option<usize>, dest: Option<&mut Dest<'_>>) -> Next {
+        let Some(&Insn::LoopArray(n)) = self.code.get(self.pc) else {
+            return Next::Done(ret);
+        };
+        self.total += ret.unwrap_or(0);
+        self.done += 1;
+        if self.done >= n {
+            self.pc += 1;
+            return Next::Done(Some(self.total));
+        }
+        self.pc = self.store;
+        if let Insn::StRaw(s) | Insn::StMem(s, _) | Insn::StUMem(s, _) = self.code[self.store] {
+            if let Some(d) = dest {
+                d.at += usize::from(s);
+            }
+            self.val = self.val.wrapping_add(u64::from(s));
+            return Next::Store;
+        }
+        // An array of strings: the next pointer, dereferenced again.
+        self.pc = self.store - 1;
+        self.val = self.lval.wrapping_add(8);
+        if let Some(d) = dest {
+            d.at += 4;
+            let used = ret.unwrap_or(0);
+            let len = ((self.loc >> 16) as usize).saturating_sub(used);
+            d.set_loc(data_loc(len, (self.loc & 0xffff) as usize + used));
+        }
+        Next::Deref
+    }
+}
+
 /// Runs one argument's program (`process_fetch_insn`): with `dest`, stores
 /// it and returns the bytes of string data it took; without, returns the
 /// bytes of string data it needs. `None`: a read faulted.
 fn run(code: &[Insn<'_>], src: &impl Source, mut dest: Option<Dest<'_>>) -> Option<usize> {
-    let mut pc = 0;
-    // A `@SYM`'s placeholder: its address is in the `Imm` after it.
-    if let Some(Insn::Symbol(_)) = code.first() {
-        pc = 1;
-    }
-    let mut literal = None;
-    let mut val = match code.get(pc)? {
-        Insn::Imm(v) => *v,
-        Insn::ImmStr(s) => {
-            literal = Some(*s);
-            0
-        }
-        insn => src.load(*insn)?,
-    };
-    pc += 1;
-    let (mut total, mut i, mut loc) = (0usize, 0u32, 0u32);
-    let mut lval = val;
-    let mut ret: Option<usize>;
-    // Stage 2: dereferences (and 7.3's per-CPU address).
-    let mut s3;
-    'stage2: loop {
-        let mut llval = lval;
+    let mut w = Walk::load(code, src)?;
+    loop {
+        w.derefs(src)?;
         loop {
-            let before = val;
-            let mut word = [0u8; 8];
-            match code.get(pc)? {
-                Insn::Deref(o) | Insn::UDeref(o) => {
-                    let user = matches!(code[pc], Insn::UDeref(_));
-                    if !src.read(val.wrapping_add(*o as u64), &mut word, user) {
-                        return None;
-                    }
-                    val = u64::from_ne_bytes(word);
-                }
-                Insn::CpuPtr => val = src.cpu_ptr(val),
-                _ => {
-                    lval = llval;
-                    break;
-                }
+            let ret = w.store(src, dest.as_mut()).ok()?;
+            match w.array(ret, dest.as_mut()) {
+                Next::Store => continue,
+                Next::Deref => break,
+                Next::Done(ret) => return ret.filter(|_| code.get(w.pc) == Some(&Insn::End)),
             }
-            lval = before;
-            llval = lval;
-            pc += 1;
-        }
-        s3 = pc;
-        // Stage 3: the store; on the size pass, only strings count.
-        'stage3: loop {
-            let st = *code.get(pc)?;
-            let string = |off: i64, user: bool| match literal {
-                Some(t) => Str::Literal(t),
-                None => Str::At(val.wrapping_add(off as u64), user),
-            };
-            match dest.as_mut() {
-                None => {
-                    ret = match st {
-                        Insn::StString(o) => strlen(src, string(o, false)),
-                        Insn::StUString(o) => strlen(src, string(o, true)),
-                        Insn::StSymstr => {
-                            let mut name = [0u8; KSYM_SYMBOL_LEN];
-                            Some(src.symbol(val, &mut name) + 1)
-                        }
-                        _ => return None,
-                    };
-                    pc += 1;
-                }
-                Some(d) => {
-                    ret = Some(0);
-                    match st {
-                        Insn::StRaw(size) => d.put(&val.to_ne_bytes()[..usize::from(size)]),
-                        Insn::StMem(size, o) | Insn::StUMem(size, o) => {
-                            let size = usize::from(size);
-                            let user = matches!(st, Insn::StUMem(..));
-                            let mut buf = [0u8; 8];
-                            if !src.read(val.wrapping_add(o as u64), &mut buf[..size], user) {
-                                buf = [0; 8];
-                            }
-                            d.put(&buf[..size]);
-                        }
-                        Insn::StString(o) | Insn::StUString(o) => {
-                            loc = d.loc();
-                            let user = matches!(st, Insn::StUString(_));
-                            ret = store_string(d, src, string(o, user));
-                        }
-                        Insn::StSymstr => {
-                            loc = d.loc();
-                            ret = store_symbol(d, src, val);
-                        }
-                        _ => return None,
-                    }
-                    pc += 1;
-                    // Stage 4: a bitfield.
-                    if let Some(Insn::ModBitfield {
-                        basesize,
-                        lshift,
-                        rshift,
-                    }) = code.get(pc)
-                    {
-                        bitfield(d, *basesize, *lshift, *rshift);
-                        pc += 1;
-                    }
-                }
-            }
-            // Stage 5: an array.
-            if let Some(Insn::LoopArray(n)) = code.get(pc) {
-                total += ret.unwrap_or(0);
-                i += 1;
-                if i < *n {
-                    pc = s3;
-                    let step = match code[s3] {
-                        Insn::StString(_) | Insn::StUString(_) => None,
-                        Insn::StRaw(s) | Insn::StMem(s, _) | Insn::StUMem(s, _) => Some(s),
-                        _ => Some(4),
-                    };
-                    if let Some(step) = step {
-                        if let Some(d) = dest.as_mut() {
-                            d.at += usize::from(step);
-                        }
-                        val = val.wrapping_add(u64::from(step));
-                        continue 'stage3;
-                    }
-                    // An array of strings: the next pointer, dereferenced again.
-                    pc = s3 - 1;
-                    val = lval.wrapping_add(8);
-                    if let Some(d) = dest.as_mut() {
-                        d.at += 4;
-                        let used = ret.unwrap_or(0);
-                        let len = ((loc >> 16) as usize).saturating_sub(used);
-                        d.set_loc(data_loc(len, (loc & 0xffff) as usize + used));
-                    }
-                    continue 'stage2;
-                }
-                pc += 1;
-                ret = Some(total);
-            }
-            break 'stage2;
         }
     }
-    (code.get(pc) == Some(&Insn::End)).then_some(())?;
-    ret
 }
 
 /// `fetch_store_string`: the string into the room its `__data_loc` word

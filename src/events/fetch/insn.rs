@@ -2,7 +2,10 @@
 
 //! [`Insn`]: one step of a compiled fetch argument, as the kernel's
 //! `struct fetch_insn` (`kernel/trace/trace_probe.h`), in the same five
-//! stages: load, dereference, store, modify, loop. Pure.
+//! stages: load, dereference, store, modify, loop; and [`Code`], a program
+//! being built. Pure.
+
+use super::FetchError;
 
 /// One instruction. A program is a load, dereferences, one store, an optional
 /// bitfield and an optional array loop, then [`Insn::End`].
@@ -75,3 +78,44 @@ pub enum Insn<'a> {
 /// The slots a program has, as the kernel's `FETCH_INSN_MAX`: the last one
 /// is always [`Insn::End`], so 15 hold instructions.
 pub const FETCH_INSN_MAX: usize = 16;
+
+/// The program being built: `FETCH_INSN_MAX` slots, the last one
+/// [`Insn::End`], and the slot being written.
+pub(super) struct Code<'a> {
+    pub(super) slots: [Insn<'a>; FETCH_INSN_MAX],
+    pub(super) at: usize,
+}
+
+impl<'a> Code<'a> {
+    pub(super) fn new() -> Self {
+        let mut slots = [Insn::Nop; FETCH_INSN_MAX];
+        slots[FETCH_INSN_MAX - 1] = Insn::End;
+        Code { slots, at: 0 }
+    }
+
+    pub(super) fn cur(&self) -> Insn<'a> {
+        self.slots[self.at]
+    }
+
+    pub(super) fn set(&mut self, insn: Insn<'a>) {
+        self.slots[self.at] = insn;
+    }
+
+    /// `if (++code == end)`: the next slot, unless it is the last.
+    pub(super) fn advance(&mut self, err: FetchError) -> Result<(), FetchError> {
+        if self.at + 1 >= FETCH_INSN_MAX - 1 {
+            return Err(err);
+        }
+        self.at += 1;
+        Ok(())
+    }
+
+    /// `code++; if (code->op != FETCH_OP_NOP)`: the next slot, if empty.
+    pub(super) fn next_empty(&mut self, err: FetchError) -> Result<(), FetchError> {
+        if self.slots[self.at + 1] != Insn::Nop {
+            return Err(err);
+        }
+        self.at += 1;
+        Ok(())
+    }
+}

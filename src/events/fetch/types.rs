@@ -4,6 +4,9 @@
 //! what a `:TYPE` suffix names, how many bytes its field takes in a record,
 //! how `format` declares it and how the record prints it. Pure.
 
+use super::error::ErrorKind::*;
+use super::{num, FetchError, MAX_ARRAY_LEN};
+
 /// A fetch type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FetchType {
@@ -81,7 +84,7 @@ pub fn find(name: Option<&str>) -> Option<&'static FetchType> {
     let name = name.unwrap_or(DEFAULT);
     if let Some(bf) = name.strip_prefix('b') {
         let container = &bf[bf.find('/')? + 1..];
-        let by_bits = match super::num::kstrtoul(container, 0)? {
+        let by_bits = match num::kstrtoul(container, 0)? {
             8 => "u8",
             16 => "u16",
             32 => "u32",
@@ -91,4 +94,59 @@ pub fn find(name: Option<&str>) -> Option<&'static FetchType> {
         return find(Some(by_bits));
     }
     TYPES.iter().find(|t| t.name == name)
+}
+
+/// `BODY[:SPEC]`: the fetch part and the type part (at the first `:`).
+pub(super) fn split_spec(body: &str) -> (&str, Option<&str>) {
+    match body.find(':') {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    }
+}
+
+/// `parse_probe_arg_type`: the type part `TYPE[[N]]` of the fetch part
+/// `fetch`: the type's name, the array count and the type.
+pub(super) fn split_type<'a>(
+    fetch: &str,
+    spec: Option<&'a str>,
+    at: usize,
+) -> Result<(Option<&'a str>, u32, &'static FetchType), FetchError> {
+    let body_len = fetch.len() + spec.map_or(0, |t| t.len() + 1);
+    let mut count = 0;
+    let mut type_name = spec;
+    if let Some(spec) = spec {
+        let spec_at = fetch.len() + 1;
+        if let Some(open) = spec.find('[') {
+            let inner = &spec[open + 1..];
+            let close = inner
+                .find(']')
+                .ok_or(FetchError::at(ArrayNoClose, at + body_len))?;
+            let inner_at = spec_at + open + 1;
+            if close + 1 != inner.len() {
+                return Err(FetchError::at(BadArraySuffix, at + inner_at + close + 1));
+            }
+            count = match num::kstrtouint(&inner[..close], 0) {
+                Some(n) if n > 0 => n,
+                _ => return Err(FetchError::at(BadArrayNum, at + inner_at)),
+            };
+            if count > MAX_ARRAY_LEN {
+                return Err(FetchError::at(ArrayTooBig, at + inner_at));
+            }
+            type_name = Some(&spec[..open]);
+        }
+    }
+    let type_at = at + spec.map_or(0, |_| fetch.len() + 1);
+    if matches!(spec, Some("%pd" | "%pD")) {
+        return Err(FetchError::at(DentryUnsupported, type_at));
+    }
+    let ty = if fetch == "$comm" || fetch == "$COMM" || fetch.starts_with("\\\"") {
+        if count != 0 || type_name.is_some_and(|t| t != "string") {
+            return Err(FetchError::at(NeedStringType, type_at));
+        }
+        find(Some("string"))
+    } else {
+        find(type_name)
+    };
+    let ty = ty.ok_or(FetchError::at(BadType, type_at))?;
+    Ok((type_name, count, ty))
 }
