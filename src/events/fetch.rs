@@ -17,9 +17,11 @@
 //! ```
 //!
 //! What the kernel's grammar differs in between 6.12 and 7.3 is a
-//! [`Dialect`] (chosen in `kcompat.rs`); what the probed function's BTF says
-//! comes through [`Prototype`], so this file has no kernel types in it: the
-//! module and the host tests in `tests/` compile this very source.
+//! [`Dialect`] (the host's oracle reads it from a tree's `Makefile` and
+//! `.config`; the module will take it from `kcompat.rs`); what the probed
+//! function's BTF says comes through [`Prototype`], so this file has no
+//! kernel types in it. The host tests in `tests/` compile this very source;
+//! the module does not use it yet (`docs/events.md`).
 //!
 //! Not here, and refused with the reason: BTF member access (`ARG->field`),
 //! 7.3's BTF typecasts, `$arg*` and `%pd`/`%pD`.
