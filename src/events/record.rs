@@ -352,7 +352,9 @@ fn store_symbol(d: &mut Dest<'_>, src: &impl Source, addr: u64) -> Option<usize>
     Some(src.symbol(addr, &mut room[..room_len]))
 }
 
-/// `fetch_apply_bitfield`.
+/// `fetch_apply_bitfield`: the stored value shifted left then right within
+/// its `basesize` bytes. A shift of the whole width or more (the kernel's
+/// wrapping arithmetic allows one) leaves 0, never a panic.
 fn bitfield(d: &mut Dest<'_>, basesize: u8, lshift: u8, rshift: u8) {
     let n = usize::from(basesize);
     let Some(b) = d.record.get(d.at..d.at + n) else {
@@ -360,20 +362,12 @@ fn bitfield(d: &mut Dest<'_>, basesize: u8, lshift: u8, rshift: u8) {
     };
     let mut word = [0u8; 8];
     word[..n].copy_from_slice(b);
-    let bits = u32::from(basesize) * 8;
-    let v = u64::from_ne_bytes(word);
-    let v = if bits == 64 {
-        v
-    } else {
-        v & ((1u64 << bits) - 1)
-    };
-    let v = (v << lshift)
-        & if bits == 64 {
-            u64::MAX
-        } else {
-            (1u64 << bits) - 1
-        };
-    let v = v >> rshift;
+    let mask = u64::MAX >> (64 - 8 * n.clamp(1, 8));
+    let v = u64::from_ne_bytes(word)
+        .checked_shl(u32::from(lshift))
+        .unwrap_or(0)
+        & mask;
+    let v = v.checked_shr(u32::from(rshift)).unwrap_or(0);
     d.put(&v.to_ne_bytes()[..n]);
 }
 

@@ -190,6 +190,22 @@ fn an_array_of_strings_follows_the_pointers() {
 }
 
 #[test]
+fn bitfields_shifted_past_their_width_are_zero() {
+    // b0xffffffffffffffff@1/8: the kernel's wrapping sums accept it, with
+    // shifts of 8 and 9 in a byte.
+    let (rec, args, _) = record(&["b=%di:b0xffffffffffffffff@1/8"]);
+    assert_eq!(
+        args[0].program()[2],
+        Insn::ModBitfield {
+            basesize: 1,
+            lshift: 8,
+            rshift: 9
+        }
+    );
+    assert_eq!(rec[HEAD], 0);
+}
+
+#[test]
 fn bitfields() {
     // 0x88 = 0b1000_1000: 3 bits at bit 3 are 0b001.
     let (rec, _, _) = record(&["b=+16(%di):b3@3/8", "w=+16(%di):b8@8/16"]);
