@@ -317,6 +317,9 @@ mod fuzz {
         "@jiffies:u32",
         "$stack",
         "$arg1:x8",
+        "%di:b0xffffffffffffffff@1/8",
+        "%di:b0xffffffffffffffff@1/64",
+        "+0(%di):b64@0/64",
     ];
 
     proptest! {
