@@ -11,7 +11,9 @@
 # case is defined in kprobe_events at vfs_read (p: its entry, r: its
 # return), and the kernel's format file or error_log must say the same. A
 # "nosup" case is one the kernel takes and batchprobe refuses, with its
-# reason: the kernel must take it. Nothing of batchprobe is loaded.
+# reason: the kernel must take it. A "skip" case is one this kernel cannot
+# be asked (it would trip a bug of its own: 6.12 leaks on a refused $arg0).
+# Nothing of batchprobe is loaded.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
 exp=./fetchargs.expected
@@ -41,6 +43,8 @@ while IFS=$tab read -r site args kind a b; do
     ev=$(printf 'e%03d' $n)
     name="${ev}_${site}_$(echo "$args" | tr -c 'A-Za-z0-9_\n' '_' | cut -c1-40)"
     : > $T/error_log
+    # A case this kernel cannot be asked without tripping one of its bugs.
+    if [ "$kind" = skip ]; then ktap_skip "$name" "$a"; continue; fi
     if echo "$site:bpo/$ev vfs_read $args" >> $T/kprobe_events 2>/dev/null; then
         case $kind in
         ok)
