@@ -333,7 +333,7 @@ impl<'p, 'n> Compiler<'p, 'n> {
             return too_many(words.count());
         };
         self.btf_queried = self.btf.found();
-        if !(self.dialect.btf_args && self.btf.found() && self.btf.nr_params() > 0) {
+        if !self.rewrites_args() {
             return match star {
                 Some(_) => Err((last, FetchError::at(NosupBtfArg, 0))),
                 None => too_many(words.count()),
@@ -469,7 +469,7 @@ impl<'p, 'n> Compiler<'p, 'n> {
             ty,
             count,
             offset,
-            code: code.slots,
+            code: code.into_slots(),
             needs_regs: self.regs,
         })
     }

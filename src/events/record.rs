@@ -49,6 +49,11 @@ fn data_loc(len: usize, offset: usize) -> u32 {
     ((len as u32) << 16) | (offset as u32 & 0xffff)
 }
 
+/// `get_loc_len` and `get_loc_offs`: a `__data_loc` word's length and offset.
+fn loc_parts(loc: u32) -> (usize, usize) {
+    ((loc >> 16) as usize, (loc & 0xffff) as usize)
+}
+
 /// A string store's source: memory, or the program's own literal.
 #[derive(Clone, Copy)]
 enum Str<'a> {
@@ -106,8 +111,8 @@ fn strncpy(src: &impl Source, s: Str<'_>, dst: &mut [u8]) -> Option<usize> {
     }
 }
 
-/// Where a store writes: the record, the slot of this field (or array
-/// element) in it, and the start of the room left for strings.
+/// Where a store writes: the record, and the slot of this field (or array
+/// element) in it.
 struct Dest<'r> {
     record: &'r mut [u8],
     at: usize,
@@ -133,9 +138,8 @@ impl Dest<'_> {
     /// The room this slot's `__data_loc` word names for a string: its
     /// length and offset; `None` when none is left (the kernel's `-ENOMEM`).
     fn named_room(&self) -> Option<(usize, usize)> {
-        let loc = self.loc();
-        let max = (loc >> 16) as usize;
-        (max != 0).then_some((max, (loc & 0xffff) as usize))
+        let (max, offset) = loc_parts(self.loc());
+        (max != 0).then_some((max, offset))
     }
 }
 
@@ -307,8 +311,8 @@ impl<'c, 'a> Walk<'c, 'a> {
         if let Some(d) = dest {
             d.at += 4;
             let used = ret.unwrap_or(0);
-            let len = ((self.loc >> 16) as usize).saturating_sub(used);
-            d.set_loc(data_loc(len, (self.loc & 0xffff) as usize + used));
+            let (len, offset) = loc_parts(self.loc);
+            d.set_loc(data_loc(len.saturating_sub(used), offset + used));
         }
         Next::Deref
     }

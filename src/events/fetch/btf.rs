@@ -75,6 +75,12 @@ impl<'n> Prototype<'n> for NoBtf {
 }
 
 impl<'n> Compiler<'_, 'n> {
+    /// Whether the kernel rewrites `$argN` words to parameter names here:
+    /// BTF arguments on, and BTF describing a function with parameters.
+    pub(super) fn rewrites_args(&self) -> bool {
+        self.dialect.btf_args && self.btf.found() && self.btf.nr_params() > 0
+    }
+
     /// `traceprobe_expand_meta_args` for one word `$arg...`: where BTF
     /// describes the function, `$argN[:TYPE]` is read as the Nth
     /// parameter's name (and type), as the kernel rewrites it before
@@ -89,7 +95,7 @@ impl<'n> Compiler<'_, 'n> {
         if self.site == Site::Inside {
             return Err(FetchError::at(NoFentryArgs, 0));
         }
-        let with_btf = self.dialect.btf_args && self.btf.found() && self.btf.nr_params() > 0;
+        let with_btf = self.rewrites_args();
         match word.as_bytes().get(4) {
             Some(c) if c.is_ascii_digit() => {}
             Some(b'*') if with_btf => return Err(FetchError::at(ArgStarUnsupported, 0)),
@@ -190,10 +196,7 @@ pub(super) fn btf_string(
     match btf {
         BtfType::CharArray => Ok(()),
         BtfType::CharPtr => {
-            if code.slots[code.at + 1] == Insn::End {
-                return Err(FetchError::at(TooManyOps, at));
-            }
-            code.at += 1;
+            code.advance(FetchError::at(TooManyOps, at))?;
             code.set(if type_name.starts_with('u') {
                 Insn::UDeref(0)
             } else {

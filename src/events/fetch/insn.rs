@@ -82,8 +82,8 @@ pub const FETCH_INSN_MAX: usize = 16;
 /// The program being built: `FETCH_INSN_MAX` slots, the last one
 /// [`Insn::End`], and the slot being written.
 pub(super) struct Code<'a> {
-    pub(super) slots: [Insn<'a>; FETCH_INSN_MAX],
-    pub(super) at: usize,
+    slots: [Insn<'a>; FETCH_INSN_MAX],
+    at: usize,
 }
 
 impl<'a> Code<'a> {
@@ -108,6 +108,18 @@ impl<'a> Code<'a> {
         }
         self.at += 1;
         Ok(())
+    }
+
+    /// The end of the program, after its last instruction (always room:
+    /// [`Code::advance`] and [`Code::next_empty`] never take the last slot).
+    pub(super) fn end(&mut self) {
+        self.at += 1;
+        self.set(Insn::End);
+    }
+
+    /// The finished program's slots.
+    pub(super) fn into_slots(self) -> [Insn<'a>; FETCH_INSN_MAX] {
+        self.slots
     }
 
     /// `code++; if (code->op != FETCH_OP_NOP)`: the next slot, if empty.

@@ -22,9 +22,7 @@ impl Compiler<'_, '_> {
         depth: usize,
     ) -> Result<usize, FetchError> {
         let d = self.dialect;
-        let nests = matches!(arg.as_bytes().first(), Some(b'+' | b'-' | b'('))
-            || arg.starts_with("this_cpu_ptr(")
-            || arg.starts_with("this_cpu_read(");
+        let nests = is_nested(arg);
         if d.linux_7_3 && nests && depth >= MAX_NESTED_7_3 {
             return Err(FetchError::at(TooManyNested, at));
         }
@@ -78,10 +76,7 @@ impl Compiler<'_, '_> {
                 Some(c) if !arrow_after(c + 1) => return err(TypecastReqField, at_rest + c + 1),
                 Some(c) => (&rest[1..c], at_rest + 1),
             }
-        } else if rest.starts_with(['+', '-'])
-            || rest.starts_with("this_cpu_ptr(")
-            || rest.starts_with("this_cpu_read(")
-        {
+        } else if is_nested(rest) {
             let Some(open) = rest[1..].find('(').map(|o| o + 1) else {
                 return err(DerefNeedBrace, at_rest);
             };
@@ -271,6 +266,14 @@ impl Compiler<'_, '_> {
         self.last_btf = None;
         Ok(inner_at)
     }
+}
+
+/// Whether `arg` nests another argument (7.3's `parse_probe_arg_nested`): a
+/// dereference, a typecast or a `this_cpu_*()`.
+fn is_nested(arg: &str) -> bool {
+    arg.starts_with(['+', '-', '('])
+        || arg.starts_with("this_cpu_ptr(")
+        || arg.starts_with("this_cpu_read(")
 }
 
 /// The kernel's `isalpha` (`lib/ctype.c`): ASCII letters and Latin-1's.

@@ -44,8 +44,7 @@ pub(super) fn finalize(
         code.next_empty(too_many)?;
         code.set(Insn::LoopArray(count));
     }
-    code.at += 1;
-    code.set(Insn::End);
+    code.end();
     Ok(())
 }
 
