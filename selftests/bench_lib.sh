@@ -62,7 +62,7 @@ tracefs_run() { # method n run
 
 bp_run() { # method n run [create options]
     off=$(offset_for "$2")
-    bp_ctl "p:b${3} *+${off} max=$2 skip=*lock*\n" || return 1
+    bp_ctl "p:b${3}/ *+${off} max=$2 skip=*lock*\n" || return 1
     bp_ctl "create b${3} $4\n" || { cat $BP_DEBUGFS/last_error; return 1; }
     got=$(bp_field "b$3" kprobes)
     bp_ctl "enable b$3\n"
@@ -86,7 +86,7 @@ direct_run() { # method n run [create options]
     # Let the previous run's deferred work (RCU-tasks callbacks that free
     # ftrace hashes and trampolines) finish before timing the next.
     sleep 1
-    bp_ctl "d:d${3} * max=$2\n" || return 1
+    bp_ctl "d:d${3}/ * max=$2\n" || return 1
     bp_ctl "create d${3} $4\n" || { cat $BP_DEBUGFS/last_error; return 1; }
     got=$(bp_field "d$3" direct)
     bp_ctl "enable d$3\n"
@@ -148,7 +148,7 @@ entry_bp() { # method n run kind(p or p!): the functions in /tmp/bp-entry
     set=e$3
     # Staged in writes of at most 20000 lines (a write is at most 1 MiB).
     rm -f /tmp/bp-entry-part.*
-    awk -v k="$4" -v s=$set '{ printf "%s:%s %s\n", k, s, $1 > ("/tmp/bp-entry-part." int((NR - 1) / 20000)) }' /tmp/bp-entry
+    awk -v k="$4" -v s=$set '{ printf "%s:%s/ %s\n", k, s, $1 > ("/tmp/bp-entry-part." int((NR - 1) / 20000)) }' /tmp/bp-entry
     for f in /tmp/bp-entry-part.*; do
         bpwrite $BP_DEBUGFS/control < "$f" || return 1
     done
@@ -211,7 +211,7 @@ entry_probes() {
 EXIT_SIZES=${BP_BENCH_EXIT_SIZES:-"256 1000 all"}
 exit_candidates() {
     entry_candidates
-    bp_ctl 'd:xacc * skip=x64_sys_call\ncreate xacc --exit\n' || return 1
+    bp_ctl 'd:xacc/ * skip=x64_sys_call\ncreate xacc --exit\n' || return 1
     awk '$1 == "set" { s = ($2 == "xacc"); next } s && $1 == "direct" { sub(/\+0$/, "", $3); print $3 }' \
         $BP_DEBUGFS/stats > /tmp/bp-exit-ok
     bp_ctl 'unregister xacc --sync\n'
@@ -223,10 +223,10 @@ exit_run() { # method n run
     head -n "$2" /tmp/bp-exit-candidates > /tmp/bp-exit-n
     set=x$3 opts=
     case $1 in
-        exit) fmt='d:%s %s\n'; opts=--exit ;;
-        exit-ops-per-function) fmt='d:%s %s\n'; opts='--exit --one-by-one' ;;
-        entry-kretprobe) fmt='d:%s %s\nr!:%s/r%d %s\n' ;;
-        fprobe-exit) fmt='p:%s %s\nr:%s/r%d %s\n' ;;
+        exit) fmt='d:%s/ %s\n'; opts=--exit ;;
+        exit-ops-per-function) fmt='d:%s/ %s\n'; opts='--exit --one-by-one' ;;
+        entry-kretprobe) fmt='d:%s/ %s\nr!:%s/r%d %s\n' ;;
+        fprobe-exit) fmt='p:%s/ %s\nr:%s/r%d %s\n' ;;
     esac
     awk -v f="$fmt" -v s=$set '{ printf f, s, $1, s, NR, $1 }' /tmp/bp-exit-n > /tmp/bp-exit-lines
     bpwrite $BP_DEBUGFS/control < /tmp/bp-exit-lines || { cat $BP_DEBUGFS/last_error; return 1; }
@@ -308,9 +308,9 @@ per_call_exit() {
         for m in "exit d --exit" "direct-entry d" "fprobe-exit p" "entry-kretprobe d"; do
             set -- $m
             case $1 in
-                fprobe-exit) lines='p:hx __x64_sys_getppid\nr:hx/r __x64_sys_getppid\n' ;;
-                entry-kretprobe) lines='d:hx __x64_sys_getppid\nr!:hx/r __x64_sys_getppid\n' ;;
-                *) lines='d:hx __x64_sys_getppid\n' ;;
+                fprobe-exit) lines='p:hx/ __x64_sys_getppid\nr:hx/r __x64_sys_getppid\n' ;;
+                entry-kretprobe) lines='d:hx/ __x64_sys_getppid\nr!:hx/r __x64_sys_getppid\n' ;;
+                *) lines='d:hx/ __x64_sys_getppid\n' ;;
             esac
             bp_ctl "${lines}create hx ${3:-}\nenable hx\n"
             echo "BENCH method=$1 n=1 run=$r phase=per_call ns=$(bphit $HITS)"
@@ -389,7 +389,7 @@ peer_bp() { # method n run: batchprobe on the names in /tmp/bp-peer-n
         peer-bp-exit) kind=d opts=--exit ;;
     esac
     rm -f /tmp/bp-peer-part.*
-    awk -v k=$kind -v s=$set '{ printf "%s:%s %s\n", k, s, $1 > ("/tmp/bp-peer-part." int((NR - 1) / 20000)) }' /tmp/bp-peer-n
+    awk -v k=$kind -v s=$set '{ printf "%s:%s/ %s\n", k, s, $1 > ("/tmp/bp-peer-part." int((NR - 1) / 20000)) }' /tmp/bp-peer-n
     for f in /tmp/bp-peer-part.*; do
         bpwrite $BP_DEBUGFS/control < "$f" || return 1
     done

@@ -171,7 +171,7 @@ bp_getppid_counts() {
 # bp_direct_1001 SET: a direct set of 1001 functions, enabled: getppid's
 # (probe "pid") and the first 1000 others the glob * finds.
 bp_direct_1001() {
-    bp_ctl "d:$1/pid ${BP_GETPPID}\nd:$1 * max=1000\ncreate $1\nenable $1\n"
+    bp_ctl "d:$1/pid ${BP_GETPPID}\nd:$1/ * max=1000\ncreate $1\nenable $1\n"
 }
 # bp_probe_kind SET NAME: the backend probe NAME of SET got, the first word
 # of its stats line: kprobe, kretprobe, fprobe, fretprobe or direct.
@@ -290,7 +290,7 @@ bp_sized() {
 # script picks them), and prints "p SYM+5" for each: targets the kernel is
 # known to accept, for the C client's targets file.
 bp_pick_kprobes() {
-    bp_ctl "p:$1 *+5 max=$2 skip=*lock*\ncreate $1\n" || return 1
+    bp_ctl "p:$1/ *+5 max=$2 skip=*lock*\ncreate $1\n" || return 1
     awk -v s="$1" '$1 == "set" { cur = $2; next } cur == s && $1 == "kprobe" { print "p " $3 }' \
         "$BP_DEBUGFS/stats"
 }

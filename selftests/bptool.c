@@ -299,7 +299,7 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 	/* Sets s6..s9: what this stages without creating (a missing symbol,
 	 * say) must not poison the sets the coherent batches build. */
 	int set = 6 + fuzz_rand(4), name = fuzz_rand(4);
-	char nm[8] = "";
+	char nm[8] = "/";
 
 	if (!strcmp(sym, "BLACK"))
 		sym = black;
@@ -311,7 +311,7 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 	case 3: /* globs walk the kernel's symbols: fewer of them */
 		if (fuzz_rand(3))
 			return snprintf(line, size, "%s:s%d%s %s", p, set, nm, sym);
-		return snprintf(line, size, "%s:s%d %s", p, set, PICK(globs));
+		return snprintf(line, size, "%s:s%d/ %s", p, set, PICK(globs));
 	case 4:
 		return snprintf(line, size, "%s:s%d%s %s", PICK(rkinds), set, nm, sym);
 	case 5:
@@ -319,7 +319,7 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 	case 6:
 		if (fuzz_rand(3))
 			return snprintf(line, size, "d:s%d%s %s", set, nm, sym);
-		return snprintf(line, size, "d:s%d %s", set, PICK(globs));
+		return snprintf(line, size, "d:s%d/ %s", set, PICK(globs));
 	case 7 ... 8:
 		return snprintf(line, size, "create s%d%s", set, PICK(create_opts));
 	case 9:
@@ -342,13 +342,13 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 static int fuzz_invalid(char *line, size_t size)
 {
 	static const char *const bad[] = {
-		"r99999:s1 vfs_read", "r0:s1 vfs_read", "x:s1 vfs_read", "p:s1 vfs_read+x",
-		"p:s1 vfs_read+99999999999", "p:s1 vfs_* max=4294967296", "p:s1 vfs_* max=0",
-		"p:s1 vfs_* skip=+5", "p:s1 vfs_read max=3", "d:s1 vfs_read+5", "r:s1 vfs_read+5",
+		"r99999:s1/ vfs_read", "r0:s1/ vfs_read", "x:s1 vfs_read", "p:s1/ vfs_read+x",
+		"p:s1/ vfs_read+99999999999", "p:s1/ vfs_* max=4294967296", "p:s1/ vfs_* max=0",
+		"p:s1/ vfs_* skip=+5", "p:s1/ vfs_read max=3", "d:s1/ vfs_read+5", "r:s1/ vfs_read+5",
 		"create s1 --bogus", "creat s1", "direct s1 fast", "unregister s1 now",
-		"p:1s vfs_read", "p:s1/ vfs_read", "p: vfs_read", "p:s1", "enable",
-		"p:s1 \xc3\xa9t\xc3\xa9", "p:s\xc3\xa9 vfs_read", "flush now",
-		"p!!:s1 vfs_read", "!p:s1 vfs_read", "r!16:s1 vfs_read", "d!:s1 vfs_read",
+		"p:1s vfs_read", "p:/e vfs_read", "p: vfs_read", "p:s1", "enable",
+		"p:s1/ \xc3\xa9t\xc3\xa9", "p:s\xc3\xa9 vfs_read", "flush now",
+		"p!!:s1 vfs_read", "!p:s1 vfs_read", "r!16:s1 vfs_read", "d!:s1/ vfs_read",
 	};
 	int n;
 
@@ -363,7 +363,7 @@ static int fuzz_invalid(char *line, size_t size)
 		if ((size_t)n >= size)
 			n = size - 1;
 		memset(line, 'a', n);
-		memcpy(line, "p:long ", 7);
+		memcpy(line, "p:long/ ", 8);
 		return n;
 	default:
 		return snprintf(line, size, "%s", PICK(bad));
@@ -385,7 +385,7 @@ static int fuzz_good_probe(char *line, size_t size, const char *name)
 	};
 	static unsigned int uniq;
 	const char *kind = PICK(kinds), *sym = PICK(good), *off = "";
-	char nm[16] = "";
+	char nm[16] = "/";
 
 	if (fuzz_rand(2))
 		snprintf(nm, sizeof(nm), "/g%u", uniq++);

@@ -52,7 +52,7 @@ t_rm=$(wtime $T/kprobe_events '')
 # one batch; removal is the unregister write plus a flush, so it is timed
 # until the probes are gone, like tracefs's synchronous removal.
 C=$BP_DEBUGFS/control
-b_reg=$(wtime $C "p:seed *+$off max=$N skip=*lock*\ncreate seed\n")
+b_reg=$(wtime $C "p:seed/ *+$off max=$N skip=*lock*\ncreate seed\n")
 b_got=$(bp_field seed kprobes)
 b_en=$(wtime $C 'enable seed\n')
 sleep "$PAUSE"
@@ -87,8 +87,8 @@ echo "== 2. A direct set on a glob: one ftrace_ops, one text-patching pass"
 F=__x64_sys_getppid
 grep -qx "$F" $T/available_filter_functions || F=__do_sys_getppid
 G="${F%ppid}*"
-echo "   \$ echo 'd:calls $G' > control; echo 'create calls' > control; echo 'enable calls' > control"
-bp_ctl "d:calls $G\ncreate calls\nenable calls\n" || exit 1
+echo "   \$ echo 'd:calls/ $G' > control; echo 'create calls' > control; echo 'enable calls' > control"
+bp_ctl "d:calls/ $G\ncreate calls\nenable calls\n" || exit 1
 echo "   \$ bptool calls getppid() 1000 times"
 bphit 1000 > /dev/null
 bp_ctl 'disable calls\n'

@@ -16,7 +16,7 @@ FUNCS=${BP_BENCH_FUNCS:-text_poke_bp_batch}
 insmod "$BP_KO" || exit 1
 i=0
 for f in $FUNCS; do
-    echo "p:s$i $f" >> $T/kprobe_events && echo "r:e$i $f" >> $T/kprobe_events \
+    echo "p:s$i/ $f" >> $T/kprobe_events && echo "r:e$i/ $f" >> $T/kprobe_events \
         || echo "PROFILE cannot probe $f"
     i=$((i + 1))
 done
@@ -26,7 +26,7 @@ for run in $(seq 1 "$RUNS"); do
     for opt in ${BP_BENCH_OPTS:---one-ops --fprobe}; do
         echo > $T/trace
         echo 1 > $T/events/kprobes/enable
-        bp_ctl "d:x$run * max=$N\n"
+        bp_ctl "d:x$run/ * max=$N\n"
         bp_ctl "create x$run ${opt#--one-ops}\n" || cat $BP_DEBUGFS/last_error
         echo 0 > $T/events/kprobes/enable
         echo "PROFILE run=$run $opt functions=$(bp_field x$run direct)" \

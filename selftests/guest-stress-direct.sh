@@ -9,7 +9,7 @@ CYCLES=${BP_BENCH_CYCLES:-100}
 insmod "$BP_KO" || exit 1
 i=0
 while [ "$i" -lt "$CYCLES" ]; do
-    bp_ctl "d:s$i * max=$N\ncreate s$i\nenable s$i\n" || { echo "STRESS create failed at $i"; exit 1; }
+    bp_ctl "d:s$i/ * max=$N\ncreate s$i\nenable s$i\n" || { echo "STRESS create failed at $i"; exit 1; }
     bp_ctl "unregister s$i --sync\n" || { echo "STRESS unregister failed at $i"; exit 1; }
     i=$((i + 1))
     [ $((i % 10)) -eq 0 ] && echo "STRESS cycles=$i"

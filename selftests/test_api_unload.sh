@@ -18,7 +18,7 @@ ktap_check "insmod_client" insmod "$BP_CLIENT_C"
 ktap_check "rmmod_batchprobe_refused_while_client_loaded" sh -c "! rmmod batchprobe 2>/dev/null"
 ktap_check "rmmod_client_refused_while_set_exists" sh -c "! rmmod bpclient_c 2>/dev/null"
 # A retire queued behind a big teardown stays pending a while.
-bp_ctl 'p:big *+5 max=1000 skip=*lock*\ncreate big\nenable big\n'
+bp_ctl 'p:big/ *+5 max=1000 skip=*lock*\ncreate big\nenable big\n'
 bp_ctl 'unregister big\n'
 n0=$(completions)
 ctl 'retire_nowait'

@@ -37,13 +37,13 @@ pick() {
         { sym = $3; sub(/\+0$/, "", sym) } !(sym in twice) && sym !~ /\./ { print sym; exit }'
 }
 for max in 200 1000 5000; do
-    bp_ctl "p:fb * max=$max skip=*lock*\ncreate fb\n" || break
+    bp_ctl "p:fb/ * max=$max skip=*lock*\ncreate fb\n" || break
     ksym=$(pick kprobe) fsym=$(pick fprobe)
     [ -n "$ksym" ] && [ -n "$fsym" ] && break
     [ "$max" = 5000 ] || bp_ctl 'unregister fb --sync\n'
 done
 nf=$(bp_field fb fprobes) nk=$(bp_field fb kprobes)
-echo "# p:fb * max=$max: $nf fprobes, $nk kprobes, $(bp_field fb skipped) skipped; e.g. kprobe on $ksym, fprobe on $fsym"
+echo "# p:fb/ * max=$max: $nf fprobes, $nk kprobes, $(bp_field fb skipped) skipped; e.g. kprobe on $ksym, fprobe on $fsym"
 ktap_check "glob_created" test "$(bp_state fb)" = registered
 ktap_check "glob_has_fprobes_and_fallback_kprobes" test -n "$ksym" -a -n "$fsym"
 # Wrongly served members: a kprobe on a function ftrace can trace, an

@@ -50,14 +50,14 @@ ktap_check "disarmed_leaves_ftrace" test "$(ftrace_enabled)" = "$ef0"
 ktap_check "unregister_sync" bp_ctl 'unregister fk --sync\n'
 ktap_check "kernel_sees_them_gone" test "$(kprobes_registered)" -eq "$kp0"
 # A forced glob: every member a kprobe; the same glob unforced: fprobes.
-ktap_check "create_forced_glob" bp_ctl 'p!:fg '"${BP_SYS}get*"' max=8\ncreate fg\n'
+ktap_check "create_forced_glob" bp_ctl 'p!:fg/ '"${BP_SYS}get*"' max=8\ncreate fg\n'
 n=$(bp_field fg kprobes)
-echo "# p!:fg ${BP_SYS}get* max=8: $n kprobes"
+echo "# p!:fg/ ${BP_SYS}get* max=8: $n kprobes"
 ktap_check "forced_glob_all_kprobes" test "$(bp_field fg fprobes) $(kinds fg)" = "0 kprobe=$n "
 ktap_check "forced_glob_1_to_8_members" test "$n" -ge 1 -a "$n" -le 8
 ktap_check "kernel_sees_each_member" test "$(kprobes_registered)" -eq $((kp0 + n))
-ktap_check "create_same_glob_unforced" bp_ctl 'p:ug '"${BP_SYS}get*"' max=8\ncreate ug\n'
-echo "# p:ug ${BP_SYS}get* max=8: $(kinds ug)"
+ktap_check "create_same_glob_unforced" bp_ctl 'p:ug/ '"${BP_SYS}get*"' max=8\ncreate ug\n'
+echo "# p:ug/ ${BP_SYS}get* max=8: $(kinds ug)"
 uf=$(bp_field ug fprobes) uk=$(bp_field ug kprobes)
 ktap_check "unforced_glob_has_fprobes_the_kernel_does_not_list" \
     test "${uf:-0}" -gt 0 -a "$(kprobes_registered)" -eq $((kp0 + n + ${uk:-0}))

@@ -20,7 +20,7 @@ cat > $child << EOF
 cd $PWD
 . ./bp_lib.sh
 bp_load
-bp_ctl 'p!:half vfs_read\nr!:half/r vfs_write\ncreate half\nenable half\n' || exit 9
+bp_ctl 'p!:half/ vfs_read\nr!:half/r vfs_write\ncreate half\nenable half\n' || exit 9
 echo 'p:kprobes/bp_cleanup_child vfs_read' >> $T/kprobe_events || exit 9
 echo 1 > $T/events/kprobes/bp_cleanup_child/enable || exit 9
 echo ready > /tmp/bp-cleanup-ready

@@ -13,7 +13,7 @@ T=/sys/kernel/tracing
 base=$(direct_attached)
 
 bp_load
-ktap_check "ops_per_function_attach" bp_ctl 'd:ob * max=8\ncreate ob --one-by-one\n'
+ktap_check "ops_per_function_attach" bp_ctl 'd:ob/ * max=8\ncreate ob --one-by-one\n'
 ktap_check "ops_per_function_attached_8" test "$(direct_attached)" -eq $((base + 8))
 ktap_check "ops_per_function_detach" sh -c ". ./bp_lib.sh; bp_ctl 'unregister ob --sync\n' && test \$(grep -c 'direct-->' $T/enabled_functions) -eq $base"
 traced=$(wc -l < $T/enabled_functions)

@@ -17,7 +17,7 @@ bp_load
 # kselftest runner's shells) go back into wait4 through it while the set is
 # attached, and stay there until this test ends, so the module could not
 # let go of its pin on itself (rmmod: EWOULDBLOCK) before then.
-ktap_check "attach_1001_with_exit" bp_ctl 'd:ex/pid '"${BP_GETPPID}"'\nd:ex * max=1000 skip=x64_sys_call\ncreate ex --exit\nenable ex\n'
+ktap_check "attach_1001_with_exit" bp_ctl 'd:ex/pid '"${BP_GETPPID}"'\nd:ex/ * max=1000 skip=x64_sys_call\ncreate ex --exit\nenable ex\n'
 ktap_check "set_has_1001_direct" test "$(bp_field ex direct)" = 1001
 ktap_check "mode_is_exit" test "$(bp_stats_field ex mode)" = exit
 ktap_check "ftrace_sees_1001_direct_callers" test "$(direct_attached)" -eq $((base + 1001))

@@ -46,7 +46,7 @@ fi
 ktap_check "nothing_attached_after_refusals" test "$(direct_attached)" -eq "$base"
 # A glob: the *printf* functions ftrace can trace that take a va_list (a
 # pointer) are kept, the variadic ones skipped, $V among them.
-ktap_check "glob_with_exit" bp_ctl 'd:g *printf*\ncreate g --exit\n'
+ktap_check "glob_with_exit" bp_ctl 'd:g/ *printf*\ncreate g --exit\n'
 kept=$(bp_field g direct) skipped=$(bp_field g skipped)
 echo "# *printf*: $kept kept, $skipped skipped"
 ktap_check "glob_kept_some" test "$kept" -gt 0

@@ -15,7 +15,7 @@ skipped_errno() {
 bp_load insmod_batchprobe
 ktap_check "insmod_foreign_direct_and_ipmodify" insmod "$BP_FOREIGN" direct=vfs_read ipmodify=vfs_write
 foreign=$(direct_attached)
-ktap_check "glob_over_foreign_functions_attaches" bp_ctl 'd:g vfs_*\ncreate g\nenable g\n'
+ktap_check "glob_over_foreign_functions_attaches" bp_ctl 'd:g/ vfs_*\ncreate g\nenable g\n'
 ktap_check "foreign_direct_member_skipped_ebusy" test "$(skipped_errno g vfs_read)" = errno=-16
 ktap_check "ipmodify_member_skipped_ebusy" test "$(skipped_errno g vfs_write)" = errno=-16
 ktap_check "the_rest_attached" test "$(bp_field g direct)" -gt 10
@@ -28,6 +28,6 @@ bp_expect_err "explicit_foreign_direct_refused" 16 'd:e/r vfs_read\ncreate e\n'
 ktap_check "error_names_it" grep -q '^line 1: d:e/r vfs_read: attach failed: another tracer holds it: .* (EBUSY), at create on line 2$' "$BP_DEBUGFS/last_error"
 bp_expect_err "explicit_ipmodify_refused" 16 'd:e/w vfs_write\ncreate e\n'
 ktap_check "unregister_glob_set" sh -c ". ./bp_lib.sh; bp_ctl 'unregister g --sync\n' && test \$(direct_attached) -eq $foreign"
-ktap_check "rmmod_foreign_then_all_attach" sh -c ". ./bp_lib.sh; rmmod bp_foreign && bp_ctl 'd:h vfs_rea*\ncreate h\n' && test \"\$(bp_field h skipped)\" = 0 && grep -q '^  direct vfs_read ' $BP_DEBUGFS/stats"
+ktap_check "rmmod_foreign_then_all_attach" sh -c ". ./bp_lib.sh; rmmod bp_foreign && bp_ctl 'd:h/ vfs_rea*\ncreate h\n' && test \"\$(bp_field h skipped)\" = 0 && grep -q '^  direct vfs_read ' $BP_DEBUGFS/stats"
 ktap_check "rmmod_batchprobe" rmmod batchprobe
 ktap_finish

@@ -12,12 +12,12 @@ ktap_plan 8
 EBUSY=16
 
 bp_load
-ktap_check "glob_first_then_explicit" bp_ctl 'd:g1 '"${BP_SYS}getpp*"'\nd:g1/mine '"${BP_GETPPID}"'\ncreate g1\nenable g1\n'
+ktap_check "glob_first_then_explicit" bp_ctl 'd:g1/ '"${BP_SYS}getpp*"'\nd:g1/mine '"${BP_GETPPID}"'\ncreate g1\nenable g1\n'
 bphit 10 > /dev/null
 ktap_check "explicit_name_counts" test "$(bp_probe_hits g1 mine)" -ge 10
 ktap_check "glob_did_not_count_it_skipped" test "$(bp_field g1 skipped)" -eq 0
 ktap_check "retire_g1" bp_ctl 'unregister g1 --sync\n'
-ktap_check "explicit_first_then_glob" bp_ctl 'd:g2/mine '"${BP_GETPPID}"'\nd:g2 '"${BP_SYS}getpp*"'\ncreate g2\n'
+ktap_check "explicit_first_then_glob" bp_ctl 'd:g2/mine '"${BP_GETPPID}"'\nd:g2/ '"${BP_SYS}getpp*"'\ncreate g2\n'
 bp_expect_err "two_explicit_lines_ebusy" "$EBUSY" 'd:g3/a '"${BP_GETPID}"'\nd:g3/b '"${BP_GETPID}"'\ncreate g3\n'
 ktap_check "rmmod" rmmod batchprobe
 ktap_finish

@@ -132,10 +132,20 @@ t=$(now)
 # (kworker/0:0 and rcu_exp_gp_kthread_worker on test), and keeps the
 # module from unloading. Two lines, one skip= each.
 ktap_check "exit_set_on_every_eligible_function" \
-    bp_ctl 'd:xs [!x]* skip=schedule*\nd:xs x* skip=x64_sys_call\ncreate xs --exit\nenable xs\n'
+    bp_ctl 'd:xs/ [!x]* skip=schedule*\nd:xs/ x* skip=x64_sys_call\ncreate xs --exit\nenable xs\n'
 n=$(bp_field xs direct)
 echo "# exit set: $n functions ($(bp_field xs skipped) skipped), attached in $(since "$t") s"
-with=$(measure with)
+# The deepest path is not always one the set traces: on a preemptible
+# kernel a timer interrupt can land on a path through functions the set
+# leaves out (more than six arguments, a struct by value) and outgrow the
+# exit-traced ones (CI on distro-7.3, 2026-12-04: no exit frame on the
+# deepest trace, which passes in most runs). Such a run measures nothing
+# about the trampoline: it is measured again, up to three runs, saying so.
+for try in 1 2 3; do
+    with=$(measure with)
+    grep -q 'bp_direct_tramp_exit' /tmp/bp-stack-with && break
+    echo "# run $try with the set: no exit-traced call on the deepest trace; measuring again"
+done
 ktap_check "exit_calls_counted" test "$(bp_field xs hits)" -gt 0
 t=$(now)
 ktap_check "unregister" bp_ctl 'unregister xs --sync\n'

@@ -17,9 +17,9 @@ ktap_check "create_count_retire" bp_ctl 'p:keep/g '"${BP_GETPPID}"'\ncreate keep
 bphit 10 > /dev/null
 ktap_check "retire" bp_ctl 'unregister keep --sync\n'
 ktap_check "freed_set_keeps_its_hits" test "$(bp_field keep hits)" -ge 10
-bp_expect_err "failed_create_same_name" "$ENOENT" 'p:keep no_such_function_xyz\ncreate keep\n'
+bp_expect_err "failed_create_same_name" "$ENOENT" 'p:keep/ no_such_function_xyz\ncreate keep\n'
 ktap_check "failed_create_keeps_freed_set_listed" test "$(bp_state keep)" = freed
-many=$(awk 'BEGIN { for (i = 1; i <= 100; i++) printf "p:s%d vfs_read\\ncreate s%d\\nunregister s%d\\n", i, i, i }')
+many=$(awk 'BEGIN { for (i = 1; i <= 100; i++) printf "p:s%d/ vfs_read\\ncreate s%d\\nunregister s%d\\n", i, i, i }')
 bp_ctl "$many" && bp_ctl 'flush\n' && bp_ctl 'flush\n'
 freed=$(grep -c ' freed ' $BP_DEBUGFS/sets)
 echo "# $freed finished sets listed after 101"

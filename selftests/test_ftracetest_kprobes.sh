@@ -13,8 +13,8 @@ ktap_plan 11
 FT=/ftracetest
 
 bp_load
-ktap_check "kprobes_enabled" bp_ctl "p:bp *+5 max=$(bp_sized 1000) skip=*lock*\ncreate bp\nenable bp\n"
-ktap_check "direct_set_attached" bp_ctl 'd:bpd '"${BP_SYS}getpp*"'\ncreate bpd\nenable bpd\n'
+ktap_check "kprobes_enabled" bp_ctl "p:bp/ *+5 max=$(bp_sized 1000) skip=*lock*\ncreate bp\nenable bp\n"
+ktap_check "direct_set_attached" bp_ctl 'd:bpd/ '"${BP_SYS}getpp*"'\ncreate bpd\nenable bpd\n'
 echo "# batchprobe: $(bp_field bp kprobes) kprobes, $(bp_field bpd direct) direct calls"
 if [ ! -x $FT/ftracetest ]; then
     ktap_skip "ftracetest_kprobe_cases" "no ftracetest in this initramfs"

@@ -19,7 +19,7 @@ stalls() { bp_kernel_warnings 'soft lockup|rcu_.*self-detected stall|detected st
 w0=$(stalls)
 bp_load insmod max_set_probes=20000
 kp0=$(kprobes_registered)
-awk 'BEGIN { for (i = 0; i < 20000; i++) print "p:big vfs_*"; print "create big" }' > /tmp/killed_batch.txt
+awk 'BEGIN { for (i = 0; i < 20000; i++) print "p:big/ vfs_*"; print "create big" }' > /tmp/killed_batch.txt
 bpwrite "$BP_DEBUGFS/control" < /tmp/killed_batch.txt 2> /tmp/killed_batch.err &
 writer=$!
 bpsleep 5000
@@ -43,11 +43,11 @@ echo "# $(cat $BP_DEBUGFS/last_error)"
 # Where the kill lands depends on the kernel's speed: in the create (line
 # 20001) on most flavors, while the lines are still checked on a KASAN one.
 ktap_check "last_error_says_eintr" grep -qxE \
-    "line [0-9]+: (create big|p:big vfs_\\*): interrupted: the task was killed \\(EINTR\\)" $BP_DEBUGFS/last_error
+    "line [0-9]+: (create big|p:big/ vfs_\\*): interrupted: the task was killed \\(EINTR\\)" $BP_DEBUGFS/last_error
 ktap_check "no_set_big" sh -c "! grep -q '^big ' $BP_DEBUGFS/sets"
 ktap_check "nothing_staged" sh -c "! grep -q 'staged' $BP_DEBUGFS/sets"
 ktap_check "no_kprobe_left" test "$(kprobes_registered)" -eq "$kp0"
-ktap_check "next_write_goes_through" bp_ctl 'p:after vfs_read\ncreate after\nunregister after --sync\n'
+ktap_check "next_write_goes_through" bp_ctl 'p:after/ vfs_read\ncreate after\nunregister after --sync\n'
 ktap_check "no_stall_lockup_or_warning" test "$(stalls)" -eq "$w0"
 ktap_check "rmmod" rmmod batchprobe
 ktap_finish

@@ -15,7 +15,7 @@ ktap_plan 6
 ENOSPC=28
 
 bp_load
-ktap_check "r4096_on_a_big_glob" bp_ctl 'r4096!:rc *_show max=200\ncreate rc\n'
+ktap_check "r4096_on_a_big_glob" bp_ctl 'r4096!:rc/ *_show max=200\ncreate rc\n'
 n=$(bp_field rc kretprobes) sk=$(bp_field rc skipped)
 echo "# r4096: on *_show (max=200): $n kretprobes, $sk skipped"
 ktap_check "at_most_64_of_4096" test "$n" -le 64

@@ -67,10 +67,10 @@ ktap_check "not_ftrace_able_in_words" \
     is "line 2: d:nf/x $untraceable: not ftrace-able: no fentry call site ($name), at create on line 3"
 
 # A parse error: the line, then a caret under the word at fault.
-bp_expect_err "parse_error_einval" $EINVAL 'flush\np:pe vfs_read+zz\n'
-ktap_check "parse_error_first_line" is "line 2: p:pe vfs_read+zz: bad offset (EINVAL)"
-ktap_check "parse_error_caret" test "$(sed -n '2,3p' $LE)" = "  p:pe vfs_read+zz
-                ^"
+bp_expect_err "parse_error_einval" $EINVAL 'flush\np:pe/ vfs_read+zz\n'
+ktap_check "parse_error_first_line" is "line 2: p:pe/ vfs_read+zz: bad offset (EINVAL)"
+ktap_check "parse_error_caret" test "$(sed -n '2,3p' $LE)" = "  p:pe/ vfs_read+zz
+                 ^"
 
 # A command's own failure: its line and its text.
 bp_expect_err "unknown_set_enoent" $ENOENT 'flush\n\nenable nosuchset\n'

@@ -13,7 +13,7 @@ trig() { cat /proc/version > /dev/null; }
 
 bp_load
 before=$(kprobes_registered)
-ktap_check "create_257_probes" bp_ctl 'p:life *+5 max=256 skip=*lock*\np!:life/trig version_proc_show\ncreate life\n'
+ktap_check "create_257_probes" bp_ctl 'p:life/ *+5 max=256 skip=*lock*\np!:life/trig version_proc_show\ncreate life\n'
 ktap_check "registered_state" test "$(bp_state life)" = registered
 ktap_check "257_kprobes" test "$(bp_field life kprobes)" = 257
 ktap_check "skip_glob_left_out_lock_symbols" sh -c "! grep -q '^  kprobe [^ ]*lock' $BP_DEBUGFS/stats"

@@ -18,7 +18,7 @@ probe_lines() { # SET: its probes' lines in stats, as "NAME" once each line
 }
 
 bp_load
-ktap_check "three_hundred_glob_lines" bp_ctl "$(awk 'BEGIN { for (i = 0; i < 300; i++) printf "p:many vfs_*\\n" }')create many\n"
+ktap_check "three_hundred_glob_lines" bp_ctl "$(awk 'BEGIN { for (i = 0; i < 300; i++) printf "p:many/ vfs_*\\n" }')create many\n"
 n=$(bp_set_probes many)
 echo "# set many: $n probes"
 ktap_check "more_than_two_sections" test "$n" -gt 8192

@@ -25,9 +25,9 @@ bp_expect_err "explicit_past_end_einval" "$EINVAL" "p:pe/x ${BP_GETPPID}+$size\n
 echo "# $(cat $BP_DEBUGFS/last_error)"
 ktap_check "error_names_symbol" grep -Eq "^line 1: p:pe/x ${BP_GETPPID}\+$size: (offset past the end of the symbol|probing refused: .*) \(EINVAL\), at create on line 2$" $BP_DEBUGFS/last_error
 ktap_check "nothing_left_registered" test "$(kprobes_registered)" -eq "$kp0"
-bp_expect_err "glob_all_past_end_enoent" "$ENOENT" 'p:pg '"${BP_SYS}getpp*"'+4096\ncreate pg\n'
+bp_expect_err "glob_all_past_end_enoent" "$ENOENT" 'p:pg/ '"${BP_SYS}getpp*"'+4096\ncreate pg\n'
 # A glob keeps the members the offset fits in and skips the others.
-ktap_check "glob_mixed_sizes" bp_ctl 'p:pm vfs_*+64\ncreate pm\n'
+ktap_check "glob_mixed_sizes" bp_ctl 'p:pm/ vfs_*+64\ncreate pm\n'
 n=$(bp_field pm kprobes) sk=$(bp_field pm skipped)
 echo "# vfs_*+64: $n probes, $sk skipped"
 ktap_check "glob_skipped_short_members" test "$sk" -gt 0

@@ -19,16 +19,16 @@ past_cap() { # SET: how many glob members the cap left out, from stats
 }
 
 bp_load insmod_with_a_cap_of_40 max_set_probes=40
-ktap_check "four_glob_lines" bp_ctl 'p:g vfs_*\np:g vfs_*\np:g vfs_*\np:g vfs_*\ncreate g\n'
+ktap_check "four_glob_lines" bp_ctl 'p:g/ vfs_*\np:g/ vfs_*\np:g/ vfs_*\np:g/ vfs_*\ncreate g\n'
 echo "# $(grep '^g ' $BP_DEBUGFS/sets); past the cap: $(past_cap g)"
 ktap_check "the_set_holds_exactly_the_cap" test "$(bp_set_probes g)" = 40
 ktap_check "stats_counts_the_members_past_the_cap" test "$(past_cap g)" -gt 0
 ktap_check "skipped_counts_them_too" test "$(bp_field g skipped)" -ge "$(past_cap g)"
-ktap_check "glob_and_explicit_line" bp_ctl 'p:h vfs_*\np:h vfs_*\np:h vfs_*\np:h vfs_*\np:h/mine vfs_write\ncreate h\n'
+ktap_check "glob_and_explicit_line" bp_ctl 'p:h/ vfs_*\np:h/ vfs_*\np:h/ vfs_*\np:h/ vfs_*\np:h/mine vfs_write\ncreate h\n'
 ktap_check "the_explicit_line_kept_its_room" test -n "$(bp_probe_kind h mine)"
 ktap_check "still_exactly_the_cap" test "$(bp_set_probes h)" = 40
 ktap_check "cap_0" sh -c "echo 0 > $PARAM"
-bp_expect_err "a_set_the_cap_leaves_empty_enospc" "$ENOSPC" 'p:z vfs_*\ncreate z\n'
+bp_expect_err "a_set_the_cap_leaves_empty_enospc" "$ENOSPC" 'p:z/ vfs_*\ncreate z\n'
 echo "# $(cat $BP_DEBUGFS/last_error)"
 ktap_check "last_error_says_the_cap_left_it_empty" grep -q \
     "^line 2: create z: no probe of set z could be registered: [0-9]* glob members past the cap of 0 probes per set (max_set_probes) (ENOSPC)$" \

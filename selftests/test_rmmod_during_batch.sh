@@ -16,7 +16,7 @@ ktap_check "insmod_unrelated_module" insmod "$BP_FOREIGN"
 # show functions, registered, then enabled: each arming is a text update of
 # its own. Cold functions: probes on hot ones (a *+5 glob) slowed the debug
 # kernel's whole guest to a crawl.
-printf 'p!:big *_show max=%d\ncreate big\nenable big\n' "$(bp_sized 1024)" > /tmp/rmmod_batch.txt
+printf 'p!:big/ *_show max=%d\ncreate big\nenable big\n' "$(bp_sized 1024)" > /tmp/rmmod_batch.txt
 (bptime bpwrite "$BP_DEBUGFS/control" < /tmp/rmmod_batch.txt > /tmp/rmmod_batch.ns 2> /tmp/rmmod_batch.err
     echo $? > /tmp/rmmod_batch.rc) &
 batch=$!

@@ -18,7 +18,7 @@ ENOENT=2
 refused() {
     fails=0
     for i in 1 2 3 4 5 6 7 8; do
-        out=$(bp_ctl "p$1:rb vfs_* max=64\ncreate rb\nenable rb\ndisable rb\np:rb2 no_such_function_xyz\ncreate rb2\n" 2>&1)
+        out=$(bp_ctl "p$1:rb/ vfs_* max=64\ncreate rb\nenable rb\ndisable rb\np:rb2/ no_such_function_xyz\ncreate rb2\n" 2>&1)
         echo "$out" | grep -qF "(errno $ENOENT)" || fails=$((fails + 1))
     done
     echo "$fails"

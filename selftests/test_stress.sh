@@ -31,8 +31,8 @@ writer() {
     while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
         s=w$(((i * 7 + $1) % 5))
         case $((i % 8)) in
-            0) bp_ctl "p$b:$s vfs_read\np$b:$s/g ${BP_GETPPID}\nr$b:$s/r vfs_write\nd:$s/d ${BP_GETPPID}\ncreate $s\n" ;;
-            1) bp_ctl "p$b:$s ${BP_SYS}get* max=8\nd:$s version_proc_show\ncreate $s --noopt\nenable $s\n" ;;
+            0) bp_ctl "p$b:$s/ vfs_read\np$b:$s/g ${BP_GETPPID}\nr$b:$s/r vfs_write\nd:$s/d ${BP_GETPPID}\ncreate $s\n" ;;
+            1) bp_ctl "p$b:$s/ ${BP_SYS}get* max=8\nd:$s/ version_proc_show\ncreate $s --noopt\nenable $s\n" ;;
             2) bp_ctl "enable $s\n" ;;
             3) bp_ctl "disable $s\n" ;;
             4) bp_ctl "direct $s record\n" ;;

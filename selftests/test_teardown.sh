@@ -15,7 +15,7 @@ trig() { cat /proc/version > /dev/null; }
 kp0=$(kprobes_registered)
 
 bp_load
-ktap_check "many_sets" bp_ctl 'p:t1 *+5 max=256 skip=*lock*\ncreate t1\nenable t1\np!:t2 vfs_* max=32\ncreate t2\np!:t3/v version_proc_show\ncreate t3\nenable t3\n'
+ktap_check "many_sets" bp_ctl 'p:t1/ *+5 max=256 skip=*lock*\ncreate t1\nenable t1\np!:t2/ vfs_* max=32\ncreate t2\np!:t3/v version_proc_show\ncreate t3\nenable t3\n'
 ktap_check "unregister_then_flush_in_one_write" bp_ctl 'unregister t1\nflush\n'
 ktap_check "flushed_set_is_freed" test "$(bp_state t1)" = freed
 ktap_check "name_reusable_after_teardown" bp_ctl 'p!:t1/again version_proc_show\ncreate t1\n'

@@ -23,7 +23,7 @@ kp_base=$(kprobes_registered) d_base=$(direct_attached) ef_base=$(ftrace_enabled
 bad=0
 for i in $(seq 1 "$cycles"); do
     insmod "$BP_KO" || { bad=$((bad + 1)); continue; }
-    bp_ctl 'p!:u vfs_read\np!:u/g '"${BP_SYS}get*"' max=4\nr!:u/r vfs_write\np:u/f vfs_read\np:u/fg '"${BP_SYS}get*"' max=4\nr:u/fr vfs_write\nd:u/d '"${BP_GETPPID}"'\ncreate u\nenable u\nunregister u\n' || bad=$((bad + 1))
+    bp_ctl 'p!:u/ vfs_read\np!:u/ '"${BP_SYS}get*"' max=4\nr!:u/r vfs_write\np:u/f vfs_read\np:u/ '"${BP_SYS}get*"' max=4\nr:u/fr vfs_write\nd:u/d '"${BP_GETPPID}"'\ncreate u\nenable u\nunregister u\n' || bad=$((bad + 1))
     bphit 10 > /dev/null
     rmmod batchprobe || bad=$((bad + 1))
 done

@@ -3,17 +3,23 @@
 //! The control-file command language: a pure parser.
 //!
 //! One command per line, in a syntax a tracefs `kprobe_events` user already
-//! knows. Probe lines name a set the way tracefs names an event group:
+//! knows. A probe line is a `kprobe_events` line whose group is the set
+//! (`p[:[SET/][NAME]] TARGET`, `SET.NAME` too), with the same meaning: a
+//! line that names no set (`p SYM`, `p:NAME SYM`) joins the set
+//! [`DEFAULT_SET`] (`kprobes`), and `p:SET/ ...` names the probe after its
+//! symbol:
 //!
 //! ```text
 //! p:SET/NAME SYM[+OFF]     kprobe on SYM (+OFF bytes, decimal or 0x-hex)
-//! p:SET SYM[+OFF]          the same, the probe named after the symbol
-//! p:SET GLOB[+OFF] [max=N] [skip=GLOB2]
+//! p:SET/ SYM[+OFF]         the same, the probe named after the symbol
+//! p:NAME SYM | p SYM       probe NAME (or named after SYM) of set kprobes
+//! p:SET/ GLOB[+OFF] [max=N] [skip=GLOB2]
 //!                          every core-kernel text symbol matching GLOB
 //!                          (* ? [...]) and not GLOB2, in address order; with
-//!                          max=N only the first N the kernel accepts
+//!                          max=N only the first N the kernel accepts (a
+//!                          glob's probes are named after their symbols)
 //! r[MAXACTIVE]:SET/NAME SYM
-//!                          return probe on SYM (no offset)
+//! p:SET/NAME SYM%return    return probe on SYM (no offset, or +0)
 //! p!:... r!:... rN!:...    the same, always served by int3 kprobes and
 //!                          kretprobes (see below)
 //! d:SET/NAME SYM           ftrace-direct call on SYM (no offset)
@@ -67,6 +73,12 @@ use core::fmt;
 mod error;
 
 pub use error::ParseError;
+pub use probe_line::DEFAULT_SET;
+
+#[path = "command/probe_line.rs"]
+mod probe_line;
+
+use probe_line::probe_line;
 
 /// The longest line the control file accepts, in bytes (without the newline).
 pub const MAX_LINE: usize = 1024;
@@ -241,15 +253,13 @@ impl fmt::Display for Command<'_> {
         match *self {
             Command::Probe(p) => {
                 match p.kind {
-                    ProbeKind::Kprobe => f.write_str("p:")?,
-                    ProbeKind::Direct => f.write_str("d:")?,
-                    ProbeKind::Kretprobe { maxactive: None } => f.write_str("r:")?,
-                    ProbeKind::Kretprobe { maxactive: Some(n) } => write!(f, "r{n}:")?,
+                    ProbeKind::Kprobe => f.write_str("p")?,
+                    ProbeKind::Direct => f.write_str("d")?,
+                    ProbeKind::Kretprobe { maxactive: None } => f.write_str("r")?,
+                    ProbeKind::Kretprobe { maxactive: Some(n) } => write!(f, "r{n}")?,
                 }
-                f.write_str(p.set)?;
-                if let Some(n) = p.name {
-                    write!(f, "/{n}")?;
-                }
+                let bang = if p.int3 { "!" } else { "" };
+                write!(f, "{bang}:{}/{}", p.set, p.name.unwrap_or(""))?;
                 let (t, off) = match p.target {
                     Target::Symbol { name, offset } => (name, offset),
                     Target::Glob { pattern, offset } => (pattern, offset),
@@ -338,7 +348,7 @@ fn parse(line: &[u8]) -> Result<Option<Command<'_>>, Bad<'_>> {
         "direct" => retarget(&mut words, end)?,
         "flush" => Command::Flush,
         _ => match head.strip_prefix("-:") {
-            Some(set) => Command::Unstage(set_name(set).map_err(|e| at(e, set))?),
+            Some(set) => Command::Unstage(unstaged_set(set)?),
             None => Command::Probe(probe_line(head, &mut words, end)?),
         },
     };
@@ -346,6 +356,17 @@ fn parse(line: &[u8]) -> Result<Option<Command<'_>>, Bad<'_>> {
         return Err(at(ParseError::TooManyArguments, w));
     }
     Ok(Some(cmd))
+}
+
+/// `-:SET`'s set. `kprobe_events`' `-:GROUP/EVENT` (one event) is refused
+/// with its reason: `-:SET` drops every line staged for SET.
+fn unstaged_set(word: &str) -> Result<&str, Bad<'_>> {
+    if let Some((s, _)) = word.split_once('/').or_else(|| word.split_once('.')) {
+        if set_name(s).is_ok() {
+            return Err(at(ParseError::UnstageOne, word));
+        }
+    }
+    set_name(word).map_err(|e| at(e, word))
 }
 
 /// The line as text: at most [`MAX_LINE`] bytes of UTF-8, no control
@@ -491,108 +512,6 @@ pub fn owned_set_name<'a>(owner: &str, name: &'a str) -> Result<&'a str, ParseEr
     set_name(name)
 }
 
-/// `p:SET/NAME TARGET`, `r[N]:SET/NAME TARGET`, `d:SET/NAME TARGET`.
-fn probe_line<'a>(
-    head: &'a str,
-    words: &mut impl Iterator<Item = &'a str>,
-    end: &'a str,
-) -> Result<ProbeSpec<'a>, Bad<'a>> {
-    let (kind_word, group) = match head.split_once(':') {
-        Some((k, g)) => (k, Some(g)),
-        None => (head, None),
-    };
-    let (kind, int3) = probe_kind(head, kind_word)?;
-    let group = group.ok_or(at(ParseError::MissingSet, head))?;
-    let (set, name) = match group.split_once('/') {
-        Some((s, n)) => (
-            set_name(s).map_err(|e| at(e, s))?,
-            Some(set_name(n).map_err(|e| at(e, n))?),
-        ),
-        None => (set_name(group).map_err(|e| at(e, group))?, None),
-    };
-    let word = next_word(words, end)?;
-    let target = target(word)?;
-    let offset = match target {
-        Target::Symbol { offset, .. } | Target::Glob { offset, .. } => offset,
-    };
-    if offset != 0 && kind != ProbeKind::Kprobe {
-        let plus = word.split_once('+').map_or(word, |(_, o)| o);
-        return Err(at(ParseError::OffsetNotAllowed, plus));
-    }
-    let (limit, skip) = glob_options(words, &target)?;
-    Ok(ProbeSpec {
-        kind,
-        int3,
-        set,
-        name,
-        skip,
-        target,
-        limit,
-    })
-}
-
-/// The kind of a probe line's first word `head` (`kind_word`, its part
-/// before the colon), and whether it says `!` (int3 only).
-fn probe_kind<'a>(head: &'a str, kind_word: &'a str) -> Result<(ProbeKind, bool), Bad<'a>> {
-    let unknown = at(ParseError::UnknownCommand, head);
-    let (kind_word, int3) = match kind_word.strip_suffix('!') {
-        Some(k) if k != "d" => (k, true),
-        Some(_) => return Err(unknown),
-        None => (kind_word, false),
-    };
-    let kind = match kind_word {
-        "p" => ProbeKind::Kprobe,
-        "d" => ProbeKind::Direct,
-        _ if kind_word.starts_with('r') => {
-            let digits = kind_word.trim_start_matches('r');
-            if kind_word.len() - digits.len() != 1 {
-                return Err(unknown);
-            }
-            let maxactive = if digits.is_empty() {
-                None
-            } else {
-                match parse_u32(digits) {
-                    Some(n) if (1..=MAX_ACTIVE).contains(&n) => Some(n),
-                    _ => return Err(at(ParseError::BadMaxActive, digits)),
-                }
-            };
-            ProbeKind::Kretprobe { maxactive }
-        }
-        _ => return Err(unknown),
-    };
-    Ok((kind, int3))
-}
-
-/// A probe line's words after its target: `max=N` and `skip=GLOB`, for a
-/// glob target only, each at most once. Any other word is a fetch argument
-/// (`kprobe_events`' `[NAME=]FETCHARG[:TYPE]`), refused until records are
-/// written.
-fn glob_options<'a>(
-    words: &mut impl Iterator<Item = &'a str>,
-    target: &Target<'a>,
-) -> Result<(Option<u32>, Option<&'a str>), Bad<'a>> {
-    let (mut limit, mut skip) = (None, None);
-    let is_glob = matches!(target, Target::Glob { .. });
-    for w in words.by_ref() {
-        if let Some(n) = w.strip_prefix("max=") {
-            match parse_u32(n) {
-                Some(n) if n > 0 && is_glob && limit.is_none() => limit = Some(n),
-                _ => return Err(at(ParseError::BadLimit, w)),
-            }
-        } else if let Some(g) = w.strip_prefix("skip=") {
-            let valid = matches!(self::target(g), Ok(Target::Glob { offset: 0, .. }))
-                || matches!(self::target(g), Ok(Target::Symbol { offset: 0, .. }));
-            if !is_glob || skip.is_some() || !valid {
-                return Err(at(ParseError::BadSkip, w));
-            }
-            skip = Some(g);
-        } else {
-            return Err(at(ParseError::FetchArgs, w));
-        }
-    }
-    Ok((limit, skip))
-}
-
 /// A set or probe name: `[A-Za-z_][A-Za-z0-9_]*`, at most [`MAX_NAME`] bytes.
 pub fn set_name(s: &str) -> Result<&str, ParseError> {
     let b = s.as_bytes();
@@ -605,47 +524,4 @@ pub fn set_name(s: &str) -> Result<&str, ParseError> {
     } else {
         Err(ParseError::BadName)
     }
-}
-
-fn target(word: &str) -> Result<Target<'_>, Bad<'_>> {
-    let (sym, offset) = match word.split_once('+') {
-        Some((s, o)) => (s, parse_u32(o).ok_or(at(ParseError::BadOffset, o))?),
-        None => (word, 0),
-    };
-    let bad = at(ParseError::BadSymbol, sym);
-    let b = sym.as_bytes();
-    if b.is_empty() || b.len() > MAX_SYMBOL {
-        return Err(bad);
-    }
-    let is_glob = b.iter().any(|c| matches!(c, b'*' | b'?' | b'['));
-    let plain = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$');
-    if is_glob {
-        if !b
-            .iter()
-            .all(|c| plain(c) || matches!(c, b'*' | b'?' | b'[' | b']' | b'!' | b'-'))
-        {
-            return Err(bad);
-        }
-        Ok(Target::Glob {
-            pattern: sym,
-            offset,
-        })
-    } else {
-        if !b.iter().all(plain) {
-            return Err(bad);
-        }
-        Ok(Target::Symbol { name: sym, offset })
-    }
-}
-
-/// Decimal or `0x` hex, no sign, no overflow.
-fn parse_u32(s: &str) -> Option<u32> {
-    let (digits, radix) = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(h) => (h, 16),
-        None => (s, 10),
-    };
-    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_hexdigit()) {
-        return None;
-    }
-    u32::from_str_radix(digits, radix).ok()
 }

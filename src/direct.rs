@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The ftrace-direct backend: `d:SET/NAME SYM` and `d:SET GLOB`.
+//! The ftrace-direct backend: `d:SET/NAME SYM` and `d:SET/ GLOB`.
 //!
 //! A set's direct functions share one `ftrace_ops`: its filter is filled
 //! with every function address in one `ftrace_set_filter_ips` call, and one

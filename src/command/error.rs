@@ -16,8 +16,22 @@ pub enum ParseError {
     NotText,
     /// The first word is no known command.
     UnknownCommand,
-    /// A probe line lacks `:SET`.
-    MissingSet,
+    /// A probe line's `:` is followed by nothing (`kprobe_events`: no event
+    /// name).
+    NoName,
+    /// A probe line's `/NAME` (or `.NAME`) has nothing before it.
+    NoSet,
+    /// A target's `%` suffix is not `%return` (or is on a direct line).
+    BadSuffix,
+    /// A glob target with a probe name: its probes are named after their
+    /// symbols.
+    NamedGlob,
+    /// A target that is an address (`kprobe_events`' `MEMADDR`).
+    Address,
+    /// A target in a module (`kprobe_events`' `MOD:SYM`).
+    ModuleSymbol,
+    /// `-:SET/NAME`: one staged line, where `-:SET` drops them all.
+    UnstageOne,
     /// A set or probe name is empty, too long, or not `[A-Za-z_][A-Za-z0-9_]*`.
     BadName,
     /// A symbol is missing, too long, or holds characters kallsyms never uses.
@@ -50,7 +64,10 @@ impl ParseError {
     pub fn errno(self) -> i32 {
         match self {
             ParseError::LineTooLong => E2BIG,
-            ParseError::FetchArgs => EOPNOTSUPP,
+            ParseError::FetchArgs
+            | ParseError::Address
+            | ParseError::ModuleSymbol
+            | ParseError::UnstageOne => EOPNOTSUPP,
             _ => EINVAL,
         }
     }
@@ -61,7 +78,19 @@ impl ParseError {
             ParseError::LineTooLong => "line too long",
             ParseError::NotText => "not a text line",
             ParseError::UnknownCommand => "unknown command",
-            ParseError::MissingSet => "probe line needs :SET or :SET/NAME",
+            ParseError::NoName => {
+                "no probe name after the colon (p:SET/ names it after the symbol)"
+            }
+            ParseError::NoSet => "no set name before the separator",
+            ParseError::BadSuffix => "bad target suffix: only %return, on p: and r: lines",
+            ParseError::NamedGlob => {
+                "a glob's probes are named after their symbols: write p:SET/ GLOB"
+            }
+            ParseError::Address => "probes on an address are not supported yet: name the symbol",
+            ParseError::ModuleSymbol => "module symbols (MOD:SYM) are not supported yet",
+            ParseError::UnstageOne => {
+                "dropping one staged line is not supported: -:SET drops every line staged for SET"
+            }
             ParseError::BadName => "bad set or probe name",
             ParseError::BadSymbol => "bad symbol",
             ParseError::BadOffset => "bad offset",

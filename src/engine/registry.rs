@@ -126,7 +126,7 @@ pub(crate) const MAX_SETS: usize = 4096;
 /// members past it are skipped and counted ([`crate::probecap`]).
 ///
 /// [`MAX_STAGED`] bounds lines, not what they become: each glob line
-/// offers every matching text symbol, so 65,536 lines of `p:big *` asked
+/// offers every matching text symbol, so 65,536 lines of `p:big/ *` asked
 /// for some 4·10⁹ probes. The cap is far above any real set: every
 /// function of a distribution's kernel is about 10⁵ targets, entry and
 /// return probes on all of them twice that, and the cap is 20 times more.

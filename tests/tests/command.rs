@@ -3,7 +3,7 @@
 //! Tests of the control-file parser (`src/command.rs`).
 
 use batchprobe_host_tests::command::*;
-use batchprobe_host_tests::errno::{E2BIG, EINVAL};
+use batchprobe_host_tests::errno::{E2BIG, EINVAL, EOPNOTSUPP};
 use batchprobe_host_tests::symname::glob_match;
 
 fn one(line: &str) -> Result<Option<Command<'_>>, ParseError> {
@@ -29,15 +29,15 @@ fn kprobe_lines() {
         Ok(Some(kprobe("s1", Some("open"), "do_sys_open", 0)))
     );
     assert_eq!(
-        one("p:s1 vfs_read+5"),
+        one("p:s1/ vfs_read+5"),
         Ok(Some(kprobe("s1", None, "vfs_read", 5)))
     );
     assert_eq!(
-        one("  p:s1 vfs_read+0x10  "),
+        one("  p:s1/ vfs_read+0x10  "),
         Ok(Some(kprobe("s1", None, "vfs_read", 16)))
     );
     assert_eq!(
-        one("p:s1\tfoo.isra.0"),
+        one("p:s1/\tfoo.isra.0"),
         Ok(Some(kprobe("s1", None, "foo.isra.0", 0)))
     );
 }
@@ -60,7 +60,7 @@ fn kretprobe_and_direct_lines() {
         })))
     );
     assert_eq!(
-        one("r16:s vfs_write"),
+        one("r16:s/ vfs_write"),
         Ok(Some(Command::Probe(ProbeSpec {
             int3: false,
             kind: ProbeKind::Kretprobe {
@@ -76,11 +76,11 @@ fn kretprobe_and_direct_lines() {
             skip: None,
         })))
     );
-    assert_eq!(one("r0:s vfs_write"), Err(ParseError::BadMaxActive));
-    assert_eq!(one("r4097:s vfs_write"), Err(ParseError::BadMaxActive));
+    assert_eq!(one("r0:s/ vfs_write"), Err(ParseError::BadMaxActive));
+    assert_eq!(one("r4097:s/ vfs_write"), Err(ParseError::BadMaxActive));
     assert_eq!(one("rx:s vfs_write"), Err(ParseError::BadMaxActive));
-    assert_eq!(one("r:s vfs_write+4"), Err(ParseError::OffsetNotAllowed));
-    assert_eq!(one("d:s vfs_write+4"), Err(ParseError::OffsetNotAllowed));
+    assert_eq!(one("r:s/ vfs_write+4"), Err(ParseError::OffsetNotAllowed));
+    assert_eq!(one("d:s/ vfs_write+4"), Err(ParseError::OffsetNotAllowed));
     assert!(matches!(
         one("d:s/x __x64_sys_getpid"),
         Ok(Some(Command::Probe(ProbeSpec {
@@ -94,7 +94,7 @@ fn kretprobe_and_direct_lines() {
 #[test]
 fn glob_targets() {
     assert_eq!(
-        one("p:vfs vfs_*"),
+        one("p:vfs/ vfs_*"),
         Ok(Some(Command::Probe(ProbeSpec {
             int3: false,
             kind: ProbeKind::Kprobe,
@@ -109,7 +109,7 @@ fn glob_targets() {
         })))
     );
     assert!(matches!(
-        one("p:s __x64_sys_[gs]et*+5"),
+        one("p:s/ __x64_sys_[gs]et*+5"),
         Ok(Some(Command::Probe(ProbeSpec {
             int3: false,
             target: Target::Glob { offset: 5, .. },
@@ -121,7 +121,7 @@ fn glob_targets() {
 #[test]
 fn glob_limits() {
     assert!(matches!(
-        one("p:seed *+5 max=256"),
+        one("p:seed/ *+5 max=256"),
         Ok(Some(Command::Probe(ProbeSpec {
             int3: false,
             limit: Some(256),
@@ -130,24 +130,24 @@ fn glob_limits() {
         })))
     ));
     assert!(matches!(
-        one("r:s vfs_* max=0x10"),
+        one("r:s/ vfs_* max=0x10"),
         Ok(Some(Command::Probe(ProbeSpec {
             int3: false,
             limit: Some(16),
             ..
         })))
     ));
-    assert_eq!(one("p:s vfs_* max=0"), Err(ParseError::BadLimit));
-    assert_eq!(one("p:s vfs_* max="), Err(ParseError::BadLimit));
-    assert_eq!(one("p:s vfs_read max=3"), Err(ParseError::BadLimit));
-    assert_eq!(one("p:s vfs_* max=3 x"), Err(ParseError::FetchArgs));
-    assert_eq!(one("p:s vfs_* 3"), Err(ParseError::FetchArgs));
+    assert_eq!(one("p:s/ vfs_* max=0"), Err(ParseError::BadLimit));
+    assert_eq!(one("p:s/ vfs_* max="), Err(ParseError::BadLimit));
+    assert_eq!(one("p:s/ vfs_read max=3"), Err(ParseError::BadLimit));
+    assert_eq!(one("p:s/ vfs_* max=3 x"), Err(ParseError::FetchArgs));
+    assert_eq!(one("p:s/ vfs_* 3"), Err(ParseError::FetchArgs));
 }
 
 #[test]
 fn glob_skips() {
     assert!(matches!(
-        one("p:s *+5 max=8 skip=*lock*"),
+        one("p:s/ *+5 max=8 skip=*lock*"),
         Ok(Some(Command::Probe(ProbeSpec {
             int3: false,
             limit: Some(8),
@@ -156,7 +156,7 @@ fn glob_skips() {
         })))
     ));
     assert!(matches!(
-        one("p:s vfs_* skip=vfs_read"),
+        one("p:s/ vfs_* skip=vfs_read"),
         Ok(Some(Command::Probe(ProbeSpec {
             int3: false,
             skip: Some("vfs_read"),
@@ -164,11 +164,11 @@ fn glob_skips() {
             ..
         })))
     ));
-    assert_eq!(one("p:s vfs_read skip=x"), Err(ParseError::BadSkip));
-    assert_eq!(one("p:s vfs_* skip="), Err(ParseError::BadSkip));
-    assert_eq!(one("p:s vfs_* skip=a+5"), Err(ParseError::BadSkip));
-    assert_eq!(one("p:s vfs_* skip=a skip=b"), Err(ParseError::BadSkip));
-    assert_eq!(one("p:s vfs_* max=1 max=2"), Err(ParseError::BadLimit));
+    assert_eq!(one("p:s/ vfs_read skip=x"), Err(ParseError::BadSkip));
+    assert_eq!(one("p:s/ vfs_* skip="), Err(ParseError::BadSkip));
+    assert_eq!(one("p:s/ vfs_* skip=a+5"), Err(ParseError::BadSkip));
+    assert_eq!(one("p:s/ vfs_* skip=a skip=b"), Err(ParseError::BadSkip));
+    assert_eq!(one("p:s/ vfs_* max=1 max=2"), Err(ParseError::BadLimit));
 }
 
 #[test]
@@ -250,7 +250,8 @@ fn set_commands() {
     assert_eq!(Command::Unstage("s").to_string(), "-:s");
     assert_eq!(one("-:"), Err(ParseError::BadName));
     assert_eq!(one("-:9s"), Err(ParseError::BadName));
-    assert_eq!(one("-:s/p"), Err(ParseError::BadName));
+    assert_eq!(one("-:s/p"), Err(ParseError::UnstageOne));
+    assert_eq!(one("-:9/p"), Err(ParseError::BadName));
     assert_eq!(one("-:s x"), Err(ParseError::TooManyArguments));
     for mode in [DirectMode::Count, DirectMode::Record, DirectMode::Empty] {
         let line = format!("direct s {}", mode.as_str());
@@ -270,7 +271,7 @@ fn set_commands() {
 fn blank_and_comments() {
     assert_eq!(one(""), Ok(None));
     assert_eq!(one("   \t "), Ok(None));
-    assert_eq!(one("# p:s foo"), Ok(None));
+    assert_eq!(one("# p:s/ foo"), Ok(None));
 }
 
 #[test]
@@ -278,14 +279,13 @@ fn bad_input() {
     assert_eq!(one("x:s foo"), Err(ParseError::UnknownCommand));
     assert_eq!(one("pp:s foo"), Err(ParseError::UnknownCommand));
     assert_eq!(one("rr:s foo"), Err(ParseError::UnknownCommand));
-    assert_eq!(one("p foo"), Err(ParseError::MissingSet));
-    assert_eq!(one("p: foo"), Err(ParseError::BadName));
+    assert_eq!(one("p: foo"), Err(ParseError::NoName));
+    assert_eq!(one("p:/e foo"), Err(ParseError::NoSet));
     assert_eq!(one("p:1s foo"), Err(ParseError::BadName));
-    assert_eq!(one("p:s/ foo"), Err(ParseError::BadName));
     assert_eq!(one("p:s/a/b foo"), Err(ParseError::BadName));
     assert_eq!(one("p:s-x foo"), Err(ParseError::BadName));
     assert_eq!(one("p:s"), Err(ParseError::MissingArgument));
-    assert_eq!(one("p:s foo bar"), Err(ParseError::FetchArgs));
+    assert_eq!(one("p:s/ foo bar"), Err(ParseError::FetchArgs));
     // kprobe_events' fetch arguments: refused as not supported yet, not as a
     // syntax error.
     assert_eq!(
@@ -300,16 +300,16 @@ fn bad_input() {
         ParseError::FetchArgs.errno(),
         batchprobe_host_tests::errno::EOPNOTSUPP
     );
-    assert_eq!(one("p:s foo+"), Err(ParseError::BadOffset));
-    assert_eq!(one("p:s foo+-1"), Err(ParseError::BadOffset));
-    assert_eq!(one("p:s foo+0x"), Err(ParseError::BadOffset));
-    assert_eq!(one("p:s foo+4294967296"), Err(ParseError::BadOffset));
-    assert_eq!(one("p:s foo+1+2"), Err(ParseError::BadOffset));
-    assert_eq!(one("p:s fo/o"), Err(ParseError::BadSymbol));
-    assert_eq!(one("p:s +5"), Err(ParseError::BadSymbol));
+    assert_eq!(one("p:s/ foo+"), Err(ParseError::BadOffset));
+    assert_eq!(one("p:s/ foo+-1"), Err(ParseError::BadOffset));
+    assert_eq!(one("p:s/ foo+0x"), Err(ParseError::BadOffset));
+    assert_eq!(one("p:s/ foo+4294967296"), Err(ParseError::BadOffset));
+    assert_eq!(one("p:s/ foo+1+2"), Err(ParseError::BadOffset));
+    assert_eq!(one("p:s/ fo/o"), Err(ParseError::BadSymbol));
+    assert_eq!(one("p:s/ +5"), Err(ParseError::BadSymbol));
     let long_name = format!("p:{} foo", "a".repeat(MAX_NAME + 1));
     assert_eq!(one(&long_name), Err(ParseError::BadName));
-    let long_sym = format!("p:s {}", "a".repeat(MAX_SYMBOL + 1));
+    let long_sym = format!("p:s/ {}", "a".repeat(MAX_SYMBOL + 1));
     assert_eq!(one(&long_sym), Err(ParseError::BadSymbol));
     let long_line = format!("# {}", "a".repeat(MAX_LINE));
     assert_eq!(one(&long_line), Err(ParseError::LineTooLong));
@@ -319,14 +319,14 @@ fn bad_input() {
 
 #[test]
 fn binary_junk() {
-    assert_eq!(parse_line(b"p:s \xff\xfe"), Err(ParseError::NotText));
-    assert_eq!(parse_line(b"p:s foo\0"), Err(ParseError::NotText));
+    assert_eq!(parse_line(b"p:s/ \xff\xfe"), Err(ParseError::NotText));
+    assert_eq!(parse_line(b"p:s/ foo\0"), Err(ParseError::NotText));
     assert_eq!(parse_line(b"\x1b[2Jflush"), Err(ParseError::NotText));
 }
 
 #[test]
 fn batches_number_lines() {
-    let buf = b"# header\np:s a\n\nbogus\nflush\n";
+    let buf = b"# header\np:s/ a\n\nbogus\nflush\n";
     let got: Vec<_> = parse_batch(buf).collect();
     assert_eq!(
         got,
@@ -392,7 +392,8 @@ fn owned_set_names() {
     let max_owner = format!("enable {}.s", "m".repeat(MAX_MODULE_NAME));
     assert!(one(&max_owner).is_ok());
     assert_eq!(one("create m.s"), Err(ParseError::BadName));
-    assert_eq!(one("p:m.s foo"), Err(ParseError::BadName));
+    // kprobe_events' GROUP.EVENT: set m, probe s (not the set m.s).
+    assert_eq!(one("p:m.s foo"), Ok(Some(kprobe("m", Some("s"), "foo", 0))));
     assert_eq!(one("d:m.s/x foo"), Err(ParseError::BadName));
     assert_eq!(one("direct m.s count"), Err(ParseError::BadName));
 }
@@ -405,7 +406,7 @@ fn forced_int3_lines() {
     };
     let sym = |name, offset| Target::Symbol { name, offset };
     assert_eq!(
-        spec("p!:s vfs_read"),
+        spec("p!:s/ vfs_read"),
         Some((ProbeKind::Kprobe, true, sym("vfs_read", 0)))
     );
     assert_eq!(
@@ -413,7 +414,7 @@ fn forced_int3_lines() {
         Some((ProbeKind::Kprobe, true, sym("vfs_read", 4)))
     );
     assert_eq!(
-        spec("r!:s vfs_read"),
+        spec("r!:s/ vfs_read"),
         Some((
             ProbeKind::Kretprobe { maxactive: None },
             true,
@@ -421,7 +422,7 @@ fn forced_int3_lines() {
         ))
     );
     assert_eq!(
-        spec("r16!:s vfs_read"),
+        spec("r16!:s/ vfs_read"),
         Some((
             ProbeKind::Kretprobe {
                 maxactive: Some(16)
@@ -431,11 +432,11 @@ fn forced_int3_lines() {
         ))
     );
     assert_eq!(
-        spec("p:s vfs_read"),
+        spec("p:s/ vfs_read"),
         Some((ProbeKind::Kprobe, false, sym("vfs_read", 0)))
     );
     // Direct calls have no int3 form; the mark goes right before the colon.
-    assert_eq!(one("d!:s vfs_read"), Err(ParseError::UnknownCommand));
+    assert_eq!(one("d!:s/ vfs_read"), Err(ParseError::UnknownCommand));
     assert_eq!(one("p!!:s vfs_read"), Err(ParseError::UnknownCommand));
     assert_eq!(one("!p:s vfs_read"), Err(ParseError::UnknownCommand));
     assert_eq!(one("r!16:s vfs_read"), Err(ParseError::BadMaxActive));
@@ -453,4 +454,92 @@ fn direct_mode_round_trips_through_its_u8() {
     }
     assert_eq!(DirectMode::from_u8(4), None);
     assert_eq!(DirectMode::from_u8(u8::MAX), None);
+}
+
+#[test]
+fn kprobe_events_forms() {
+    let ret = |set, name, sym| {
+        Ok(Some(Command::Probe(ProbeSpec {
+            int3: false,
+            kind: ProbeKind::Kretprobe { maxactive: None },
+            set,
+            name,
+            target: Target::Symbol {
+                name: sym,
+                offset: 0,
+            },
+            limit: None,
+            skip: None,
+        })))
+    };
+    // No group: the set kprobes, as kprobe_events' group.
+    assert_eq!(
+        one("p vfs_read"),
+        Ok(Some(kprobe("kprobes", None, "vfs_read", 0)))
+    );
+    assert_eq!(
+        one("p:myread vfs_read+4"),
+        Ok(Some(kprobe("kprobes", Some("myread"), "vfs_read", 4)))
+    );
+    assert_eq!(one("r vfs_read"), ret("kprobes", None, "vfs_read"));
+    // GROUP/EVENT, GROUP.EVENT, GROUP/ (named after the symbol).
+    assert_eq!(
+        one("p:io/rd vfs_read"),
+        Ok(Some(kprobe("io", Some("rd"), "vfs_read", 0)))
+    );
+    assert_eq!(
+        one("p:io.rd vfs_read"),
+        Ok(Some(kprobe("io", Some("rd"), "vfs_read", 0)))
+    );
+    assert_eq!(
+        one("p:io/ vfs_read"),
+        Ok(Some(kprobe("io", None, "vfs_read", 0)))
+    );
+    // SYM%return, also after +0; not with an offset, not on a direct line.
+    assert_eq!(
+        one("p:io/rr vfs_read%return"),
+        ret("io", Some("rr"), "vfs_read")
+    );
+    assert_eq!(
+        one("p:io/rr vfs_read+0%return"),
+        ret("io", Some("rr"), "vfs_read")
+    );
+    assert_eq!(
+        one("r:io/rr vfs_read%return"),
+        ret("io", Some("rr"), "vfs_read")
+    );
+    assert_eq!(
+        one("p:io/rr vfs_read+4%return"),
+        Err(ParseError::OffsetNotAllowed)
+    );
+    assert_eq!(one("p:io/rr vfs_read%ret"), Err(ParseError::BadSuffix));
+    assert_eq!(one("d:io/rr vfs_read%return"), Err(ParseError::BadSuffix));
+    assert_eq!(
+        Command::Probe(ProbeSpec {
+            int3: true,
+            kind: ProbeKind::Kretprobe { maxactive: None },
+            set: "io",
+            name: None,
+            target: Target::Glob {
+                pattern: "vfs_*",
+                offset: 0
+            },
+            limit: None,
+            skip: None,
+        })
+        .to_string(),
+        "r!:io/ vfs_*"
+    );
+    // A glob's probes are named after their symbols.
+    assert_eq!(one("p:io/rd vfs_*"), Err(ParseError::NamedGlob));
+    assert_eq!(one("p:rd vfs_*"), Err(ParseError::NamedGlob));
+    // What is not done yet, said so.
+    assert_eq!(one("p:io/a 0xffffffff81000000"), Err(ParseError::Address));
+    assert_eq!(
+        one("p:io/a ext4:ext4_sync_fs"),
+        Err(ParseError::ModuleSymbol)
+    );
+    assert_eq!(ParseError::ModuleSymbol.errno(), EOPNOTSUPP);
+    assert_eq!(one("-:io/rd"), Err(ParseError::UnstageOne));
+    assert_eq!(one("-:io.rd"), Err(ParseError::UnstageOne));
 }

@@ -100,13 +100,13 @@ fn a_line_staged_by_an_earlier_write() {
         probe: Some(ProbeLine {
             number: 4,
             earlier: true,
-            text: "p:oops version_proc_show+1",
+            text: "p:oops/ version_proc_show+1",
         }),
         column: None,
     };
     assert_eq!(
         report(&o, refusal(Site::Kprobe, -84), -84),
-        "line 4 of an earlier write: p:oops version_proc_show+1: mid-instruction: not an \
+        "line 4 of an earlier write: p:oops/ version_proc_show+1: mid-instruction: not an \
          instruction boundary kprobes can probe (EILSEQ), at create on line 1\n"
     );
 }
@@ -176,17 +176,17 @@ fn parse_report(line: &str) -> String {
 #[test]
 fn parse_errors_put_a_caret_under_the_word() {
     assert_eq!(
-        parse_report("p:e3 vfs_read+zz"),
-        "line 1: p:e3 vfs_read+zz: bad offset (EINVAL)\n  p:e3 vfs_read+zz\n                ^\n"
+        parse_report("p:e3/ vfs_read+zz"),
+        "line 1: p:e3/ vfs_read+zz: bad offset (EINVAL)\n  p:e3/ vfs_read+zz\n                 ^\n"
     );
     assert_eq!(
         parse_report("  create s --nope"),
         "line 1: create s --nope: unknown option (EINVAL)\n  create s --nope\n           ^\n"
     );
     assert_eq!(
-        parse_report("r:s vfs_read+4"),
-        "line 1: r:s vfs_read+4: offset not allowed on this probe kind (EINVAL)\n  \
-         r:s vfs_read+4\n               ^\n"
+        parse_report("r:s/ vfs_read+4"),
+        "line 1: r:s/ vfs_read+4: offset not allowed on this probe kind (EINVAL)\n  \
+         r:s/ vfs_read+4\n                ^\n"
     );
     // A missing word: the caret at the end of the line.
     assert_eq!(
@@ -195,33 +195,40 @@ fn parse_errors_put_a_caret_under_the_word() {
     );
     // Tabs stay tabs under the line.
     assert_eq!(
-        parse_report("p:s\tfoo bar"),
-        "line 1: p:s\tfoo bar: fetch arguments are not supported yet: batchprobe writes no trace \
-         records (EOPNOTSUPP)\n  p:s\tfoo bar\n     \t    ^\n"
+        parse_report("p:s/\tfoo bar"),
+        "line 1: p:s/\tfoo bar: fetch arguments are not supported yet: batchprobe writes no trace \
+         records (EOPNOTSUPP)\n  p:s/\tfoo bar\n      \t    ^\n"
     );
 }
 
 #[test]
 fn parse_error_columns() {
     let at = |l: &str| parse_error_at(l.as_bytes());
-    assert_eq!(at("p:s vfs_read"), None);
+    assert_eq!(at("p:s/ vfs_read"), None);
     assert_eq!(at("# comment"), None);
     assert_eq!(at("bogus s"), Some((ParseError::UnknownCommand, Some(0))));
-    assert_eq!(at("p vfs_read"), Some((ParseError::MissingSet, Some(0))));
+    assert_eq!(at("p vfs_read"), None);
+    assert_eq!(at("p: vfs_read"), Some((ParseError::NoName, Some(2))));
+    assert_eq!(at("p:/e vfs_read"), Some((ParseError::NoSet, Some(2))));
+    assert_eq!(at("p:s/ vfs%read"), Some((ParseError::BadSuffix, Some(8))));
+    assert_eq!(at("p:s/e vfs_*"), Some((ParseError::NamedGlob, Some(0))));
+    assert_eq!(at("p:s/ 0xffff"), Some((ParseError::Address, Some(5))));
+    assert_eq!(at("p:s/ ext4:x"), Some((ParseError::ModuleSymbol, Some(5))));
+    assert_eq!(at("-:s/e"), Some((ParseError::UnstageOne, Some(2))));
     assert_eq!(at("p:1bad vfs_read"), Some((ParseError::BadName, Some(2))));
     assert_eq!(at("p:s/9 vfs_read"), Some((ParseError::BadName, Some(4))));
-    assert_eq!(at("p:s vfs%read"), Some((ParseError::BadSymbol, Some(4))));
+    assert_eq!(at("p:s/ vfs-read"), Some((ParseError::BadSymbol, Some(5))));
     assert_eq!(
-        at("r5000:s vfs_read"),
+        at("r5000:s/ vfs_read"),
         Some((ParseError::BadMaxActive, Some(1)))
     );
     assert_eq!(
-        at("p:s vfs_read max=3"),
-        Some((ParseError::BadLimit, Some(13)))
+        at("p:s/ vfs_read max=3"),
+        Some((ParseError::BadLimit, Some(14)))
     );
     assert_eq!(
-        at("p:s vfs_* skip=a+1"),
-        Some((ParseError::BadSkip, Some(10)))
+        at("p:s/ vfs_* skip=a+1"),
+        Some((ParseError::BadSkip, Some(11)))
     );
     assert_eq!(
         at("create s --exit --fprobe"),
@@ -237,12 +244,12 @@ fn parse_error_columns() {
         Some((ParseError::TooManyArguments, Some(6)))
     );
     // The line as a whole.
-    assert_eq!(at("p:s \u{7f}"), Some((ParseError::NotText, None)));
+    assert_eq!(at("p:s/ \u{7f}"), Some((ParseError::NotText, None)));
     assert_eq!(
-        parse_error_at(b"p:s \xff"),
+        parse_error_at(b"p:s/ \xff"),
         Some((ParseError::NotText, None))
     );
-    let long = format!("p:s {}", "a".repeat(2000));
+    let long = format!("p:s/ {}", "a".repeat(2000));
     assert_eq!(at(&long), Some((ParseError::LineTooLong, None)));
 }
 
@@ -255,10 +262,10 @@ fn parse_errors_are_the_same_with_or_without_columns() {
         "create s x",
         "create s --exit --fprobe --bogus",
         "unregister s --x",
-        "r0:s f",
-        "d!:s f",
-        "p:s f+0x",
-        "p:s f skip=g",
+        "r0:s/ f",
+        "d!:s/ f",
+        "p:s/ f+0x",
+        "p:s/ f skip=g",
     ] {
         let plain = batchprobe_host_tests::command::parse_line(l.as_bytes()).err();
         assert_eq!(parse_error_at(l.as_bytes()).map(|(e, _)| e), plain, "{l}");
@@ -267,7 +274,7 @@ fn parse_errors_are_the_same_with_or_without_columns() {
 
 #[test]
 fn long_lines_are_cut() {
-    let text = "p:s ".to_string() + &"x".repeat(600);
+    let text = "p:s/ ".to_string() + &"x".repeat(600);
     let o = Origin::Line {
         number: 1,
         text: Some(&text),
@@ -281,14 +288,14 @@ fn long_lines_are_cut() {
 
 #[test]
 fn batch_lines_keep_their_text() {
-    let buf = b"p:a f\n\n  create a  \nbogus\n";
+    let buf = b"p:a/ f\n\n  create a  \nbogus\n";
     let lines: Vec<_> = parse_batch_lines(buf)
         .map(|(n, t, r)| (n, t, r.is_ok()))
         .collect();
     assert_eq!(
         lines,
         vec![
-            (1, &b"p:a f"[..], true),
+            (1, &b"p:a/ f"[..], true),
             (3, &b"  create a  "[..], true),
             (4, &b"bogus"[..], false),
         ]

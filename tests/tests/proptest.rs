@@ -27,7 +27,7 @@ proptest! {
                                name in proptest::option::of("[A-Za-z_][A-Za-z0-9_]{0,20}"),
                                sym in "[A-Za-z_][A-Za-z0-9_.]{0,40}",
                                off in any::<u32>(), hex in any::<bool>(), int3 in any::<bool>()) {
-        let group = match &name { Some(n) => format!("{set}/{n}"), None => set.clone() };
+        let group = format!("{set}/{}", name.as_deref().unwrap_or(""));
         let off_s = if hex { format!("{off:#x}") } else { off.to_string() };
         let kind = if int3 { "p!" } else { "p" };
         let line = format!("{kind}:{group} {sym}+{off_s}");
@@ -41,6 +41,33 @@ proptest! {
             limit: None,
             skip: None,
         }))));
+    }
+
+    /// kprobe_events' own forms: a line with no group is a probe of the
+    /// set `kprobes`, named by the line or after its symbol; `%return`
+    /// makes a return probe of a `p:` line.
+    #[test]
+    fn lines_without_a_set_join_kprobes(name in proptest::option::of("[A-Za-z_][A-Za-z0-9_]{0,20}"),
+                                        sym in "[A-Za-z_][A-Za-z0-9_.]{0,40}",
+                                        ret in any::<bool>()) {
+        let head = match &name { Some(n) => format!("p:{n}"), None => "p".to_string() };
+        let suffix = if ret { "%return" } else { "" };
+        let line = format!("{head} {sym}{suffix}");
+        let kind = if ret { ProbeKind::Kretprobe { maxactive: None } } else { ProbeKind::Kprobe };
+        let spec = ProbeSpec {
+            kind,
+            int3: false,
+            set: DEFAULT_SET,
+            name: name.as_deref(),
+            target: Target::Symbol { name: &sym, offset: 0 },
+            limit: None,
+            skip: None,
+        };
+        prop_assert_eq!(parse_line(line.as_bytes()), Ok(Some(Command::Probe(spec))));
+        // Its canonical form names the set.
+        let canonical = Command::Probe(spec).to_string();
+        prop_assert!(canonical.contains("kprobes/"));
+        prop_assert_eq!(parse_line(canonical.as_bytes()), Ok(Some(Command::Probe(spec))));
     }
 
     #[test]

@@ -76,7 +76,7 @@ fn kretprobe_maxactive_sizes_the_ring() {
     );
 }
 
-/// The review's figures (2026-12-01, item 5) for `r:R *` on ~15,000
+/// The review's figures (2026-12-01, item 5) for `r:R/ *` on ~15,000
 /// functions as one return fprobe (6.12): ~14 MB on 2 CPUs, ~1.1 GiB on
 /// 64, ~16 GiB on 256.
 #[test]

@@ -17,7 +17,7 @@ pub(crate) fn direct_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSu
     }
     let _ = writeln!(
         o,
-        "## ftrace-direct calls\n\nThe first N ftrace-able text functions (`d:SET * max=N`). `direct` \
+        "## ftrace-direct calls\n\nThe first N ftrace-able text functions (`d:SET/ * max=N`). `direct` \
          is one batchprobe set: one `ftrace_ops`, one `ftrace_set_filter_ips`, one \
          `register_ftrace_direct` (one patching pass) for all N; `direct-ops-per-function` \
          attaches the same functions with one ops (and one patching pass) each; `fprobe` uses \

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Probe lines: `KIND[:[SET/][NAME]] TARGET[%return] [OPTIONS]`, read as
+//! `kprobe_events` reads them (`trace_kprobe_create()`,
+//! `traceprobe_parse_event_name()`), the group being the set. Pure, as its
+//! parent.
+
+use super::{
+    at, next_word, set_name, Bad, ParseError, ProbeKind, ProbeSpec, Target, MAX_ACTIVE, MAX_SYMBOL,
+};
+
+/// The set of a probe line that names none (`p SYM`, `p:EVENT/ SYM`), as
+/// `kprobe_events` puts such an event in the group `kprobes`.
+pub const DEFAULT_SET: &str = "kprobes";
+
+/// `KIND[:[SET/][NAME]] TARGET[%return] [OPTIONS]`, with `kprobe_events`'
+/// meaning: `SET/NAME` (or `SET.NAME`) names both; `NAME` alone is a probe
+/// of [`DEFAULT_SET`]; `SET/` and no colon at all leave the name to the
+/// symbol.
+pub(super) fn probe_line<'a>(
+    head: &'a str,
+    words: &mut impl Iterator<Item = &'a str>,
+    end: &'a str,
+) -> Result<ProbeSpec<'a>, Bad<'a>> {
+    let (kind_word, group) = match head.split_once(':') {
+        Some((k, g)) => (k, Some(g)),
+        None => (head, None),
+    };
+    let (mut kind, int3) = probe_kind(head, kind_word)?;
+    let (set, name) = match group {
+        Some(g) => group_and_name(g)?,
+        None => (DEFAULT_SET, None),
+    };
+    let word = next_word(words, end)?;
+    let (word, ret) = return_suffix(word)?;
+    if ret {
+        kind = match kind {
+            ProbeKind::Kprobe => ProbeKind::Kretprobe { maxactive: None },
+            ProbeKind::Kretprobe { .. } => kind,
+            ProbeKind::Direct => return Err(at(ParseError::BadSuffix, word)),
+        };
+    }
+    let target = target(word)?;
+    let offset = match target {
+        Target::Symbol { offset, .. } => offset,
+        Target::Glob { offset, .. } => {
+            if name.is_some() {
+                return Err(at(ParseError::NamedGlob, head));
+            }
+            offset
+        }
+    };
+    if offset != 0 && kind != ProbeKind::Kprobe {
+        let plus = word.split_once('+').map_or(word, |(_, o)| o);
+        return Err(at(ParseError::OffsetNotAllowed, plus));
+    }
+    let (limit, skip) = glob_options(words, &target)?;
+    Ok(ProbeSpec {
+        kind,
+        int3,
+        set,
+        name,
+        skip,
+        target,
+        limit,
+    })
+}
+
+/// A probe line's `[SET/][NAME]` (after the colon), split as
+/// `traceprobe_parse_event_name()` splits it: at the first `/`, else at the
+/// first `.`; an empty `NAME` after the separator names the probe after
+/// its symbol.
+fn group_and_name(g: &str) -> Result<(&str, Option<&str>), Bad<'_>> {
+    let sep = g.find('/').or_else(|| g.find('.'));
+    let Some(i) = sep else {
+        if g.is_empty() {
+            return Err(at(ParseError::NoName, g));
+        }
+        return Ok((DEFAULT_SET, Some(set_name(g).map_err(|e| at(e, g))?)));
+    };
+    let (s, n) = (g.get(..i).unwrap_or(""), g.get(i + 1..).unwrap_or(""));
+    if s.is_empty() {
+        return Err(at(ParseError::NoSet, g));
+    }
+    let set = set_name(s).map_err(|e| at(e, s))?;
+    if n.is_empty() {
+        return Ok((set, None));
+    }
+    Ok((set, Some(set_name(n).map_err(|e| at(e, n))?)))
+}
+
+/// A target word without its `%return` suffix (a return probe, as in
+/// `kprobe_events`), and whether it had one; any other `%` suffix is
+/// refused.
+fn return_suffix(word: &str) -> Result<(&str, bool), Bad<'_>> {
+    match word.split_once('%') {
+        None => Ok((word, false)),
+        Some((w, "return")) => Ok((w, true)),
+        Some((w, _)) => Err(at(
+            ParseError::BadSuffix,
+            word.get(w.len()..).unwrap_or(word),
+        )),
+    }
+}
+
+/// The kind of a probe line's first word `head` (`kind_word`, its part
+/// before the colon), and whether it says `!` (int3 only).
+fn probe_kind<'a>(head: &'a str, kind_word: &'a str) -> Result<(ProbeKind, bool), Bad<'a>> {
+    let unknown = at(ParseError::UnknownCommand, head);
+    let (kind_word, int3) = match kind_word.strip_suffix('!') {
+        Some(k) if k != "d" => (k, true),
+        Some(_) => return Err(unknown),
+        None => (kind_word, false),
+    };
+    let kind = match kind_word {
+        "p" => ProbeKind::Kprobe,
+        "d" => ProbeKind::Direct,
+        _ if kind_word.starts_with('r') => {
+            let digits = kind_word.trim_start_matches('r');
+            if kind_word.len() - digits.len() != 1 {
+                return Err(unknown);
+            }
+            let maxactive = if digits.is_empty() {
+                None
+            } else {
+                match parse_u32(digits) {
+                    Some(n) if (1..=MAX_ACTIVE).contains(&n) => Some(n),
+                    _ => return Err(at(ParseError::BadMaxActive, digits)),
+                }
+            };
+            ProbeKind::Kretprobe { maxactive }
+        }
+        _ => return Err(unknown),
+    };
+    Ok((kind, int3))
+}
+
+/// A probe line's words after its target: `max=N` and `skip=GLOB`, for a
+/// glob target only, each at most once. Any other word is a fetch argument
+/// (`kprobe_events`' `[NAME=]FETCHARG[:TYPE]`), refused until records are
+/// written.
+fn glob_options<'a>(
+    words: &mut impl Iterator<Item = &'a str>,
+    target: &Target<'a>,
+) -> Result<(Option<u32>, Option<&'a str>), Bad<'a>> {
+    let (mut limit, mut skip) = (None, None);
+    let is_glob = matches!(target, Target::Glob { .. });
+    for w in words.by_ref() {
+        if let Some(n) = w.strip_prefix("max=") {
+            match parse_u32(n) {
+                Some(n) if n > 0 && is_glob && limit.is_none() => limit = Some(n),
+                _ => return Err(at(ParseError::BadLimit, w)),
+            }
+        } else if let Some(g) = w.strip_prefix("skip=") {
+            let valid = matches!(self::target(g), Ok(Target::Glob { offset: 0, .. }))
+                || matches!(self::target(g), Ok(Target::Symbol { offset: 0, .. }));
+            if !is_glob || skip.is_some() || !valid {
+                return Err(at(ParseError::BadSkip, w));
+            }
+            skip = Some(g);
+        } else {
+            return Err(at(ParseError::FetchArgs, w));
+        }
+    }
+    Ok((limit, skip))
+}
+
+fn target(word: &str) -> Result<Target<'_>, Bad<'_>> {
+    if word.starts_with(|c: char| c.is_ascii_digit()) {
+        return Err(at(ParseError::Address, word));
+    }
+    if let Some((module, _)) = word.split_once(':') {
+        return Err(at(ParseError::ModuleSymbol, module));
+    }
+    let (sym, offset) = match word.split_once('+') {
+        Some((s, o)) => (s, parse_u32(o).ok_or(at(ParseError::BadOffset, o))?),
+        None => (word, 0),
+    };
+    let bad = at(ParseError::BadSymbol, sym);
+    let b = sym.as_bytes();
+    if b.is_empty() || b.len() > MAX_SYMBOL {
+        return Err(bad);
+    }
+    let is_glob = b.iter().any(|c| matches!(c, b'*' | b'?' | b'['));
+    let plain = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$');
+    if is_glob {
+        if !b
+            .iter()
+            .all(|c| plain(c) || matches!(c, b'*' | b'?' | b'[' | b']' | b'!' | b'-'))
+        {
+            return Err(bad);
+        }
+        Ok(Target::Glob {
+            pattern: sym,
+            offset,
+        })
+    } else {
+        if !b.iter().all(plain) {
+            return Err(bad);
+        }
+        Ok(Target::Symbol { name: sym, offset })
+    }
+}
+
+/// Decimal or `0x` hex, no sign, no overflow.
+fn parse_u32(s: &str) -> Option<u32> {
+    let (digits, radix) = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => (h, 16),
+        None => (s, 10),
+    };
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(digits, radix).ok()
+}
