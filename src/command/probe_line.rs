@@ -9,7 +9,7 @@ use super::{
     at, next_word, set_name, Bad, ParseError, ProbeKind, ProbeSpec, Target, MAX_ACTIVE, MAX_SYMBOL,
 };
 
-/// The set of a probe line that names none (`p SYM`, `p:EVENT/ SYM`), as
+/// The set of a probe line that names none (`p SYM`, `p:NAME SYM`), as
 /// `kprobe_events` puts such an event in the group `kprobes`.
 pub const DEFAULT_SET: &str = "kprobes";
 
@@ -31,13 +31,13 @@ pub(super) fn probe_line<'a>(
         Some(g) => group_and_name(g)?,
         None => (DEFAULT_SET, None),
     };
-    let word = next_word(words, end)?;
-    let (word, ret) = return_suffix(word)?;
+    let written = next_word(words, end)?;
+    let (word, ret) = return_suffix(written)?;
     if ret {
         kind = match kind {
             ProbeKind::Kprobe => ProbeKind::Kretprobe { maxactive: None },
             ProbeKind::Kretprobe { .. } => kind,
-            ProbeKind::Direct => return Err(at(ParseError::BadSuffix, word)),
+            ProbeKind::Direct => return Err(at(ParseError::BadSuffix, written)),
         };
     }
     let target = target(word)?;

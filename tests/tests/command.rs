@@ -459,7 +459,7 @@ fn direct_mode_round_trips_through_its_u8() {
 #[test]
 fn kprobe_events_forms() {
     let ret = |set, name, sym| {
-        Ok(Some(Command::Probe(ProbeSpec {
+        Command::Probe(ProbeSpec {
             int3: false,
             kind: ProbeKind::Kretprobe { maxactive: None },
             set,
@@ -470,76 +470,62 @@ fn kprobe_events_forms() {
             },
             limit: None,
             skip: None,
-        })))
-    };
-    // No group: the set kprobes, as kprobe_events' group.
-    assert_eq!(
-        one("p vfs_read"),
-        Ok(Some(kprobe("kprobes", None, "vfs_read", 0)))
-    );
-    assert_eq!(
-        one("p:myread vfs_read+4"),
-        Ok(Some(kprobe("kprobes", Some("myread"), "vfs_read", 4)))
-    );
-    assert_eq!(one("r vfs_read"), ret("kprobes", None, "vfs_read"));
-    // GROUP/EVENT, GROUP.EVENT, GROUP/ (named after the symbol).
-    assert_eq!(
-        one("p:io/rd vfs_read"),
-        Ok(Some(kprobe("io", Some("rd"), "vfs_read", 0)))
-    );
-    assert_eq!(
-        one("p:io.rd vfs_read"),
-        Ok(Some(kprobe("io", Some("rd"), "vfs_read", 0)))
-    );
-    assert_eq!(
-        one("p:io/ vfs_read"),
-        Ok(Some(kprobe("io", None, "vfs_read", 0)))
-    );
-    // SYM%return, also after +0; not with an offset, not on a direct line.
-    assert_eq!(
-        one("p:io/rr vfs_read%return"),
-        ret("io", Some("rr"), "vfs_read")
-    );
-    assert_eq!(
-        one("p:io/rr vfs_read+0%return"),
-        ret("io", Some("rr"), "vfs_read")
-    );
-    assert_eq!(
-        one("r:io/rr vfs_read%return"),
-        ret("io", Some("rr"), "vfs_read")
-    );
-    assert_eq!(
-        one("p:io/rr vfs_read+4%return"),
-        Err(ParseError::OffsetNotAllowed)
-    );
-    assert_eq!(one("p:io/rr vfs_read%ret"), Err(ParseError::BadSuffix));
-    assert_eq!(one("d:io/rr vfs_read%return"), Err(ParseError::BadSuffix));
-    assert_eq!(
-        Command::Probe(ProbeSpec {
-            int3: true,
-            kind: ProbeKind::Kretprobe { maxactive: None },
-            set: "io",
-            name: None,
-            target: Target::Glob {
-                pattern: "vfs_*",
-                offset: 0
-            },
-            limit: None,
-            skip: None,
         })
-        .to_string(),
-        "r!:io/ vfs_*"
-    );
-    // A glob's probes are named after their symbols.
-    assert_eq!(one("p:io/rd vfs_*"), Err(ParseError::NamedGlob));
-    assert_eq!(one("p:rd vfs_*"), Err(ParseError::NamedGlob));
-    // What is not done yet, said so.
-    assert_eq!(one("p:io/a 0xffffffff81000000"), Err(ParseError::Address));
-    assert_eq!(
-        one("p:io/a ext4:ext4_sync_fs"),
-        Err(ParseError::ModuleSymbol)
-    );
+    };
+    let taken = [
+        // No group: the set kprobes, as kprobe_events' group.
+        ("p vfs_read", kprobe("kprobes", None, "vfs_read", 0)),
+        (
+            "p:myread vfs_read+4",
+            kprobe("kprobes", Some("myread"), "vfs_read", 4),
+        ),
+        ("r vfs_read", ret("kprobes", None, "vfs_read")),
+        // GROUP/EVENT, GROUP.EVENT, GROUP/ (named after the symbol).
+        ("p:io/rd vfs_read", kprobe("io", Some("rd"), "vfs_read", 0)),
+        ("p:io.rd vfs_read", kprobe("io", Some("rd"), "vfs_read", 0)),
+        ("p:io/ vfs_read", kprobe("io", None, "vfs_read", 0)),
+        // SYM%return, also after +0.
+        ("p:io/rr vfs_read%return", ret("io", Some("rr"), "vfs_read")),
+        (
+            "p:io/rr vfs_read+0%return",
+            ret("io", Some("rr"), "vfs_read"),
+        ),
+        ("r:io/rr vfs_read%return", ret("io", Some("rr"), "vfs_read")),
+    ];
+    for (line, want) in taken {
+        assert_eq!(one(line), Ok(Some(want)), "{line}");
+    }
+    let refused = [
+        // %return: not with an offset, not on a direct line; no other suffix.
+        ("p:io/rr vfs_read+4%return", ParseError::OffsetNotAllowed),
+        ("p:io/rr vfs_read%ret", ParseError::BadSuffix),
+        ("d:io/rr vfs_read%return", ParseError::BadSuffix),
+        // A glob's probes are named after their symbols.
+        ("p:io/rd vfs_*", ParseError::NamedGlob),
+        ("p:rd vfs_*", ParseError::NamedGlob),
+        // What is not done yet, said so.
+        ("p:io/a 0xffffffff81000000", ParseError::Address),
+        ("p:io/a ext4:ext4_sync_fs", ParseError::ModuleSymbol),
+        ("-:io/rd", ParseError::UnstageOne),
+        ("-:io.rd", ParseError::UnstageOne),
+    ];
+    for (line, want) in refused {
+        assert_eq!(one(line), Err(want), "{line}");
+    }
     assert_eq!(ParseError::ModuleSymbol.errno(), EOPNOTSUPP);
-    assert_eq!(one("-:io/rd"), Err(ParseError::UnstageOne));
-    assert_eq!(one("-:io.rd"), Err(ParseError::UnstageOne));
+    // The canonical form keeps p!:'s bang.
+    let forced = Command::Probe(ProbeSpec {
+        int3: true,
+        kind: ProbeKind::Kretprobe { maxactive: None },
+        set: "io",
+        name: None,
+        target: Target::Glob {
+            pattern: "vfs_*",
+            offset: 0,
+        },
+        limit: None,
+        skip: None,
+    });
+    assert_eq!(forced.to_string(), "r!:io/ vfs_*");
+    assert_eq!(one("r!:io/ vfs_*"), Ok(Some(forced)));
 }

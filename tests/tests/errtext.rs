@@ -211,6 +211,10 @@ fn parse_error_columns() {
     assert_eq!(at("p: vfs_read"), Some((ParseError::NoName, Some(2))));
     assert_eq!(at("p:/e vfs_read"), Some((ParseError::NoSet, Some(2))));
     assert_eq!(at("p:s/ vfs%read"), Some((ParseError::BadSuffix, Some(8))));
+    assert_eq!(
+        at("d:s/ vfs_read%return"),
+        Some((ParseError::BadSuffix, Some(5)))
+    );
     assert_eq!(at("p:s/e vfs_*"), Some((ParseError::NamedGlob, Some(0))));
     assert_eq!(at("p:s/ 0xffff"), Some((ParseError::Address, Some(5))));
     assert_eq!(at("p:s/ ext4:x"), Some((ParseError::ModuleSymbol, Some(5))));
