@@ -43,3 +43,6 @@ pub mod format;
 
 #[path = "../../src/events/record.rs"]
 pub mod record;
+
+#[path = "../../src/events/name.rs"]
+pub mod event_name;

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The name of an event whose line names none (`p SYM`, `p:SET/ SYM`, a
+//! glob's members), made as `trace_kprobe_create()` makes it, so that a
+//! pasted `kprobe_events` line gives the event tracefs would:
+//! `snprintf(buf, MAX_EVENT_NAME_LEN, "%c_%s_%ld", is_return ? 'r' : 'p',
+//! symbol, offset)` (the symbol without its `+OFF`, the offset in decimal),
+//! then `sanitize_event_name()`, which turns every `:`, `.` and `*` after
+//! the first byte into `_`. Pure: the host tests compile this file too.
+
+/// `MAX_EVENT_NAME_LEN` (`kernel/trace/trace.h`, 6.12 and 7.3): the name's
+/// buffer, its NUL included.
+pub const MAX_EVENT_NAME_LEN: usize = 64;
+
+/// An event name of at most `MAX_EVENT_NAME_LEN - 1` bytes.
+#[derive(Clone, Copy)]
+pub struct EventName {
+    buf: [u8; MAX_EVENT_NAME_LEN],
+    len: usize,
+}
+
+impl EventName {
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        // The bytes are the symbol's (UTF-8, as `command.rs` takes it) cut
+        // at a byte that `push` keeps on a character boundary, and ASCII.
+        core::str::from_utf8(self.buf.get(..self.len).unwrap_or(&[])).unwrap_or("")
+    }
+
+    /// Appends `s` as `snprintf` would, cut where the buffer ends (at a
+    /// character boundary: symbols are ASCII, where the two agree).
+    fn push(&mut self, s: &str) {
+        for c in s.chars() {
+            let mut b = [0u8; 4];
+            let e = c.encode_utf8(&mut b).as_bytes();
+            let Some(room) = self.buf.get_mut(self.len..MAX_EVENT_NAME_LEN - 1) else {
+                return;
+            };
+            let Some(dst) = room.get_mut(..e.len()) else {
+                return;
+            };
+            dst.copy_from_slice(e);
+            self.len += e.len();
+        }
+    }
+}
+
+/// The name `kprobe_events` gives an unnamed probe on `symbol` (without
+/// its `+OFF`) at `offset`; `ret`: a return probe (`r:`, `%return`).
+pub fn auto_event_name(ret: bool, symbol: &str, offset: u32) -> EventName {
+    let mut n = EventName {
+        buf: [0; MAX_EVENT_NAME_LEN],
+        len: 0,
+    };
+    n.push(if ret { "r_" } else { "p_" });
+    n.push(symbol);
+    n.push("_");
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    let mut v = offset;
+    loop {
+        i -= 1;
+        if let Some(d) = digits.get_mut(i) {
+            *d = b'0' + (v % 10) as u8;
+        }
+        v /= 10;
+        if v == 0 || i == 0 {
+            break;
+        }
+    }
+    n.push(core::str::from_utf8(digits.get(i..).unwrap_or(&[])).unwrap_or("0"));
+    // sanitize_event_name(): every byte after the first.
+    if let Some(rest) = n.buf.get_mut(1..n.len) {
+        for b in rest {
+            if matches!(*b, b':' | b'.' | b'*') {
+                *b = b'_';
+            }
+        }
+    }
+    n
+}
