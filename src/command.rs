@@ -78,7 +78,7 @@ pub use probe_line::DEFAULT_SET;
 #[path = "command/probe_line.rs"]
 mod probe_line;
 
-use probe_line::probe_line;
+use probe_line::{probe_line, split_group};
 
 /// The longest line the control file accepts, in bytes (without the newline).
 pub const MAX_LINE: usize = 1024;
@@ -361,7 +361,7 @@ fn parse(line: &[u8]) -> Result<Option<Command<'_>>, Bad<'_>> {
 /// `-:SET`'s set. `kprobe_events`' `-:GROUP/EVENT` (one event) is refused
 /// with its reason: `-:SET` drops every line staged for SET.
 fn unstaged_set(word: &str) -> Result<&str, Bad<'_>> {
-    if let Some((s, _)) = word.split_once('/').or_else(|| word.split_once('.')) {
+    if let Some((s, _)) = split_group(word) {
         if set_name(s).is_ok() {
             return Err(at(ParseError::UnstageOne, word));
         }

@@ -66,19 +66,16 @@ pub(super) fn probe_line<'a>(
     })
 }
 
-/// A probe line's `[SET/][NAME]` (after the colon), split as
-/// `traceprobe_parse_event_name()` splits it: at the first `/`, else at the
-/// first `.`; an empty `NAME` after the separator names the probe after
-/// its symbol.
+/// A probe line's `[SET/][NAME]` (after the colon), split by
+/// [`split_group`]; an empty `NAME` after the separator names the probe
+/// after its symbol.
 fn group_and_name(g: &str) -> Result<(&str, Option<&str>), Bad<'_>> {
-    let sep = g.find('/').or_else(|| g.find('.'));
-    let Some(i) = sep else {
+    let Some((s, n)) = split_group(g) else {
         if g.is_empty() {
             return Err(at(ParseError::NoName, g));
         }
         return Ok((DEFAULT_SET, Some(set_name(g).map_err(|e| at(e, g))?)));
     };
-    let (s, n) = (g.get(..i).unwrap_or(""), g.get(i + 1..).unwrap_or(""));
     if s.is_empty() {
         return Err(at(ParseError::NoSet, g));
     }
@@ -87,6 +84,13 @@ fn group_and_name(g: &str) -> Result<(&str, Option<&str>), Bad<'_>> {
         return Ok((set, None));
     }
     Ok((set, Some(set_name(n).map_err(|e| at(e, n))?)))
+}
+
+/// `GROUP/EVENT` (or `GROUP.EVENT`) split as
+/// `traceprobe_parse_event_name()` splits it: at the first `/`, else at the
+/// first `.`. `None`: no separator.
+pub(super) fn split_group(word: &str) -> Option<(&str, &str)> {
+    word.split_once('/').or_else(|| word.split_once('.'))
 }
 
 /// A target word without its `%return` suffix (a return probe, as in

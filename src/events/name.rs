@@ -8,6 +8,8 @@
 //! then `sanitize_event_name()`, which turns every `:`, `.` and `*` after
 //! the first byte into `_`. Pure: the host tests compile this file too.
 
+use core::fmt::{self, Write};
+
 /// `MAX_EVENT_NAME_LEN` (`kernel/trace/trace.h`, 6.12 and 7.3): the name's
 /// buffer, its NUL included.
 pub const MAX_EVENT_NAME_LEN: usize = 64;
@@ -23,25 +25,28 @@ impl EventName {
     /// The name.
     pub fn as_str(&self) -> &str {
         // The bytes are the symbol's (UTF-8, as `command.rs` takes it) cut
-        // at a byte that `push` keeps on a character boundary, and ASCII.
+        // at a byte that `write_str` keeps on a character boundary, and ASCII.
         core::str::from_utf8(self.buf.get(..self.len).unwrap_or(&[])).unwrap_or("")
     }
+}
 
+impl fmt::Write for EventName {
     /// Appends `s` as `snprintf` would, cut where the buffer ends (at a
     /// character boundary: symbols are ASCII, where the two agree).
-    fn push(&mut self, s: &str) {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
         for c in s.chars() {
             let mut b = [0u8; 4];
             let e = c.encode_utf8(&mut b).as_bytes();
             let Some(room) = self.buf.get_mut(self.len..MAX_EVENT_NAME_LEN - 1) else {
-                return;
+                break;
             };
             let Some(dst) = room.get_mut(..e.len()) else {
-                return;
+                break;
             };
             dst.copy_from_slice(e);
             self.len += e.len();
         }
+        Ok(())
     }
 }
 
@@ -52,23 +57,8 @@ pub fn auto_event_name(ret: bool, symbol: &str, offset: u32) -> EventName {
         buf: [0; MAX_EVENT_NAME_LEN],
         len: 0,
     };
-    n.push(if ret { "r_" } else { "p_" });
-    n.push(symbol);
-    n.push("_");
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    let mut v = offset;
-    loop {
-        i -= 1;
-        if let Some(d) = digits.get_mut(i) {
-            *d = b'0' + (v % 10) as u8;
-        }
-        v /= 10;
-        if v == 0 || i == 0 {
-            break;
-        }
-    }
-    n.push(core::str::from_utf8(digits.get(i..).unwrap_or(&[])).unwrap_or("0"));
+    // "%c_%s_%ld": writing into the name cannot fail, it cuts.
+    let _ = write!(n, "{}_{}_{}", if ret { 'r' } else { 'p' }, symbol, offset);
     // sanitize_event_name(): every byte after the first.
     if let Some(rest) = n.buf.get_mut(1..n.len) {
         for b in rest {
