@@ -207,8 +207,38 @@ void bp_synchronize_rcu_tasks(void);
 
 unsigned int bp_num_possible_cpus(void);
 
-/* get_kretprobe() is a static inline. */
+/* get_kretprobe() and get_kretprobe_retaddr() are static inlines. */
 struct kretprobe *bp_get_kretprobe(struct kretprobe_instance *ri);
+unsigned long bp_kretprobe_retaddr(struct kretprobe_instance *ri);
+
+/*
+ * rust/events.c: a trace event per probe (events/SYSTEM/NAME in tracefs),
+ * laid out and printed as kprobe_events' own; see src/events/tracefs.rs.
+ */
+struct bp_event;
+
+/* A new event, not in tracefs yet (NULL: out of memory). */
+struct bp_event *bp_event_new(const char *system, const char *name, bool is_return);
+/* Frees an event that is not in tracefs (NULL is ignored). */
+void bp_event_free(struct bp_event *ev);
+/* 1 if tracefs has an event SYSTEM/NAME already (ours or anyone's). */
+int bp_event_exists(const char *system, const char *name);
+/*
+ * Adds @nadd events to tracefs, all or none (returns the first error), and
+ * removes @nremove, freeing each and setting its slot to NULL; one in use
+ * (enabled, or referred to) stays in tracefs without records, owned by
+ * rust/events.c, until a later sync or bp_events_exit() (counted in @busy).
+ * Sleeps; never from an event's reg().
+ */
+int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
+		   size_t nremove, size_t *busy);
+/* Whether an event of a retired set is still in tracefs. */
+bool bp_events_orphans(void);
+/* At unload: removes what is left. */
+void bp_events_exit(void);
+/* A record: an entry (@ip: where the probe is) or a return (to @ret_ip). */
+void bp_event_entry(struct bp_event *ev, unsigned long ip);
+void bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip);
 
 /* Not ours: kernel functions that no header bindgen reads declares. */
 

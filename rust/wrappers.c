@@ -74,6 +74,12 @@ struct kretprobe *bp_get_kretprobe(struct kretprobe_instance *ri)
 }
 NOKPROBE_SYMBOL(bp_get_kretprobe);
 
+unsigned long bp_kretprobe_retaddr(struct kretprobe_instance *ri)
+{
+	return (unsigned long)get_kretprobe_retaddr(ri);
+}
+NOKPROBE_SYMBOL(bp_kretprobe_retaddr);
+
 int bp_format_kptr(char *buf, size_t len, unsigned long value)
 {
 	return scnprintf(buf, len, "%pK", (void *)value);

@@ -102,7 +102,12 @@ bp_cleanup() {
             bp_unregister_all 2>&1 | sed 's/^/# /'
         fi
         echo "# cleanup: rmmod batchprobe"
-        rmmod batchprobe 2>&1 | sed 's/^/# /'
+        if ! rmmod batchprobe 2>/dev/null; then
+            # An enabled event of a set (--events) keeps the module.
+            echo "# cleanup: every event disabled"
+            echo 0 > /sys/kernel/tracing/events/enable 2>/dev/null
+            rmmod batchprobe 2>&1 | sed 's/^/# /'
+        fi
     fi
     _kev=/sys/kernel/tracing/kprobe_events
     if [ -s "$_kev" ] || [ -n "$(cat "$_kev" 2>/dev/null)" ]; then

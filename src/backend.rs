@@ -30,6 +30,7 @@ use kernel::prelude::*;
 
 use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{Failed, LineRef};
+use crate::events::tracefs::EventSlot;
 use crate::gate::Gate;
 use crate::locked::Locked;
 use crate::retpool::Machine;
@@ -163,6 +164,8 @@ pub(crate) struct ProbeView<'a> {
     pub(crate) last_arg: Option<u64>,
     /// Direct calls in exit mode: returns counted, and the last return value.
     pub(crate) exit: Option<(u64, u64)>,
+    /// Its trace event's slot, for a probe that can have one (`p:`, `r:`).
+    pub(crate) event: Option<&'a EventSlot>,
 }
 
 /// A kernel probe mechanism serving some of a set's probes.

@@ -25,6 +25,7 @@ mod engine;
 pub mod errno;
 mod error;
 pub mod errtext;
+pub mod events;
 mod fprobe;
 mod ftrace;
 mod gate;

@@ -23,8 +23,12 @@
 //! p!:... r!:... rN!:...    the same, always served by int3 kprobes and
 //!                          kretprobes (see below)
 //! d:SET/NAME SYM           ftrace-direct call on SYM (no offset)
-//! create SET [--noopt] [--one-by-one] [--bare] [--fprobe] [--exit]
+//! create SET [--noopt] [--one-by-one] [--bare] [--fprobe] [--exit] [--events]
 //!                          register the probes staged for SET as one batch;
+//!                          --events gives each p: and r: probe a trace
+//!                          event, events/SET/EVENT/ in tracefs, that it
+//!                          writes kprobe_events' records to while SET is
+//!                          enabled (src/events/tracefs.rs);
 //!                          --noopt keeps its int3 kprobes from being
 //!                          optimized (no kprobe-optimizer pass, and so no
 //!                          RCU-tasks grace period, on enable, disarm or
@@ -194,6 +198,9 @@ pub struct CreateOptions {
     /// Attach the `d:` functions with the entry + exit trampoline (direct
     /// mode `exit`), keeping only the functions it can call.
     pub exit: bool,
+    /// A trace event per probe, in tracefs (`events/SET/EVENT/`), that
+    /// its probe writes records to while the set is enabled.
+    pub events: bool,
 }
 
 /// One parsed control command.
@@ -284,6 +291,7 @@ impl fmt::Display for Command<'_> {
                     (options.bare, " --bare"),
                     (options.fprobe, " --fprobe"),
                     (options.exit, " --exit"),
+                    (options.events, " --events"),
                 ] {
                     if on {
                         f.write_str(word)?;
@@ -397,10 +405,13 @@ fn create<'a>(
             "--bare" => options.bare = true,
             "--fprobe" => options.fprobe = true,
             "--exit" => options.exit = true,
+            "--events" => options.events = true,
             _ if w.starts_with("--") => return Err(at(ParseError::UnknownOption, w)),
             _ => return Err(at(ParseError::TooManyArguments, w)),
         }
-        if options.exit && options.fprobe && conflict.is_none() {
+        // `--bare` handlers do nothing, so they write no record either.
+        let clash = (options.exit && options.fprobe) || (options.events && options.bare);
+        if clash && conflict.is_none() {
             conflict = Some(w);
         }
     }

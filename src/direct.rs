@@ -636,6 +636,8 @@ impl SetBackend for DirectSet {
                 last_arg: Some(s.last_arg()),
                 exit: (self.mode() == DirectMode::Exit || s.exits() != 0)
                     .then(|| (s.exits(), s.last_ret())),
+                // Direct sets write no records yet (issue 36).
+                event: None,
                 ..s.meta.view("direct", s.missed())
             })
             .then_some(())

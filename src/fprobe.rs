@@ -70,6 +70,7 @@ use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{refusal, Failed};
 use crate::errtext::Site;
+use crate::events::tracefs::Fired;
 use crate::ftrace;
 use crate::kcompat::{self, FprobeRegs};
 use crate::probe::Meta;
@@ -209,7 +210,13 @@ impl Side {
     /// Counts a hit on every probe of the function whose call site is
     /// `ip`. Called from the fprobe handlers: no locks, no allocation.
     #[inline(always)]
-    fn hit(&self, ip: usize, regs: *mut FprobeRegs, kind: bindings::batchprobe_kind) {
+    fn hit(
+        &self,
+        ip: usize,
+        ret_ip: usize,
+        regs: *mut FprobeRegs,
+        kind: bindings::batchprobe_kind,
+    ) {
         let from = self.slots.partition_point(|s| s.fentry < ip);
         for s in self.slots.get(from..).unwrap_or(&[]) {
             if s.fentry != ip {
@@ -217,7 +224,14 @@ impl Side {
             }
             // Described only for a client's handler (never, today: API
             // sets stay on kprobes).
-            s.meta.hit(|| bindings::batchprobe_hit {
+            let fired = || {
+                if kind == bindings::batchprobe_kind_BATCHPROBE_KRETPROBE {
+                    Fired::Return { func: ip, ret_ip }
+                } else {
+                    Fired::Entry { ip }
+                }
+            };
+            s.meta.hit(fired, || bindings::batchprobe_hit {
                 kind,
                 ip,
                 // SAFETY: `regs` is the handler's own (live) argument; the
@@ -385,13 +399,18 @@ impl Side {
 unsafe extern "C" fn on_entry(
     fp: *mut bindings::fprobe,
     entry_ip: c_ulong,
-    _ret_ip: c_ulong,
+    ret_ip: c_ulong,
     regs: *mut FprobeRegs,
     _data: *mut c_void,
 ) -> c_int {
     // SAFETY: `fp` is the first field of a live `repr(C)` `Side`.
     let side = unsafe { &*fp.cast::<Side>() };
-    side.hit(entry_ip, regs, bindings::batchprobe_kind_BATCHPROBE_KPROBE);
+    side.hit(
+        entry_ip,
+        ret_ip,
+        regs,
+        bindings::batchprobe_kind_BATCHPROBE_KPROBE,
+    );
     0
 }
 
@@ -403,7 +422,7 @@ unsafe extern "C" fn on_entry(
 unsafe extern "C" fn on_exit(
     fp: *mut bindings::fprobe,
     entry_ip: c_ulong,
-    _ret_ip: c_ulong,
+    ret_ip: c_ulong,
     regs: *mut FprobeRegs,
     _data: *mut c_void,
 ) {
@@ -411,6 +430,7 @@ unsafe extern "C" fn on_exit(
     let side = unsafe { &*fp.cast::<Side>() };
     side.hit(
         entry_ip,
+        ret_ip,
         regs,
         bindings::batchprobe_kind_BATCHPROBE_KRETPROBE,
     );

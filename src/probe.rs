@@ -26,6 +26,7 @@ use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{self, BStr, Failed};
 use crate::errtext;
+use crate::events::tracefs::{EventSlot, Fired};
 use crate::gate::Gate;
 use crate::kvec;
 use crate::retpool::Machine;
@@ -168,6 +169,8 @@ pub(crate) struct Meta {
     offset: u32,
     /// The target's index in an API client's array (0 in control-file sets).
     index: u32,
+    /// Its trace event, in a set created with `--events`.
+    event: EventSlot,
 }
 
 impl Meta {
@@ -191,15 +194,25 @@ impl Meta {
             name,
             offset: t.offset,
             index: t.index,
+            event: EventSlot::new(
+                matches!(t.kind, ProbeKind::Kretprobe { .. }),
+                t.name.is_some(),
+            ),
         })
     }
 
-    /// Counts a hit if the set is enabled, and hands it, as `describe`
-    /// says, to the set's API client if there is one. Called from probe
-    /// handlers: no locks, no allocation.
+    /// Counts a hit if the set is enabled, writes its record (as `fired`
+    /// says) if its event is on, and hands it, as `describe` says, to the
+    /// set's API client if there is one. Called from probe handlers: no
+    /// locks, no allocation.
     #[inline(always)]
-    pub(crate) fn hit(&self, describe: impl FnOnce() -> bindings::batchprobe_hit) {
+    pub(crate) fn hit(
+        &self,
+        fired: impl FnOnce() -> Fired,
+        describe: impl FnOnce() -> bindings::batchprobe_hit,
+    ) {
         if let Some(gate) = self.count() {
+            self.event.fire(fired);
             if gate.has_client() {
                 gate.deliver(self.index, &describe());
             }
@@ -256,6 +269,7 @@ impl Meta {
             index: self.index,
             last_arg: None,
             exit: None,
+            event: Some(&self.event),
         }
     }
 }
@@ -275,8 +289,12 @@ pub(crate) struct Slot<B: Int3Kind> {
 impl<B: Int3Kind> Slot<B> {
     /// Counts a hit (see [`Meta::hit`]).
     #[inline(always)]
-    pub(crate) fn hit(&self, describe: impl FnOnce() -> bindings::batchprobe_hit) {
-        self.meta.hit(describe)
+    pub(crate) fn hit(
+        &self,
+        fired: impl FnOnce() -> Fired,
+        describe: impl FnOnce() -> bindings::batchprobe_hit,
+    ) {
+        self.meta.hit(fired, describe)
     }
 
     /// The symbol, without its NUL.

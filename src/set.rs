@@ -20,6 +20,7 @@ use crate::bindings;
 use crate::command::{CreateOptions, DirectMode};
 use crate::direct::btf::Prototypes;
 use crate::error::{BStr, Failed};
+use crate::events::tracefs::SetEvents;
 use crate::gate::Gate;
 use crate::gpcount::{self, PhaseGps};
 use crate::lifecycle::{self, Op, SetState};
@@ -101,18 +102,25 @@ pub(crate) struct Probes {
     pub(crate) gate: Gate,
     pub(crate) backends: Backends,
     skipped: build::Skipped,
+    /// Its probes' trace events (`--events`).
+    events: SetEvents,
     _pin: PhantomPinned,
 }
 
 impl Probes {
     /// What a build fills in (the backends, the skipped glob members),
     /// beside the gate every probe will point to.
-    fn parts(self: Pin<&mut Self>) -> (&Gate, &mut Backends, &mut build::Skipped) {
+    fn parts(self: Pin<&mut Self>) -> Parts<'_> {
         // SAFETY: Nothing is moved out of `self`: the gate is only shared,
-        // and `backends` and `skipped` are not structurally pinned (see
-        // the type's documentation).
+        // and the rest is not structurally pinned (see the type's
+        // documentation).
         let this = unsafe { self.get_unchecked_mut() };
-        (&this.gate, &mut this.backends, &mut this.skipped)
+        Parts {
+            gate: &this.gate,
+            backends: &mut this.backends,
+            skipped: &mut this.skipped,
+            events: &mut this.events,
+        }
     }
 
     /// Keeps probes that ftrace did not let go of (a backend's `retire`
@@ -125,6 +133,14 @@ impl Probes {
         // code is running); it is never put, so the module stays.
         unsafe { bindings::bp_pin_module() };
     }
+}
+
+/// What a build fills in ([`Probes::parts`]).
+struct Parts<'a> {
+    gate: &'a Gate,
+    backends: &'a mut Backends,
+    skipped: &'a mut build::Skipped,
+    events: &'a mut SetEvents,
 }
 
 /// The last duration of each phase, in nanoseconds (0: not run yet).
@@ -494,6 +510,10 @@ impl Set {
         self.timings.gp_detach.record(gp);
         // No handler runs any more: freeze the counts before the slots
         // are unpublished, so that a reader never sees neither.
+        // No handler reads the events any more either.
+        if detached {
+            p.events.remove();
+        }
         let (hits, missed) = p.backends.totals();
         self.final_counts.0.store(hits, Ordering::Relaxed);
         self.final_counts.1.store(missed, Ordering::Relaxed);

@@ -22,6 +22,16 @@ pub struct EventName {
 }
 
 impl EventName {
+    /// `name` as it is, cut as [`fmt::Write`] cuts.
+    pub fn new(name: &str) -> Self {
+        let mut n = Self {
+            buf: [0; MAX_EVENT_NAME_LEN],
+            len: 0,
+        };
+        let _ = n.write_str(name);
+        n
+    }
+
     /// The name.
     pub fn as_str(&self) -> &str {
         // The bytes are the symbol's (UTF-8, as `command.rs` takes it) cut
@@ -53,10 +63,7 @@ impl fmt::Write for EventName {
 /// The name `kprobe_events` gives an unnamed probe on `symbol` (without
 /// its `+OFF`) at `offset`; `ret`: a return probe (`r:`, `%return`).
 pub fn auto_event_name(ret: bool, symbol: &str, offset: u32) -> EventName {
-    let mut n = EventName {
-        buf: [0; MAX_EVENT_NAME_LEN],
-        len: 0,
-    };
+    let mut n = EventName::new("");
     // "%c_%s_%ld": writing into the name cannot fail, it cuts.
     let _ = write!(n, "{}_{}_{}", if ret { 'r' } else { 'p' }, symbol, offset);
     // sanitize_event_name(): every byte after the first.

@@ -12,6 +12,7 @@ use crate::backend::{Fit, Refused, Target};
 use crate::bindings;
 use crate::command::ProbeKind;
 use crate::errtext;
+use crate::events::tracefs::Fired;
 use crate::kallsyms;
 
 /// Kprobes, counted in their pre-handler.
@@ -25,13 +26,18 @@ pub(crate) struct Kprobe;
 /// calls it for probes that `Kprobe::init` set up, which live in slots.
 unsafe extern "C" fn pre_handler(p: *mut bindings::kprobe, regs: *mut bindings::pt_regs) -> c_int {
     // SAFETY: See the function's safety section.
-    unsafe { slot_of::<Kprobe>(p) }.hit(|| bindings::batchprobe_hit {
-        kind: bindings::batchprobe_kind_BATCHPROBE_KPROBE,
-        // SAFETY: `p` is a live, registered kprobe (see above).
-        ip: unsafe { (*p).addr } as usize,
-        regs,
-        args: [0; 6],
-    });
+    let slot = unsafe { slot_of::<Kprobe>(p) };
+    // SAFETY: `p` is a live, registered kprobe (see above).
+    let ip = || unsafe { (*p).addr } as usize;
+    slot.hit(
+        || Fired::Entry { ip: ip() },
+        || bindings::batchprobe_hit {
+            kind: bindings::batchprobe_kind_BATCHPROBE_KPROBE,
+            ip: ip(),
+            regs,
+            args: [0; 6],
+        },
+    );
     0
 }
 

@@ -11,6 +11,7 @@ use crate::backend::{Fit, Target};
 use crate::bindings;
 use crate::command::ProbeKind;
 use crate::errtext;
+use crate::events::tracefs::Fired;
 use crate::retpool::{self, Machine};
 
 /// Kretprobes, counted when the probed function returns.
@@ -32,10 +33,17 @@ unsafe extern "C" fn ret_handler(
         return 0;
     }
     // SAFETY: `rp` is one of our kretprobes, the `raw` field of a live slot.
-    unsafe { slot_of::<Kretprobe>(rp) }.hit(|| bindings::batchprobe_hit {
+    let slot = unsafe { slot_of::<Kretprobe>(rp) };
+    // SAFETY: `rp` is a live, registered kretprobe.
+    let func = || unsafe { (*rp).kp.addr } as usize;
+    let fired = || Fired::Return {
+        func: func(),
+        // SAFETY: `ri` is the live instance the kernel passed.
+        ret_ip: unsafe { bindings::bp_kretprobe_retaddr(ri) },
+    };
+    slot.hit(fired, || bindings::batchprobe_hit {
         kind: bindings::batchprobe_kind_BATCHPROBE_KRETPROBE,
-        // SAFETY: `rp` is a live, registered kretprobe.
-        ip: unsafe { (*rp).kp.addr } as usize,
+        ip: func(),
         regs,
         args: [0; 6],
     });

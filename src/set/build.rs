@@ -12,12 +12,14 @@ use kernel::prelude::*;
 use kernel::sync::{Arc, UniqueArc};
 use kernel::workqueue::new_work;
 
-use super::{Backends, Owner, Probes, Set, Stamp, Timings};
-use crate::backend::{Added, Ctx, Refused, Target};
+use super::{Backends, Owner, Parts, Probes, Set, Stamp, Timings};
+use crate::backend::{Added, Ctx, Refused, SetBackend, Target};
 use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::direct::btf::Prototypes;
+use crate::errno;
 use crate::error::{BStr, Failed};
+use crate::events::tracefs::{ProbeEvent, SetEvents};
 use crate::gate::{Client, Gate};
 use crate::gpcount;
 use crate::lifecycle::SetState;
@@ -113,6 +115,7 @@ fn build_probes(
         gate: Gate::new(client),
         backends: Backends::new(&options)?,
         skipped: Skipped::new(),
+        events: SetEvents::new(),
         _pin: PhantomPinned,
     };
     // The handlers find the gate in this box, which never moves (it hands
@@ -140,7 +143,12 @@ fn fill(
     budget: Budget,
     build: impl FnOnce(&mut Builder<'_>) -> Result<(), Failed>,
 ) -> Result<Built, Failed> {
-    let (gate, backends, skipped) = p.parts();
+    let Parts {
+        gate,
+        backends,
+        skipped,
+        events,
+    } = p.parts();
     let ctx = Ctx {
         gate: core::ptr::from_ref(gate),
         options,
@@ -160,6 +168,25 @@ fn fill(
     let return_pool = builder.pools.bytes;
     let budget = builder.budget;
     skipped.past_cap = (budget.skipped(), budget.room().cap);
+    refuse_empty(backends, &budget, name)?;
+    // Last: what attaches at create, one batch per backend.
+    let t = Stamp::now();
+    let attached = attach(backends, skipped);
+    let attach_ns = t.elapsed();
+    attached?;
+    if options.events {
+        add_events(backends, events, name)?;
+    }
+    Ok(Built {
+        tally: tally(backends)?,
+        return_pool,
+        attach_ns,
+    })
+}
+
+/// Refuses a set none of whose probes could be registered (`ENOSPC` when
+/// the cap left glob members out, else `ENOENT`).
+fn refuse_empty(backends: &Backends, budget: &Budget, name: &[u8]) -> Result<(), Failed> {
     if backends.is_empty() && budget.skipped() > 0 {
         return Err(Failed::new(
             ENOSPC,
@@ -177,16 +204,7 @@ fn fill(
             format_args!("no probe of set {} could be registered", BStr(name)),
         ));
     }
-    // Last: what attaches at create, one batch per backend.
-    let t = Stamp::now();
-    let attached = attach(backends, skipped);
-    let attach_ns = t.elapsed();
-    attached?;
-    Ok(Built {
-        tally: tally(backends)?,
-        return_pool,
-        attach_ns,
-    })
+    Ok(())
 }
 
 /// Attaches what attaches at create, one batch per backend; the glob
@@ -196,6 +214,33 @@ fn attach(backends: &mut Backends, skipped: &mut Skipped) -> Result<(), Failed> 
         b.attach(&mut |sym, error| skipped.add(sym, error))?;
     }
     Ok(())
+}
+
+/// Gives every probe that can have one its trace event (`--events`), all
+/// added to tracefs in one step. Direct calls write no records yet: a set
+/// with them is refused.
+fn add_events(backends: &Backends, events: &mut SetEvents, name: &[u8]) -> Result<(), Failed> {
+    if backends.direct.probes() > 0 {
+        return Err(Failed::errno(
+            errno::EOPNOTSUPP,
+            format_args!(
+                "set {}: --events on d: probes: direct sets write no records yet",
+                BStr(name)
+            ),
+        ));
+    }
+    events.add(name, &|f| {
+        backends.each(&mut |v| {
+            if let Some(slot) = v.event {
+                f(&ProbeEvent {
+                    slot,
+                    name: v.name,
+                    symbol: v.symbol,
+                    offset: v.offset,
+                });
+            }
+        })
+    })
 }
 
 /// The `sets` fields of `backends`, in list order.

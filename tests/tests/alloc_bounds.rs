@@ -298,6 +298,33 @@ const REVIEWED: &[Reviewed] = &[
         1,
         "one refused member's symbol, < KSYM_NAME_LEN",
     ),
+    // src/events/tracefs.rs
+    r(
+        "src/events/tracefs.rs",
+        "fn c_string(s: &[u8]) -> Result<KVec<u8>, Failed> {",
+        1,
+        "a set name or an event name (<= MAX_NAME, or an EventName's 63 bytes), and its NUL",
+    ),
+    r(
+        "src/events/tracefs.rs",
+        "let mut v = KVec::with_capacity(s.len() + 1, GFP_KERNEL).map_err(|_| Failed::oom())?;",
+        1,
+        "as above",
+    ),
+    // rust/events.c
+    r(
+        "rust/events.c",
+        "link = kzalloc(sizeof(*link), GFP_KERNEL);",
+        1,
+        "one fixed-size link per tracefs instance that enables the event",
+    ),
+    r(
+        "rust/events.c",
+        "struct bp_event *ev = kzalloc(struct_size(ev, names, ls + ln), GFP_KERNEL);",
+        1,
+        "one event: a fixed struct and two names (a set name and an event name, each \
+         <= 64 bytes)",
+    ),
 ];
 
 /// What names a kmalloc-backed vector or slice in Rust code.

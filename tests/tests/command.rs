@@ -239,6 +239,21 @@ fn set_commands() {
         Err(ParseError::ConflictingOptions)
     );
     assert_eq!(
+        one("create s --events"),
+        Ok(Some(Command::Create {
+            set: "s",
+            options: CreateOptions {
+                events: true,
+                ..Default::default()
+            }
+        }))
+    );
+    // `--bare` handlers write no record: the two do not go together.
+    assert_eq!(
+        one("create s --bare --events"),
+        Err(ParseError::ConflictingOptions)
+    );
+    assert_eq!(
         one("direct s exit"),
         Ok(Some(Command::Retarget {
             set: "s",

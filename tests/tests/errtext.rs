@@ -239,6 +239,10 @@ fn parse_error_columns() {
         Some((ParseError::ConflictingOptions, Some(16)))
     );
     assert_eq!(
+        at("create s --events --noopt --bare"),
+        Some((ParseError::ConflictingOptions, Some(26)))
+    );
+    assert_eq!(
         at("direct s sideways"),
         Some((ParseError::UnknownOption, Some(9)))
     );

@@ -1,0 +1,161 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# description: a set created with --events has an event per probe that reads as kprobe_events' own, format and records
+# requires: CONFIG_KPROBE_EVENTS
+#
+# The kernel is the oracle. The same probe lines (no fetch arguments yet)
+# are defined in tracefs' kprobe_events (group kpo) and in batchprobe sets
+# created with --events, on getppid: an entry probe (fprobe backend), an
+# unnamed one (named p_SYM_0 as the kernel names it), a return probe, and
+# the same through int3 kprobes (p!:, r!:). Each event's format must be the
+# kernel's but for its name and id; getppid is called three times with each
+# of the kernel's events alone (defined, read, removed), then with
+# batchprobe's, and each event's records, past the task, CPU and time, must
+# be the same text three times over. Then: a filter on a field, an event
+# that is off writes no record while its probe counts, names tracefs has
+# are refused at create (and tracefs refuses ours), a set retired while its
+# event is on leaves that event without records until it is off, a set's
+# removal takes its records out of the ring buffer, and an enabled event
+# keeps the module.
+. ./bp_lib.sh
+T=/sys/kernel/tracing
+ktap_plan 39
+EEXIST=17 EINVAL=22
+S=$BP_GETPPID
+BPO="getppid p_${S}_0 getppid_r getppid_k"
+NAMES="$BPO getppid_kr"
+
+# records GROUP: every record's "EVENT: (...)" text of three getppid()
+# calls with GROUP (or one event, GROUP/EVENT) enabled, sorted.
+records() {
+    echo > $T/trace
+    echo 1 > $T/events/$1/enable
+    echo 1 > $T/tracing_on
+    bphit 3 > /dev/null
+    echo 0 > $T/tracing_on
+    echo 0 > $T/events/$1/enable
+    grep -v '^#' $T/trace | grep -o '[^ ]*: (.*)$' | sort
+}
+
+# The kernel's, alone, one event at a time: two return probes armed on one
+# function would each see the other's trampoline as the return address.
+echo 0 > $T/tracing_on
+echo > $T/trace
+for l in "p:kpo/getppid" "p:kpo/" "r:kpo/getppid_r" "p:kpo/getppid_k" "r:kpo/getppid_kr"; do
+    echo "$l $S" >> $T/kprobe_events || echo "# kprobe_events refused $l $S"
+done
+mkdir -p /tmp/kpo
+for e in $NAMES; do
+    cp $T/events/kpo/$e/format /tmp/kpo/$e.format 2>/dev/null
+    records kpo/$e > /tmp/kpo/$e.records
+done
+echo > $T/kprobe_events
+
+# format_and_records GROUP EVENT: batchprobe's event GROUP/EVENT against the
+# kernel's: format (but for the name and ID lines) and records.
+format_and_records() {
+    if [ ! -s /tmp/kpo/$2.format ] || diff -u /tmp/kpo/$2.format $T/events/$1/$2/format |
+        grep '^[-+][^-+]' | grep -qv '^[-+]\(name\|ID\):'; then
+        diff -u /tmp/kpo/$2.format $T/events/$1/$2/format | sed 's/^/# /'
+        ktap_fail "format_$2"
+    else
+        ktap_pass "format_$2"
+    fi
+    got=$(records $1/$2)
+    want=$(cat /tmp/kpo/$2.records)
+    if [ "$(echo "$want" | grep -c "^$2: ")" -eq 3 ] && [ "$got" = "$want" ]; then
+        ktap_pass "records_$2"
+        ktap_print_msg "$(echo "$got" | head -1)"
+    else
+        ktap_print_msg "kprobe_events: $(echo "$want" | head -1) ($(echo "$want" | grep -c .))"
+        ktap_print_msg "batchprobe: $(echo "$got" | head -1) ($(echo "$got" | grep -c .))"
+        ktap_fail "records_$2"
+    fi
+}
+
+bp_load
+# The int3 return probe first, in a set of its own (see above).
+ktap_check "create_kretprobe_set" bp_ctl "r!:bpk/getppid_kr $S\ncreate bpk --events\nenable bpk\n"
+format_and_records bpk getppid_kr
+ktap_check "retire_kretprobe_set" bp_ctl 'unregister bpk --sync\n'
+ktap_check "create_with_events" bp_ctl "p:bpo/getppid $S\np:bpo/ $S\nr:bpo/getppid_r $S\np!:bpo/getppid_k $S\ncreate bpo --events\n"
+
+# The files of every event, and of the set's group.
+missing=""
+for e in $BPO; do
+    for f in enable filter format id trigger; do
+        [ -e $T/events/bpo/$e/$f ] || missing="$missing bpo/$e/$f"
+    done
+done
+[ -e $T/events/bpo/enable ] || missing="$missing bpo/enable"
+ktap_check "event_files" test -z "$missing"
+[ -n "$missing" ] && echo "# missing:$missing"
+
+ktap_check "enable_set" bp_ctl 'enable bpo\n'
+for e in $BPO; do format_and_records bpo $e; done
+
+# A filter on a field: __probe_ip is never 0.
+echo '__probe_ip == 0' > $T/events/bpo/getppid/filter
+ktap_check "filter_accepted" grep -q '__probe_ip == 0' $T/events/bpo/getppid/filter
+n=$(records bpo/getppid | grep -c '^getppid: ')
+ktap_check "filter_drops_all" test "$n" -eq 0
+echo 0 > $T/events/bpo/getppid/filter
+n=$(records bpo/getppid | grep -c '^getppid: ')
+ktap_check "filter_cleared" test "$n" -eq 3
+
+# Off: no record, and the probe still counts.
+echo > $T/trace
+before=$(bp_probe_hits bpo getppid)
+echo 1 > $T/tracing_on
+bphit 3 > /dev/null
+echo 0 > $T/tracing_on
+after=$(bp_probe_hits bpo getppid)
+ktap_check "off_counts" test $((after - before)) -eq 3
+ktap_check "off_no_record" test "$(grep -cv '^#' $T/trace)" -eq 0
+
+# Names tracefs has are refused at create, and nothing is made.
+echo "p:kpo/getppid $S" >> $T/kprobe_events
+bp_expect_err "create_name_taken" "$EEXIST" "p:kpo/getppid $S\ncreate kpo --events\n"
+ktap_check "refused_set_not_made" sh -c "! grep -q '^kpo ' $BP_DEBUGFS/sets"
+ktap_check "refused_says_event" grep -q 'event kpo/getppid exists in tracefs' $BP_DEBUGFS/last_error
+# ... and tracefs refuses ours.
+if echo "p:bpo/getppid $S" >> $T/kprobe_events 2>/dev/null; then
+    echo "-:bpo/getppid" >> $T/kprobe_events
+    ktap_fail "tracefs_refuses_ours"
+else
+    ktap_pass "tracefs_refuses_ours"
+fi
+# Two probes of one set with one event name.
+bp_expect_err "same_name_twice" "$EEXIST" "p:two/ $S\np!:two/ $S\ncreate two --events\n"
+bp_expect_err "events_on_bare" "$EINVAL" "p:bare/ $S\ncreate bare --events --bare\n"
+
+# A retired set whose event is on: the event stays, writes nothing, and
+# goes once it is off and another set is made; an enabled event keeps the
+# module.
+echo 1 > $T/events/bpo/getppid/enable
+ktap_check "rmmod_refused_while_enabled" sh -c '! rmmod batchprobe 2>/dev/null'
+ktap_check "unregister_while_enabled" bp_ctl 'unregister bpo --sync\n'
+ktap_check "event_kept_while_on" test -d $T/events/bpo/getppid
+ktap_check "others_removed" test ! -d $T/events/bpo/getppid_r
+echo > $T/trace
+echo 1 > $T/tracing_on
+bphit 2 > /dev/null
+echo 0 > $T/tracing_on
+ktap_check "kept_event_no_records" test "$(grep -cv '^#' $T/trace)" -eq 0
+echo 0 > $T/events/bpo/getppid/enable
+ktap_check "next_create" bp_ctl "p:bpo/getppid $S\ncreate bpo --events\n"
+ktap_check "name_free_again" test -d $T/events/bpo/getppid
+# A set's removal takes its events' records out of the ring buffer, as a
+# kprobe event's removal does (their type ids go to the next event made).
+bp_ctl 'enable bpo\n'
+n=$(records bpo/getppid | grep -c '^getppid: ')
+ktap_check "records_before_removal" test "$n" -eq 3
+bp_ctl 'unregister bpo --sync\n'
+ktap_check "removal_clears_records" test "$(grep -cv '^#' $T/trace)" -eq 0
+ktap_check "rmmod" rmmod batchprobe
+ktap_check "no_events_left" test ! -d $T/events/bpo
+ktap_check "sync_event_gone" test ! -d $T/events/batchprobe
+echo 0 > $T/events/kpo/enable
+echo > $T/kprobe_events
+echo 1 > $T/tracing_on
+ktap_finish
