@@ -293,7 +293,8 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 	static const char *const offs[] = { "", "", "+5", "+9", "+1", "+4096", "+0x10" };
 	static const char *const rkinds[] = { "r", "r16", "r4096", "r!", "r16!", "r4096!" };
 	static const char *const pkinds[] = { "p", "p", "p!" };
-	static const char *const create_opts[] = { "", "", " --noopt", " --one-by-one", " --bare" };
+	static const char *const create_opts[] = { "", "", " --noopt", " --one-by-one", " --bare",
+						     " --events" };
 	static const char *const modes[] = { "count", "record", "empty" };
 	const char *sym = PICK(syms), *p = PICK(pkinds);
 	/* Sets s6..s9: what this stages without creating (a missing symbol,
@@ -407,7 +408,8 @@ static int fuzz_live[6];
 /* A batch that builds set NAME, not live: probe lines, create, maybe enable. */
 static void fuzz_build(char *buf, size_t *len, size_t cap, const char *name)
 {
-	static const char *const create_opts[] = { "", "", " --noopt", " --one-by-one", " --bare" };
+	static const char *const create_opts[] = { "", "", " --noopt", " --one-by-one", " --bare",
+						     " --events" };
 	char line[2048];
 	int n;
 

@@ -9,12 +9,14 @@
 # fprobes where ftrace can trace the function, p!: and r!: by kprobes) on
 # real, missing and blacklisted symbols and globs, offsets past a
 # function's end, huge counts, every command and option, junk bytes with
-# NULs, over-long lines, UTF-8, and writes cut short anywhere. Afterwards
+# NULs, over-long lines, UTF-8, and writes cut short anywhere; sets made
+# with --events have their events turned on as they appear (records
+# written while probes fire, sets retired with events on). Afterwards
 # batchprobe's own listing agrees with the kernel's (kprobes/list,
 # enabled_functions), and unregistering every set leaves neither with
-# anything of ours (no fprobe either).
+# anything of ours (no fprobe, and no event once they are off, either).
 . ./bp_lib.sh
-ktap_plan 9
+ktap_plan 10
 T=/sys/kernel/tracing
 # 3,000 batches (make check's size: six flavors under TCG on two cores must
 # fit CI's 90 minutes; BP_FUZZ_BATCHES=10000 in the guest for a longer run);
@@ -32,7 +34,19 @@ bp_load
 ef0=$(ftrace_enabled)
 black=$(grep -v "^$" /sys/kernel/debug/kprobes/blacklist | awk '{print $2}' | grep -v '\.' | head -1)
 t0=$(cut -d' ' -f1 /proc/uptime)
+# Every event of a fuzzed set on, as they come (--events).
+rm -f /tmp/fuzz-stop
+(while [ ! -e /tmp/fuzz-stop ]; do
+    for f in $T/events/s[0-9]/enable; do [ -e "$f" ] && echo 1 > "$f" 2>/dev/null; done
+    sleep 1
+done) &
+enabler=$!
 res=$(bpfuzz $BP_DEBUGFS/control "$seed" "$batches" "$black")
+touch /tmp/fuzz-stop
+wait $enabler
+rm -f /tmp/fuzz-stop
+echo "# event groups of fuzzed sets: $(ls -d $T/events/s[0-9] 2>/dev/null | wc -l); records in the buffer: $(grep -cv '^#' $T/trace)"
+for f in $T/events/s[0-9]/enable; do [ -e "$f" ] && echo 0 > "$f"; done
 echo "# seed $seed: $batches batches, $res (accepted refused), $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { print b - a }') s"
 ktap_check "every_batch_answered" test "$(echo $res | awk '{ print $1 + $2 }')" -eq "$batches"
 bp_ctl 'flush\n'
@@ -46,4 +60,5 @@ ktap_check "only_the_counters_left" bp_agrees_kprobes "$kp_base"
 ktap_check "no_direct_call_left" test "$(direct_attached)" -eq "$d_base"
 ktap_check "no_fprobe_or_ftrace_user_left" test "$(ftrace_enabled)" = "$ef0"
 ktap_check "rmmod" rmmod batchprobe
+ktap_check "no_event_left" test -z "$(ls -d $T/events/s[0-9] $T/events/batchprobe 2>/dev/null)"
 ktap_finish

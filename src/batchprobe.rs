@@ -120,6 +120,7 @@ impl Drop for BatchProbe {
         // notifier is unregistered, and no client module is loaded (each
         // holds a reference on this one), so no API call runs.
         unsafe { self.engine.shutdown() };
+        events::tracefs::unload();
         fprobe::release_fgraph_anchor();
         pr_info!("unloaded\n");
     }

@@ -332,3 +332,11 @@ impl Drop for SetEvents {
         }
     }
 }
+
+/// At unload, once every set's teardown has run: removes the events that
+/// were still enabled when their set retired (none is now: an enabled
+/// event holds a reference on the module).
+pub(crate) fn unload() {
+    // SAFETY: A plain C call; it sleeps, and unload may.
+    unsafe { bindings::bp_events_exit() };
+}
