@@ -21,6 +21,7 @@
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/perf_event.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -45,6 +46,7 @@ struct bp_event {
 	struct trace_event_class class;
 	struct list_head files;		/* bp_event_link, RCU */
 	struct list_head orphan;	/* on bp_orphans while busy at removal */
+	atomic_t perf_users;		/* perf events registered on it */
 	bool is_return;
 	bool added;
 	char names[];			/* "SYSTEM\0EVENT\0" */
@@ -64,10 +66,85 @@ struct bp_return_rec {
 
 /* ---- the records ---- */
 
-void notrace bp_event_entry(struct bp_event *ev, unsigned long ip)
+/*
+ * The perf side (perf_event_open of the event's id), as kprobe_perf_func()
+ * and kretprobe_perf_func() write it: the same record, to the perf events
+ * open on this CPU. Without registers (7.3's fprobes), a tracepoint's:
+ * the caller's, as perf_fetch_caller_regs() gives them.
+ */
+#ifdef CONFIG_PERF_EVENTS
+static notrace struct hlist_head *bp_perf_head(struct bp_event *ev)
+{
+	struct hlist_head __percpu *lists;
+	struct hlist_head *head;
+
+	if (!atomic_read(&ev->perf_users))
+		return NULL;
+	lists = READ_ONCE(ev->call.perf_events);
+	if (!lists)
+		return NULL;
+	head = this_cpu_ptr(lists);
+	return hlist_empty(head) ? NULL : head;
+}
+
+static notrace void *bp_perf_alloc(int size, struct pt_regs **regs, int *rctx)
+{
+	struct pt_regs *own;
+	void *rec = perf_trace_buf_alloc(size, *regs ? NULL : &own, rctx);
+
+	if (rec && !*regs) {
+		perf_fetch_caller_regs(own);
+		*regs = own;
+	}
+	return rec;
+}
+
+static notrace void bp_perf_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs)
+{
+	struct hlist_head *head = bp_perf_head(ev);
+	int size = ALIGN(sizeof(struct bp_entry_rec) + sizeof(u32), sizeof(u64)) - sizeof(u32);
+	struct bp_entry_rec *rec;
+	int rctx;
+
+	if (!head)
+		return;
+	rec = bp_perf_alloc(size, &regs, &rctx);
+	if (!rec)
+		return;
+	rec->ip = ip;
+	perf_trace_buf_submit(rec, size, rctx, ev->call.event.type, 1, regs, head, NULL);
+}
+NOKPROBE_SYMBOL(bp_perf_entry);
+
+static notrace void bp_perf_return(struct bp_event *ev, unsigned long func,
+				   unsigned long ret_ip, struct pt_regs *regs)
+{
+	struct hlist_head *head = bp_perf_head(ev);
+	int size = ALIGN(sizeof(struct bp_return_rec) + sizeof(u32), sizeof(u64)) - sizeof(u32);
+	struct bp_return_rec *rec;
+	int rctx;
+
+	if (!head)
+		return;
+	rec = bp_perf_alloc(size, &regs, &rctx);
+	if (!rec)
+		return;
+	rec->func = func;
+	rec->ret_ip = ret_ip;
+	perf_trace_buf_submit(rec, size, rctx, ev->call.event.type, 1, regs, head, NULL);
+}
+NOKPROBE_SYMBOL(bp_perf_return);
+#else
+static inline void bp_perf_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs) {}
+static inline void bp_perf_return(struct bp_event *ev, unsigned long func,
+				  unsigned long ret_ip, struct pt_regs *regs) {}
+#endif
+
+void notrace bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs)
 {
 	struct bp_event_link *link;
 
+	bp_perf_entry(ev, ip, regs);
 	if (list_empty(&ev->files))
 		return;
 	rcu_read_lock();
@@ -87,10 +164,12 @@ void notrace bp_event_entry(struct bp_event *ev, unsigned long ip)
 }
 NOKPROBE_SYMBOL(bp_event_entry);
 
-void notrace bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip)
+void notrace bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip,
+			     struct pt_regs *regs)
 {
 	struct bp_event_link *link;
 
+	bp_perf_return(ev, func, ret_ip, regs);
 	if (list_empty(&ev->files))
 		return;
 	rcu_read_lock();
@@ -237,8 +316,24 @@ static int bp_event_reg(struct trace_event_call *call, enum trace_reg type, void
 			return 0;
 		}
 		return -ENOENT;
+#ifdef CONFIG_PERF_EVENTS
+	case TRACE_REG_PERF_REGISTER:
+		/* An event open by perf keeps the module too. */
+		if (!try_module_get(THIS_MODULE))
+			return -ENODEV;
+		atomic_inc(&ev->perf_users);
+		return 0;
+	case TRACE_REG_PERF_UNREGISTER:
+		atomic_dec(&ev->perf_users);
+		module_put(THIS_MODULE);
+		return 0;
+	case TRACE_REG_PERF_OPEN:
+	case TRACE_REG_PERF_CLOSE:
+	case TRACE_REG_PERF_ADD:
+	case TRACE_REG_PERF_DEL:
+		return 0;
+#endif
 	default:
-		/* The perf side (TRACE_REG_PERF_*) is not written yet. */
 		return -EOPNOTSUPP;
 	}
 }
@@ -254,6 +349,7 @@ struct bp_event *bp_event_new(const char *system, const char *name, bool is_retu
 	memcpy(ev->names + ls, name, ln);
 	INIT_LIST_HEAD(&ev->files);
 	INIT_LIST_HEAD(&ev->orphan);
+	atomic_set(&ev->perf_users, 0);
 	ev->is_return = is_return;
 	INIT_LIST_HEAD(&ev->class.fields);
 	ev->class.system = ev->names;

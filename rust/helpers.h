@@ -17,6 +17,7 @@
 #include "kcompat.h"
 
 struct dentry;
+struct pt_regs;
 struct module;
 struct kretprobe;
 struct kretprobe_instance;
@@ -236,9 +237,14 @@ int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
 bool bp_events_orphans(void);
 /* At unload: removes what is left. */
 void bp_events_exit(void);
-/* A record: an entry (@ip: where the probe is) or a return (to @ret_ip). */
-void bp_event_entry(struct bp_event *ev, unsigned long ip);
-void bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip);
+/*
+ * A record, to tracefs and perf: an entry (@ip: where the probe is) or a
+ * return (to @ret_ip); @regs: the probe's registers, or NULL (perf then
+ * takes the caller's, as for a tracepoint).
+ */
+void bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs);
+void bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip,
+		     struct pt_regs *regs);
 
 /* Not ours: kernel functions that no header bindgen reads declares. */
 

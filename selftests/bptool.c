@@ -33,6 +33,13 @@
  *                     counts, UTF-8, offsets past a function's end,
  *                     nonexistent and blacklisted symbols), some written
  *                     truncated; print how many writes succeeded and failed
+ *   bpperf ID N       open trace event ID with perf_event_open(2) for this
+ *                     task (PERF_TYPE_TRACEPOINT, a sample per hit, raw
+ *                     data), call getppid() N times, print "COUNT SAMPLES
+ *                     IP": what perf counted, the samples in its ring
+ *                     buffer, and the first sample's word after the
+ *                     common fields (a kprobe event's __probe_ip or
+ *                     __probe_func), in hex; on failure "error ERRNO"
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +49,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -137,6 +147,63 @@ static int bphit(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		syscall(SYS_getppid);
 	printf("%llu\n", (now_ns() - t0) / n);
+	return 0;
+}
+
+/* The ring buffer's data pages (a power of two) for bpperf. */
+#define BPPERF_PAGES 8
+
+static int bpperf(int argc, char **argv)
+{
+	struct perf_event_attr a = { .size = sizeof(a) };
+	unsigned long long n, i, count = 0, samples = 0, ip = 0;
+	struct perf_event_mmap_page *mp;
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned long long off, head;
+	char *data;
+	int fd;
+
+	if (argc != 3 || (n = strtoull(argv[2], NULL, 0)) == 0) {
+		fprintf(stderr, "usage: bpperf ID N\n");
+		return 2;
+	}
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = strtoull(argv[1], NULL, 0);
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_RAW;
+	a.disabled = 1;
+	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0) {
+		printf("error %d\n", errno);
+		return 1;
+	}
+	mp = mmap(NULL, pg * (BPPERF_PAGES + 1), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mp == MAP_FAILED) {
+		printf("error %d\n", errno);
+		return 1;
+	}
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (read(fd, &count, sizeof(count)) != sizeof(count))
+		count = 0;
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	data = (char *)mp + pg;
+	/* Each record whole in the buffer: N is small, nothing wrapped. */
+	for (off = mp->data_tail; off < head && head - off <= (unsigned long long)pg * BPPERF_PAGES;) {
+		struct perf_event_header *h = (void *)(data + off % (pg * BPPERF_PAGES));
+
+		if (!h->size)
+			break;
+		if (h->type == PERF_RECORD_SAMPLE) {
+			/* u32 size, then the raw record: 8 bytes of common fields. */
+			if (!samples++)
+				memcpy(&ip, (char *)(h + 1) + sizeof(unsigned int) + 8, sizeof(ip));
+		}
+		off += h->size;
+	}
+	printf("%llu %llu %llx\n", count, samples, ip);
 	return 0;
 }
 
@@ -556,7 +623,7 @@ static const struct {
 } tools[] = {
 	{ "bpwrite", bpwrite }, { "bptime", bptime }, { "bphit", bphit },
 	{ "bpsleep", bpsleep }, { "bpnocap", bpnocap }, { "bpuser", bpuser },
-	{ "bpfuzz", bpfuzz },
+	{ "bpfuzz", bpfuzz }, { "bpperf", bpperf },
 };
 
 int main(int argc, char **argv)

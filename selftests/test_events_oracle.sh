@@ -19,7 +19,7 @@
 # keeps the module.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 39
+ktap_plan 41
 EEXIST=17 EINVAL=22
 S=$BP_GETPPID
 BPO="getppid p_${S}_0 getppid_r getppid_k"
@@ -125,8 +125,16 @@ if echo "p:bpo/getppid $S" >> $T/kprobe_events 2>/dev/null; then
 else
     ktap_pass "tracefs_refuses_ours"
 fi
-# Two probes of one set with one event name.
-bp_expect_err "same_name_twice" "$EEXIST" "p:two/ $S\np!:two/ $S\ncreate two --events\n"
+# Two probes of one set with one event name share it, as kprobe_events
+# appends a probe to an event of its name; an entry and a return cannot.
+ktap_check "same_name_shared" bp_ctl "p:two/ $S\np!:two/ $S\ncreate two --events\nenable two\n"
+n=$(records two/p_${S}_0 | grep -c "^p_${S}_0: ")
+ktap_check "shared_event_has_both" test "$n" -eq 6
+bp_ctl 'unregister two --sync\n'
+
+# (A line's NAME is unique in its set: here an entry named as the return's
+# event is.)
+bp_expect_err "entry_and_return_apart" "$EEXIST" "p:two/r_${S}_0 $S\nr:two/ $S\ncreate two --events\n"
 bp_expect_err "events_on_bare" "$EINVAL" "p:bare/ $S\ncreate bare --events --bare\n"
 
 # A retired set whose event is on: the event stays, writes nothing, and

@@ -222,21 +222,29 @@ impl Side {
             if s.fentry != ip {
                 break;
             }
-            // Described only for a client's handler (never, today: API
-            // sets stay on kprobes).
+            // SAFETY: `regs` is the handler's own (live) argument; the
+            // accessor is notrace (null where fprobes give no pt_regs).
+            let pt_regs = || unsafe { bindings::bp_fprobe_pt_regs(regs) };
             let fired = || {
                 if kind == bindings::batchprobe_kind_BATCHPROBE_KRETPROBE {
-                    Fired::Return { func: ip, ret_ip }
+                    Fired::Return {
+                        func: ip,
+                        ret_ip,
+                        regs: pt_regs(),
+                    }
                 } else {
-                    Fired::Entry { ip }
+                    Fired::Entry {
+                        ip,
+                        regs: pt_regs(),
+                    }
                 }
             };
+            // Described only for a client's handler (never, today: API
+            // sets stay on kprobes).
             s.meta.hit(fired, || bindings::batchprobe_hit {
                 kind,
                 ip,
-                // SAFETY: `regs` is the handler's own (live) argument; the
-                // accessor is notrace.
-                regs: unsafe { bindings::bp_fprobe_pt_regs(regs) },
+                regs: pt_regs(),
                 args: [0; 6],
             });
         }

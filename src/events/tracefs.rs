@@ -27,17 +27,26 @@ use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use kernel::prelude::*;
 
-use super::name::{auto_event_name, EventName};
+use super::name::{auto_event_name, EventName, MAX_EVENT_NAME_LEN};
 use crate::bindings;
 use crate::error::{BStr, Failed};
 use crate::kvec;
+use crate::sched::Pacer;
 
-/// What a probe saw when it fired, for its record.
+/// What a probe saw when it fired, for its record; `regs`: its registers
+/// (for perf's samples), or null where the backend has none.
 pub(crate) enum Fired {
     /// An entry probe at `ip` (`__probe_ip`).
-    Entry { ip: usize },
+    Entry {
+        ip: usize,
+        regs: *mut bindings::pt_regs,
+    },
     /// A return from the function at `func` to `ret_ip`.
-    Return { func: usize, ret_ip: usize },
+    Return {
+        func: usize,
+        ret_ip: usize,
+        regs: *mut bindings::pt_regs,
+    },
 }
 
 /// A probe's event, as its handler sees it: none until its set's events
@@ -78,10 +87,11 @@ impl EventSlot {
         match fired() {
             // SAFETY: By the type invariant `ev` is an event in tracefs;
             // the record writers are notrace and take no lock.
-            Fired::Entry { ip } => unsafe { bindings::bp_event_entry(ev, ip) },
+            // `regs` is the handler's own, or null.
+            Fired::Entry { ip, regs } => unsafe { bindings::bp_event_entry(ev, ip, regs) },
             // SAFETY: As above.
-            Fired::Return { func, ret_ip } => unsafe {
-                bindings::bp_event_return(ev, func, ret_ip)
+            Fired::Return { func, ret_ip, regs } => unsafe {
+                bindings::bp_event_return(ev, func, ret_ip, regs)
             },
         }
     }
@@ -174,10 +184,14 @@ impl SetEvents {
         }
     }
 
-    /// Makes an event for every probe `each` walks (set `set`), all added
-    /// to tracefs in one step, then points each probe at its own. All or
-    /// nothing: an error leaves tracefs as it was. `each` walks the same
-    /// probes in the same order every time it is called.
+    /// Makes the events of the probes `each` walks (set `set`), all added
+    /// to tracefs in one step, then points each probe at its own. Probes
+    /// whose events would have one name share that event, as
+    /// `kprobe_events` appends a probe to an event of its name (a glob
+    /// meets two functions of one name; `p_SYM_0` then serves both), if
+    /// they are all entry or all return probes. All or nothing: an error
+    /// leaves tracefs as it was. `each` walks the same probes in the same
+    /// order every time it is called.
     pub(crate) fn add(&mut self, set: &[u8], each: EachProbe<'_>) -> Result<(), Failed> {
         // An event of a retired set, in use then, may be free to go now
         // (and its name with it).
@@ -187,26 +201,9 @@ impl SetEvents {
             // SAFETY: See above.
             unsafe { bindings::bp_events_sync(null, 0, null, 0, core::ptr::null_mut()) };
         }
+        let probes = Self::names(set, each)?;
+        let event_of = self.make_all(set, &probes)?;
         let events = self.events.get_mut();
-        let system = c_string(set)?;
-        let mut names: KVVec<EventName> = KVVec::new();
-        let mut failed = None;
-        each(&mut |p| {
-            if failed.is_some() {
-                return;
-            }
-            let name = p.slot.event_name(p.name, p.symbol, p.offset);
-            if let Err(e) = Self::make(events, &system, set, name.bytes(), p.slot.ret) {
-                failed = Some(e);
-            }
-            if names.push(name.owned(), GFP_KERNEL).is_err() {
-                failed = Some(Failed::oom());
-            }
-        });
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        Self::refuse_twice(set, &mut names)?;
         let (ptr, n) = (events.as_mut_ptr(), events.len());
         // SAFETY: `ptr` holds `n` events from `bp_event_new`, none in
         // tracefs; the adds are all or nothing.
@@ -226,13 +223,85 @@ impl SetEvents {
         self.added = true;
         let mut i = 0;
         each(&mut |p| {
-            if let Some(&ev) = events.get(i) {
+            let ev = event_of.get(i).and_then(|&e| events.get(e as usize));
+            if let Some(&ev) = ev {
                 // INVARIANT: `ev` is in tracefs.
                 p.slot.ev.store(ev, Ordering::Release);
             }
             i += 1;
         });
         Ok(())
+    }
+
+    /// Every probe's event name and kind (a return probe), in walk order;
+    /// a line's name longer than tracefs takes is refused.
+    fn names(set: &[u8], each: EachProbe<'_>) -> Result<KVVec<(EventName, bool)>, Failed> {
+        let mut probes = KVVec::new();
+        let mut failed = None;
+        each(&mut |p| {
+            if failed.is_some() {
+                return;
+            }
+            let name = p.slot.event_name(p.name, p.symbol, p.offset);
+            if name.bytes().len() >= MAX_EVENT_NAME_LEN {
+                failed = Some(Failed::new(
+                    EINVAL,
+                    format_args!(
+                        "event {}/{}: an event name is at most {} bytes",
+                        BStr(set),
+                        BStr(name.bytes()),
+                        MAX_EVENT_NAME_LEN - 1
+                    ),
+                ));
+            } else if probes.push((name.owned(), p.slot.ret), GFP_KERNEL).is_err() {
+                failed = Some(Failed::oom());
+            }
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(probes),
+        }
+    }
+
+    /// Makes one event per name (not in tracefs yet) and says, for each
+    /// probe, which: its index in `events`.
+    fn make_all(&mut self, set: &[u8], probes: &[(EventName, bool)]) -> Result<KVVec<u32>, Failed> {
+        let oom = |_| Failed::oom();
+        let events = self.events.get_mut();
+        let system = c_string(set)?;
+        // (name, return probe, walk index), ordered by name.
+        let mut sorted = KVVec::with_capacity(probes.len(), GFP_KERNEL).map_err(oom)?;
+        let mut event_of = KVVec::with_capacity(probes.len(), GFP_KERNEL).map_err(oom)?;
+        for (i, (name, ret)) in (0u32..).zip(probes.iter()) {
+            sorted.push((*name, *ret, i), GFP_KERNEL).map_err(oom)?;
+            event_of.push(0u32, GFP_KERNEL).map_err(oom)?;
+        }
+        sorted.sort_unstable_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+        let mut pace = Pacer::new(256);
+        for run in sorted.chunk_by(|a, b| a.0.as_str() == b.0.as_str()) {
+            let Some((name, ret, _)) = run.first() else {
+                continue;
+            };
+            if run.iter().any(|p| p.1 != *ret) {
+                return Err(Failed::new(
+                    EEXIST,
+                    format_args!(
+                        "event {}/{}: an entry and a return probe cannot share it (kprobe_events: different probe type)",
+                        BStr(set),
+                        name.as_str()
+                    ),
+                ));
+            }
+            Self::make(events, &system, set, name.as_str().as_bytes(), *ret)?;
+            let e = events.len() as u32 - 1;
+            for p in run {
+                if let Some(slot) = event_of.get_mut(p.2 as usize) {
+                    *slot = e;
+                }
+            }
+            pace.step().map_err(|_| Failed::killed())?;
+        }
+        Ok(event_of)
     }
 
     /// Makes the event `set/name` (not in tracefs yet), refusing a name
@@ -266,26 +335,6 @@ impl SetEvents {
         }
         // Cannot fail: room was reserved.
         let _ = events.push(ev, GFP_KERNEL);
-        Ok(())
-    }
-
-    /// Refuses an event name two probes of the set would share.
-    fn refuse_twice(set: &[u8], names: &mut KVVec<EventName>) -> Result<(), Failed> {
-        names.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
-        for w in names.windows(2) {
-            if let [a, b] = w {
-                if a.as_str() == b.as_str() {
-                    return Err(Failed::new(
-                        EEXIST,
-                        format_args!(
-                            "event {}/{} would be made twice: name the probes apart",
-                            BStr(set),
-                            a.as_str()
-                        ),
-                    ));
-                }
-            }
-        }
         Ok(())
     }
 

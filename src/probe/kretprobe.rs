@@ -40,6 +40,7 @@ unsafe extern "C" fn ret_handler(
         func: func(),
         // SAFETY: `ri` is the live instance the kernel passed.
         ret_ip: unsafe { bindings::bp_kretprobe_retaddr(ri) },
+        regs,
     };
     slot.hit(fired, || bindings::batchprobe_hit {
         kind: bindings::batchprobe_kind_BATCHPROBE_KRETPROBE,
