@@ -66,6 +66,25 @@ struct bp_return_rec {
 
 /* ---- the records ---- */
 
+/* A record's size, and its fields: @a, @b are ip, 0 or func, ret_ip. */
+static notrace size_t bp_rec_size(struct bp_event *ev)
+{
+	return ev->is_return ? sizeof(struct bp_return_rec) : sizeof(struct bp_entry_rec);
+}
+
+static notrace void bp_rec_fill(struct bp_event *ev, void *rec, unsigned long a, unsigned long b)
+{
+	struct bp_return_rec *ret = rec;
+	struct bp_entry_rec *entry = rec;
+
+	if (ev->is_return) {
+		ret->func = a;
+		ret->ret_ip = b;
+	} else {
+		entry->ip = a;
+	}
+}
+
 /*
  * The perf side (perf_event_open of the event's id), as kprobe_perf_func()
  * and kretprobe_perf_func() write it: the same record, to the perf events
@@ -73,120 +92,76 @@ struct bp_return_rec {
  * the caller's, as perf_fetch_caller_regs() gives them.
  */
 #ifdef CONFIG_PERF_EVENTS
-static notrace struct hlist_head *bp_perf_head(struct bp_event *ev)
+static notrace void bp_perf_write(struct bp_event *ev, unsigned long a, unsigned long b,
+				  struct pt_regs *regs)
 {
 	struct hlist_head __percpu *lists;
 	struct hlist_head *head;
+	struct pt_regs *own;
+	int size, rctx;
+	void *rec;
 
 	if (!atomic_read(&ev->perf_users))
-		return NULL;
+		return;
 	lists = READ_ONCE(ev->call.perf_events);
 	if (!lists)
-		return NULL;
+		return;
 	head = this_cpu_ptr(lists);
-	return hlist_empty(head) ? NULL : head;
-}
-
-static notrace void *bp_perf_alloc(int size, struct pt_regs **regs, int *rctx)
-{
-	struct pt_regs *own;
-	void *rec = perf_trace_buf_alloc(size, *regs ? NULL : &own, rctx);
-
-	if (rec && !*regs) {
+	if (hlist_empty(head))
+		return;
+	size = ALIGN(bp_rec_size(ev) + sizeof(u32), sizeof(u64)) - sizeof(u32);
+	rec = perf_trace_buf_alloc(size, regs ? NULL : &own, &rctx);
+	if (!rec)
+		return;
+	if (!regs) {
 		perf_fetch_caller_regs(own);
-		*regs = own;
+		regs = own;
 	}
-	return rec;
-}
-
-static notrace void bp_perf_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs)
-{
-	struct hlist_head *head = bp_perf_head(ev);
-	int size = ALIGN(sizeof(struct bp_entry_rec) + sizeof(u32), sizeof(u64)) - sizeof(u32);
-	struct bp_entry_rec *rec;
-	int rctx;
-
-	if (!head)
-		return;
-	rec = bp_perf_alloc(size, &regs, &rctx);
-	if (!rec)
-		return;
-	rec->ip = ip;
+	bp_rec_fill(ev, rec, a, b);
 	perf_trace_buf_submit(rec, size, rctx, ev->call.event.type, 1, regs, head, NULL);
 }
-NOKPROBE_SYMBOL(bp_perf_entry);
-
-static notrace void bp_perf_return(struct bp_event *ev, unsigned long func,
-				   unsigned long ret_ip, struct pt_regs *regs)
-{
-	struct hlist_head *head = bp_perf_head(ev);
-	int size = ALIGN(sizeof(struct bp_return_rec) + sizeof(u32), sizeof(u64)) - sizeof(u32);
-	struct bp_return_rec *rec;
-	int rctx;
-
-	if (!head)
-		return;
-	rec = bp_perf_alloc(size, &regs, &rctx);
-	if (!rec)
-		return;
-	rec->func = func;
-	rec->ret_ip = ret_ip;
-	perf_trace_buf_submit(rec, size, rctx, ev->call.event.type, 1, regs, head, NULL);
-}
-NOKPROBE_SYMBOL(bp_perf_return);
+NOKPROBE_SYMBOL(bp_perf_write);
 #else
-static inline void bp_perf_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs) {}
-static inline void bp_perf_return(struct bp_event *ev, unsigned long func,
-				  unsigned long ret_ip, struct pt_regs *regs) {}
+static inline void bp_perf_write(struct bp_event *ev, unsigned long a, unsigned long b,
+				 struct pt_regs *regs) {}
 #endif
 
-void notrace bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs)
+/* The tracefs side: every instance that has the event enabled. */
+static notrace void bp_trace_write(struct bp_event *ev, unsigned long a, unsigned long b)
 {
 	struct bp_event_link *link;
 
-	bp_perf_entry(ev, ip, regs);
 	if (list_empty(&ev->files))
 		return;
 	rcu_read_lock();
 	list_for_each_entry_rcu(link, &ev->files, list) {
 		struct trace_event_buffer fbuffer;
-		struct bp_entry_rec *rec;
+		void *rec;
 
 		if (trace_trigger_soft_disabled(link->file))
 			continue;
-		rec = trace_event_buffer_reserve(&fbuffer, link->file, sizeof(*rec));
+		rec = trace_event_buffer_reserve(&fbuffer, link->file, bp_rec_size(ev));
 		if (!rec)
 			continue;
-		rec->ip = ip;
+		bp_rec_fill(ev, rec, a, b);
 		trace_event_buffer_commit(&fbuffer);
 	}
 	rcu_read_unlock();
+}
+NOKPROBE_SYMBOL(bp_trace_write);
+
+void notrace bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs)
+{
+	bp_perf_write(ev, ip, 0, regs);
+	bp_trace_write(ev, ip, 0);
 }
 NOKPROBE_SYMBOL(bp_event_entry);
 
 void notrace bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip,
 			     struct pt_regs *regs)
 {
-	struct bp_event_link *link;
-
-	bp_perf_return(ev, func, ret_ip, regs);
-	if (list_empty(&ev->files))
-		return;
-	rcu_read_lock();
-	list_for_each_entry_rcu(link, &ev->files, list) {
-		struct trace_event_buffer fbuffer;
-		struct bp_return_rec *rec;
-
-		if (trace_trigger_soft_disabled(link->file))
-			continue;
-		rec = trace_event_buffer_reserve(&fbuffer, link->file, sizeof(*rec));
-		if (!rec)
-			continue;
-		rec->func = func;
-		rec->ret_ip = ret_ip;
-		trace_event_buffer_commit(&fbuffer);
-	}
-	rcu_read_unlock();
+	bp_perf_write(ev, func, ret_ip, regs);
+	bp_trace_write(ev, func, ret_ip);
 }
 NOKPROBE_SYMBOL(bp_event_return);
 
