@@ -27,6 +27,7 @@
 #include <linux/string.h>
 #include <linux/trace_events.h>
 #include <linux/trace_seq.h>
+#include <linux/workqueue.h>
 
 #include "helpers.h"
 
@@ -49,6 +50,7 @@ struct bp_event {
 	atomic_t perf_users;		/* perf events registered on it */
 	bool is_return;
 	bool added;
+	bool orphaned;			/* on bp_orphans (event_mutex held) */
 	char names[];			/* "SYSTEM\0EVENT\0" */
 };
 
@@ -261,6 +263,8 @@ static struct trace_event_functions bp_return_funcs = { .trace = bp_return_print
 
 /* ---- enabling: the files that take records ---- */
 
+static void bp_orphan_idle(struct bp_event *ev);
+
 static int bp_event_reg(struct trace_event_call *call, enum trace_reg type, void *data)
 {
 	struct bp_event *ev = container_of(call, struct bp_event, call);
@@ -288,6 +292,7 @@ static int bp_event_reg(struct trace_event_call *call, enum trace_reg type, void
 			/* No grace period waited for: a handler still on it is safe. */
 			kfree_rcu(link, rcu);
 			module_put(THIS_MODULE);
+			bp_orphan_idle(ev);
 			return 0;
 		}
 		return -ENOENT;
@@ -301,6 +306,7 @@ static int bp_event_reg(struct trace_event_call *call, enum trace_reg type, void
 	case TRACE_REG_PERF_UNREGISTER:
 		atomic_dec(&ev->perf_users);
 		module_put(THIS_MODULE);
+		bp_orphan_idle(ev);
 		return 0;
 	case TRACE_REG_PERF_OPEN:
 	case TRACE_REG_PERF_CLOSE:
@@ -360,10 +366,44 @@ int bp_event_exists(const char *system, const char *name)
 
 /* ---- adding and removing, under event_mutex (see the top) ---- */
 
-/* Events removed while in use: removed at a later sync, or at unload. */
+/*
+ * Events whose set retired while they were in use (enabled, open by perf,
+ * referred to by another event): in tracefs without records until a sync
+ * removes them. Each holds a reference on the module (tracefs still calls
+ * its reg() and print code), and the sync that removes one puts it. One
+ * that is disabled, or closed by perf, queues such a sync; one referred
+ * to is retried at the next sync of any set.
+ */
 static LIST_HEAD(bp_orphans);
 /* One sync at a time; never taken inside reg() (event_mutex is held there). */
 static DEFINE_MUTEX(bp_sync_mutex);
+/* The task running a sync: only its reg() calls do the work handed over. */
+static struct task_struct *bp_sync_task;
+
+static void bp_orphan_work_fn(struct work_struct *work);
+static DECLARE_WORK(bp_orphan_work, bp_orphan_work_fn);
+
+/* Under bp_sync_mutex. */
+static void bp_orphan_adopt(struct bp_event *ev)
+{
+	__module_get(THIS_MODULE);
+	WRITE_ONCE(ev->orphaned, true);
+	list_add_tail(&ev->orphan, &bp_orphans);
+}
+
+static void bp_orphan_free(struct bp_event *ev)
+{
+	list_del(&ev->orphan);
+	kfree(ev);
+	module_put(THIS_MODULE);
+}
+
+/* From reg(), event_mutex held: an orphan no longer enabled may go now. */
+static void bp_orphan_idle(struct bp_event *ev)
+{
+	if (READ_ONCE(ev->orphaned) && list_empty(&ev->files) && !atomic_read(&ev->perf_users))
+		queue_work(system_long_wq, &bp_orphan_work);
+}
 
 struct bp_sync {
 	struct bp_event **add;
@@ -392,13 +432,19 @@ static int bp_event_add(struct bp_event *ev)
 	return 0;
 }
 
-/* 0, or -EBUSY while it is enabled, open by perf, or referred to. */
+/*
+ * 0, or -EBUSY while it is enabled, open by perf, or referred to. Checked
+ * before trace_remove_event_call(), as trace_kprobe's removal checks: a
+ * removal it refuses clears every instance's clear_trace, the reset that
+ * earlier removals of this sync asked for.
+ */
 static int bp_event_remove(struct bp_event *ev)
 {
 	int ret;
 
-	/* trace_event_dyn_busy(), which is not exported. */
-	if (atomic_read(&ev->call.refcnt))
+	/* trace_event_dyn_busy() (call->refcnt), which is not exported. */
+	if (!list_empty(&ev->files) || atomic_read(&ev->perf_users) ||
+	    atomic_read(&ev->call.refcnt))
 		return -EBUSY;
 	ret = trace_remove_event_call(&ev->call);
 	if (!ret)
@@ -413,8 +459,7 @@ static void bp_sync_run(struct bp_sync *s)
 
 	list_for_each_entry_safe(ev, next, &bp_orphans, orphan) {
 		if (!bp_event_remove(ev)) {
-			list_del(&ev->orphan);
-			kfree(ev);
+			bp_orphan_free(ev);
 			s->removed++;
 		}
 	}
@@ -423,7 +468,7 @@ static void bp_sync_run(struct bp_sync *s)
 		if (!ev->added)
 			continue;
 		if (bp_event_remove(ev)) {
-			list_add_tail(&ev->orphan, &bp_orphans);
+			bp_orphan_adopt(ev);
 			s->remove[i] = NULL;
 			s->busy++;
 		} else {
@@ -448,6 +493,12 @@ static int bp_sync_reg(struct trace_event_call *call, enum trace_reg type, void 
 	switch (type) {
 	case TRACE_REG_REGISTER:
 	case TRACE_REG_UNREGISTER:
+		/*
+		 * Another task's (a user's write, an instance's removal, with
+		 * locks of its own held) never takes the work.
+		 */
+		if (READ_ONCE(bp_sync_task) != current)
+			return 0;
 		s = xchg(&bp_pending, NULL);
 		if (s)
 			bp_sync_run(s);
@@ -503,7 +554,8 @@ static void bp_reset_flagged_buffers(void)
  * again) and removes @nremove, each set to NULL once freed; one still in use
  * stays in tracefs, without records, until a later sync or bp_events_exit()
  * removes it (its slot is set to NULL too: this file owns it then).
- * Returns the adds' error, or -EBUSY if the sync could not run.
+ * Returns the adds' error, or -EBUSY if the sync could not run (then no add
+ * was made, and every event to remove is this file's, for a later sync).
  */
 int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
 		   size_t nremove, size_t *busy)
@@ -515,18 +567,30 @@ int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
 	size_t i;
 
 	mutex_lock(&bp_sync_mutex);
+	WRITE_ONCE(bp_sync_task, current);
 	WRITE_ONCE(bp_pending, &s);
 	ret = trace_set_clr_event("batchprobe", "sync", 1);
 	if (!ret)
 		ret = trace_set_clr_event("batchprobe", "sync", 0);
 	if (xchg(&bp_pending, NULL)) {
-		/* Neither call reached reg(): nothing was done. */
+		/*
+		 * Neither call reached reg(): nothing was done. What was to go
+		 * is this file's now, for a later sync or bp_events_exit().
+		 */
+		for (i = 0; i < nremove; i++) {
+			if (remove[i] && remove[i]->added) {
+				bp_orphan_adopt(remove[i]);
+				remove[i] = NULL;
+			}
+		}
+		WRITE_ONCE(bp_sync_task, NULL);
 		mutex_unlock(&bp_sync_mutex);
 		return ret ?: -EBUSY;
 	}
 	/* Before any add of ours can take a removed event's type id. */
 	if (s.removed)
 		bp_reset_flagged_buffers();
+	WRITE_ONCE(bp_sync_task, NULL);
 	mutex_unlock(&bp_sync_mutex);
 	for (i = 0; i < nremove; i++) {
 		if (remove[i]) {
@@ -549,13 +613,23 @@ bool bp_events_orphans(void)
 	return any;
 }
 
+static void bp_orphan_work_fn(struct work_struct *work)
+{
+	bp_events_sync(NULL, 0, NULL, 0, NULL);
+}
+
 /*
- * At unload: every set is retired, and no event is enabled (an enabled one
- * holds the module), so the orphans can go.
+ * At unload: every set is retired, and no orphan is left (each holds the
+ * module); a queued retry is waited for.
  */
 void bp_events_exit(void)
 {
-	if (bp_events_orphans())
-		bp_events_sync(NULL, 0, NULL, 0, NULL);
+	cancel_work_sync(&bp_orphan_work);
 	WARN_ON_ONCE(bp_events_orphans());
+}
+
+/* flush: waits for a queued removal of orphans. */
+void bp_events_flush(void)
+{
+	flush_work(&bp_orphan_work);
 }

@@ -227,16 +227,19 @@ int bp_event_exists(const char *system, const char *name);
 /*
  * Adds @nadd events to tracefs, all or none (returns the first error), and
  * removes @nremove, freeing each and setting its slot to NULL; one in use
- * (enabled, or referred to) stays in tracefs without records, owned by
- * rust/events.c, until a later sync or bp_events_exit() (counted in @busy).
+ * (enabled, open by perf, or referred to) stays in tracefs without records,
+ * owned by rust/events.c and holding the module, until a later sync
+ * removes it (queued when it is disabled; counted in @busy).
  * Sleeps; never from an event's reg().
  */
 int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
 		   size_t nremove, size_t *busy);
 /* Whether an event of a retired set is still in tracefs. */
 bool bp_events_orphans(void);
-/* At unload: removes what is left. */
+/* At unload: waits for a queued removal (no orphan is left then). */
 void bp_events_exit(void);
+/* Waits for a queued removal of orphans (the control file's flush). */
+void bp_events_flush(void);
 /*
  * A record, to tracefs and perf: an entry (@ip: where the probe is) or a
  * return (to @ret_ip); @regs: the probe's registers, or NULL (perf then

@@ -106,6 +106,7 @@ bp_cleanup() {
             # An enabled event of a set (--events) keeps the module.
             echo "# cleanup: every event disabled"
             echo 0 > /sys/kernel/tracing/events/enable 2>/dev/null
+            bp_ctl 'flush\n' 2>/dev/null
             rmmod batchprobe 2>&1 | sed 's/^/# /'
         fi
     fi

@@ -16,10 +16,11 @@
 # are refused at create (and tracefs refuses ours), a set retired while its
 # event is on leaves that event without records until it is off, a set's
 # removal takes its records out of the ring buffer, and an enabled event
-# keeps the module.
+# keeps the module (a retired set's event too, until it is off: then it
+# goes).
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 41
+ktap_plan 44
 EEXIST=17 EINVAL=22
 S=$BP_GETPPID
 BPO="getppid p_${S}_0 getppid_r getppid_k"
@@ -145,12 +146,17 @@ ktap_check "rmmod_refused_while_enabled" sh -c '! rmmod batchprobe 2>/dev/null'
 ktap_check "unregister_while_enabled" bp_ctl 'unregister bpo --sync\n'
 ktap_check "event_kept_while_on" test -d $T/events/bpo/getppid
 ktap_check "others_removed" test ! -d $T/events/bpo/getppid_r
+ktap_check "kept_event_keeps_module" sh -c '! rmmod batchprobe 2>/dev/null'
 echo > $T/trace
 echo 1 > $T/tracing_on
 bphit 2 > /dev/null
 echo 0 > $T/tracing_on
 ktap_check "kept_event_no_records" test "$(grep -cv '^#' $T/trace)" -eq 0
 echo 0 > $T/events/bpo/getppid/enable
+ktap_check "flush" bp_ctl 'flush\n'
+ktap_check "kept_event_gone_once_off" test ! -d $T/events/bpo/getppid
+# A user who enables batchprobe/sync neither blocks nor runs a create's work.
+echo 1 > $T/events/batchprobe/sync/enable
 ktap_check "next_create" bp_ctl "p:bpo/getppid $S\ncreate bpo --events\n"
 ktap_check "name_free_again" test -d $T/events/bpo/getppid
 # A set's removal takes its events' records out of the ring buffer, as a

@@ -29,6 +29,7 @@ use crate::backend::OwnedTarget;
 use crate::bindings;
 use crate::command::{self, Command, CreateOptions};
 use crate::error::Failed;
+use crate::events;
 use crate::gate::Client;
 use crate::kvec;
 use crate::sched::{self, Pacer};
@@ -376,10 +377,12 @@ impl Engine {
     }
 
     /// Waits for every queued teardown and disarm, and then for the API
-    /// completions they queued.
+    /// completions they queued, and for the removal of trace events that
+    /// were in use when their set retired, once queued (they were disabled).
     pub(crate) fn flush(&self) {
         self.queue.flush();
         self.done_queue.flush();
+        events::tracefs::flush();
     }
 
     /// Queues an API set's completion ([`Set::complete`]).

@@ -360,7 +360,8 @@ impl SetEvents {
             )
         };
         if ret != 0 {
-            pr_warn!("events could not be removed from tracefs ({ret}): kept\n");
+            // The C side keeps them, for a later sync or the unload.
+            pr_warn!("events could not be removed from tracefs ({ret}) yet\n");
         }
     }
 }
@@ -382,10 +383,16 @@ impl Drop for SetEvents {
     }
 }
 
-/// At unload, once every set's teardown has run: removes the events that
-/// were still enabled when their set retired (none is now: an enabled
-/// event holds a reference on the module).
+/// At unload, once every set's teardown has run: waits for a queued
+/// removal of events that were in use when their set retired (none is
+/// left: each holds a reference on the module).
 pub(crate) fn unload() {
     // SAFETY: A plain C call; it sleeps, and unload may.
     unsafe { bindings::bp_events_exit() };
+}
+
+/// Waits for a queued removal of such events (`flush`).
+pub(crate) fn flush() {
+    // SAFETY: A plain C call; it sleeps, and `flush` may.
+    unsafe { bindings::bp_events_flush() };
 }

@@ -174,11 +174,14 @@ fn fill(
     let attached = attach(backends, skipped);
     let attach_ns = t.elapsed();
     attached?;
+    let tally = tally(backends)?;
+    // The very last, all or nothing: once in tracefs, the events leave it
+    // only through the teardown (a failure after this would leave them).
     if options.events {
         add_events(backends, events, name)?;
     }
     Ok(Built {
-        tally: tally(backends)?,
+        tally,
         return_pool,
         attach_ns,
     })
