@@ -11,16 +11,17 @@
 //!
 //! An event is named as `kprobe_events` names it: the line's `NAME`, or
 //! for an unnamed line (`p:SET/ SYM`, a glob's members) `p_SYM_OFF` or
-//! `r_SYM_0` ([`super::name`]). A name tracefs has already (anyone's event
-//! `SET/EVENT`), or that two probes of the set would share, fails the
-//! `create`, which changes nothing.
+//! `r_SYM_0` ([`super::name`]); probes of one name share its event, as
+//! `kprobe_events` appends a probe to an event of its name. A name tracefs
+//! has already (anyone's event `SET/EVENT`), or one an entry and a return
+//! probe would share, fails the `create`, which changes nothing.
 //!
 //! Counting is untouched: a probe counts whether or not its event is on;
 //! turning an event on or off waits for no grace period. The events leave
 //! tracefs when the set's teardown has unregistered its probes; one still
-//! enabled then stays, without records, until it is disabled and a later
-//! `create` or `unregister` of any set, or the module's unload, removes it
-//! (an enabled event keeps the module loaded).
+//! in use then (enabled, open by perf) stays, without records and holding
+//! the module, until it is off: its removal is queued then (`flush` waits
+//! for it).
 
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
