@@ -25,11 +25,13 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/trace_events.h>
 #include <linux/trace_seq.h>
 #include <linux/workqueue.h>
 
 #include "helpers.h"
+#include "rust_entry.h"
 
 /* One trace_event_file (a tracefs instance's) that has the event enabled. */
 struct bp_event_link {
@@ -51,6 +53,16 @@ struct bp_event {
 	bool is_return;
 	bool added;
 	bool orphaned;			/* on bp_orphans (event_mutex held) */
+	/*
+	 * The fetch arguments: Rust's compiled programs (NULL: none), which
+	 * outlive every probe that fires the event, and the bytes of their
+	 * fixed fields; their fields, in this allocation after the names
+	 * (what tracefs shows outlives the programs: an orphan prints).
+	 */
+	const void *fetch;
+	u32 fixed;
+	u32 nargs;
+	struct bp_event_arg *args;
 	char names[];			/* "SYSTEM\0EVENT\0" */
 };
 
@@ -68,23 +80,42 @@ struct bp_return_rec {
 
 /* ---- the records ---- */
 
-/* A record's size, and its fields: @a, @b are ip, 0 or func, ret_ip. */
-static notrace size_t bp_rec_size(struct bp_event *ev)
+/* The probe's own fields: the record's head, before the arguments'. */
+static notrace size_t bp_rec_head(struct bp_event *ev)
 {
 	return ev->is_return ? sizeof(struct bp_return_rec) : sizeof(struct bp_entry_rec);
 }
 
-static notrace void bp_rec_fill(struct bp_event *ev, void *rec, unsigned long a, unsigned long b)
+/*
+ * One record being written: the probe's fields (@a, @b are ip, 0 or func,
+ * ret_ip), its registers for the arguments, and the bytes their strings
+ * take (found once per hit, as __get_data_size() is per instance).
+ */
+struct bp_fire {
+	unsigned long a, b;
+	struct pt_regs *regs;
+	size_t dsize;
+};
+
+static notrace size_t bp_rec_size(struct bp_event *ev, struct bp_fire *f)
+{
+	return bp_rec_head(ev) + ev->fixed + f->dsize;
+}
+
+/* Fills a record (perf's may be longer: it is aligned). */
+static notrace void bp_rec_fill(struct bp_event *ev, void *rec, struct bp_fire *f)
 {
 	struct bp_return_rec *ret = rec;
 	struct bp_entry_rec *entry = rec;
 
 	if (ev->is_return) {
-		ret->func = a;
-		ret->ret_ip = b;
+		ret->func = f->a;
+		ret->ret_ip = f->b;
 	} else {
-		entry->ip = a;
+		entry->ip = f->a;
 	}
+	if (ev->fetch)
+		bp_rust_fetch_store(ev->fetch, f->regs, rec, bp_rec_head(ev), bp_rec_size(ev, f));
 }
 
 /*
@@ -94,9 +125,9 @@ static notrace void bp_rec_fill(struct bp_event *ev, void *rec, unsigned long a,
  * the caller's, as perf_fetch_caller_regs() gives them.
  */
 #ifdef CONFIG_PERF_EVENTS
-static notrace void bp_perf_write(struct bp_event *ev, unsigned long a, unsigned long b,
-				  struct pt_regs *regs)
+static notrace void bp_perf_write(struct bp_event *ev, struct bp_fire *f)
 {
+	struct pt_regs *regs = f->regs;
 	struct hlist_head __percpu *lists;
 	struct hlist_head *head;
 	struct pt_regs *own;
@@ -111,7 +142,7 @@ static notrace void bp_perf_write(struct bp_event *ev, unsigned long a, unsigned
 	head = this_cpu_ptr(lists);
 	if (hlist_empty(head))
 		return;
-	size = ALIGN(bp_rec_size(ev) + sizeof(u32), sizeof(u64)) - sizeof(u32);
+	size = ALIGN(bp_rec_size(ev, f) + sizeof(u32), sizeof(u64)) - sizeof(u32);
 	rec = perf_trace_buf_alloc(size, regs ? NULL : &own, &rctx);
 	if (!rec)
 		return;
@@ -119,19 +150,19 @@ static notrace void bp_perf_write(struct bp_event *ev, unsigned long a, unsigned
 		perf_fetch_caller_regs(own);
 		regs = own;
 	}
-	bp_rec_fill(ev, rec, a, b);
+	bp_rec_fill(ev, rec, f);
 	perf_trace_buf_submit(rec, size, rctx, ev->call.event.type, 1, regs, head, NULL);
 }
 NOKPROBE_SYMBOL(bp_perf_write);
 #else
-static inline void bp_perf_write(struct bp_event *ev, unsigned long a, unsigned long b,
-				 struct pt_regs *regs) {}
+static inline void bp_perf_write(struct bp_event *ev, struct bp_fire *f) {}
 #endif
 
 /* The tracefs side: every instance that has the event enabled. */
-static notrace void bp_trace_write(struct bp_event *ev, unsigned long a, unsigned long b)
+static notrace void bp_trace_write(struct bp_event *ev, struct bp_fire *f)
 {
 	struct bp_event_link *link;
+	size_t size = bp_rec_size(ev, f);
 
 	if (list_empty(&ev->files))
 		return;
@@ -142,38 +173,138 @@ static notrace void bp_trace_write(struct bp_event *ev, unsigned long a, unsigne
 
 		if (trace_trigger_soft_disabled(link->file))
 			continue;
-		rec = trace_event_buffer_reserve(&fbuffer, link->file, bp_rec_size(ev));
+		rec = trace_event_buffer_reserve(&fbuffer, link->file, size);
 		if (!rec)
 			continue;
-		bp_rec_fill(ev, rec, a, b);
+		bp_rec_fill(ev, rec, f);
 		trace_event_buffer_commit(&fbuffer);
 	}
 	rcu_read_unlock();
 }
 NOKPROBE_SYMBOL(bp_trace_write);
 
+static notrace bool bp_event_used(struct bp_event *ev)
+{
+	if (!list_empty(&ev->files))
+		return true;
+#ifdef CONFIG_PERF_EVENTS
+	return atomic_read(&ev->perf_users);
+#else
+	return false;
+#endif
+}
+NOKPROBE_SYMBOL(bp_event_used);
+
+static notrace void bp_event_write(struct bp_event *ev, struct bp_fire *f)
+{
+	/* The strings' size, only when someone takes the record. */
+	if (!bp_event_used(ev))
+		return;
+	if (ev->fetch)
+		f->dsize = bp_rust_fetch_dsize(ev->fetch, f->regs);
+	bp_perf_write(ev, f);
+	bp_trace_write(ev, f);
+}
+NOKPROBE_SYMBOL(bp_event_write);
+
 void notrace bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs)
 {
-	bp_perf_write(ev, ip, 0, regs);
-	bp_trace_write(ev, ip, 0);
+	struct bp_fire f = { .a = ip, .regs = regs };
+
+	bp_event_write(ev, &f);
 }
 NOKPROBE_SYMBOL(bp_event_entry);
 
 void notrace bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip,
 			     struct pt_regs *regs)
 {
-	bp_perf_write(ev, func, ret_ip, regs);
-	bp_trace_write(ev, func, ret_ip);
+	struct bp_fire f = { .a = func, .b = ret_ip, .regs = regs };
+
+	bp_event_write(ev, &f);
 }
 NOKPROBE_SYMBOL(bp_event_return);
 
+/* ---- what fetch arguments read (process_fetch_insn()'s loads) ---- */
+
+notrace unsigned long bp_fetch_arg(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
+NOKPROBE_SYMBOL(bp_fetch_arg);
+
+notrace unsigned long bp_fetch_stack_nth(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_stack_nth(regs, n);
+}
+NOKPROBE_SYMBOL(bp_fetch_stack_nth);
+
+notrace unsigned long bp_fetch_comm(void)
+{
+	return (unsigned long)current->comm;
+}
+NOKPROBE_SYMBOL(bp_fetch_comm);
+
+notrace unsigned long bp_fetch_current(void)
+{
+	return (unsigned long)current;
+}
+NOKPROBE_SYMBOL(bp_fetch_current);
+
+notrace unsigned long bp_fetch_cpu_ptr(unsigned long addr)
+{
+	return (unsigned long)this_cpu_ptr((void __percpu *)addr);
+}
+NOKPROBE_SYMBOL(bp_fetch_cpu_ptr);
+
+/*
+ * probe_mem_read() and probe_mem_read_user() (trace_probe_kernel.h): where
+ * user and kernel addresses cannot overlap (x86), a kernel read of a user
+ * address reads user memory, for strings too.
+ */
+notrace long bp_fetch_read(void *dst, unsigned long addr, size_t len, bool user)
+{
+#ifdef CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE
+	if (addr < TASK_SIZE)
+		user = true;
+#endif
+	if (user)
+		return copy_from_user_nofault(dst, (void __user *)addr, len);
+	return copy_from_kernel_nofault(dst, (void *)addr, len);
+}
+NOKPROBE_SYMBOL(bp_fetch_read);
+
+unsigned long bp_thread_size(void)
+{
+	return THREAD_SIZE;
+}
+
 /* ---- what tracefs shows: fields, format, the text of a record ---- */
+
+/* traceprobe_define_arg_fields(): the arguments' fields, after the probe's. */
+static int bp_arg_fields(struct trace_event_call *call)
+{
+	struct bp_event *ev = container_of(call, struct bp_event, call);
+	u32 i;
+	int ret;
+
+	for (i = 0; i < ev->nargs; i++) {
+		struct bp_event_arg *a = &ev->args[i];
+
+		ret = trace_define_field(call, a->type, a->name, a->offset,
+					 a->elem * (a->count ?: 1), a->is_signed, FILTER_OTHER);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
 
 static int bp_entry_fields(struct trace_event_call *call)
 {
-	return trace_define_field(call, "unsigned long", "__probe_ip",
-				  offsetof(struct bp_entry_rec, ip),
-				  sizeof(unsigned long), 0, FILTER_OTHER);
+	int ret = trace_define_field(call, "unsigned long", "__probe_ip",
+				     offsetof(struct bp_entry_rec, ip),
+				     sizeof(unsigned long), 0, FILTER_OTHER);
+
+	return ret ?: bp_arg_fields(call);
 }
 
 static int bp_return_fields(struct trace_event_call *call)
@@ -182,9 +313,10 @@ static int bp_return_fields(struct trace_event_call *call)
 				     offsetof(struct bp_return_rec, func),
 				     sizeof(unsigned long), 0, FILTER_OTHER);
 
-	return ret ?: trace_define_field(call, "unsigned long", "__probe_ret_ip",
-					 offsetof(struct bp_return_rec, ret_ip),
-					 sizeof(unsigned long), 0, FILTER_OTHER);
+	ret = ret ?: trace_define_field(call, "unsigned long", "__probe_ret_ip",
+					offsetof(struct bp_return_rec, ret_ip),
+					sizeof(unsigned long), 0, FILTER_OTHER);
+	return ret ?: bp_arg_fields(call);
 }
 
 static struct trace_event_fields bp_entry_fields_array[] = {
@@ -232,6 +364,76 @@ static void bp_print_ip_sym(struct trace_seq *s, unsigned long ip, bool offset)
 	trace_seq_puts(s, str);
 }
 
+/* One value of an argument, as the print_type_*() of trace_probe.c. */
+static void bp_print_value(struct trace_seq *s, struct bp_event_arg *a, void *data, void *ent)
+{
+	u64 v = 0;
+
+	switch (a->elem) {
+	case 1: v = a->is_signed ? (u64)*(s8 *)data : *(u8 *)data; break;
+	case 2: v = a->is_signed ? (u64)*(s16 *)data : *(u16 *)data; break;
+	case 4: v = a->is_signed ? (u64)*(s32 *)data : *(u32 *)data; break;
+	case 8: v = *(u64 *)data; break;
+	}
+	switch (a->print) {
+	case BP_PRINT_U:
+		if (a->elem == 8)
+			trace_seq_printf(s, "%Lu", v);
+		else
+			trace_seq_printf(s, "%u", (u32)v);
+		break;
+	case BP_PRINT_S:
+		if (a->elem == 8)
+			trace_seq_printf(s, "%Ld", (s64)v);
+		else
+			trace_seq_printf(s, "%d", (s32)v);
+		break;
+	case BP_PRINT_X:
+		if (a->elem == 8)
+			trace_seq_printf(s, "0x%Lx", v);
+		else
+			trace_seq_printf(s, "0x%x", (u32)v);
+		break;
+	case BP_PRINT_CHAR:
+		trace_seq_printf(s, "'%c'", (u8)v);
+		break;
+	case BP_PRINT_SYMBOL:
+		trace_seq_printf(s, "%pS", (void *)(unsigned long)v);
+		break;
+	case BP_PRINT_STRING: {
+		u32 loc = *(u32 *)data;
+
+		if (!(loc >> 16))
+			trace_seq_puts(s, "(fault)");
+		else
+			trace_seq_printf(s, "\"%s\"", (const char *)ent + (loc & 0xffff));
+		break;
+	}
+	}
+}
+
+/* print_probe_args(): " name=value" each, an array as {a,b,...}. */
+static void bp_print_args(struct trace_seq *s, struct bp_event *ev, void *ent)
+{
+	u32 i, j;
+
+	for (i = 0; i < ev->nargs; i++) {
+		struct bp_event_arg *a = &ev->args[i];
+		u8 *p = (u8 *)ent + a->offset;
+
+		trace_seq_printf(s, " %s=", a->name);
+		if (!a->count) {
+			bp_print_value(s, a, p, ent);
+			continue;
+		}
+		trace_seq_putc(s, '{');
+		for (j = 0; j < a->count; j++, p += a->elem) {
+			bp_print_value(s, a, p, ent);
+			trace_seq_putc(s, j == a->count - 1 ? '}' : ',');
+		}
+	}
+}
+
 static enum print_line_t bp_entry_print(struct trace_iterator *iter, int flags,
 					struct trace_event *event)
 {
@@ -240,7 +442,9 @@ static enum print_line_t bp_entry_print(struct trace_iterator *iter, int flags,
 
 	trace_seq_printf(&iter->seq, "%s: (", trace_event_name(&ev->call));
 	bp_print_ip_sym(&iter->seq, rec->ip, true);
-	trace_seq_puts(&iter->seq, ")\n");
+	trace_seq_putc(&iter->seq, ')');
+	bp_print_args(&iter->seq, ev, rec);
+	trace_seq_putc(&iter->seq, '\n');
 	return trace_handle_return(&iter->seq);
 }
 
@@ -254,7 +458,9 @@ static enum print_line_t bp_return_print(struct trace_iterator *iter, int flags,
 	bp_print_ip_sym(&iter->seq, rec->ret_ip, true);
 	trace_seq_puts(&iter->seq, " <- ");
 	bp_print_ip_sym(&iter->seq, rec->func, false);
-	trace_seq_puts(&iter->seq, ")\n");
+	trace_seq_putc(&iter->seq, ')');
+	bp_print_args(&iter->seq, ev, rec);
+	trace_seq_putc(&iter->seq, '\n');
 	return trace_handle_return(&iter->seq);
 }
 
@@ -319,15 +525,51 @@ static int bp_event_reg(struct trace_event_call *call, enum trace_reg type, void
 	}
 }
 
-struct bp_event *bp_event_new(const char *system, const char *name, bool is_return)
+/* Copies @src at @*at, advancing it past the NUL. */
+static const char *bp_copy_string(char **at, const char *src)
+{
+	char *dst = *at;
+	size_t n = strlen(src) + 1;
+
+	memcpy(dst, src, n);
+	*at += n;
+	return dst;
+}
+
+struct bp_event *bp_event_new(const char *system, const char *name, bool is_return,
+			      const struct bp_event_arg *args, u32 nargs,
+			      const char *print_fmt, const void *fetch, u32 fixed)
 {
 	size_t ls = strlen(system) + 1, ln = strlen(name) + 1;
-	struct bp_event *ev = kzalloc(struct_size(ev, names, ls + ln), GFP_KERNEL);
+	size_t head = ALIGN(struct_size_t(struct bp_event, names, ls + ln), sizeof(u64));
+	size_t size = head + array_size(nargs, sizeof(*args));
+	struct bp_event *ev;
+	char *at;
+	u32 i;
 
+	/* The heads src/events/tracefs.rs places the arguments after. */
+	BUILD_BUG_ON(sizeof(struct bp_entry_rec) != 16);
+	BUILD_BUG_ON(sizeof(struct bp_return_rec) != 24);
+	for (i = 0; i < nargs; i++)
+		size += strlen(args[i].name) + strlen(args[i].type) + 2;
+	if (print_fmt)
+		size += strlen(print_fmt) + 1;
+	/* Up to ~140 KiB of print fmt for 128 array arguments: vmalloc then. */
+	ev = kvzalloc(size, GFP_KERNEL);
 	if (!ev)
 		return NULL;
 	memcpy(ev->names, system, ls);
 	memcpy(ev->names + ls, name, ln);
+	ev->args = (struct bp_event_arg *)((char *)ev + head);
+	at = (char *)(ev->args + nargs);
+	for (i = 0; i < nargs; i++) {
+		ev->args[i] = args[i];
+		ev->args[i].name = bp_copy_string(&at, args[i].name);
+		ev->args[i].type = bp_copy_string(&at, args[i].type);
+	}
+	ev->nargs = nargs;
+	ev->fetch = fetch;
+	ev->fixed = fixed;
 	INIT_LIST_HEAD(&ev->files);
 	INIT_LIST_HEAD(&ev->orphan);
 	atomic_set(&ev->perf_users, 0);
@@ -340,9 +582,12 @@ struct bp_event *bp_event_new(const char *system, const char *name, bool is_retu
 	ev->call.name = ev->names + ls;
 	ev->call.flags = TRACE_EVENT_FL_DYNAMIC;
 	ev->call.event.funcs = is_return ? &bp_return_funcs : &bp_entry_funcs;
-	ev->call.print_fmt = is_return ?
-		"\"(%lx <- %lx)\", REC->__probe_func, REC->__probe_ret_ip" :
-		"\"(%lx)\", REC->__probe_ip";
+	if (print_fmt)
+		ev->call.print_fmt = (char *)bp_copy_string(&at, print_fmt);
+	else
+		ev->call.print_fmt = is_return ?
+			"\"(%lx <- %lx)\", REC->__probe_func, REC->__probe_ret_ip" :
+			"\"(%lx)\", REC->__probe_ip";
 	return ev;
 }
 
@@ -351,7 +596,7 @@ void bp_event_free(struct bp_event *ev)
 {
 	if (!ev || WARN_ON_ONCE(ev->added))
 		return;
-	kfree(ev);
+	kvfree(ev);
 }
 
 int bp_event_exists(const char *system, const char *name)
@@ -394,7 +639,7 @@ static void bp_orphan_adopt(struct bp_event *ev)
 static void bp_orphan_free(struct bp_event *ev)
 {
 	list_del(&ev->orphan);
-	kfree(ev);
+	kvfree(ev);
 	module_put(THIS_MODULE);
 }
 
@@ -594,7 +839,7 @@ int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
 	mutex_unlock(&bp_sync_mutex);
 	for (i = 0; i < nremove; i++) {
 		if (remove[i]) {
-			kfree(remove[i]);
+			kvfree(remove[i]);
 			remove[i] = NULL;
 		}
 	}

@@ -218,8 +218,39 @@ unsigned long bp_kretprobe_retaddr(struct kretprobe_instance *ri);
  */
 struct bp_event;
 
-/* A new event, not in tracefs yet (NULL: out of memory). */
-struct bp_event *bp_event_new(const char *system, const char *name, bool is_return);
+/* How a fetch argument's value prints (trace_probe.c's print_type_*()). */
+enum bp_print {
+	BP_PRINT_U,		/* %u, %Lu */
+	BP_PRINT_S,		/* %d, %Ld */
+	BP_PRINT_X,		/* 0x%x, 0x%Lx */
+	BP_PRINT_CHAR,		/* '%c' */
+	BP_PRINT_SYMBOL,	/* %pS */
+	BP_PRINT_STRING,	/* "%s", or (fault) */
+};
+
+/*
+ * One fetch argument's field: what format says of it (trace_define_field())
+ * and how its value prints after the probe's own fields.
+ */
+struct bp_event_arg {
+	const char *name;
+	const char *type;	/* the C type format gives: "u32", "u8[4]" */
+	u32 offset;		/* from the record's start */
+	u32 elem;		/* bytes of one element */
+	u32 count;		/* array elements; 0: one value */
+	bool is_signed;
+	u8 print;		/* enum bp_print */
+};
+
+/*
+ * A new event, not in tracefs yet (NULL: out of memory). @args, @print_fmt
+ * (NULL: the probe's own fields only) are copied; @fetch, the compiled
+ * arguments the records are filled by (src/events/program.rs), must stay
+ * while a probe can fire the event; @fixed: bytes of their fixed fields.
+ */
+struct bp_event *bp_event_new(const char *system, const char *name, bool is_return,
+			      const struct bp_event_arg *args, u32 nargs,
+			      const char *print_fmt, const void *fetch, u32 fixed);
 /* Frees an event that is not in tracefs (NULL is ignored). */
 void bp_event_free(struct bp_event *ev);
 /* 1 if tracefs has an event SYSTEM/NAME already (ours or anyone's). */
@@ -248,6 +279,21 @@ void bp_events_flush(void);
 void bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs);
 void bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip,
 		     struct pt_regs *regs);
+
+/*
+ * What a record's fetch arguments read (src/events/program.rs), as
+ * kernel/trace/trace_kprobe.c's process_fetch_insn() reads it: the
+ * probe's registers, the current task, memory through the nofault copies
+ * (0: copied; else it faulted). Called from probe handlers: notrace.
+ */
+unsigned long bp_fetch_arg(struct pt_regs *regs, unsigned int n);
+unsigned long bp_fetch_stack_nth(struct pt_regs *regs, unsigned int n);
+unsigned long bp_fetch_comm(void);
+unsigned long bp_fetch_current(void);
+unsigned long bp_fetch_cpu_ptr(unsigned long addr);
+long bp_fetch_read(void *dst, unsigned long addr, size_t len, bool user);
+/* THREAD_SIZE, which bindgen cannot evaluate. */
+unsigned long bp_thread_size(void);
 
 /* Not ours: kernel functions that no header bindgen reads declares. */
 

@@ -17,6 +17,7 @@
 #include <linux/types.h>
 
 struct module;
+struct pt_regs;
 struct seq_file;
 
 /* src/control.rs: the debugfs files' callbacks (rust/debugfs.c). */
@@ -34,6 +35,15 @@ int bp_rust_show(void *engine, unsigned int what, struct seq_file *m);
  * (rust/module.c).
  */
 void bp_rust_module_going(struct module *mod);
+
+/*
+ * src/events/program.rs: a record's fetch arguments (rust/events.c), from
+ * the probe's registers. The bytes of strings the record needs, then the
+ * record filled: @rec is @len bytes, the probe's own fields are @head.
+ */
+size_t bp_rust_fetch_dsize(const void *fetch, struct pt_regs *regs);
+void bp_rust_fetch_store(const void *fetch, struct pt_regs *regs, void *rec, u32 head,
+			 u32 len);
 
 /*
  * src/direct/index.rs: the handlers the ftrace-direct trampolines call

@@ -15,6 +15,11 @@
 #                  where the tree has it; a headers-only tree is judged by
 #                  its release, 7.3 or later (the releases read: 6.12 waits,
 #                  7.3 does not).
+#   fetchargs_7_3  kprobe_events' fetch-argument grammar is 7.3's (255-byte
+#                  arguments, $current, this_cpu_read/ptr, nested
+#                  typecasts): read from kernel/trace/trace_probe.h's
+#                  MAX_ARGSTR_LEN where the tree has it, else judged by
+#                  release, 7.3 or later.
 
 bp_grep = $(shell grep -q -E -- '$(1)' $(2) 2>/dev/null && echo y)
 
@@ -29,6 +34,16 @@ endif
 else
 ifeq ($(shell test $(VERSION)$(shell printf %03d $(PATCHLEVEL)) -ge 7003 && echo y),y)
 bp_features += rude_noop
+endif
+endif
+
+ifneq ($(wildcard $(srctree)/kernel/trace/trace_probe.h),)
+ifeq ($(call bp_grep,define MAX_ARGSTR_LEN[[:space:]]+255,$(srctree)/kernel/trace/trace_probe.h),y)
+bp_features += fetchargs_7_3
+endif
+else
+ifeq ($(shell test $(VERSION)$(shell printf %03d $(PATCHLEVEL)) -ge 7003 && echo y),y)
+bp_features += fetchargs_7_3
 endif
 endif
 

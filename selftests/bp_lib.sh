@@ -45,7 +45,7 @@ BP_DEBUGFS=/sys/kernel/debug/batchprobe
 # bptool's names (bpwrite, bptime, ...): links to this collection's bptool.
 if [ -x ./bptool ] && ! command -v bpwrite > /dev/null; then
     mkdir -p /tmp/bp-bin
-    for t in bpwrite bptime bphit bpsleep bpnocap bpuser bpfuzz bpperf; do ln -sf "$PWD/bptool" "/tmp/bp-bin/$t"; done
+    for t in bpwrite bptime bphit bpsleep bpnocap bpuser bpfuzz bpperf bpopen; do ln -sf "$PWD/bptool" "/tmp/bp-bin/$t"; done
     PATH=/tmp/bp-bin:$PATH
 fi
 

@@ -40,6 +40,10 @@
  *                     buffer, and the first sample's word after the
  *                     common fields (a kprobe event's __probe_ip or
  *                     __probe_func), in hex; on failure "error ERRNO"
+ *   bpopen PATH N     openat(AT_FDCWD, PATH, O_RDONLY|O_CLOEXEC, 0640) N
+ *                     times (closing what opens): calls whose arguments a
+ *                     test chose, for fetch arguments to read; print how
+ *                     many failed
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -147,6 +151,31 @@ static int bphit(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		syscall(SYS_getppid);
 	printf("%llu\n", (now_ns() - t0) / n);
+	return 0;
+}
+
+/*
+ * bpopen PATH N: openat(AT_FDCWD, PATH, O_RDONLY | O_CLOEXEC, 0640) N times
+ * (closing what opens): calls with arguments a test chooses, for fetch
+ * arguments to read. Prints how many failed.
+ */
+static int bpopen(int argc, char **argv)
+{
+	unsigned long long n, i, failed = 0;
+	long fd;
+
+	if (argc != 3 || (n = strtoull(argv[2], NULL, 0)) == 0) {
+		fprintf(stderr, "usage: bpopen PATH N\n");
+		return 2;
+	}
+	for (i = 0; i < n; i++) {
+		fd = syscall(SYS_openat, AT_FDCWD, argv[1], O_RDONLY | O_CLOEXEC, 0640);
+		if (fd < 0)
+			failed++;
+		else
+			close(fd);
+	}
+	printf("%llu\n", failed);
 	return 0;
 }
 
@@ -623,7 +652,7 @@ static const struct {
 } tools[] = {
 	{ "bpwrite", bpwrite }, { "bptime", bptime }, { "bphit", bphit },
 	{ "bpsleep", bpsleep }, { "bpnocap", bpnocap }, { "bpuser", bpuser },
-	{ "bpfuzz", bpfuzz }, { "bpperf", bpperf },
+	{ "bpfuzz", bpfuzz }, { "bpperf", bpperf }, { "bpopen", bpopen },
 };
 
 int main(int argc, char **argv)

@@ -27,9 +27,11 @@
 use core::fmt::Write;
 
 use kernel::prelude::*;
+use kernel::sync::Arc;
 
 use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{Failed, LineRef};
+use crate::events::program::FetchProgram;
 use crate::events::tracefs::EventSlot;
 use crate::gate::Gate;
 use crate::locked::Locked;
@@ -57,6 +59,8 @@ pub(crate) struct Target<'a> {
     pub(crate) addr: usize,
     /// The control line that named it (`None`: an API target).
     pub(crate) line: Option<LineRef<'a>>,
+    /// The line's fetch arguments, compiled (`None`: none).
+    pub(crate) args: Option<&'a Arc<FetchProgram>>,
 }
 
 /// A target that owns its symbol: an API client's, copied out of its
@@ -89,6 +93,7 @@ impl OwnedTarget {
             index: self.index,
             addr,
             line: None,
+            args: None,
         }
     }
 }

@@ -143,6 +143,68 @@ pub struct ProbeSpec<'a> {
     pub limit: Option<u32>,
     /// For a glob: leave out the symbols matching this second glob.
     pub skip: Option<&'a str>,
+    /// `kprobe_events`' fetch arguments, as written.
+    pub args: FetchArgs<'a>,
+}
+
+/// A probe line's fetch arguments (`kprobe_events`' `[NAME=]FETCHARG[:TYPE]`
+/// words after the target), as written: compiled when the line is staged,
+/// where the running kernel's grammar is known (`crate::events::fetch`).
+/// On a glob's line, `max=` and `skip=` words are the glob's options
+/// wherever they stand, never arguments.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FetchArgs<'a> {
+    /// The line from the first argument on (empty: none).
+    text: &'a str,
+    /// The line's target is a glob.
+    glob: bool,
+}
+
+impl<'a> FetchArgs<'a> {
+    /// The arguments of a line whose words after the target start at `text`.
+    pub fn new(text: &'a str, glob: bool) -> Self {
+        FetchArgs { text, glob }
+    }
+
+    /// The argument words, in order.
+    pub fn words(&self) -> impl Iterator<Item = &'a str> + Clone {
+        let glob = self.glob;
+        self.text
+            .split_ascii_whitespace()
+            .filter(move |w| !(glob && is_glob_option(w)))
+    }
+
+    /// The line from the first argument on (the glob's options included).
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    /// The same arguments, read from `text`, a copy of [`FetchArgs::text`].
+    pub fn with_text<'b>(&self, text: &'b str) -> FetchArgs<'b> {
+        FetchArgs {
+            text,
+            glob: self.glob,
+        }
+    }
+
+    /// No argument.
+    pub fn is_empty(&self) -> bool {
+        self.words().next().is_none()
+    }
+}
+
+/// Equal when the argument words are.
+impl PartialEq for FetchArgs<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.words().eq(other.words())
+    }
+}
+
+impl Eq for FetchArgs<'_> {}
+
+/// A glob line's option word (`max=N`, `skip=GLOB`).
+fn is_glob_option(w: &str) -> bool {
+    w.starts_with("max=") || w.starts_with("skip=")
 }
 
 /// What a direct set's trampoline does. Stored as its `u8` (a set's mode
@@ -281,6 +343,9 @@ impl fmt::Display for Command<'_> {
                 if let Some(g) = p.skip {
                     write!(f, " skip={g}")?;
                 }
+                for w in p.args.words() {
+                    write!(f, " {w}")?;
+                }
                 Ok(())
             }
             Command::Create { set, options } => {
@@ -357,7 +422,7 @@ fn parse(line: &[u8]) -> Result<Option<Command<'_>>, Bad<'_>> {
         "flush" => Command::Flush,
         _ => match head.strip_prefix("-:") {
             Some(set) => Command::Unstage(unstaged_set(set)?),
-            None => Command::Probe(probe_line(head, &mut words, end)?),
+            None => Command::Probe(probe_line(line, head, &mut words, end)?),
         },
     };
     if let Some(w) = words.next() {

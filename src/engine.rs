@@ -30,6 +30,7 @@ use crate::bindings;
 use crate::command::{self, Command, CreateOptions};
 use crate::error::Failed;
 use crate::events;
+use crate::events::program::{CompileError, FetchProgram};
 use crate::gate::Client;
 use crate::kvec;
 use crate::sched::{self, Pacer};
@@ -145,6 +146,7 @@ impl Engine {
         for (line, text, parsed) in command::parse_batch_lines(buf) {
             match parsed {
                 Ok(cmd) => {
+                    Self::check_args(&self.registry, &cmd, line, text)?;
                     cmds.push((line, cmd), GFP_KERNEL)?;
                     texts.push(text, GFP_KERNEL)?;
                 }
@@ -163,6 +165,41 @@ impl Engine {
             self.flush();
         }
         Ok(buf.len())
+    }
+
+    /// Compiles a probe line's fetch arguments with this kernel's grammar,
+    /// as the parser's last step: a refusal is reported as a parse error,
+    /// with the caret at the argument's byte the kernel's `error_log`
+    /// points at, and fails the write before anything runs.
+    fn check_args(
+        registry: &Mutex<Registry>,
+        cmd: &Command<'_>,
+        line: usize,
+        text: &[u8],
+    ) -> Result {
+        let Command::Probe(spec) = cmd else {
+            return Ok(());
+        };
+        let offset = match spec.target {
+            command::Target::Symbol { offset, .. } | command::Target::Glob { offset, .. } => offset,
+        };
+        let r = match FetchProgram::compile(&spec.args, spec.kind, offset) {
+            Ok(_) => return Ok(()),
+            Err(CompileError::NoMemory) => return Err(ENOMEM),
+            Err(CompileError::Refused(r)) => r,
+        };
+        let error = crate::error::pure(r.errno);
+        let f = Failed::new(error, format_args!("{}", r.reason));
+        // The arguments' text is a slice of the trimmed line.
+        let trimmed = core::str::from_utf8(text).map(str::trim).unwrap_or("");
+        let column = (spec.args.text().as_ptr() as usize)
+            .checked_sub(trimmed.as_ptr() as usize)
+            .map(|c| c + r.at)
+            .filter(|&c| c <= trimmed.len());
+        registry
+            .lock()
+            .set_last_error(Some((line, text)), column, &f);
+        Err(error)
     }
 
     /// Validates a parsed write (`texts`: each command's line as written)

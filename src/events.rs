@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Events out (issue 35, `docs/events.md`): a trace event per probe, in
-//! tracefs, and the records its probe writes. Built into the module so
-//! far: the events' names ([`name`]) and their registration and records
-//! without fetch arguments ([`tracefs`]). The fetch-argument compiler and
-//! the record writer that runs it (`fetch.rs`, `format.rs`, `record.rs`,
-//! pure) are compiled by the host tests only until the module runs them.
+//! tracefs, and the records its probe writes. The events' names
+//! ([`name`]); the fetch-argument compiler, the `format` it gives and the
+//! record writer that runs it ([`fetch`], [`format`], [`record`]: pure,
+//! and host-tested from the same source); a line's arguments compiled for
+//! this kernel ([`program`]); the events' registration in tracefs and
+//! their records ([`tracefs`]).
 
+pub mod fetch;
+pub mod format;
 pub mod name;
+pub(crate) mod program;
+pub mod record;
 pub(crate) mod tracefs;

@@ -18,6 +18,10 @@ use crate::retpool::Machine;
 /// `bp_fprobe_arg0` and `bp_fprobe_pt_regs` only.
 pub(crate) type FprobeRegs = bindings::bp_fprobe_regs;
 
+/// `kprobe_events`' fetch-argument grammar is 7.3's (`scripts/kcompat.mk`),
+/// else 6.12's: see `crate::events::program`'s dialect.
+pub(crate) const FETCHARGS_7_3: bool = cfg!(bp_fetchargs_7_3);
+
 /// fprobe runs on the function-graph tracer (6.14 on). Then every fprobe
 /// with an exit handler shares one `fgraph_ops`, entry-only ones one
 /// `ftrace_ops`; there is no per-fprobe return-instance pool (so `rN:`

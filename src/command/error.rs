@@ -54,8 +54,8 @@ pub enum ParseError {
     BadSkip,
     /// Options that do not go together (`--exit` with `--fprobe`).
     ConflictingOptions,
-    /// A probe line with `kprobe_events` fetch arguments after its target:
-    /// their records are not written yet (`docs/events.md`).
+    /// A `d:` line with fetch arguments: direct calls write no trace
+    /// records yet (`docs/events.md`).
     FetchArgs,
 }
 
@@ -103,7 +103,7 @@ impl ParseError {
             ParseError::BadSkip => "skip=GLOB needs a glob target and a valid pattern",
             ParseError::ConflictingOptions => "options that do not go together",
             ParseError::FetchArgs => {
-                "fetch arguments are not supported yet: batchprobe writes no trace records"
+                "fetch arguments on d: probes are not supported yet: direct calls write no trace records"
             }
         }
     }

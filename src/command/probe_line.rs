@@ -6,7 +6,8 @@
 //! parent.
 
 use super::{
-    at, next_word, set_name, Bad, ParseError, ProbeKind, ProbeSpec, Target, MAX_ACTIVE, MAX_SYMBOL,
+    at, is_glob_option, next_word, set_name, Bad, FetchArgs, ParseError, ProbeKind, ProbeSpec,
+    Target, MAX_ACTIVE, MAX_SYMBOL,
 };
 
 /// The set of a probe line that names none (`p SYM`, `p:NAME SYM`), as
@@ -18,6 +19,7 @@ pub const DEFAULT_SET: &str = "kprobes";
 /// of [`DEFAULT_SET`]; `SET/` and no colon at all leave the name to the
 /// symbol.
 pub(super) fn probe_line<'a>(
+    line: &'a str,
     head: &'a str,
     words: &mut impl Iterator<Item = &'a str>,
     end: &'a str,
@@ -54,7 +56,12 @@ pub(super) fn probe_line<'a>(
         let plus = word.split_once('+').map_or(word, |(_, o)| o);
         return Err(at(ParseError::OffsetNotAllowed, plus));
     }
-    let (limit, skip) = glob_options(words, &target)?;
+    let (limit, skip, args) = options_and_args(line, words, &target)?;
+    if kind == ProbeKind::Direct {
+        if let Some(w) = args.words().next() {
+            return Err(at(ParseError::FetchArgs, w));
+        }
+    }
     Ok(ProbeSpec {
         kind,
         int3,
@@ -63,6 +70,7 @@ pub(super) fn probe_line<'a>(
         skip,
         target,
         limit,
+        args,
     })
 }
 
@@ -139,34 +147,42 @@ fn probe_kind<'a>(head: &'a str, kind_word: &'a str) -> Result<(ProbeKind, bool)
     Ok((kind, int3))
 }
 
-/// A probe line's words after its target: `max=N` and `skip=GLOB`, for a
-/// glob target only, each at most once. Any other word is a fetch argument
-/// (`kprobe_events`' `[NAME=]FETCHARG[:TYPE]`), refused until records are
-/// written.
-fn glob_options<'a>(
+/// A probe line's words after its target: for a glob, its options
+/// `max=N` and `skip=GLOB`, each at most once, wherever they stand; every
+/// other word is a fetch argument (`kprobe_events`' `[NAME=]FETCHARG[:TYPE]`,
+/// compiled when the line is staged). On a plain symbol's line every word is
+/// a fetch argument, as in `kprobe_events` (where `max=3` names one).
+fn options_and_args<'a>(
+    line: &'a str,
     words: &mut impl Iterator<Item = &'a str>,
     target: &Target<'a>,
-) -> Result<(Option<u32>, Option<&'a str>), Bad<'a>> {
-    let (mut limit, mut skip) = (None, None);
+) -> Result<(Option<u32>, Option<&'a str>, FetchArgs<'a>), Bad<'a>> {
+    let (mut limit, mut skip, mut first) = (None, None, None);
     let is_glob = matches!(target, Target::Glob { .. });
     for w in words.by_ref() {
-        if let Some(n) = w.strip_prefix("max=") {
+        if !is_glob || !is_glob_option(w) {
+            first = first.or(Some(w));
+        } else if let Some(n) = w.strip_prefix("max=") {
             match parse_u32(n) {
-                Some(n) if n > 0 && is_glob && limit.is_none() => limit = Some(n),
+                Some(n) if n > 0 && limit.is_none() => limit = Some(n),
                 _ => return Err(at(ParseError::BadLimit, w)),
             }
         } else if let Some(g) = w.strip_prefix("skip=") {
             let valid = matches!(self::target(g), Ok(Target::Glob { offset: 0, .. }))
                 || matches!(self::target(g), Ok(Target::Symbol { offset: 0, .. }));
-            if !is_glob || skip.is_some() || !valid {
+            if skip.is_some() || !valid {
                 return Err(at(ParseError::BadSkip, w));
             }
             skip = Some(g);
-        } else {
-            return Err(at(ParseError::FetchArgs, w));
         }
     }
-    Ok((limit, skip))
+    // The words are slices of `line`: the arguments' text starts at the
+    // first one's byte.
+    let text = first.map_or("", |w| {
+        let from = (w.as_ptr() as usize).wrapping_sub(line.as_ptr() as usize);
+        line.get(from..).unwrap_or("")
+    });
+    Ok((limit, skip, FetchArgs::new(text, is_glob)))
 }
 
 fn target(word: &str) -> Result<Target<'_>, Bad<'_>> {

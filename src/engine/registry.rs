@@ -17,6 +17,7 @@ use crate::backend::Target as ProbeTarget;
 use crate::command::{self, ProbeKind, Target};
 use crate::error::{BStr, Failed, LineRef, Text};
 use crate::errtext::{self, Origin, ProbeLine};
+use crate::events::program::{CompileError, FetchProgram};
 use crate::kvec;
 use crate::lifecycle::SetState;
 use crate::locked::Locked;
@@ -52,6 +53,9 @@ pub(super) struct Staged {
     earlier: bool,
     /// The line as written (trimmed), for `last_error`.
     text: KVec<u8>,
+    /// Its fetch arguments, compiled; int3 probes serve such a line
+    /// (`int3` is set), as the arguments read `pt_regs`.
+    args: Option<Arc<FetchProgram>>,
 }
 
 impl Staged {
@@ -74,6 +78,7 @@ impl Staged {
             index: 0,
             addr: 0,
             line: Some(self.line_ref()),
+            args: self.args.as_ref(),
         }
     }
 
@@ -350,12 +355,19 @@ impl Registry {
             Some(n) => Some(to_vec(n.as_bytes())?),
             None => None,
         };
+        // Checked when the write was parsed (`Engine::write`): only
+        // memory can fail here.
+        let args = match FetchProgram::compile(&spec.args, spec.kind, offset) {
+            Ok(a) => a,
+            Err(CompileError::NoMemory) => return Err(ENOMEM),
+            Err(CompileError::Refused(_)) => return Err(EINVAL),
+        };
         Ok(pending.push(
             Staged {
                 set: to_vec(spec.set.as_bytes())?,
                 name,
                 kind: spec.kind,
-                int3: spec.int3,
+                int3: spec.int3 || args.is_some(),
                 target: to_vec(target.as_bytes())?,
                 offset,
                 glob,
@@ -365,6 +377,7 @@ impl Registry {
                 line,
                 earlier: false,
                 text: to_vec(trimmed(text))?,
+                args,
             },
             GFP_KERNEL,
         )?)

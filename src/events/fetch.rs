@@ -181,7 +181,7 @@ impl ArgName<'_> {
             ArgName::Given(n) => n == name,
             ArgName::Nth(i) => {
                 name.strip_prefix("arg").and_then(|d| num::kstrtoul(d, 10)) == Some(i as u64 + 1)
-                    && !name[3..].starts_with(['0', '+'])
+                    && !sub(name, 3..).starts_with(['0', '+'])
             }
         }
     }
@@ -232,6 +232,20 @@ impl<'a> ProbeArg<'a> {
     }
 }
 
+/// `&s[r]` without a panic: every index the compiler slices at is one it
+/// found at an ASCII byte, so `get` always gives the slice (were it not,
+/// the slice would be empty, and the argument refused). A module cannot
+/// panic, and `str`'s slicing has a failure path objtool cannot follow.
+pub(crate) fn sub<I: core::slice::SliceIndex<str, Output = str>>(s: &str, r: I) -> &str {
+    s.get(r).unwrap_or("")
+}
+
+/// `s.contains(pat)` by bytes (core's substring searcher has the same
+/// failure paths as `str` slicing).
+pub(crate) fn has(s: &str, pat: &str) -> bool {
+    pat.is_empty() || s.as_bytes().windows(pat.len()).any(|w| w == pat.as_bytes())
+}
+
 /// `is_good_name`: a C identifier.
 pub fn is_good_name(name: &str) -> bool {
     let mut b = name.bytes();
@@ -243,7 +257,7 @@ pub fn is_good_name(name: &str) -> bool {
 /// offset; `None` where the offset is not a number.
 pub fn split_symbol_offset(s: &str) -> Option<(&str, i64)> {
     match s.find(['+', '-']) {
-        Some(i) => Some((&s[..i], num::kstrtol(&s[i..], 0)?)),
+        Some(i) => Some((sub(s, ..i), num::kstrtol(sub(s, i..), 0)?)),
         None => Some((s, 0)),
     }
 }
@@ -391,7 +405,7 @@ impl<'p, 'n> Compiler<'p, 'n> {
             let (name, body, body_at) = match word.find('=') {
                 Some(i) if i > MAX_ARG_NAME_LEN => return Err(FetchError::at(ArgNameTooLong, 0)),
                 Some(0) => return Err(FetchError::at(NoArgName, 0)),
-                Some(i) => (Some(&word[..i]), &word[i + 1..], i + 1),
+                Some(i) => (Some(sub(word, ..i)), sub(word, i + 1..), i + 1),
                 None => (None, word, 0),
             };
             let (fetch, spec) = split_spec(body);
@@ -418,8 +432,8 @@ impl<'p, 'n> Compiler<'p, 'n> {
     /// is a C identifier; else `argN`.
     fn generated_name<'a>(&self, word: &'a str, index: usize) -> ArgName<'a> {
         let end = word.find(':').unwrap_or(word.len());
-        if self.dialect.btf_args && is_good_name(&word[..end]) {
-            ArgName::Given(&word[..end])
+        if self.dialect.btf_args && is_good_name(sub(word, ..end)) {
+            ArgName::Given(sub(word, ..end))
         } else {
             ArgName::Nth(index)
         }
@@ -453,7 +467,7 @@ impl<'p, 'n> Compiler<'p, 'n> {
         if let (true, Some(btf)) = (self.dialect.btf_args, self.last_btf) {
             match type_name {
                 None => ty = types::find(btf.fetch_name()).ok_or(FetchError::at(BadType, at))?,
-                Some(t) if t.contains("string") => btf_string(btf, t, &mut code, at)?,
+                Some(t) if has(t, "string") => btf_string(btf, t, &mut code, at)?,
                 Some(_) => {}
             }
         }

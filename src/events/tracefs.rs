@@ -27,8 +27,10 @@ use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use kernel::prelude::*;
+use kernel::sync::Arc;
 
 use super::name::{auto_event_name, EventName, MAX_EVENT_NAME_LEN};
+use super::program::FetchProgram;
 use crate::bindings;
 use crate::error::{BStr, Failed};
 use crate::kvec;
@@ -63,16 +65,21 @@ pub(crate) struct EventSlot {
     ret: bool,
     /// The line named the probe (else its event gets `p_SYM_OFF`).
     named: bool,
+    /// The line's fetch arguments, which fill its records after the
+    /// probe's own fields (`None`: none). Kept while the probe is:
+    /// `rust/events.c` runs them from its handlers.
+    args: Option<Arc<FetchProgram>>,
 }
 
 impl EventSlot {
     /// No event yet, for a probe that is a return probe (`ret`) and that
     /// its line named (`named`).
-    pub(crate) fn new(ret: bool, named: bool) -> Self {
+    pub(crate) fn new(ret: bool, named: bool, args: Option<Arc<FetchProgram>>) -> Self {
         Self {
             ev: AtomicPtr::new(core::ptr::null_mut()),
             ret,
             named,
+            args,
         }
     }
 
@@ -144,6 +151,61 @@ pub(crate) struct ProbeEvent<'a> {
 /// Walks a set's probes that can have an event, calling its argument for
 /// each, in the same order every time.
 pub(crate) type EachProbe<'a> = &'a dyn Fn(&mut dyn FnMut(&ProbeEvent<'_>));
+
+/// A probe as [`SetEvents::add`] makes its event: the event's name, a
+/// return probe, its fetch arguments.
+type Probe = (EventName, bool, Option<Arc<FetchProgram>>);
+
+/// Bytes of an entry record's own fields (`kprobe_trace_entry_head`: the
+/// common fields and `__probe_ip`) and of a return record's (and
+/// `__probe_func`, `__probe_ret_ip`), after which the arguments' start.
+const ENTRY_HEAD: u32 = 16;
+const RETURN_HEAD: u32 = 24;
+
+/// A new event `system/name` (both NUL-terminated), not in tracefs yet,
+/// whose records `args` fill (null: out of memory).
+fn new_event(
+    system: &[u8],
+    name: &[u8],
+    ret: bool,
+    args: Option<&Arc<FetchProgram>>,
+) -> Result<*mut bindings::bp_event, Failed> {
+    let head = if ret { RETURN_HEAD } else { ENTRY_HEAD };
+    let new = |descs: &[bindings::bp_event_arg],
+               print_fmt: Option<&[u8]>,
+               fetch: *const FetchProgram,
+               fixed| {
+        // SAFETY: The strings are NUL-terminated, `descs` holds valid
+        // descriptors; the C side copies them all. `fetch`, when not
+        // null, is a program the set's probes keep until they are
+        // unregistered, after which nothing fires the event.
+        unsafe {
+            bindings::bp_event_new(
+                system.as_ptr().cast(),
+                name.as_ptr().cast(),
+                ret,
+                descs.as_ptr(),
+                descs.len() as u32,
+                print_fmt.map_or(core::ptr::null(), |p| p.as_ptr().cast()),
+                fetch.cast(),
+                fixed,
+            )
+        }
+    };
+    match args {
+        None => Ok(new(&[], None, core::ptr::null(), 0)),
+        Some(a) => a
+            .describe(head, |descs, print_fmt| {
+                new(
+                    descs,
+                    Some(print_fmt),
+                    &**a as *const FetchProgram,
+                    a.fixed(),
+                )
+            })
+            .map_err(|_| Failed::oom()),
+    }
+}
 
 /// A NUL-terminated copy of `s`, for the C side.
 fn c_string(s: &[u8]) -> Result<KVec<u8>, Failed> {
@@ -234,9 +296,9 @@ impl SetEvents {
         Ok(())
     }
 
-    /// Every probe's event name and kind (a return probe), in walk order;
-    /// a line's name longer than tracefs takes is refused.
-    fn names(set: &[u8], each: EachProbe<'_>) -> Result<KVVec<(EventName, bool)>, Failed> {
+    /// Every probe's event name, kind (a return probe) and arguments, in
+    /// walk order; a line's name longer than tracefs takes is refused.
+    fn names(set: &[u8], each: EachProbe<'_>) -> Result<KVVec<Probe>, Failed> {
         let mut probes = KVVec::new();
         let mut failed = None;
         each(&mut |p| {
@@ -254,7 +316,10 @@ impl SetEvents {
                         MAX_EVENT_NAME_LEN - 1
                     ),
                 ));
-            } else if probes.push((name.owned(), p.slot.ret), GFP_KERNEL).is_err() {
+            } else if probes
+                .push((name.owned(), p.slot.ret, p.slot.args.clone()), GFP_KERNEL)
+                .is_err()
+            {
                 failed = Some(Failed::oom());
             }
         });
@@ -266,24 +331,26 @@ impl SetEvents {
 
     /// Makes one event per name (not in tracefs yet) and says, for each
     /// probe, which: its index in `events`.
-    fn make_all(&mut self, set: &[u8], probes: &[(EventName, bool)]) -> Result<KVVec<u32>, Failed> {
+    fn make_all(&mut self, set: &[u8], probes: &[Probe]) -> Result<KVVec<u32>, Failed> {
         let oom = |_| Failed::oom();
         let events = self.events.get_mut();
         let system = c_string(set)?;
         // (name, return probe, walk index), ordered by name.
         let mut sorted = KVVec::with_capacity(probes.len(), GFP_KERNEL).map_err(oom)?;
         let mut event_of = KVVec::with_capacity(probes.len(), GFP_KERNEL).map_err(oom)?;
-        for (i, (name, ret)) in (0u32..).zip(probes.iter()) {
-            sorted.push((*name, *ret, i), GFP_KERNEL).map_err(oom)?;
+        for (i, (name, ret, args)) in (0u32..).zip(probes.iter()) {
+            sorted
+                .push((*name, *ret, i, args.as_ref()), GFP_KERNEL)
+                .map_err(oom)?;
             event_of.push(0u32, GFP_KERNEL).map_err(oom)?;
         }
         sorted.sort_unstable_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
         let mut pace = Pacer::new(256);
         for run in sorted.chunk_by(|a, b| a.0.as_str() == b.0.as_str()) {
-            let Some((name, ret, _)) = run.first() else {
+            let Some(&(name, ret, _, args)) = run.first() else {
                 continue;
             };
-            if run.iter().any(|p| p.1 != *ret) {
+            if run.iter().any(|p| p.1 != ret) {
                 return Err(Failed::new(
                     EEXIST,
                     format_args!(
@@ -293,7 +360,22 @@ impl SetEvents {
                     ),
                 ));
             }
-            Self::make(events, &system, set, name.as_str().as_bytes(), *ret)?;
+            let same = |a: Option<&Arc<FetchProgram>>| match (a, args) {
+                (None, None) => true,
+                (Some(a), Some(b)) => a.same_as(b),
+                _ => false,
+            };
+            if !run.iter().all(|p| same(p.3)) {
+                return Err(Failed::new(
+                    EEXIST,
+                    format_args!(
+                        "event {}/{}: its probes' fetch arguments differ (kprobe_events: argument type or name is different)",
+                        BStr(set),
+                        name.as_str()
+                    ),
+                ));
+            }
+            Self::make(events, &system, set, name.as_str().as_bytes(), ret, args)?;
             let e = events.len() as u32 - 1;
             for p in run {
                 if let Some(slot) = event_of.get_mut(p.2 as usize) {
@@ -313,6 +395,7 @@ impl SetEvents {
         set: &[u8],
         name: &[u8],
         ret: bool,
+        args: Option<&Arc<FetchProgram>>,
     ) -> Result<(), Failed> {
         let cname = c_string(name)?;
         // SAFETY: Both strings are NUL-terminated.
@@ -328,9 +411,7 @@ impl SetEvents {
             ));
         }
         events.reserve(1, GFP_KERNEL).map_err(|_| Failed::oom())?;
-        // SAFETY: Both strings are NUL-terminated; the C side copies them.
-        let ev =
-            unsafe { bindings::bp_event_new(system.as_ptr().cast(), cname.as_ptr().cast(), ret) };
+        let ev = new_event(system, &cname, ret, args)?;
         if ev.is_null() {
             return Err(Failed::oom());
         }

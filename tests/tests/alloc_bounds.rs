@@ -318,13 +318,6 @@ const REVIEWED: &[Reviewed] = &[
         1,
         "one fixed-size link per tracefs instance that enables the event",
     ),
-    r(
-        "rust/events.c",
-        "struct bp_event *ev = kzalloc(struct_size(ev, names, ls + ln), GFP_KERNEL);",
-        1,
-        "one event: a fixed struct and two names (a set name and an event name, each \
-         <= 64 bytes)",
-    ),
 ];
 
 /// What names a kmalloc-backed vector or slice in Rust code.

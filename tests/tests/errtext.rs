@@ -195,9 +195,9 @@ fn parse_errors_put_a_caret_under_the_word() {
     );
     // Tabs stay tabs under the line.
     assert_eq!(
-        parse_report("p:s/\tfoo bar"),
-        "line 1: p:s/\tfoo bar: fetch arguments are not supported yet: batchprobe writes no trace \
-         records (EOPNOTSUPP)\n  p:s/\tfoo bar\n      \t    ^\n"
+        parse_report("d:s/\tfoo bar"),
+        "line 1: d:s/\tfoo bar: fetch arguments on d: probes are not supported yet: direct calls \
+         write no trace records (EOPNOTSUPP)\n  d:s/\tfoo bar\n      \t    ^\n"
     );
 }
 
@@ -227,8 +227,8 @@ fn parse_error_columns() {
         Some((ParseError::BadMaxActive, Some(1)))
     );
     assert_eq!(
-        at("p:s/ vfs_read max=3"),
-        Some((ParseError::BadLimit, Some(14)))
+        at("p:s/ vfs_* max=0"),
+        Some((ParseError::BadLimit, Some(11)))
     );
     assert_eq!(
         at("p:s/ vfs_* skip=a+1"),

@@ -40,6 +40,7 @@ proptest! {
             target: Target::Symbol { name: &sym, offset: off },
             limit: None,
             skip: None,
+            args: FetchArgs::default(),
         }))));
     }
 
@@ -62,6 +63,7 @@ proptest! {
             target: Target::Symbol { name: &sym, offset: 0 },
             limit: None,
             skip: None,
+            args: FetchArgs::default(),
         };
         prop_assert_eq!(parse_line(line.as_bytes()), Ok(Some(Command::Probe(spec))));
         // Its canonical form names the set.

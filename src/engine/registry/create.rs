@@ -138,6 +138,16 @@ impl Registry {
         let staged = &self.staged;
         let mine =
             || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
+        // Arguments fill records: without events there are none to fill.
+        if let Some(e) = mine().find(|e| e.args.is_some() && !options.events) {
+            return Err(Failed::new(
+                EINVAL,
+                format_args!(
+                    "set {name}: its lines have fetch arguments, which fill trace records: create it with --events"
+                ),
+            )
+            .on_line(Some(&e.line_ref())));
+        }
         // Each explicit line is one probe, its room held from the start.
         let budget = self.budget(mine().filter(|e| !e.glob).count());
         let walks = mine().any(|e| e.glob || e.walked_explicitly());

@@ -7,7 +7,7 @@
 
 use super::error::ErrorKind::*;
 use super::types::split_spec;
-use super::{num, Code, Compiler, FetchError, Insn, Site};
+use super::{num, sub, Code, Compiler, FetchError, Insn, Site};
 
 /// What BTF says a parameter or return value is, as far as a fetch type goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,8 +112,8 @@ impl<'n> Compiler<'_, 'n> {
     /// `$argN[:TYPE]` (N a digit) as the kernel rewrites it: the Nth
     /// parameter's BTF name, and the `:TYPE` left as it was.
     pub(super) fn btf_name_of<'a>(&self, word: &'a str) -> Result<(&'n str, &'a str), FetchError> {
-        let (n, digits) = num::simple_strtoul(&word[4..], 10, self.dialect.linux_7_3);
-        let tail = &word[4 + digits..];
+        let (n, digits) = num::simple_strtoul(sub(word, 4..), 10, self.dialect.linux_7_3);
+        let tail = sub(word, 4 + digits..);
         if !(tail.is_empty() || tail.starts_with(':')) {
             return Err(FetchError::at(BadVar, 0));
         }
@@ -144,8 +144,8 @@ impl<'n> Compiler<'_, 'n> {
         at: usize,
     ) -> Result<(), FetchError> {
         let (var, member) = match arg.find(['.', '-']) {
-            Some(i) if arg[i..].starts_with("->") => (&arg[..i], Some(i + 2)),
-            Some(i) if arg[i..].starts_with('.') => {
+            Some(i) if sub(arg, i..).starts_with("->") => (sub(arg, ..i), Some(i + 2)),
+            Some(i) if sub(arg, i..).starts_with('.') => {
                 return Err(FetchError::at(NosupDatArg, at + i + 1))
             }
             Some(i) => return Err(FetchError::at(BadHyphen, at + i)),

@@ -52,17 +52,17 @@ fn kstrtoull_raw(s: &str, base: u32) -> Option<u64> {
 }
 
 /// `kstrtoul`/`kstrtoull`: an optional `+`, then [`kstrtoull_raw`].
-pub fn kstrtoul(s: &str, base: u32) -> Option<u64> {
+pub(super) fn kstrtoul(s: &str, base: u32) -> Option<u64> {
     kstrtoull_raw(s.strip_prefix('+').unwrap_or(s), base)
 }
 
 /// `kstrtouint`: [`kstrtoul`] within `u32`.
-pub fn kstrtouint(s: &str, base: u32) -> Option<u32> {
+pub(super) fn kstrtouint(s: &str, base: u32) -> Option<u32> {
     kstrtoul(s, base).and_then(|v| u32::try_from(v).ok())
 }
 
 /// `kstrtol`: a signed number within `i64`.
-pub fn kstrtol(s: &str, base: u32) -> Option<i64> {
+pub(super) fn kstrtol(s: &str, base: u32) -> Option<i64> {
     match s.strip_prefix('-') {
         Some(abs) => negative(abs, base),
         None => kstrtoul(s, base).and_then(|v| i64::try_from(v).ok()),
@@ -70,7 +70,7 @@ pub fn kstrtol(s: &str, base: u32) -> Option<i64> {
 }
 
 /// `kstrtol` of `-` followed by `abs`, base 0.
-pub fn kstrtol_negative(abs: &str) -> Option<i64> {
+pub(super) fn kstrtol_negative(abs: &str) -> Option<i64> {
     negative(abs, 0)
 }
 
@@ -85,7 +85,7 @@ fn negative(abs: &str, base: u32) -> Option<i64> {
 /// `simple_strtoul(s, &end, base)`: the longest number at the start of `s`
 /// (0 where there is none) and the bytes it took. On overflow 6.12 wraps;
 /// 7.3 (`saturate`) stays at `u64::MAX`.
-pub fn simple_strtoul(s: &str, base: u32, saturate: bool) -> (u64, usize) {
+pub(super) fn simple_strtoul(s: &str, base: u32, saturate: bool) -> (u64, usize) {
     let b = s.as_bytes();
     let (base, skip) = fixup_radix(b, base);
     let mut v: u64 = 0;

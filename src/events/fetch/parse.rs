@@ -7,7 +7,7 @@
 
 use super::error::ErrorKind::*;
 use super::{
-    num, Code, Compiler, FetchError, Insn, Site, MAX_NESTED_7_3, MAX_TRACE_ARGS, REGISTERS,
+    num, sub, Code, Compiler, FetchError, Insn, Site, MAX_NESTED_7_3, MAX_TRACE_ARGS, REGISTERS,
 };
 
 impl Compiler<'_, '_> {
@@ -29,7 +29,7 @@ impl Compiler<'_, '_> {
         let mut left = at;
         match arg.as_bytes().first() {
             Some(b'$') => self.var(arg, code, at)?,
-            Some(b'%') => match REGISTERS.iter().find(|r| r.0 == &arg[1..]) {
+            Some(b'%') => match REGISTERS.iter().find(|r| r.0 == sub(arg, 1..)) {
                 Some(&(_, off)) => {
                     code.set(Insn::Reg(off));
                     self.regs = true;
@@ -66,26 +66,26 @@ impl Compiler<'_, '_> {
         let Some(cast_end) = arg.find(')') else {
             return err(DerefOpenBrace, at + arg.len());
         };
-        let rest = &arg[cast_end + 1..];
+        let rest = sub(arg, cast_end + 1..);
         let at_rest = at + cast_end + 1;
-        let arrow_after = |i: usize| rest[i..].starts_with("->");
+        let arrow_after = |i: usize| sub(rest, i..).starts_with("->");
         // The inner argument, and where it starts.
         let (inner, inner_at) = if rest.starts_with('(') {
             match matched_close(rest) {
                 None => return err(DerefOpenBrace, at_rest),
                 Some(c) if !arrow_after(c + 1) => return err(TypecastReqField, at_rest + c + 1),
-                Some(c) => (&rest[1..c], at_rest + 1),
+                Some(c) => (sub(rest, 1..c), at_rest + 1),
             }
         } else if is_nested(rest) {
-            let Some(open) = rest[1..].find('(').map(|o| o + 1) else {
+            let Some(open) = sub(rest, 1..).find('(').map(|o| o + 1) else {
                 return err(DerefNeedBrace, at_rest);
             };
-            match matched_close(&rest[open..]) {
+            match matched_close(sub(rest, open..)) {
                 None => return err(DerefOpenBrace, at_rest + rest.len()),
                 Some(c) if !arrow_after(open + c + 1) => {
                     return err(TypecastReqField, at_rest + open + c + 1)
                 }
-                Some(c) => (&rest[..open + c + 1], at_rest),
+                Some(c) => (sub(rest, ..open + c + 1), at_rest),
             }
         } else {
             if rest.starts_with('@') {
@@ -96,7 +96,7 @@ impl Compiler<'_, '_> {
                 }
             }
             match rest.find('-') {
-                Some(i) if arrow_after(i) => (&rest[..i], at_rest),
+                Some(i) if arrow_after(i) => (sub(rest, ..i), at_rest),
                 _ => return err(TypecastReqField, at_rest + rest.len()),
             }
         };
@@ -112,7 +112,7 @@ impl Compiler<'_, '_> {
     /// `$argN`.
     fn var<'a>(&mut self, arg: &'a str, code: &mut Code<'a>, at: usize) -> Result<(), FetchError> {
         let bad = |kind| Err(FetchError::at(kind, at));
-        let v = &arg[1..];
+        let v = sub(arg, 1..);
         if v == "comm" || v == "COMM" {
             code.set(Insn::Comm);
         } else if v.starts_with("retval") {
@@ -140,7 +140,7 @@ impl Compiler<'_, '_> {
                 return bad(BadVar);
             }
         } else if self.dialect.linux_7_3 && v.starts_with("current") {
-            match &v[7..] {
+            match sub(v, 7..) {
                 "" => code.set(Insn::Current),
                 // `$current->member`: a BTF member access.
                 rest if rest.starts_with('-') && self.dialect.btf_args => {
@@ -202,9 +202,9 @@ impl Compiler<'_, '_> {
         let user = arg.as_bytes().get(1) == Some(&b'u');
         let negative = arg.starts_with('-');
         // The kernel moves the sign over the `u`, and drops a `+`.
-        let rest = if user { &arg[2..] } else { &arg[1..] };
+        let rest = if user { sub(arg, 2..) } else { sub(arg, 1..) };
         let paren = rest.find('(').ok_or(FetchError::at(DerefNeedBrace, at))?;
-        let num = &rest[..paren];
+        let num = sub(rest, ..paren);
         let offset = if negative {
             num::kstrtol_negative(num)
         } else {
@@ -214,11 +214,11 @@ impl Compiler<'_, '_> {
         // The kernel's caret for the inner argument: a byte short after `u`,
         // and after `+-`.
         let inner_at = at + paren + 2 - usize::from(!negative && rest.starts_with('-'));
-        let inner = &rest[paren + 1..];
+        let inner = sub(rest, paren + 1..);
         let close = inner
             .rfind(')')
             .ok_or(FetchError::at(DerefOpenBrace, inner_at + inner.len()))?;
-        self.parse(&inner[..close], code, inner_at, depth + 1)?;
+        self.parse(sub(inner, ..close), code, inner_at, depth + 1)?;
         if matches!(code.cur(), Insn::Comm | Insn::ImmStr(_)) {
             return Err(FetchError::at(CommCantDeref, inner_at));
         }
@@ -243,13 +243,13 @@ impl Compiler<'_, '_> {
     ) -> Result<usize, FetchError> {
         let (read, inner) = match arg.strip_prefix("this_cpu_read(") {
             Some(inner) => (true, inner),
-            None => (false, &arg["this_cpu_ptr(".len()..]),
+            None => (false, sub(arg, "this_cpu_ptr(".len()..)),
         };
         let inner_at = at + arg.len() - inner.len();
         let close = inner
             .rfind(')')
             .ok_or(FetchError::at(DerefOpenBrace, inner_at + inner.len()))?;
-        let inner = &inner[..close];
+        let inner = sub(inner, ..close);
         self.parse(inner, code, inner_at, depth + 1)?;
         if matches!(code.cur(), Insn::Comm | Insn::ImmStr(_)) {
             return Err(FetchError::at(CommCantDeref, inner_at));
@@ -301,7 +301,7 @@ fn matched_close(s: &str) -> Option<usize> {
 
 /// `@ADDR`, `@SYM[+|-OFFS]` (`@+OFFS`, a file offset, is for uprobes).
 fn memory<'a>(arg: &'a str, code: &mut Code<'a>, at: usize) -> Result<(), FetchError> {
-    let rest = &arg[1..];
+    let rest = sub(arg, 1..);
     match rest.as_bytes().first() {
         Some(c) if c.is_ascii_digit() => match num::kstrtoul(rest, 0) {
             Some(addr) => code.set(Insn::Imm(addr)),
@@ -330,11 +330,11 @@ fn immediate<'a>(arg: &'a str, code: &mut Code<'a>, at: usize) -> Result<(), Fet
         }
         return Ok(());
     }
-    let s = &arg[1..];
+    let s = sub(arg, 1..);
     let v = match s.as_bytes().first() {
         Some(c) if c.is_ascii_digit() => num::kstrtoul(s, 0),
         Some(b'-') => num::kstrtol(s, 0).map(|v| v as u64),
-        Some(b'+') => num::kstrtol(&s[1..], 0).map(|v| v as u64),
+        Some(b'+') => num::kstrtol(sub(s, 1..), 0).map(|v| v as u64),
         _ => None,
     };
     code.set(Insn::Imm(v.ok_or(FetchError::at(BadImm, at + 1))?));

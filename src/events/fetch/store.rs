@@ -5,7 +5,7 @@
 //! loaded. Pure, as its parent.
 
 use super::error::ErrorKind::*;
-use super::{num, Code, FetchError, FetchType, Insn};
+use super::{num, sub, Code, FetchError, FetchType, Insn};
 
 /// `finalize_fetch_insn`: the store, the bitfield, the array loop and the end.
 pub(super) fn finalize(
@@ -100,9 +100,9 @@ fn store_string(
 /// the kernel's `unsigned long` (wrapping) arithmetic.
 fn bitfield(bf: &str, ty: &FetchType, code: &mut Code<'_>, saturate: bool) -> Option<()> {
     let (width, n) = num::simple_strtoul(bf, 0, saturate);
-    let rest = bf[n..].strip_prefix('@').filter(|_| width != 0)?;
+    let rest = sub(bf, n..).strip_prefix('@').filter(|_| width != 0)?;
     let (offset, n) = num::simple_strtoul(rest, 0, saturate);
-    if n == 0 || !rest[n..].starts_with('/') {
+    if n == 0 || !sub(rest, n..).starts_with('/') {
         return None;
     }
     code.next_empty(FetchError::at(BadBitfield, 0)).ok()?;

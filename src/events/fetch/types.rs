@@ -5,7 +5,7 @@
 //! how `format` declares it and how the record prints it. Pure.
 
 use super::error::ErrorKind::*;
-use super::{num, FetchError, MAX_ARRAY_LEN};
+use super::{num, sub, FetchError, MAX_ARRAY_LEN};
 
 /// A fetch type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,14 +76,14 @@ pub const TYPES: [FetchType; 17] = [
 ];
 
 /// The type of an argument without `:TYPE` (x86-64's `unsigned long`).
-pub const DEFAULT: &str = "x64";
+pub(super) const DEFAULT: &str = "x64";
 
 /// `find_fetch_type`: a type by name (`None`: the default), a bitfield
 /// `b<W>@<O>/<SIZE>` by its container's size.
-pub fn find(name: Option<&str>) -> Option<&'static FetchType> {
+pub(super) fn find(name: Option<&str>) -> Option<&'static FetchType> {
     let name = name.unwrap_or(DEFAULT);
     if let Some(bf) = name.strip_prefix('b') {
-        let container = &bf[bf.find('/')? + 1..];
+        let container = sub(bf, bf.find('/')? + 1..);
         let by_bits = match num::kstrtoul(container, 0)? {
             8 => "u8",
             16 => "u16",
@@ -99,7 +99,7 @@ pub fn find(name: Option<&str>) -> Option<&'static FetchType> {
 /// `BODY[:SPEC]`: the fetch part and the type part (at the first `:`).
 pub(super) fn split_spec(body: &str) -> (&str, Option<&str>) {
     match body.find(':') {
-        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        Some(i) => (sub(body, ..i), Some(sub(body, i + 1..))),
         None => (body, None),
     }
 }
@@ -117,7 +117,7 @@ pub(super) fn split_type<'a>(
     if let Some(spec) = spec {
         let spec_at = fetch.len() + 1;
         if let Some(open) = spec.find('[') {
-            let inner = &spec[open + 1..];
+            let inner = sub(spec, open + 1..);
             let close = inner
                 .find(']')
                 .ok_or(FetchError::at(ArrayNoClose, at + body_len))?;
@@ -125,14 +125,14 @@ pub(super) fn split_type<'a>(
             if close + 1 != inner.len() {
                 return Err(FetchError::at(BadArraySuffix, at + inner_at + close + 1));
             }
-            count = match num::kstrtouint(&inner[..close], 0) {
+            count = match num::kstrtouint(sub(inner, ..close), 0) {
                 Some(n) if n > 0 => n,
                 _ => return Err(FetchError::at(BadArrayNum, at + inner_at)),
             };
             if count > MAX_ARRAY_LEN {
                 return Err(FetchError::at(ArrayTooBig, at + inner_at));
             }
-            type_name = Some(&spec[..open]);
+            type_name = Some(sub(spec, ..open));
         }
     }
     let type_at = at + spec.map_or(0, |_| fetch.len() + 1);

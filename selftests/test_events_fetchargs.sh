@@ -1,0 +1,135 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# description: fetch arguments on batchprobe's events give the records kprobe_events' give, on the same calls
+# requires: CONFIG_KPROBE_EVENTS
+#
+# The kernel is the oracle. Each line below is defined twice: in tracefs'
+# kprobe_events (group kpfa, its event named k_NAME) and in a batchprobe
+# set created with --events (group bpfa, event NAME), on openat's syscall
+# entry. Both events are enabled together, only for the calls of bpopen
+# (a filter on comm), and bpopen opens a path that does not exist three
+# times: every call writes a record to each, and the two lists of records
+# must be equal, text after the event name (for a return probe, after the
+# "(CALLER <- FUNC)" part: of two kretprobes on one function, one sees the
+# other's trampoline as its caller). Each event's format must be the
+# kernel's but for its name and ID. The lines cover every load (%REG,
+# $argN, $stack, $stackN, $comm, \IMM, \"STR"), kernel and user
+# dereferences, nested, every kind of type (u, s, x, char, string,
+# ustring, symbol, symstr, a bitfield, an array), reads that fault (and a
+# kernel string read of a user address, which x86 makes a user read), and a
+# return probe's $retval. Every $argN is named (NAME=): a kernel with
+# CONFIG_PROBE_EVENTS_BTF_ARGS names an unnamed one after the function's
+# parameter, from BTF, which batchprobe does not read yet (README).
+#
+# Then what is refused, each with its reason and the kernel's caret: a bad
+# fetch argument (the kernel's error_log words and column), $argN on a
+# return probe, @SYM, arguments on a d: line, and a set with arguments
+# created without --events; and a refused line changes nothing.
+. ./bp_lib.sh
+T=/sys/kernel/tracing
+ktap_plan 31
+EINVAL=22 EOPNOTSUPP=95
+F=__x64_sys_openat
+PATHNAME=/bpfa-no-such-file
+# The user's registers (an openat's arguments: di, si, dx, r10).
+U='$arg1'
+LINES="p:G/o_regs $F dfd=+112($U):s32 name=+0(+104($U)):ustring flags=+96($U):x32 mode=+56($U):u16
+p:G/o_loads $F %di a1=$U:x64 %sp:x64 \$stack:x64 \$stack0:x64 \$stack1:u32 c=\$comm cs=\$comm:string
+p:G/o_types $F ch=+u0(+104($U)):char arr=+104($U):u8[4] bf=+112($U):b4@2/8 s8=+104($U):s8 x16=+104($U):x16 s64=+112($U):s64
+p:G/o_imm $F im=\\42 neg=\\-1:s16 lit=\\\"lit\" sym=%ip:symbol ss=%ip:symstr
+p:G/o_fault $F fs=+0(+112($U)):string fu=+0(+112($U)):ustring ks=+0(+104($U)):string us=+u0(+104($U)):ustring
+r:G/o_ret $F ret=\$retval:s64 rx=\$retval:x32"
+NAMES="o_regs o_loads o_types o_imm o_fault o_ret"
+
+echo 0 > $T/tracing_on
+echo > $T/trace
+: > $T/error_log
+printf "%s\n" "$LINES" | sed "s|^\(.\):G/|\1:kpfa/k_|" > /tmp/kpfa.lines
+ktap_check "kprobe_events_takes_them" sh -c "cat /tmp/kpfa.lines >> $T/kprobe_events"
+sed 's/^/# /' $T/error_log
+bp_load
+printf "%s\n" "$LINES" | sed "s|^\(.\):G/|\1:bpfa/|" > /tmp/bpfa.lines
+printf 'create bpfa --events\nenable bpfa\n' >> /tmp/bpfa.lines
+if bpwrite $BP_DEBUGFS/control < /tmp/bpfa.lines; then
+    ktap_pass "batchprobe_takes_them"
+else
+    ktap_fail "batchprobe_takes_them"
+    sed 's/^/# /' $BP_DEBUGFS/last_error
+fi
+ktap_check "served_by_kprobes" test "$(bp_field bpfa kprobes)$(bp_field bpfa kretprobes)" = 51
+
+# format: the kernel's, but for the name and ID lines.
+for e in $NAMES; do
+    if [ -e $T/events/bpfa/$e/format ] && ! diff -u $T/events/kpfa/k_$e/format $T/events/bpfa/$e/format |
+        grep '^[-+][^-+]' | grep -qv '^[-+]\(name\|ID\):'; then
+        ktap_pass "format_$e"
+    else
+        diff -u $T/events/kpfa/k_$e/format $T/events/bpfa/$e/format 2>&1 | sed 's/^/# /'
+        ktap_fail "format_$e"
+    fi
+done
+
+# The same calls, both events on.
+for g in kpfa bpfa; do
+    echo 'comm == "bpopen"' > $T/events/$g/filter
+    echo 1 > $T/events/$g/enable
+done
+echo 1 > $T/tracing_on
+failed=$(bpopen $PATHNAME 3)
+echo 0 > $T/tracing_on
+for g in kpfa bpfa; do echo 0 > $T/events/$g/enable; echo 0 > $T/events/$g/filter; done
+ktap_check "three_failed_opens" test "$failed" = 3
+for e in $NAMES; do
+    want=$(grep -v '^#' $T/trace | sed -n "s/.* k_$e: //p" | sed 's/^(\([^<]*\) <- [^)]*)/(<- RET)/')
+    got=$(grep -v '^#' $T/trace | sed -n "s/.* $e: //p" | sed 's/^(\([^<]*\) <- [^)]*)/(<- RET)/')
+    if [ "$(echo "$want" | grep -c .)" -eq 3 ] && [ "$got" = "$want" ]; then
+        ktap_pass "records_$e"
+        ktap_print_msg "$e: $(echo "$got" | head -1 | cut -c1-200)"
+    else
+        ktap_print_msg "kprobe_events: $(echo "$want" | head -1) ($(echo "$want" | grep -c .))"
+        ktap_print_msg "batchprobe:    $(echo "$got" | head -1) ($(echo "$got" | grep -c .))"
+        ktap_fail "records_$e"
+    fi
+done
+# The path the user passed, read through two dereferences.
+ktap_check "reads_the_path" sh -c "grep -q ' o_regs: .*name=\"$PATHNAME\"' $T/trace"
+ktap_check "records_count_hits" test "$(bp_probe_hits bpfa o_regs)" -ge 3
+bp_ctl 'unregister bpfa --sync\n'
+echo > $T/kprobe_events
+
+# Refusals: the kernel's words and caret for a bad argument.
+# staged: the probe lines staged (the sets file's "# N probe(s) staged").
+staged() {
+    _n=$(sed -n 's/^# \([0-9]*\) probe(s) staged.*/\1/p' $BP_DEBUGFS/sets)
+    echo "${_n:-0}"
+}
+# last_caret FILE: the column of the caret on FILE's last line, after its
+# two-space indent (error_log's is "  Command: ").
+bad="p:bpe/x $F a=%di b=%zz"
+: > $T/error_log
+echo "$bad" >> $T/kprobe_events 2>/dev/null
+kwords=$(grep 'error: ' $T/error_log | tail -1 | sed 's/.*error: //')
+kcaret=$(tail -1 $T/error_log) kprefix="  Command: "
+kcol=$(( ${#kcaret} - ${#kprefix} - 1 ))
+# (bp_ctl's text is a printf format.)
+pct() { echo "$1" | sed 's/%/%%/g'; }
+bp_expect_err "bad_register" "$EINVAL" "$(pct "$bad")\n"
+bcaret=$(tail -1 $BP_DEBUGFS/last_error)
+bcol=$(( ${#bcaret} - 3 ))
+ktap_check "bad_register_words" grep -qF "$kwords" $BP_DEBUGFS/last_error
+if [ -n "$kwords" ] && [ "$bcol" -eq "$kcol" ]; then
+    ktap_pass "bad_register_caret"
+else
+    ktap_fail "bad_register_caret" "the kernel's column $kcol ($kwords), batchprobe's $bcol"
+    sed 's/^/# /' $BP_DEBUGFS/last_error
+fi
+ktap_check "refused_line_not_staged" test "$(staged)" -eq 0
+bp_expect_err "retval_args_not_yet" "$EOPNOTSUPP" "r:bpe/x $F a=\$arg1\n"
+ktap_check "retval_args_says_why" grep -q 'on a return probe is not supported yet' $BP_DEBUGFS/last_error
+bp_expect_err "sym_not_yet" "$EOPNOTSUPP" "p:bpe/x $F j=@jiffies\n"
+bp_expect_err "direct_args_refused" "$EOPNOTSUPP" "d:bpe/x $F a=%%di\n"
+bp_expect_err "args_need_events" "$EINVAL" "p:bpe/x $F a=%%di\ncreate bpe\n"
+ktap_check "args_need_events_says_why" grep -q 'create it with --events' $BP_DEBUGFS/last_error
+ktap_check "nothing_left" sh -c "! grep -q '^bpe ' $BP_DEBUGFS/sets"
+ktap_check "nothing_staged" test "$(staged)" -eq 0
+ktap_finish

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A probe line's fetch arguments, compiled for the running kernel: the
+//! pure compiler ([`super::fetch`]) run with this kernel's grammar when the
+//! line is staged, its programs kept in a [`FetchProgram`] that the line's
+//! probes share, and run by the record writer ([`super::record`]) from
+//! `rust/events.c` whenever a probe writes a record (`bp_rust_fetch_*`,
+//! over the probe's `pt_regs`). What `format` and a record's text show of
+//! the arguments is handed to `rust/events.c` when the event is made
+//! ([`FetchProgram::describe`]).
+//!
+//! Not yet, and refused with the reason: `@SYM` (a module cannot look up
+//! a data symbol's address: `kallsyms_lookup_name` is not exported), and
+//! `$argN` on a return probe (the kernel keeps them at entry; batchprobe's
+//! kretprobes keep no entry data yet). Without the function's BTF, the
+//! grammar is that of a kernel without `CONFIG_PROBE_EVENTS_BTF_ARGS`:
+//! parameter names are not read, and `$argN` without a type is `x64`.
+
+use core::ffi::c_void;
+use core::fmt;
+
+use kernel::alloc::AllocError;
+use kernel::prelude::*;
+use kernel::sync::Arc;
+
+use super::fetch::{Compiler, Dialect, FetchError, Insn, NoBtf, ProbeArg, Site};
+use super::format::{self, Head};
+use super::record::{self, Source, KSYM_SYMBOL_LEN};
+use crate::bindings;
+use crate::command::{FetchArgs, ProbeKind};
+use crate::kcompat;
+
+/// The running kernel's fetch-argument grammar.
+fn dialect() -> Dialect {
+    // SAFETY: Returns a constant.
+    let thread_size = unsafe { bindings::bp_thread_size() } as u64;
+    if kcompat::FETCHARGS_7_3 {
+        Dialect::linux_7_3(thread_size, false)
+    } else {
+        Dialect::linux_6_12(thread_size, false)
+    }
+}
+
+/// Why a line's fetch arguments are refused: where the caret goes (bytes
+/// from the start of the arguments' text), the reason, and the errno.
+pub(crate) struct Refusal {
+    pub(crate) at: usize,
+    pub(crate) reason: &'static str,
+    pub(crate) errno: i32,
+}
+
+/// A refusal of the compiler, or no memory.
+pub(crate) enum CompileError {
+    Refused(Refusal),
+    NoMemory,
+}
+
+impl From<AllocError> for CompileError {
+    fn from(_: AllocError) -> Self {
+        CompileError::NoMemory
+    }
+}
+
+/// The site that decides what `$argN` and `$retval` mean, as
+/// `trace_kprobe_create()` finds it: a return probe, a probe at a
+/// function's start (`+0`), or inside one.
+fn site(kind: ProbeKind, offset: u32) -> Site {
+    match kind {
+        ProbeKind::Kretprobe { .. } => Site::Return,
+        _ if offset == 0 => Site::Entry,
+        _ => Site::Inside,
+    }
+}
+
+/// One line's compiled fetch arguments, shared by the line's probes (a
+/// glob's members all have them) and read by their handlers.
+///
+/// # Invariants
+///
+/// The `&str`s in `args` point into `text`'s buffer, which is never
+/// changed nor freed before `self` is (a `KVVec`'s buffer stays where it
+/// is when the vector moves); `args` is only lent out for `&self`'s life.
+pub(crate) struct FetchProgram {
+    args: KVVec<ProbeArg<'static>>,
+    /// Never read: only kept, for `args` to point into.
+    _text: KVVec<u8>,
+    head: Head,
+    fixed: u32,
+}
+
+impl FetchProgram {
+    /// Compiles `args`, the fetch arguments of a line of `kind` at
+    /// `offset`; `None` for a line without any.
+    pub(crate) fn compile(
+        args: &FetchArgs<'_>,
+        kind: ProbeKind,
+        offset: u32,
+    ) -> Result<Option<Arc<Self>>, CompileError> {
+        if args.is_empty() {
+            return Ok(None);
+        }
+        let mut text = KVVec::new();
+        text.extend_from_slice(args.text().as_bytes(), GFP_KERNEL)?;
+        // SAFETY: `text` holds a copy of a `&str`; its buffer outlives the
+        // borrow taken here, which ends up in `Self::args` (see the type
+        // invariants) and nowhere else.
+        let copy: &'static str =
+            unsafe { &*(core::str::from_utf8_unchecked(text.as_slice()) as *const str) };
+        let head = match kind {
+            ProbeKind::Kretprobe { .. } => Head::Return,
+            _ => Head::Entry,
+        };
+        let (compiled, fixed) = compile_words(args.with_text(copy), site(kind, offset), copy)?;
+        // INVARIANT: `compiled` borrows `text` only.
+        Ok(Some(Arc::new(
+            Self {
+                args: compiled,
+                _text: text,
+                head,
+                fixed,
+            },
+            GFP_KERNEL,
+        )?))
+    }
+
+    /// The compiled arguments.
+    pub(crate) fn args(&self) -> &[ProbeArg<'_>] {
+        &self.args
+    }
+
+    /// Bytes of the arguments' fixed fields.
+    pub(crate) fn fixed(&self) -> u32 {
+        self.fixed
+    }
+
+    /// The same arguments as `other` (probes of one event must have them,
+    /// as `kprobe_events` requires of the probes it appends to an event).
+    pub(crate) fn same_as(&self, other: &Self) -> bool {
+        self.head == other.head
+            && self.args.len() == other.args.len()
+            && self
+                .args
+                .iter()
+                .zip(other.args.iter())
+                .all(|(a, b)| a.name == b.name && a.ty == b.ty && a.count == b.count)
+    }
+
+    /// What `rust/events.c` shows of the arguments: each one's field (its
+    /// offset after the probe's own fields, `head` bytes) and the event's
+    /// `print fmt`, as C strings valid during `f`.
+    pub(crate) fn describe<R>(
+        &self,
+        head: u32,
+        f: impl FnOnce(&[bindings::bp_event_arg], &[u8]) -> R,
+    ) -> Result<R, AllocError> {
+        // Every C string, then where each starts.
+        let mut strings = CBuf(KVVec::new());
+        let mut starts = KVVec::with_capacity(2 * self.args.len(), GFP_KERNEL)?;
+        for a in self.args() {
+            starts.push(strings.0.len(), GFP_KERNEL)?;
+            strings.text(format_args!("{}", a.name))?;
+            starts.push(strings.0.len(), GFP_KERNEL)?;
+            strings.with(|w| format::field_type(a, w))?;
+        }
+        let print_at = strings.0.len();
+        strings.with(|w| format::print_fmt(self.head, self.args(), w))?;
+        let base = strings.0.as_ptr();
+        let at = |i: usize| {
+            // SAFETY: Every start is within `strings`, which is not changed
+            // from here on.
+            unsafe { base.add(starts.get(i).copied().unwrap_or(0)) }.cast()
+        };
+        let mut descs = KVVec::with_capacity(self.args.len(), GFP_KERNEL)?;
+        for (i, a) in self.args().iter().enumerate() {
+            descs.push(
+                bindings::bp_event_arg {
+                    name: at(2 * i),
+                    type_: at(2 * i + 1),
+                    offset: head + a.offset,
+                    elem: u32::from(a.ty.size),
+                    count: a.count,
+                    is_signed: a.ty.signed,
+                    print: print_kind(a) as u8,
+                },
+                GFP_KERNEL,
+            )?;
+        }
+        Ok(f(&descs, strings.0.get(print_at..).unwrap_or(&[])))
+    }
+}
+
+/// Compiles the argument words of `args` (slices of `text`) at `site`, as
+/// `trace_kprobe_create()` does: the checks of the whole line first, then
+/// each argument in order. The arguments and their fixed fields' bytes.
+fn compile_words<'a>(
+    args: FetchArgs<'a>,
+    site: Site,
+    text: &'a str,
+) -> Result<(KVVec<ProbeArg<'a>>, u32), CompileError> {
+    let word_at = |w: &str| (w.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    let d = dialect();
+    let refuse = |w: &str, e: FetchError| {
+        CompileError::Refused(Refusal {
+            at: word_at(w) + e.pos,
+            reason: d.error_text(e.kind),
+            errno: e.kind.errno(),
+        })
+    };
+    let mut c = Compiler::new(d, site, &NoBtf);
+    let words = args.words();
+    if let Err((i, e)) = c.check_words(words.clone()) {
+        let w = words.clone().nth(i).unwrap_or(text);
+        return Err(refuse(w, e));
+    }
+    let mut done = KVVec::new();
+    for w in words {
+        let a = c.compile(w, &done).map_err(|e| refuse(w, e))?;
+        if let Some(why) = not_yet(&a) {
+            return Err(CompileError::Refused(Refusal {
+                at: word_at(w),
+                reason: why,
+                errno: crate::errno::EOPNOTSUPP,
+            }));
+        }
+        done.push(a, GFP_KERNEL)?;
+    }
+    Ok((done, c.record_size()))
+}
+
+/// What the compiler takes and batchprobe does not do yet, in words.
+fn not_yet(a: &ProbeArg<'_>) -> Option<&'static str> {
+    a.program().iter().find_map(|i| match i {
+        Insn::Symbol(_) => Some(
+            "@SYM is not supported yet: a module cannot look up a symbol's address (use @ADDR)",
+        ),
+        Insn::EntryData(_) => Some(
+            "$argN on a return probe is not supported yet: batchprobe's kretprobes keep no entry data",
+        ),
+        _ => None,
+    })
+}
+
+/// How `rust/events.c` prints an argument's value (`enum bp_print`).
+fn print_kind(a: &ProbeArg<'_>) -> bindings::bp_print {
+    match a.ty.name {
+        _ if a.ty.string => bindings::bp_print_BP_PRINT_STRING,
+        "symbol" => bindings::bp_print_BP_PRINT_SYMBOL,
+        "char" => bindings::bp_print_BP_PRINT_CHAR,
+        n if n.starts_with('x') => bindings::bp_print_BP_PRINT_X,
+        _ if a.ty.signed => bindings::bp_print_BP_PRINT_S,
+        _ => bindings::bp_print_BP_PRINT_U,
+    }
+}
+
+/// C strings, written with `fmt`, one after another.
+struct CBuf(KVVec<u8>);
+
+/// Writes into a [`CBuf`], noting a failed allocation.
+struct CWriter<'a>(&'a mut KVVec<u8>, bool);
+
+impl fmt::Write for CWriter<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if self.0.extend_from_slice(s.as_bytes(), GFP_KERNEL).is_err() {
+            self.1 = true;
+            return Err(fmt::Error);
+        }
+        Ok(())
+    }
+}
+
+impl CBuf {
+    /// Appends what `f` writes, and a NUL.
+    fn with(&mut self, f: impl FnOnce(&mut CWriter<'_>) -> fmt::Result) -> Result<(), AllocError> {
+        let mut w = CWriter(&mut self.0, false);
+        let _ = f(&mut w);
+        if w.1 {
+            return Err(AllocError);
+        }
+        self.0.push(0, GFP_KERNEL)
+    }
+
+    /// Appends `args` and a NUL.
+    fn text(&mut self, args: fmt::Arguments<'_>) -> Result<(), AllocError> {
+        self.with(|w| fmt::Write::write_fmt(w, args))
+    }
+}
+
+/// What a probe's programs read: its registers (null where the handler has
+/// none: then every load fails, and the fields stay zero), the current
+/// task, and memory through the nofault copies.
+struct Regs(*mut bindings::pt_regs);
+
+impl Source for Regs {
+    fn load(&self, insn: Insn<'_>) -> Option<u64> {
+        if self.0.is_null() {
+            return None;
+        }
+        // SAFETY: `self.0` is the live registers of the handler that is
+        // writing the record (`bp_rust_fetch_*`'s contract).
+        let regs = unsafe { &*self.0 };
+        Some(match insn {
+            Insn::Reg(off) => {
+                let off = usize::from(off);
+                if off + 8 > core::mem::size_of::<bindings::pt_regs>() {
+                    return None;
+                }
+                // SAFETY: A word within `*regs` (checked above), read
+                // unaligned as the compiler's offsets are `pt_regs`' own.
+                unsafe {
+                    (self.0 as *const u8)
+                        .add(off)
+                        .cast::<u64>()
+                        .read_unaligned()
+                }
+            }
+            // SAFETY: Plain reads of the live registers (see above).
+            Insn::Stack(n) => (unsafe { bindings::bp_fetch_stack_nth(self.0, n) }) as u64,
+            Insn::StackP => regs.sp as u64,
+            Insn::Retval => regs.ax as u64,
+            // SAFETY: As `Stack`.
+            Insn::Arg(n) => (unsafe { bindings::bp_fetch_arg(self.0, n) }) as u64,
+            // SAFETY: Reads `current`.
+            Insn::Comm => (unsafe { bindings::bp_fetch_comm() }) as u64,
+            // SAFETY: Reads `current`.
+            Insn::Current => (unsafe { bindings::bp_fetch_current() }) as u64,
+            _ => return None,
+        })
+    }
+
+    fn read(&self, addr: u64, dst: &mut [u8], user: bool) -> bool {
+        // SAFETY: `dst` is writable for its length; the copy never faults.
+        unsafe {
+            bindings::bp_fetch_read(dst.as_mut_ptr().cast(), addr as usize, dst.len(), user) == 0
+        }
+    }
+
+    fn cpu_ptr(&self, addr: u64) -> u64 {
+        // SAFETY: Only computes an address.
+        unsafe { bindings::bp_fetch_cpu_ptr(addr as usize) as u64 }
+    }
+
+    fn symbol(&self, addr: u64, dst: &mut [u8]) -> usize {
+        let mut buf = [0u8; KSYM_SYMBOL_LEN];
+        // SAFETY: `buf` has the `KSYM_SYMBOL_LEN` bytes `sprint_symbol`
+        // may write.
+        let n = unsafe { bindings::sprint_symbol(buf.as_mut_ptr().cast(), addr as usize) };
+        let Some(last) = dst.len().checked_sub(1) else {
+            return 0;
+        };
+        let n = usize::try_from(n).unwrap_or(0).min(last);
+        dst[..n].copy_from_slice(&buf[..n]);
+        dst[n] = 0;
+        n
+    }
+}
+
+/// The bytes of strings a record of `fetch`'s event needs now (called by
+/// `rust/events.c` before it reserves the record).
+///
+/// # Safety
+///
+/// `fetch` is a live [`FetchProgram`]; `regs` the firing handler's live
+/// registers, or null.
+#[no_mangle]
+unsafe extern "C" fn bp_rust_fetch_dsize(
+    fetch: *const c_void,
+    regs: *mut bindings::pt_regs,
+) -> usize {
+    // SAFETY: By the function's contract.
+    let p = unsafe { &*fetch.cast::<FetchProgram>() };
+    record::dynamic_size(p.args(), &Regs(regs))
+}
+
+/// Fills the arguments of a record of `fetch`'s event: `rec`, `len` bytes,
+/// of which the probe's own fields are the first `head`.
+///
+/// # Safety
+///
+/// As [`bp_rust_fetch_dsize`], and `rec` is writable for `len` bytes.
+#[no_mangle]
+unsafe extern "C" fn bp_rust_fetch_store(
+    fetch: *const c_void,
+    regs: *mut bindings::pt_regs,
+    rec: *mut c_void,
+    head: u32,
+    len: u32,
+) {
+    // SAFETY: By the function's contract.
+    let p = unsafe { &*fetch.cast::<FetchProgram>() };
+    // SAFETY: By the function's contract.
+    let rec = unsafe { core::slice::from_raw_parts_mut(rec.cast::<u8>(), len as usize) };
+    record::store(
+        p.args(),
+        &Regs(regs),
+        rec,
+        head as usize,
+        p.fixed() as usize,
+    );
+}
