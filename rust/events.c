@@ -93,7 +93,9 @@ static notrace size_t bp_rec_head(struct bp_event *ev)
  */
 struct bp_fire {
 	unsigned long a, b;
-	struct pt_regs *regs;
+	struct pt_regs *regs;		/* perf's */
+	struct pt_regs *fetch_regs;	/* the arguments' */
+	const void *edata;
 	size_t dsize;
 };
 
@@ -115,7 +117,7 @@ static notrace void bp_rec_fill(struct bp_event *ev, void *rec, struct bp_fire *
 		entry->ip = f->a;
 	}
 	if (ev->fetch)
-		bp_rust_fetch_store(ev->fetch, f->regs, rec, bp_rec_head(ev), bp_rec_size(ev, f));
+		bp_rust_fetch_store(ev->fetch, f->fetch_regs, f->edata, rec, bp_rec_head(ev), bp_rec_size(ev, f));
 }
 
 /*
@@ -201,24 +203,27 @@ static notrace void bp_event_write(struct bp_event *ev, struct bp_fire *f)
 	if (!bp_event_used(ev))
 		return;
 	if (ev->fetch)
-		f->dsize = bp_rust_fetch_dsize(ev->fetch, f->regs);
+		f->dsize = bp_rust_fetch_dsize(ev->fetch, f->fetch_regs, f->edata);
 	bp_perf_write(ev, f);
 	bp_trace_write(ev, f);
 }
 NOKPROBE_SYMBOL(bp_event_write);
 
-void notrace bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs)
+void notrace bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs,
+			    struct pt_regs *fetch_regs)
 {
-	struct bp_fire f = { .a = ip, .regs = regs };
+	struct bp_fire f = { .a = ip, .regs = regs, .fetch_regs = fetch_regs };
 
 	bp_event_write(ev, &f);
 }
 NOKPROBE_SYMBOL(bp_event_entry);
 
 void notrace bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip,
-			     struct pt_regs *regs)
+			     struct pt_regs *regs, struct pt_regs *fetch_regs, const void *edata)
 {
-	struct bp_fire f = { .a = func, .b = ret_ip, .regs = regs };
+	struct bp_fire f = {
+		.a = func, .b = ret_ip, .regs = regs, .fetch_regs = fetch_regs, .edata = edata,
+	};
 
 	bp_event_write(ev, &f);
 }

@@ -62,6 +62,11 @@ notrace struct pt_regs *bp_fprobe_pt_regs(bp_fprobe_regs *regs)
 	return BP_FPROBE_PT_REGS(regs);
 }
 
+notrace struct pt_regs *bp_fprobe_fetch_regs(bp_fprobe_regs *regs)
+{
+	return BP_FPROBE_FETCH_REGS(regs);
+}
+
 static struct ftrace_ops bp_scratch_ops;
 
 int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry)

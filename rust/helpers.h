@@ -211,6 +211,8 @@ unsigned int bp_num_possible_cpus(void);
 /* get_kretprobe() and get_kretprobe_retaddr() are static inlines. */
 struct kretprobe *bp_get_kretprobe(struct kretprobe_instance *ri);
 unsigned long bp_kretprobe_retaddr(struct kretprobe_instance *ri);
+/* ri->data: the entry data of a kretprobe with a data_size. */
+void *bp_kretprobe_data(struct kretprobe_instance *ri);
 
 /*
  * rust/events.c: a trace event per probe (events/SYSTEM/NAME in tracefs),
@@ -274,11 +276,14 @@ void bp_events_flush(void);
 /*
  * A record, to tracefs and perf: an entry (@ip: where the probe is) or a
  * return (to @ret_ip); @regs: the probe's registers, or NULL (perf then
- * takes the caller's, as for a tracepoint).
+ * takes the caller's, as for a tracepoint); @fetch_regs: what its fetch
+ * arguments read (an fprobe's partial registers on 7.3); @edata: what a
+ * return probe kept at entry for its arguments, or NULL.
  */
-void bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs);
+void bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs,
+		    struct pt_regs *fetch_regs);
 void bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip,
-		     struct pt_regs *regs);
+		     struct pt_regs *regs, struct pt_regs *fetch_regs, const void *edata);
 
 /*
  * What a record's fetch arguments read (src/events/program.rs), as

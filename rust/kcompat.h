@@ -26,6 +26,11 @@ typedef struct pt_regs bp_fprobe_regs;
 
 /* The traced call's first argument, from an fprobe handler's registers. */
 unsigned long bp_fprobe_arg0(bp_fprobe_regs *regs);
+/*
+ * The pt_regs an fprobe handler's fetch arguments read: all of them through
+ * 6.13, the argument registers, stack pointer and return value on fgraph.
+ */
+struct pt_regs *bp_fprobe_fetch_regs(bp_fprobe_regs *regs);
 
 /*
  * The pt_regs an fprobe handler can hand on (struct batchprobe_hit's regs),
@@ -43,13 +48,21 @@ struct pt_regs *bp_fprobe_pt_regs(bp_fprobe_regs *regs);
 #include <asm/ibt.h>
 #include <asm/ptrace.h>
 
-/* The bodies of bp_fprobe_arg0() and bp_fprobe_pt_regs() (rust/ftrace.c). */
+/*
+ * The bodies of bp_fprobe_arg0(), bp_fprobe_pt_regs() and
+ * bp_fprobe_fetch_regs() (rust/ftrace.c). On fgraph, the registers fetch
+ * arguments read are the pt_regs inside ftrace_regs (x86 has
+ * HAVE_FTRACE_REGS_HAVING_PT_REGS): the argument registers, the stack
+ * pointer, the return value, what fprobe events read.
+ */
 #ifdef BP_FPROBE_FGRAPH
 #define BP_FPROBE_ARG0(regs) ftrace_regs_get_argument((regs), 0)
 #define BP_FPROBE_PT_REGS(regs) ((struct pt_regs *)NULL)
+#define BP_FPROBE_FETCH_REGS(regs) ftrace_partial_regs((regs), NULL)
 #else
 #define BP_FPROBE_ARG0(regs) regs_get_kernel_argument((regs), 0)
 #define BP_FPROBE_PT_REGS(regs) (regs)
+#define BP_FPROBE_FETCH_REGS(regs) (regs)
 #endif
 
 /*

@@ -20,6 +20,11 @@ void bp_cond_resched(void)
 	cond_resched();
 }
 
+void *bp_kretprobe_data(struct kretprobe_instance *ri)
+{
+	return ri->data;
+}
+
 bool bp_fatal_signal_pending(void)
 {
 	return fatal_signal_pending(current);

@@ -31,8 +31,10 @@
  *                     write N seeded batches to the control FILE: valid,
  *                     near-valid and junk lines (long lines, NULs, huge
  *                     counts, UTF-8, offsets past a function's end,
- *                     nonexistent and blacklisted symbols), some written
- *                     truncated; print how many writes succeeded and failed
+ *                     nonexistent and blacklisted symbols, fetch arguments
+ *                     that read registers, the stack and random memory),
+ *                     some written truncated; print how many writes
+ *                     succeeded and failed
  *   bpperf ID N       open trace event ID with perf_event_open(2) for this
  *                     task (PERF_TYPE_TRACEPOINT, a sample per hit, raw
  *                     data), call getppid() N times, print "COUNT SAMPLES
@@ -371,6 +373,55 @@ static void fuzz_put(char *buf, size_t *len, size_t cap, const char *text, int n
 	}
 }
 
+/*
+ * Fetch arguments for a p: (ret 0) or r: (ret 1) line, after a space:
+ * 1 to 4 of them, mostly what every kernel takes (every kind of load,
+ * dereferences kernel and user, nested, every kind of type, names), now
+ * and then one it refuses. Their programs read registers, the stack and
+ * memory at whatever address a register or a random offset gives: the
+ * nofault reads must take it.
+ */
+static int fuzz_args(char *out, size_t size, int ret)
+{
+	static const char *const loads[] = {
+		"%di", "%si", "%dx", "%cx", "%ax", "%sp", "%ip", "%r15", "$stack", "$stack0",
+		"$stack2", "$arg1", "$arg2", "$arg4", "$comm", "\\42", "\\-7", "@0x10",
+		"@0xffffffffff600000",
+	};
+	static const char *const types[] = {
+		"", "", "", ":u8", ":s16", ":x32", ":u64", ":s64", ":char", ":symbol", ":string",
+		":ustring", ":symstr", ":b3@2/8", ":u8[4]", ":x16[3]",
+	};
+	static const char *const derefs[] = { "+0(", "+8(", "-8(", "+104(", "+u0(", "+u16(" };
+	static const char *const bad[] = {
+		"%zz", "+0(%di", "$arg0", "$stack99999999", "x=", "%di:u7", "@jiffies",
+		"a=%di a=%si", "+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(%di))))))))))))))))",
+		"$retval", "\\\"unterminated",
+	};
+	size_t len = 0;
+	int n = 1 + fuzz_rand(4);
+
+	for (int i = 0; i < n && len + 128 < size; i++) {
+		int depth = fuzz_rand(3);
+
+		if (fuzz_rand(16) == 0) {
+			len += snprintf(out + len, size - len, " %s", PICK(bad));
+			continue;
+		}
+		len += snprintf(out + len, size - len, " ");
+		if (fuzz_rand(2))
+			len += snprintf(out + len, size - len, "a%d=", i);
+		for (int d = 0; d < depth; d++)
+			len += snprintf(out + len, size - len, "%s", PICK(derefs));
+		len += snprintf(out + len, size - len, "%s",
+				ret && fuzz_rand(3) == 0 ? "$retval" : PICK(loads));
+		for (int d = 0; d < depth; d++)
+			len += snprintf(out + len, size - len, ")");
+		len += snprintf(out + len, size - len, "%s", PICK(types));
+	}
+	return (int)len;
+}
+
 /* One line that parses: probe lines on real, missing and blacklisted
  * symbols and on globs (p: and r: also forced onto int3 kprobes, p!: and
  * r!:), with offsets inside and past a function's end, and every command
@@ -402,9 +453,13 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 		sym = black;
 	if (name)
 		snprintf(nm, sizeof(nm), "/n%d", fuzz_rand(10));
+	char args[512] = "";
+
+	if (fuzz_rand(4) == 0)
+		fuzz_args(args, sizeof(args), 0);
 	switch (fuzz_rand(15)) {
 	case 0 ... 2:
-		return snprintf(line, size, "%s:s%d%s %s%s", p, set, nm, sym, PICK(offs));
+		return snprintf(line, size, "%s:s%d%s %s%s%s", p, set, nm, sym, PICK(offs), args);
 	case 3: /* globs walk the kernel's symbols: fewer of them */
 		if (fuzz_rand(3))
 			return snprintf(line, size, "%s:s%d%s %s", p, set, nm, sym);
@@ -470,9 +525,11 @@ static int fuzz_invalid(char *line, size_t size)
 /* A probe line for set NAME that the kernel mostly accepts: functions
  * every kernel has at +0 (a few past their end or missing, to be refused),
  * kprobes and kretprobes (fprobe-served, or forced onto int3 with p!: and
- * r!:) and direct calls, named uniquely or after the symbol. */
-static int fuzz_good_probe(char *line, size_t size, const char *name)
+ * r!:) and direct calls, named uniquely or after the symbol; for a set
+ * made with --events (EVENTS), p: and r: lines with fetch arguments. */
+static int fuzz_good_probe(char *line, size_t size, const char *name, int events)
 {
+	char args[512] = "";
 	static const char *const good[] = {
 		"vfs_read", "vfs_write", "__x64_sys_getppid", "__x64_sys_getpid",
 		"version_proc_show", "ksys_read", "ksys_write",
@@ -495,7 +552,9 @@ static int fuzz_good_probe(char *line, size_t size, const char *name)
 			off = "+4096";
 		break;
 	}
-	return snprintf(line, size, "%s:%s%s %s%s", kind, name, nm, sym, off);
+	if (events && kind[0] != 'd' && fuzz_rand(2))
+		fuzz_args(args, sizeof(args), kind[0] == 'r');
+	return snprintf(line, size, "%s:%s%s %s%s%s", kind, name, nm, sym, off, args);
 }
 
 /* Which sets the fuzzer believes live (after a create that succeeded). */
@@ -506,14 +565,15 @@ static void fuzz_build(char *buf, size_t *len, size_t cap, const char *name)
 {
 	static const char *const create_opts[] = { "", "", " --noopt", " --one-by-one", " --bare",
 						     " --events" };
+	const char *opts = PICK(create_opts);
 	char line[2048];
 	int n;
 
 	for (int i = 1 + fuzz_rand(3); i > 0; i--) {
-		n = fuzz_good_probe(line, sizeof(line), name);
+		n = fuzz_good_probe(line, sizeof(line), name, !!strstr(opts, "--events"));
 		fuzz_put(buf, len, cap, line, n);
 	}
-	n = snprintf(line, sizeof(line), "create %s%s", name, PICK(create_opts));
+	n = snprintf(line, sizeof(line), "create %s%s", name, opts);
 	fuzz_put(buf, len, cap, line, n);
 	if (fuzz_rand(2)) {
 		n = snprintf(line, sizeof(line), "enable %s", name);

@@ -5,8 +5,8 @@
 #
 # The kernel is the oracle. Each line below is defined twice: in tracefs'
 # kprobe_events (group kpfa, its event named k_NAME) and in a batchprobe
-# set created with --events (group bpfa, event NAME), on openat's syscall
-# entry. Both events are enabled together, only for the calls of bpopen
+# set created with --events (group bpfa, event NAME, and NAME_i through
+# int3 kprobes), on openat's syscall entry. Both events are enabled together, only for the calls of bpopen
 # (a filter on comm), and bpopen opens a path that does not exist three
 # times: every call writes a record to each, and the two lists of records
 # must be equal, text after the event name (for a return probe, after the
@@ -17,17 +17,17 @@
 # dereferences, nested, every kind of type (u, s, x, char, string,
 # ustring, symbol, symstr, a bitfield, an array), reads that fault (and a
 # kernel string read of a user address, which x86 makes a user read), and a
-# return probe's $retval. Every $argN is named (NAME=): a kernel with
+# return probe's $retval and $argN (kept at entry: the kretprobe's entry
+# data). Every $argN is named (NAME=): a kernel with
 # CONFIG_PROBE_EVENTS_BTF_ARGS names an unnamed one after the function's
 # parameter, from BTF, which batchprobe does not read yet (README).
 #
 # Then what is refused, each with its reason and the kernel's caret: a bad
-# fetch argument (the kernel's error_log words and column), $argN on a
-# return probe, @SYM, arguments on a d: line, and a set with arguments
+# fetch argument (the kernel's error_log words and column), @SYM, arguments on a d: line, and a set with arguments
 # created without --events; and a refused line changes nothing.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 31
+ktap_plan 48
 EINVAL=22 EOPNOTSUPP=95
 F=__x64_sys_openat
 PATHNAME=/bpfa-no-such-file
@@ -38,8 +38,9 @@ p:G/o_loads $F %di a1=$U:x64 %sp:x64 \$stack:x64 \$stack0:x64 \$stack1:u32 c=\$c
 p:G/o_types $F ch=+u0(+104($U)):char arr=+104($U):u8[4] bf=+112($U):b4@2/8 s8=+104($U):s8 x16=+104($U):x16 s64=+112($U):s64
 p:G/o_imm $F im=\\42 neg=\\-1:s16 lit=\\\"lit\" sym=%ip:symbol ss=%ip:symstr
 p:G/o_fault $F fs=+0(+112($U)):string fu=+0(+112($U)):ustring ks=+0(+104($U)):string us=+u0(+104($U)):ustring
-r:G/o_ret $F ret=\$retval:s64 rx=\$retval:x32"
-NAMES="o_regs o_loads o_types o_imm o_fault o_ret"
+r:G/o_ret $F ret=\$retval:s64 rx=\$retval:x32
+r:G/o_reta $F a1=$U:x64 dfd=+112($U):s32 name=+0(+104($U)):ustring ret=\$retval:s64"
+NAMES="o_regs o_loads o_types o_imm o_fault o_ret o_reta"
 
 echo 0 > $T/tracing_on
 echo > $T/trace
@@ -48,7 +49,10 @@ printf "%s\n" "$LINES" | sed "s|^\(.\):G/|\1:kpfa/k_|" > /tmp/kpfa.lines
 ktap_check "kprobe_events_takes_them" sh -c "cat /tmp/kpfa.lines >> $T/kprobe_events"
 sed 's/^/# /' $T/error_log
 bp_load
+# Each line twice: the backend batchprobe picks (an fprobe where no
+# argument needs what only int3 gives), and int3 (p!:, r!:, event NAME_i).
 printf "%s\n" "$LINES" | sed "s|^\(.\):G/|\1:bpfa/|" > /tmp/bpfa.lines
+printf "%s\n" "$LINES" | sed "s|^\(.\):G/\([a-z_]*\) |\1!:bpfa/\2_i |" >> /tmp/bpfa.lines
 printf 'create bpfa --events\nenable bpfa\n' >> /tmp/bpfa.lines
 if bpwrite $BP_DEBUGFS/control < /tmp/bpfa.lines; then
     ktap_pass "batchprobe_takes_them"
@@ -56,18 +60,21 @@ else
     ktap_fail "batchprobe_takes_them"
     sed 's/^/# /' $BP_DEBUGFS/last_error
 fi
-ktap_check "served_by_kprobes" test "$(bp_field bpfa kprobes)$(bp_field bpfa kretprobes)" = 51
+# fprobes: o_regs, o_types, o_fault; a return fprobe: o_ret; int3: the
+# _i lines, %REG and %ip (o_loads, o_imm), and $argN at a return (o_reta).
+served="$(bp_field bpfa kprobes) $(bp_field bpfa kretprobes) $(bp_field bpfa fprobes) $(bp_field bpfa fretprobes)"
+ktap_check "served_by_backends" test "$served" = "7 3 3 1"
 
 # format: the kernel's, but for the name and ID lines.
-for e in $NAMES; do
-    if [ -e $T/events/bpfa/$e/format ] && ! diff -u $T/events/kpfa/k_$e/format $T/events/bpfa/$e/format |
+for k in $NAMES; do for e in $k ${k}_i; do
+    if [ -e $T/events/bpfa/$e/format ] && ! diff -u $T/events/kpfa/k_$k/format $T/events/bpfa/$e/format |
         grep '^[-+][^-+]' | grep -qv '^[-+]\(name\|ID\):'; then
         ktap_pass "format_$e"
     else
-        diff -u $T/events/kpfa/k_$e/format $T/events/bpfa/$e/format 2>&1 | sed 's/^/# /'
+        diff -u $T/events/kpfa/k_$k/format $T/events/bpfa/$e/format 2>&1 | sed 's/^/# /'
         ktap_fail "format_$e"
     fi
-done
+done; done
 
 # The same calls, both events on.
 for g in kpfa bpfa; do
@@ -79,8 +86,8 @@ failed=$(bpopen $PATHNAME 3)
 echo 0 > $T/tracing_on
 for g in kpfa bpfa; do echo 0 > $T/events/$g/enable; echo 0 > $T/events/$g/filter; done
 ktap_check "three_failed_opens" test "$failed" = 3
-for e in $NAMES; do
-    want=$(grep -v '^#' $T/trace | sed -n "s/.* k_$e: //p" | sed 's/^(\([^<]*\) <- [^)]*)/(<- RET)/')
+for k in $NAMES; do for e in $k ${k}_i; do
+    want=$(grep -v '^#' $T/trace | sed -n "s/.* k_$k: //p" | sed 's/^(\([^<]*\) <- [^)]*)/(<- RET)/')
     got=$(grep -v '^#' $T/trace | sed -n "s/.* $e: //p" | sed 's/^(\([^<]*\) <- [^)]*)/(<- RET)/')
     if [ "$(echo "$want" | grep -c .)" -eq 3 ] && [ "$got" = "$want" ]; then
         ktap_pass "records_$e"
@@ -90,12 +97,25 @@ for e in $NAMES; do
         ktap_print_msg "batchprobe:    $(echo "$got" | head -1) ($(echo "$got" | grep -c .))"
         ktap_fail "records_$e"
     fi
-done
+done; done
 # The path the user passed, read through two dereferences.
 ktap_check "reads_the_path" sh -c "grep -q ' o_regs: .*name=\"$PATHNAME\"' $T/trace"
 ktap_check "records_count_hits" test "$(bp_probe_hits bpfa o_regs)" -ge 3
 bp_ctl 'unregister bpfa --sync\n'
 echo > $T/kprobe_events
+
+# The README's recipe: the kprobe_events file itself, as one batch (its
+# group kpfa becomes a set with --events, enabled).
+sh ./kprobe_events_to_batch.sh /tmp/kpfa.lines > /tmp/kpfa.batch
+if bpwrite $BP_DEBUGFS/control < /tmp/kpfa.batch; then
+    ktap_pass "recipe_takes_the_file"
+else
+    ktap_fail "recipe_takes_the_file"
+    sed 's/^/# /' $BP_DEBUGFS/last_error
+fi
+ktap_check "recipe_set_enabled" test "$(bp_state kpfa)" = enabled
+ktap_check "recipe_events_there" test -e $T/events/kpfa/k_o_reta/format
+bp_ctl 'unregister kpfa --sync\n'
 
 # Refusals: the kernel's words and caret for a bad argument.
 # staged: the probe lines staged (the sets file's "# N probe(s) staged").
@@ -124,8 +144,6 @@ else
     sed 's/^/# /' $BP_DEBUGFS/last_error
 fi
 ktap_check "refused_line_not_staged" test "$(staged)" -eq 0
-bp_expect_err "retval_args_not_yet" "$EOPNOTSUPP" "r:bpe/x $F a=\$arg1\n"
-ktap_check "retval_args_says_why" grep -q 'on a return probe is not supported yet' $BP_DEBUGFS/last_error
 bp_expect_err "sym_not_yet" "$EOPNOTSUPP" "p:bpe/x $F j=@jiffies\n"
 bp_expect_err "direct_args_refused" "$EOPNOTSUPP" "d:bpe/x $F a=%%di\n"
 bp_expect_err "args_need_events" "$EINVAL" "p:bpe/x $F a=%%di\ncreate bpe\n"

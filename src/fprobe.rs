@@ -225,17 +225,22 @@ impl Side {
             // SAFETY: `regs` is the handler's own (live) argument; the
             // accessor is notrace (null where fprobes give no pt_regs).
             let pt_regs = || unsafe { bindings::bp_fprobe_pt_regs(regs) };
+            // SAFETY: As above.
+            let fetch_regs = || unsafe { bindings::bp_fprobe_fetch_regs(regs) };
             let fired = || {
                 if kind == bindings::batchprobe_kind_BATCHPROBE_KRETPROBE {
                     Fired::Return {
                         func: ip,
                         ret_ip,
                         regs: pt_regs(),
+                        fetch_regs: fetch_regs(),
+                        edata: core::ptr::null(),
                     }
                 } else {
                     Fired::Entry {
                         ip,
                         regs: pt_regs(),
+                        fetch_regs: fetch_regs(),
                     }
                 }
             };

@@ -303,6 +303,18 @@ impl<B: Int3Kind> Slot<B> {
         self.meta.symbol()
     }
 
+    /// Keeps what a return probe's arguments read at entry (see
+    /// [`EventSlot::keep_entry`]).
+    ///
+    /// # Safety
+    ///
+    /// As [`EventSlot::keep_entry`].
+    #[inline(always)]
+    pub(crate) unsafe fn keep_entry(&self, regs: *mut bindings::pt_regs, data: *mut u8) {
+        // SAFETY: By the caller.
+        unsafe { self.meta.event.keep_entry(regs, data) }
+    }
+
     /// How listings see it.
     fn view(&self) -> ProbeView<'_> {
         // SAFETY: `raw` is a live probe for as long as `self` is.
@@ -386,6 +398,8 @@ pub(crate) struct How {
     pub(crate) noopt: bool,
     /// An address to probe instead of the symbol (API targets; 0: none).
     pub(crate) addr: usize,
+    /// Kretprobes: bytes kept at entry for the arguments (`$argN`; 0: none).
+    pub(crate) entry_data: usize,
 }
 
 /// The int3 probes of one kind in a set: the [`SetBackend`] of kprobes
@@ -527,6 +541,7 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
             bare: ctx.options.bare,
             noopt: ctx.options.noopt,
             addr: t.addr,
+            entry_data: t.args.map_or(0, |a| a.entry_data_size()),
         };
         let meta = Meta::new(ctx.gate, t)?;
         Ok(self.register(meta, how, |raw| B::verify(raw, t))?)

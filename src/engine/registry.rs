@@ -53,8 +53,9 @@ pub(super) struct Staged {
     earlier: bool,
     /// The line as written (trimmed), for `last_error`.
     text: KVec<u8>,
-    /// Its fetch arguments, compiled; int3 probes serve such a line
-    /// (`int3` is set), as the arguments read `pt_regs`.
+    /// Its fetch arguments, compiled; int3 probes serve such a line when
+    /// they need what only those give (`int3` is set then: see
+    /// [`FetchProgram::needs_int3`]).
     args: Option<Arc<FetchProgram>>,
 }
 
@@ -367,7 +368,7 @@ impl Registry {
                 set: to_vec(spec.set.as_bytes())?,
                 name,
                 kind: spec.kind,
-                int3: spec.int3 || args.is_some(),
+                int3: spec.int3 || args.as_ref().is_some_and(|a| a.needs_int3()),
                 target: to_vec(target.as_bytes())?,
                 offset,
                 glob,

@@ -9,10 +9,13 @@
 //! the arguments is handed to `rust/events.c` when the event is made
 //! ([`FetchProgram::describe`]).
 //!
+//! A return probe's `$argN` are kept at entry, as the kernel's kretprobe
+//! events keep them: the kretprobe gets an entry handler and entry data
+//! ([`FetchProgram::keep_entry`]), and the record reads them from there.
+//!
 //! Not yet, and refused with the reason: `@SYM` (a module cannot look up
-//! a data symbol's address: `kallsyms_lookup_name` is not exported), and
-//! `$argN` on a return probe (the kernel keeps them at entry; batchprobe's
-//! kretprobes keep no entry data yet). Without the function's BTF, the
+//! a data symbol's address: `kallsyms_lookup_name` is not exported).
+//! Without the function's BTF, the
 //! grammar is that of a kernel without `CONFIG_PROBE_EVENTS_BTF_ARGS`:
 //! parameter names are not read, and `$argN` without a type is `x64`.
 
@@ -82,6 +85,9 @@ fn site(kind: ProbeKind, offset: u32) -> Site {
 /// is when the vector moves); `args` is only lent out for `&self`'s life.
 pub(crate) struct FetchProgram {
     args: KVVec<ProbeArg<'static>>,
+    /// The function arguments (0-based) a return probe keeps at entry,
+    /// one word each, in order.
+    entry: KVVec<u32>,
     /// Never read: only kept, for `args` to point into.
     _text: KVVec<u8>,
     head: Head,
@@ -104,17 +110,20 @@ impl FetchProgram {
         // SAFETY: `text` holds a copy of a `&str`; its buffer outlives the
         // borrow taken here, which ends up in `Self::args` (see the type
         // invariants) and nowhere else.
-        let copy: &'static str =
-            unsafe { &*(core::str::from_utf8_unchecked(text.as_slice()) as *const str) };
+        let copy: &'static str = unsafe {
+            &*core::ptr::from_ref::<str>(core::str::from_utf8_unchecked(text.as_slice()))
+        };
         let head = match kind {
             ProbeKind::Kretprobe { .. } => Head::Return,
             _ => Head::Entry,
         };
-        let (compiled, fixed) = compile_words(args.with_text(copy), site(kind, offset), copy)?;
+        let (compiled, fixed, entry) =
+            compile_words(args.with_text(copy), site(kind, offset), copy)?;
         // INVARIANT: `compiled` borrows `text` only.
         Ok(Some(Arc::new(
             Self {
                 args: compiled,
+                entry,
                 _text: text,
                 head,
                 fixed,
@@ -126,6 +135,46 @@ impl FetchProgram {
     /// The compiled arguments.
     pub(crate) fn args(&self) -> &[ProbeArg<'_>] {
         &self.args
+    }
+
+    /// Whether only int3 kprobes and kretprobes can serve the line: an
+    /// argument reads a register other than through `$argN`, `$stack` or
+    /// `$retval` (`%REG`: an fprobe's registers on 7.3 are the argument
+    /// registers, the stack pointer and the return value only, and fprobe
+    /// events refuse it), or a return probe keeps entry data (a return
+    /// fprobe is one per set, its entry data one size for all).
+    pub(crate) fn needs_int3(&self) -> bool {
+        !self.entry.is_empty() || self.args.iter().any(|a| a.needs_regs)
+    }
+
+    /// Bytes a return probe keeps at entry (`$argN`: a word each).
+    pub(crate) fn entry_data_size(&self) -> usize {
+        self.entry.len() * 8
+    }
+
+    /// `store_trace_entry_data`: the function arguments the return's
+    /// arguments read, from the entry's `regs`, into `data`.
+    ///
+    /// # Safety
+    ///
+    /// `regs` is the entry handler's live registers, `data` writable for
+    /// [`Self::entry_data_size`] bytes.
+    pub(crate) unsafe fn keep_entry(&self, regs: *mut bindings::pt_regs, data: *mut u8) {
+        for (i, &n) in self.entry.iter().enumerate() {
+            // SAFETY: By the caller.
+            let v = unsafe { bindings::bp_fetch_arg(regs, n) } as u64;
+            // SAFETY: Word `i` is within `data` (the caller's size).
+            unsafe { data.add(8 * i).cast::<u64>().write_unaligned(v) };
+        }
+    }
+
+    /// What the programs read, for one hit.
+    fn source(&self, regs: *mut bindings::pt_regs, edata: *const c_void) -> Regs {
+        Regs {
+            regs,
+            edata: edata.cast(),
+            edata_len: self.entry_data_size(),
+        }
     }
 
     /// Bytes of the arguments' fixed fields.
@@ -196,7 +245,7 @@ fn compile_words<'a>(
     args: FetchArgs<'a>,
     site: Site,
     text: &'a str,
-) -> Result<(KVVec<ProbeArg<'a>>, u32), CompileError> {
+) -> Result<(KVVec<ProbeArg<'a>>, u32, KVVec<u32>), CompileError> {
     let word_at = |w: &str| (w.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
     let d = dialect();
     let refuse = |w: &str, e: FetchError| {
@@ -224,7 +273,9 @@ fn compile_words<'a>(
         }
         done.push(a, GFP_KERNEL)?;
     }
-    Ok((done, c.record_size()))
+    let mut entry = KVVec::new();
+    entry.extend_from_slice(c.entry_args(), GFP_KERNEL)?;
+    Ok((done, c.record_size(), entry))
 }
 
 /// What the compiler takes and batchprobe does not do yet, in words.
@@ -232,9 +283,6 @@ fn not_yet(a: &ProbeArg<'_>) -> Option<&'static str> {
     a.program().iter().find_map(|i| match i {
         Insn::Symbol(_) => Some(
             "@SYM is not supported yet: a module cannot look up a symbol's address (use @ADDR)",
-        ),
-        Insn::EntryData(_) => Some(
-            "$argN on a return probe is not supported yet: batchprobe's kretprobes keep no entry data",
         ),
         _ => None,
     })
@@ -286,18 +334,31 @@ impl CBuf {
 }
 
 /// What a probe's programs read: its registers (null where the handler has
-/// none: then every load fails, and the fields stay zero), the current
-/// task, and memory through the nofault copies.
-struct Regs(*mut bindings::pt_regs);
+/// none: then every load fails, and the fields stay zero), what a return
+/// probe kept at entry (`edata`, [`FetchProgram::entry_data_size`] bytes,
+/// or null), the current task, and memory through the nofault copies.
+struct Regs {
+    regs: *mut bindings::pt_regs,
+    edata: *const u8,
+    edata_len: usize,
+}
 
 impl Source for Regs {
     fn load(&self, insn: Insn<'_>) -> Option<u64> {
-        if self.0.is_null() {
+        if let Insn::EntryData(off) = insn {
+            let off = off as usize;
+            if self.edata.is_null() || off + 8 > self.edata_len {
+                return None;
+            }
+            // SAFETY: A word within the entry data (checked above).
+            return Some(unsafe { self.edata.add(off).cast::<u64>().read_unaligned() });
+        }
+        if self.regs.is_null() {
             return None;
         }
-        // SAFETY: `self.0` is the live registers of the handler that is
+        // SAFETY: `self.regs` is the live registers of the handler that is
         // writing the record (`bp_rust_fetch_*`'s contract).
-        let regs = unsafe { &*self.0 };
+        let regs = unsafe { &*self.regs };
         Some(match insn {
             Insn::Reg(off) => {
                 let off = usize::from(off);
@@ -307,18 +368,18 @@ impl Source for Regs {
                 // SAFETY: A word within `*regs` (checked above), read
                 // unaligned as the compiler's offsets are `pt_regs`' own.
                 unsafe {
-                    (self.0 as *const u8)
+                    (self.regs as *const u8)
                         .add(off)
                         .cast::<u64>()
                         .read_unaligned()
                 }
             }
             // SAFETY: Plain reads of the live registers (see above).
-            Insn::Stack(n) => (unsafe { bindings::bp_fetch_stack_nth(self.0, n) }) as u64,
+            Insn::Stack(n) => (unsafe { bindings::bp_fetch_stack_nth(self.regs, n) }) as u64,
             Insn::StackP => regs.sp as u64,
             Insn::Retval => regs.ax as u64,
             // SAFETY: As `Stack`.
-            Insn::Arg(n) => (unsafe { bindings::bp_fetch_arg(self.0, n) }) as u64,
+            Insn::Arg(n) => (unsafe { bindings::bp_fetch_arg(self.regs, n) }) as u64,
             // SAFETY: Reads `current`.
             Insn::Comm => (unsafe { bindings::bp_fetch_comm() }) as u64,
             // SAFETY: Reads `current`.
@@ -360,15 +421,17 @@ impl Source for Regs {
 /// # Safety
 ///
 /// `fetch` is a live [`FetchProgram`]; `regs` the firing handler's live
-/// registers, or null.
+/// registers, or null; `edata` null or what the probe kept at entry
+/// ([`FetchProgram::keep_entry`]).
 #[no_mangle]
 unsafe extern "C" fn bp_rust_fetch_dsize(
     fetch: *const c_void,
     regs: *mut bindings::pt_regs,
+    edata: *const c_void,
 ) -> usize {
     // SAFETY: By the function's contract.
     let p = unsafe { &*fetch.cast::<FetchProgram>() };
-    record::dynamic_size(p.args(), &Regs(regs))
+    record::dynamic_size(p.args(), &p.source(regs, edata))
 }
 
 /// Fills the arguments of a record of `fetch`'s event: `rec`, `len` bytes,
@@ -381,6 +444,7 @@ unsafe extern "C" fn bp_rust_fetch_dsize(
 unsafe extern "C" fn bp_rust_fetch_store(
     fetch: *const c_void,
     regs: *mut bindings::pt_regs,
+    edata: *const c_void,
     rec: *mut c_void,
     head: u32,
     len: u32,
@@ -391,7 +455,7 @@ unsafe extern "C" fn bp_rust_fetch_store(
     let rec = unsafe { core::slice::from_raw_parts_mut(rec.cast::<u8>(), len as usize) };
     record::store(
         p.args(),
-        &Regs(regs),
+        &p.source(regs, edata),
         rec,
         head as usize,
         p.fixed() as usize,

@@ -37,18 +37,25 @@ use crate::kvec;
 use crate::sched::Pacer;
 
 /// What a probe saw when it fired, for its record; `regs`: its registers
-/// (for perf's samples), or null where the backend has none.
+/// (for perf's samples), or null where the backend has none; `fetch_regs`:
+/// the registers its fetch arguments read (an fprobe's partial ones on
+/// fgraph), or null.
 pub(crate) enum Fired {
     /// An entry probe at `ip` (`__probe_ip`).
     Entry {
         ip: usize,
         regs: *mut bindings::pt_regs,
+        fetch_regs: *mut bindings::pt_regs,
     },
-    /// A return from the function at `func` to `ret_ip`.
+    /// A return from the function at `func` to `ret_ip`; `edata`: what
+    /// the probe kept at entry for its arguments ([`EventSlot::keep_entry`]),
+    /// or null.
     Return {
         func: usize,
         ret_ip: usize,
         regs: *mut bindings::pt_regs,
+        fetch_regs: *mut bindings::pt_regs,
+        edata: *const u8,
     },
 }
 
@@ -93,14 +100,45 @@ impl EventSlot {
             return;
         }
         match fired() {
-            // SAFETY: By the type invariant `ev` is an event in tracefs;
-            // the record writers are notrace and take no lock.
-            // `regs` is the handler's own, or null.
-            Fired::Entry { ip, regs } => unsafe { bindings::bp_event_entry(ev, ip, regs) },
-            // SAFETY: As above.
-            Fired::Return { func, ret_ip, regs } => unsafe {
-                bindings::bp_event_return(ev, func, ret_ip, regs)
-            },
+            Fired::Entry {
+                ip,
+                regs,
+                fetch_regs,
+            } => {
+                // SAFETY: By the type invariant `ev` is an event in tracefs;
+                // the record writers are notrace and take no lock. `regs`
+                // and `fetch_regs` are the handler's own, or null.
+                unsafe { bindings::bp_event_entry(ev, ip, regs, fetch_regs) }
+            }
+            Fired::Return {
+                func,
+                ret_ip,
+                regs,
+                fetch_regs,
+                edata,
+            } => {
+                // SAFETY: As above; `edata` is null or the probe's entry data.
+                unsafe {
+                    bindings::bp_event_return(ev, func, ret_ip, regs, fetch_regs, edata.cast())
+                }
+            }
+        }
+    }
+
+    /// Keeps, at a return probe's entry, what its arguments read then
+    /// (`regs`: the entry's registers) in `data`, as many bytes as the
+    /// line's [`FetchProgram::entry_data_size`]. Called from the entry
+    /// handler: no locks, no allocation.
+    ///
+    /// # Safety
+    ///
+    /// `regs` is the handler's live registers, `data` writable for the
+    /// line's [`FetchProgram::entry_data_size`] bytes.
+    #[inline(always)]
+    pub(crate) unsafe fn keep_entry(&self, regs: *mut bindings::pt_regs, data: *mut u8) {
+        if let Some(a) = &self.args {
+            // SAFETY: By the caller.
+            unsafe { a.keep_entry(regs, data) };
         }
     }
 
@@ -199,7 +237,7 @@ fn new_event(
                 new(
                     descs,
                     Some(print_fmt),
-                    &**a as *const FetchProgram,
+                    core::ptr::from_ref::<FetchProgram>(a),
                     a.fixed(),
                 )
             })

@@ -30,7 +30,11 @@ unsafe extern "C" fn pre_handler(p: *mut bindings::kprobe, regs: *mut bindings::
     // SAFETY: `p` is a live, registered kprobe (see above).
     let ip = || unsafe { (*p).addr } as usize;
     slot.hit(
-        || Fired::Entry { ip: ip(), regs },
+        || Fired::Entry {
+            ip: ip(),
+            regs,
+            fetch_regs: regs,
+        },
         || bindings::batchprobe_hit {
             kind: bindings::batchprobe_kind_BATCHPROBE_KPROBE,
             ip: ip(),

@@ -41,6 +41,12 @@ unsafe extern "C" fn ret_handler(
         // SAFETY: `ri` is the live instance the kernel passed.
         ret_ip: unsafe { bindings::bp_kretprobe_retaddr(ri) },
         regs,
+        fetch_regs: regs,
+        // SAFETY: As above; its data is the entry data `entry_handler`
+        // wrote where the probe keeps any.
+        edata: unsafe { bindings::bp_kretprobe_data(ri) }
+            .cast_const()
+            .cast(),
     };
     slot.hit(fired, || bindings::batchprobe_hit {
         kind: bindings::batchprobe_kind_BATCHPROBE_KRETPROBE,
@@ -48,6 +54,31 @@ unsafe extern "C" fn ret_handler(
         regs,
         args: [0; 6],
     });
+    0
+}
+
+/// The entry handler of a kretprobe whose arguments read the function's
+/// arguments (`$argN` on a return probe): keeps them in the instance's
+/// data, as `trace_kprobe_entry_handler` does.
+///
+/// # Safety
+///
+/// As [`ret_handler`]; the kretprobe's `data_size` is its line's
+/// [`crate::events::program::FetchProgram::entry_data_size`].
+unsafe extern "C" fn entry_handler(
+    ri: *mut bindings::kretprobe_instance,
+    regs: *mut bindings::pt_regs,
+) -> c_int {
+    // SAFETY: The kernel passes a live instance of one of our kretprobes.
+    let rp = unsafe { bindings::bp_get_kretprobe(ri) };
+    if rp.is_null() {
+        return 0;
+    }
+    // SAFETY: `rp` is one of our kretprobes, the `raw` field of a live slot.
+    let slot = unsafe { slot_of::<Kretprobe>(rp) };
+    // SAFETY: `regs` are the entry's; the instance's data has the slot's
+    // entry data size (the function's contract).
+    unsafe { slot.keep_entry(regs, bindings::bp_kretprobe_data(ri).cast()) };
     0
 }
 
@@ -86,9 +117,10 @@ unsafe impl Int3Kind for Kretprobe {
         let ProbeKind::Kretprobe { maxactive } = t.kind else {
             return 0;
         };
+        let entry_data = t.args.map_or(0, |a| a.entry_data_size());
         retpool::kretprobe_bytes(
             maxactive.unwrap_or(0) as usize,
-            core::mem::size_of::<bindings::kretprobe_instance>(),
+            core::mem::size_of::<bindings::kretprobe_instance>() + entry_data,
             core::mem::size_of::<bindings::rethook>(),
             m,
         )
@@ -106,6 +138,10 @@ unsafe impl Int3Kind for Kretprobe {
             ret_handler
         });
         raw.maxactive = how.maxactive as c_int;
+        if how.entry_data != 0 && !how.bare {
+            raw.entry_handler = Some(entry_handler);
+            raw.data_size = how.entry_data;
+        }
         raw.kp.flags = bindings::KPROBE_FLAG_DISABLED;
     }
 
