@@ -15,7 +15,9 @@
 # flavor; BENCHMARKS-exit.md), BP_BENCH_PEER_ENTRY_SIZES ("256 1000 4000 all"),
 # BP_BENCH_PEER_EXIT_SIZES ("256 1000"), BP_BENCH_PEER_BUDGET_S (300),
 # BP_BENCH_ONLY=peers (only batchprobe against the BPF peers;
-# BENCHMARKS-peers.md), BP_BENCH_REPORT (below), BP_JOBS (boots at once:
+# BENCHMARKS-peers.md), BP_BENCH_ONLY=records (only the cost of a trace
+# record with fetch arguments: batchprobe's events against kprobe_events'
+# and fprobe events'; BENCHMARKS-records.md), BP_BENCH_REPORT (below), BP_JOBS (boots at once:
 # one per host core under single-threaded TCG), plus run-qemu.sh's BP_SMP,
 # BP_ACCEL, BP_TCG_THREAD, BP_TIMEOUT.
 set -euo pipefail

@@ -38,10 +38,12 @@
  *   bpperf ID N       open trace event ID with perf_event_open(2) for this
  *                     task (PERF_TYPE_TRACEPOINT, a sample per hit, raw
  *                     data), call getppid() N times, print "COUNT SAMPLES
- *                     IP": what perf counted, the samples in its ring
+ *                     IP RAW": what perf counted, the samples in its ring
  *                     buffer, and the first sample's word after the
  *                     common fields (a kprobe event's __probe_ip or
- *                     __probe_func), in hex; on failure "error ERRNO"
+ *                     __probe_func), in hex, then that sample's raw
+ *                     record after the common fields, byte by byte in hex
+ *                     ("-" without a sample); on failure "error ERRNO"
  *   bpopen PATH N     openat(AT_FDCWD, PATH, O_RDONLY|O_CLOEXEC, 0640) N
  *                     times (closing what opens): calls whose arguments a
  *                     test chose, for fetch arguments to read; print how
@@ -188,6 +190,7 @@ static int bpperf(int argc, char **argv)
 {
 	struct perf_event_attr a = { .size = sizeof(a) };
 	unsigned long long n, i, count = 0, samples = 0, ip = 0;
+	char hex[1024] = "";
 	struct perf_event_mmap_page *mp;
 	long pg = sysconf(_SC_PAGESIZE);
 	unsigned long long off, head;
@@ -229,12 +232,19 @@ static int bpperf(int argc, char **argv)
 			break;
 		if (h->type == PERF_RECORD_SAMPLE) {
 			/* u32 size, then the raw record: 8 bytes of common fields. */
-			if (!samples++)
-				memcpy(&ip, (char *)(h + 1) + sizeof(unsigned int) + 8, sizeof(ip));
+			unsigned int size;
+			unsigned char *raw = (unsigned char *)(h + 1) + sizeof(size);
+
+			memcpy(&size, h + 1, sizeof(size));
+			if (!samples++) {
+				memcpy(&ip, raw + 8, sizeof(ip));
+				for (unsigned int b = 8; b < size && b - 8 < (sizeof(hex) - 1) / 2; b++)
+					snprintf(hex + 2 * (b - 8), 3, "%02x", raw[b]);
+			}
 		}
 		off += h->size;
 	}
-	printf("%llu %llu %llx\n", count, samples, ip);
+	printf("%llu %llu %llx %s\n", count, samples, ip, hex[0] ? hex : "-");
 	return 0;
 }
 

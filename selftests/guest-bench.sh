@@ -7,7 +7,8 @@
 #
 # BP_BENCH_ONLY picks a part: entry (the entry-probe comparison and the
 # per-hit costs), exit (entry + exit, on a kernel with BTF), percall (only
-# entry + exit's per-call costs), peers (only the BPF peers); unset: all.
+# entry + exit's per-call costs), peers (only the BPF peers), records
+# (only the cost of a trace record with fetch arguments); unset: all.
 . ./bench_lib.sh
 
 bench_info() {
@@ -50,6 +51,7 @@ bench_all() {
     bench_seed
     entry_probes
     per_hit
+    per_record
     per_hit_direct
     per_hit_offset
     bench_exit
@@ -69,6 +71,7 @@ case "${BP_BENCH_ONLY:-}" in
     exit) exit_probes; per_call_exit ;;
     percall) per_call_exit ;;
     entry) entry_probes; per_hit ;;
+    records) per_record ;;
     *) bench_all ;;
 esac
 rmmod batchprobe

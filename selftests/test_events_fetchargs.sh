@@ -150,4 +150,6 @@ bp_expect_err "args_need_events" "$EINVAL" "p:bpe/x $F a=%%di\ncreate bpe\n"
 ktap_check "args_need_events_says_why" grep -q 'create it with --events' $BP_DEBUGFS/last_error
 ktap_check "nothing_left" sh -c "! grep -q '^bpe ' $BP_DEBUGFS/sets"
 ktap_check "nothing_staged" test "$(staged)" -eq 0
+# As the tests found it: tracing on.
+echo 1 > $T/tracing_on
 ktap_finish

@@ -34,7 +34,10 @@ bp_load
 ef0=$(ftrace_enabled)
 black=$(grep -v "^$" /sys/kernel/debug/kprobes/blacklist | awk '{print $2}' | grep -v '\.' | head -1)
 t0=$(cut -d' ' -f1 /proc/uptime)
-# Every event of a fuzzed set on, as they come (--events).
+# Every event of a fuzzed set on, as they come (--events), into a ring
+# buffer that takes records (an earlier test may have left tracing off).
+echo 1 > $T/tracing_on
+echo > $T/trace
 rm -f /tmp/fuzz-stop
 (while [ ! -e /tmp/fuzz-stop ]; do
     for f in $T/events/s[0-9]/enable; do [ -e "$f" ] && echo 1 > "$f" 2>/dev/null; done

@@ -69,6 +69,7 @@ pub(crate) fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavo
     peers_section(&mut o, b, sum, gp);
     gp_section(&mut o, gp);
     per_hit(&mut o, sum);
+    per_record(&mut o, sum);
     // Every heading one level down: the flavor's section sits in the report.
     o.lines()
         .map(|l| {
