@@ -27,24 +27,17 @@ bp_features :=
 ifeq ($(call bp_grep,nr_maxactive,$(srctree)/include/linux/fprobe.h),)
 bp_features += fprobe_fgraph
 endif
-ifneq ($(wildcard $(srctree)/kernel/rcu/tasks.h),)
-ifeq ($(call bp_grep,ARCH_WANTS_NO_INSTR,$(srctree)/kernel/rcu/tasks.h),y)
-bp_features += rude_noop
-endif
-else
-ifeq ($(shell test $(VERSION)$(shell printf %03d $(PATCHLEVEL)) -ge 7003 && echo y),y)
-bp_features += rude_noop
-endif
-endif
+# $(call bp_judged,FILE,REGEX,RELEASE): y where the tree's FILE matches
+# REGEX; in a tree without FILE (headers only), where the release is
+# RELEASE (VERSION * 1000 + PATCHLEVEL) or later.
+bp_release := $(shell printf '%d%03d' $(VERSION) $(PATCHLEVEL))
+bp_judged = $(if $(wildcard $(1)),$(call bp_grep,$(2),$(1)),$(shell test $(bp_release) -ge $(3) && echo y))
 
-ifneq ($(wildcard $(srctree)/kernel/trace/trace_probe.h),)
-ifeq ($(call bp_grep,define MAX_ARGSTR_LEN[[:space:]]+255,$(srctree)/kernel/trace/trace_probe.h),y)
-bp_features += fetchargs_7_3
+ifeq ($(call bp_judged,$(srctree)/kernel/rcu/tasks.h,ARCH_WANTS_NO_INSTR,7003),y)
+bp_features += rude_noop
 endif
-else
-ifeq ($(shell test $(VERSION)$(shell printf %03d $(PATCHLEVEL)) -ge 7003 && echo y),y)
+ifeq ($(call bp_judged,$(srctree)/kernel/trace/trace_probe.h,define MAX_ARGSTR_LEN[[:space:]]+255,7003),y)
 bp_features += fetchargs_7_3
-endif
 endif
 
 rustflags-y += $(foreach f,$(bp_features),--cfg=bp_$(f))

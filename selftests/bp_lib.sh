@@ -144,6 +144,30 @@ bp_set_probes() {
     grep "^$1 " "$BP_DEBUGFS/sets" | tr ' ' '\n' |
         awk -F= '$1 ~ /^(kprobes|kretprobes|fprobes|fretprobes|direct)$/ { n += $2 } END { print n + 0 }'
 }
+# bp_same_format WANT GOT: two events' format files (the kernel's, WANT,
+# and batchprobe's, GOT) say the same but for their name and ID lines; on
+# a difference the diff is printed, as comments.
+bp_same_format() {
+    if [ -s "$1" ] && [ -e "$2" ] && ! diff -u "$1" "$2" |
+        grep '^[-+][^-+]' | grep -qv '^[-+]\(name\|ID\):'; then
+        return 0
+    fi
+    diff -u "$1" "$2" 2>&1 | sed 's/^/# /'
+    return 1
+}
+# bp_same_records TEST WANT GOT N: batchprobe's records' texts (GOT) are
+# the kernel's (WANT), of which there are N (lines): TEST passes, showing
+# the first; else it fails, showing the first of each and their counts.
+bp_same_records() {
+    if [ "$(echo "$2" | grep -c .)" -eq "$4" ] && [ "$3" = "$2" ]; then
+        ktap_pass "$1"
+        ktap_print_msg "$(echo "$3" | head -1 | cut -c1-200)"
+    else
+        ktap_print_msg "kprobe_events: $(echo "$2" | head -1) ($(echo "$2" | grep -c .))"
+        ktap_print_msg "batchprobe:    $(echo "$3" | head -1) ($(echo "$3" | grep -c .))"
+        ktap_fail "$1"
+    fi
+}
 # bp_state SET: the state of SET in the sets file.
 bp_state() {
     grep "^$1 " "$BP_DEBUGFS/sets" | cut -d' ' -f2

@@ -55,23 +55,14 @@ echo > $T/kprobe_events
 # format_and_records GROUP EVENT: batchprobe's event GROUP/EVENT against the
 # kernel's: format (but for the name and ID lines) and records.
 format_and_records() {
-    if [ ! -s /tmp/kpo/$2.format ] || diff -u /tmp/kpo/$2.format $T/events/$1/$2/format |
-        grep '^[-+][^-+]' | grep -qv '^[-+]\(name\|ID\):'; then
-        diff -u /tmp/kpo/$2.format $T/events/$1/$2/format | sed 's/^/# /'
-        ktap_fail "format_$2"
-    else
+    if bp_same_format /tmp/kpo/$2.format $T/events/$1/$2/format; then
         ktap_pass "format_$2"
+    else
+        ktap_fail "format_$2"
     fi
     got=$(records $1/$2)
     want=$(cat /tmp/kpo/$2.records)
-    if [ "$(echo "$want" | grep -c "^$2: ")" -eq 3 ] && [ "$got" = "$want" ]; then
-        ktap_pass "records_$2"
-        ktap_print_msg "$(echo "$got" | head -1)"
-    else
-        ktap_print_msg "kprobe_events: $(echo "$want" | head -1) ($(echo "$want" | grep -c .))"
-        ktap_print_msg "batchprobe: $(echo "$got" | head -1) ($(echo "$got" | grep -c .))"
-        ktap_fail "records_$2"
-    fi
+    bp_same_records "records_$2" "$(echo "$want" | grep "^$2: ")" "$got" 3
 }
 
 bp_load

@@ -38,9 +38,13 @@ t0=$(cut -d' ' -f1 /proc/uptime)
 # buffer that takes records (an earlier test may have left tracing off).
 echo 1 > $T/tracing_on
 echo > $T/trace
-rm -f /tmp/fuzz-stop
+rm -f /tmp/fuzz-stop /tmp/fuzz-most
 (while [ ! -e /tmp/fuzz-stop ]; do
     for f in $T/events/s[0-9]/enable; do [ -e "$f" ] && echo 1 > "$f" 2>/dev/null; done
+    # The most records the ring buffer held at once (a retired set's
+    # events empty it): that records were written.
+    n=$(cat $T/per_cpu/cpu*/stats | awk '/^entries:/ { n += $2 } END { print n + 0 }')
+    [ "$n" -gt "$(cat /tmp/fuzz-most 2>/dev/null || echo 0)" ] && echo "$n" > /tmp/fuzz-most
     sleep 1
 done) &
 enabler=$!
@@ -51,7 +55,7 @@ rm -f /tmp/fuzz-stop
 for f in $T/events/s[0-9]/enable; do [ -e "$f" ] && echo 0 > "$f"; done
 # (Counted from the ring buffer's statistics: formatting a whole buffer
 # through `trace` takes minutes under TCG.)
-echo "# event groups of fuzzed sets: $(ls -d $T/events/s[0-9] 2>/dev/null | wc -l); entries in the ring buffer: $(cat $T/per_cpu/cpu*/stats | awk '/^entries:/ { n += $2 } END { print n + 0 }')"
+echo "# event groups of fuzzed sets: $(ls -d $T/events/s[0-9] 2>/dev/null | wc -l); entries in the ring buffer: $(cat $T/per_cpu/cpu*/stats | awk '/^entries:/ { n += $2 } END { print n + 0 }'), at most during the fuzz: $(cat /tmp/fuzz-most 2>/dev/null || echo 0)"
 echo "# seed $seed: $batches batches, $res (accepted refused), $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { print b - a }') s"
 ktap_check "every_batch_answered" test "$(echo $res | awk '{ print $1 + $2 }')" -eq "$batches"
 bp_ctl 'flush\n'

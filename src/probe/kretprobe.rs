@@ -6,7 +6,7 @@
 use kernel::error::{to_result, Result};
 use kernel::ffi::{c_char, c_int};
 
-use super::{slot_of, How, Int3Kind};
+use super::{slot_of, How, Int3Kind, Slot};
 use crate::backend::{Fit, Target};
 use crate::bindings;
 use crate::command::ProbeKind;
@@ -17,23 +17,38 @@ use crate::retpool::{self, Machine};
 /// Kretprobes, counted when the probed function returns.
 pub(crate) struct Kretprobe;
 
-/// The return handler of every batchprobe kretprobe.
+/// The kretprobe `ri` is an instance of, and its slot (`None` once the
+/// kretprobe is gone).
 ///
 /// # Safety
 ///
 /// `ri` must be an instance of a kretprobe set up by `Kretprobe::init`,
 /// which lives as the `raw` field of a live `Slot<Kretprobe>`.
+unsafe fn instance_slot<'a>(
+    ri: *mut bindings::kretprobe_instance,
+) -> Option<(*mut bindings::kretprobe, &'a Slot<Kretprobe>)> {
+    // SAFETY: The kernel passes a live instance of one of our kretprobes.
+    let rp = unsafe { bindings::bp_get_kretprobe(ri) };
+    if rp.is_null() {
+        return None;
+    }
+    // SAFETY: `rp` is one of our kretprobes, the `raw` field of a live slot.
+    Some((rp, unsafe { slot_of::<Kretprobe>(rp) }))
+}
+
+/// The return handler of every batchprobe kretprobe.
+///
+/// # Safety
+///
+/// As [`instance_slot`].
 unsafe extern "C" fn ret_handler(
     ri: *mut bindings::kretprobe_instance,
     regs: *mut bindings::pt_regs,
 ) -> c_int {
-    // SAFETY: The kernel passes a live instance of one of our kretprobes.
-    let rp = unsafe { bindings::bp_get_kretprobe(ri) };
-    if rp.is_null() {
+    // SAFETY: By the function's contract.
+    let Some((rp, slot)) = (unsafe { instance_slot(ri) }) else {
         return 0;
-    }
-    // SAFETY: `rp` is one of our kretprobes, the `raw` field of a live slot.
-    let slot = unsafe { slot_of::<Kretprobe>(rp) };
+    };
     // SAFETY: `rp` is a live, registered kretprobe.
     let func = || unsafe { (*rp).kp.addr } as usize;
     let fired = || Fired::Return {
@@ -63,19 +78,16 @@ unsafe extern "C" fn ret_handler(
 ///
 /// # Safety
 ///
-/// As [`ret_handler`]; the kretprobe's `data_size` is its line's
+/// As [`instance_slot`]; the kretprobe's `data_size` is its line's
 /// [`crate::events::program::FetchProgram::entry_data_size`].
 unsafe extern "C" fn entry_handler(
     ri: *mut bindings::kretprobe_instance,
     regs: *mut bindings::pt_regs,
 ) -> c_int {
-    // SAFETY: The kernel passes a live instance of one of our kretprobes.
-    let rp = unsafe { bindings::bp_get_kretprobe(ri) };
-    if rp.is_null() {
+    // SAFETY: By the function's contract.
+    let Some((_, slot)) = (unsafe { instance_slot(ri) }) else {
         return 0;
-    }
-    // SAFETY: `rp` is one of our kretprobes, the `raw` field of a live slot.
-    let slot = unsafe { slot_of::<Kretprobe>(rp) };
+    };
     // SAFETY: `regs` are the entry's; the instance's data has the slot's
     // entry data size (the function's contract).
     unsafe { slot.keep_entry(regs, bindings::bp_kretprobe_data(ri).cast()) };
