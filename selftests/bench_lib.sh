@@ -533,41 +533,47 @@ per_hit() {
 # the ring buffer, tracing on: kprobe_events' event, fprobe events' (f:,
 # where dynamic_events takes it), and batchprobe's event through an int3
 # kprobe (p!:) and through its fprobe (p:); against no probe. Each is
-# alone, the buffer emptied before.
+# alone, the buffer emptied before. Then the same without arguments (the
+# record's own fields only: what the arguments add, apart).
 RECORD_ARGS='a1=$arg1:x64 s=+0($stack):x64 c=$comm:string'
 per_record() {
-    S=__x64_sys_getppid
+    per_record_args "" "$RECORD_ARGS"
+    per_record_args -noargs ""
+}
+
+per_record_args() { # method-suffix args
+    S=__x64_sys_getppid x=$1 args=$2
     bphit $HITS > /dev/null    # warm up
     echo 1 > $T/tracing_on
     fevents=0
-    if printf '%s\n' "f:bfr/rec $S $RECORD_ARGS" >> $T/dynamic_events 2>/dev/null; then
+    if printf '%s\n' "f:bfr/rec $S $args" >> $T/dynamic_events 2>/dev/null; then
         fevents=1
         echo '-:bfr/rec' >> $T/dynamic_events
     fi
-    echo "BENCHINFO per_record_args=$RECORD_ARGS fprobe_events=$fevents"
+    echo "BENCHINFO per_record${x}_args=${args:-none} fprobe_events=$fevents"
     for r in $(seq 1 "$RUNS"); do
         echo > $T/trace
-        echo "BENCH method=record-no-probe n=1 run=$r phase=per_record ns=$(bphit $HITS)"
-        printf '%s\n' "p:bkr/rec $S $RECORD_ARGS" >> $T/kprobe_events
+        echo "BENCH method=record-no-probe$x n=1 run=$r phase=per_record ns=$(bphit $HITS)"
+        printf '%s\n' "p:bkr/rec $S $args" >> $T/kprobe_events
         echo 1 > $T/events/bkr/rec/enable
-        echo "BENCH method=record-kprobe-events n=1 run=$r phase=per_record ns=$(bphit $HITS)"
+        echo "BENCH method=record-kprobe-events$x n=1 run=$r phase=per_record ns=$(bphit $HITS)"
         echo 0 > $T/events/bkr/rec/enable
         echo > $T/kprobe_events
         echo > $T/trace
         if [ "$fevents" = 1 ]; then
-            printf '%s\n' "f:bfr/rec $S $RECORD_ARGS" >> $T/dynamic_events
+            printf '%s\n' "f:bfr/rec $S $args" >> $T/dynamic_events
             echo 1 > $T/events/bfr/rec/enable
-            echo "BENCH method=record-fprobe-events n=1 run=$r phase=per_record ns=$(bphit $HITS)"
+            echo "BENCH method=record-fprobe-events$x n=1 run=$r phase=per_record ns=$(bphit $HITS)"
             echo 0 > $T/events/bfr/rec/enable
             echo '-:bfr/rec' >> $T/dynamic_events
             echo > $T/trace
         fi
         for m in "record-bp-kprobe p!" "record-bp-fprobe p"; do
             set -- $m
-            printf '%s\n' "$2:brec/rec $S $RECORD_ARGS" "create brec --events" "enable brec" |
+            printf '%s\n' "$2:brec/rec $S $args" "create brec --events" "enable brec" |
                 bpwrite $BP_DEBUGFS/control
             echo 1 > $T/events/brec/rec/enable
-            echo "BENCH method=$1 n=1 run=$r phase=per_record ns=$(bphit $HITS)"
+            echo "BENCH method=$1$x n=1 run=$r phase=per_record ns=$(bphit $HITS)"
             echo 0 > $T/events/brec/rec/enable
             bp_ctl 'unregister brec --sync\n'
             echo > $T/trace

@@ -120,39 +120,47 @@ fn per_probe_table(o: &mut String, sum: &Summary, ns: &[u64]) {
 /// record with the same fetch arguments, each way.
 pub(crate) fn per_record(o: &mut String, sum: &Summary) {
     let get = |m: &str| sum.get(&(m.to_string(), "per_record".to_string(), 1));
-    let Some((base, _, _)) = get("record-no-probe") else {
+    if get("record-no-probe").is_none() {
         return;
-    };
+    }
     let _ = writeln!(
         o,
         "## Per record, with fetch arguments\n\n`getppid()` in a tight loop, each call writing \
          one record into the ring buffer (tracing on) with the same fetch arguments (the \
          first argument, the return address through `$stack`, the task's name as a \
-         string): `kprobe_events`' event (an ftrace-based kprobe at `+0`), fprobe events' \
-         (`f:`, where the kernel has them), and batchprobe's event through an int3 kprobe \
-         (`p!:`) and through its fprobe (`p:`). The cost of a record is the call's time \
-         less the unprobed call's; the last column compares it with `kprobe_events`' \
-         (below 1: cheaper):\n\n| config | ns per call: median [min–max] | ns per record | \
-         vs kprobe_events |\n| --- | ---: | ---: | ---: |"
+         string; `-noargs`: none, the record's own fields only): `kprobe_events`' event (an \
+         ftrace-based kprobe at `+0`), fprobe events' (`f:`, where the kernel has them), \
+         and batchprobe's event through an int3 kprobe (`p!:`) and through its fprobe \
+         (`p:`). The cost of a record is the call's time less the unprobed call's; the last \
+         column compares it with `kprobe_events`' (below 1: cheaper):\n\n| config | ns per \
+         call: median [min–max] | ns per record | vs kprobe_events |\n| --- | ---: | ---: | \
+         ---: |"
     );
-    let kernel = get("record-kprobe-events").map(|(s, _, _)| s.median - base.median);
-    for m in [
-        "record-no-probe",
-        "record-kprobe-events",
-        "record-fprobe-events",
-        "record-bp-kprobe",
-        "record-bp-fprobe",
-    ] {
-        if let Some((s, _, _)) = get(m) {
+    for x in ["", "-noargs"] {
+        let Some((base, _, _)) = get(&format!("record-no-probe{x}")) else {
+            continue;
+        };
+        let kernel =
+            get(&format!("record-kprobe-events{x}")).map(|(s, _, _)| s.median - base.median);
+        for m in [
+            "record-no-probe",
+            "record-kprobe-events",
+            "record-fprobe-events",
+            "record-bp-kprobe",
+            "record-bp-fprobe",
+        ] {
+            let name = format!("{m}{x}");
+            let Some((s, _, _)) = get(&name) else {
+                continue;
+            };
             let cost = s.median - base.median;
-            let ratio = match (m, kernel) {
-                ("record-no-probe", _) | (_, None) => "–".to_string(),
-                (_, Some(k)) if k > 0.0 => format!("{:.2}", cost / k),
+            let ratio = match kernel {
+                Some(k) if k > 0.0 && m != "record-no-probe" => format!("{:.2}", cost / k),
                 _ => "–".to_string(),
             };
             let _ = writeln!(
                 o,
-                "| {m} | {:.0} [{}–{}] | {:.0} | {ratio} |",
+                "| {name} | {:.0} [{}–{}] | {:.0} | {ratio} |",
                 s.median, s.min, s.max, cost
             );
         }
