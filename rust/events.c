@@ -54,12 +54,12 @@ struct bp_event {
 	bool added;
 	bool orphaned;			/* on bp_orphans (event_mutex held) */
 	/*
-	 * The fetch arguments: Rust's compiled programs (NULL: none), which
-	 * outlive every probe that fires the event, and the bytes of their
-	 * fixed fields; their fields, in this allocation after the names
-	 * (what tracefs shows outlives the programs: an orphan prints).
+	 * The fetch arguments: the bytes of their fixed fields, and their
+	 * fields, in this allocation after the names (an orphan still
+	 * prints). Each probe that fires the event brings its own programs
+	 * (probes of one name may read different things into the same fields,
+	 * as kprobe_events' appended probes do).
 	 */
-	const void *fetch;
 	u32 fixed;
 	u32 nargs;
 	struct bp_event_arg *args;
@@ -94,7 +94,8 @@ static notrace size_t bp_rec_head(struct bp_event *ev)
 struct bp_fire {
 	unsigned long a, b;
 	struct pt_regs *regs;		/* perf's */
-	struct pt_regs *fetch_regs;	/* the arguments' */
+	const void *fetch;		/* the firing probe's programs, or NULL */
+	struct pt_regs *fetch_regs;	/* what they read */
 	const void *edata;
 	size_t dsize;
 };
@@ -116,8 +117,9 @@ static notrace void bp_rec_fill(struct bp_event *ev, void *rec, struct bp_fire *
 	} else {
 		entry->ip = f->a;
 	}
-	if (ev->fetch)
-		bp_rust_fetch_store(ev->fetch, f->fetch_regs, f->edata, rec, bp_rec_head(ev), bp_rec_size(ev, f));
+	if (f->fetch)
+		bp_rust_fetch_store(f->fetch, f->fetch_regs, f->edata, rec, bp_rec_head(ev),
+				    bp_rec_size(ev, f));
 }
 
 /*
@@ -202,27 +204,29 @@ static notrace void bp_event_write(struct bp_event *ev, struct bp_fire *f)
 	/* The strings' size, only when someone takes the record. */
 	if (!bp_event_used(ev))
 		return;
-	if (ev->fetch)
-		f->dsize = bp_rust_fetch_dsize(ev->fetch, f->fetch_regs, f->edata);
+	if (f->fetch)
+		f->dsize = bp_rust_fetch_dsize(f->fetch, f->fetch_regs, f->edata);
 	bp_perf_write(ev, f);
 	bp_trace_write(ev, f);
 }
 NOKPROBE_SYMBOL(bp_event_write);
 
 void notrace bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs,
-			    struct pt_regs *fetch_regs)
+			    const void *fetch, struct pt_regs *fetch_regs)
 {
-	struct bp_fire f = { .a = ip, .regs = regs, .fetch_regs = fetch_regs };
+	struct bp_fire f = { .a = ip, .regs = regs, .fetch = fetch, .fetch_regs = fetch_regs };
 
 	bp_event_write(ev, &f);
 }
 NOKPROBE_SYMBOL(bp_event_entry);
 
 void notrace bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip,
-			     struct pt_regs *regs, struct pt_regs *fetch_regs, const void *edata)
+			     struct pt_regs *regs, const void *fetch, struct pt_regs *fetch_regs,
+			     const void *edata)
 {
 	struct bp_fire f = {
-		.a = func, .b = ret_ip, .regs = regs, .fetch_regs = fetch_regs, .edata = edata,
+		.a = func, .b = ret_ip, .regs = regs,
+		.fetch = fetch, .fetch_regs = fetch_regs, .edata = edata,
 	};
 
 	bp_event_write(ev, &f);
@@ -543,7 +547,7 @@ static const char *bp_copy_string(char **at, const char *src)
 
 struct bp_event *bp_event_new(const char *system, const char *name, bool is_return,
 			      const struct bp_event_arg *args, u32 nargs,
-			      const char *print_fmt, const void *fetch, u32 fixed)
+			      const char *print_fmt, u32 fixed)
 {
 	size_t ls = strlen(system) + 1, ln = strlen(name) + 1;
 	size_t head = ALIGN(struct_size_t(struct bp_event, names, ls + ln), sizeof(u64));
@@ -573,7 +577,6 @@ struct bp_event *bp_event_new(const char *system, const char *name, bool is_retu
 		ev->args[i].type = bp_copy_string(&at, args[i].type);
 	}
 	ev->nargs = nargs;
-	ev->fetch = fetch;
 	ev->fixed = fixed;
 	INIT_LIST_HEAD(&ev->files);
 	INIT_LIST_HEAD(&ev->orphan);

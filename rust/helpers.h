@@ -246,13 +246,12 @@ struct bp_event_arg {
 
 /*
  * A new event, not in tracefs yet (NULL: out of memory). @args, @print_fmt
- * (NULL: the probe's own fields only) are copied; @fetch, the compiled
- * arguments the records are filled by (src/events/program.rs), must stay
- * while a probe can fire the event; @fixed: bytes of their fixed fields.
+ * (NULL: the probe's own fields only) are copied; @fixed: bytes of the
+ * arguments' fixed fields.
  */
 struct bp_event *bp_event_new(const char *system, const char *name, bool is_return,
 			      const struct bp_event_arg *args, u32 nargs,
-			      const char *print_fmt, const void *fetch, u32 fixed);
+			      const char *print_fmt, u32 fixed);
 /* Frees an event that is not in tracefs (NULL is ignored). */
 void bp_event_free(struct bp_event *ev);
 /* 1 if tracefs has an event SYSTEM/NAME already (ours or anyone's). */
@@ -276,14 +275,16 @@ void bp_events_flush(void);
 /*
  * A record, to tracefs and perf: an entry (@ip: where the probe is) or a
  * return (to @ret_ip); @regs: the probe's registers, or NULL (perf then
- * takes the caller's, as for a tracepoint); @fetch_regs: what its fetch
- * arguments read (an fprobe's partial registers on 7.3); @edata: what a
- * return probe kept at entry for its arguments, or NULL.
+ * takes the caller's, as for a tracepoint); @fetch: the probe's own fetch
+ * arguments (src/events/program.rs; NULL: none), @fetch_regs: what they
+ * read (an fprobe's partial registers on 7.3); @edata: what a return probe
+ * kept at entry for its arguments, or NULL.
  */
 void bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs,
-		    struct pt_regs *fetch_regs);
+		    const void *fetch, struct pt_regs *fetch_regs);
 void bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip,
-		     struct pt_regs *regs, struct pt_regs *fetch_regs, const void *edata);
+		     struct pt_regs *regs, const void *fetch, struct pt_regs *fetch_regs,
+		     const void *edata);
 
 /*
  * What a record's fetch arguments read (src/events/program.rs), as

@@ -20,11 +20,6 @@ void bp_cond_resched(void)
 	cond_resched();
 }
 
-void *bp_kretprobe_data(struct kretprobe_instance *ri)
-{
-	return ri->data;
-}
-
 bool bp_fatal_signal_pending(void)
 {
 	return fatal_signal_pending(current);
@@ -84,6 +79,12 @@ unsigned long bp_kretprobe_retaddr(struct kretprobe_instance *ri)
 	return (unsigned long)get_kretprobe_retaddr(ri);
 }
 NOKPROBE_SYMBOL(bp_kretprobe_retaddr);
+
+void *bp_kretprobe_data(struct kretprobe_instance *ri)
+{
+	return ri->data;
+}
+NOKPROBE_SYMBOL(bp_kretprobe_data);
 
 int bp_format_kptr(char *buf, size_t len, unsigned long value)
 {

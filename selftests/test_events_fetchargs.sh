@@ -27,7 +27,7 @@
 # created without --events; and a refused line changes nothing.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 48
+ktap_plan 49
 EINVAL=22 EOPNOTSUPP=95
 F=__x64_sys_openat
 PATHNAME=/bpfa-no-such-file
@@ -53,6 +53,11 @@ bp_load
 # argument needs what only int3 gives), and int3 (p!:, r!:, event NAME_i).
 printf "%s\n" "$LINES" | sed "s|^\(.\):G/|\1:bpfa/|" > /tmp/bpfa.lines
 printf "%s\n" "$LINES" | sed "s|^\(.\):G/\([a-z_]*\) |\1!:bpfa/\2_i |" >> /tmp/bpfa.lines
+# Two unnamed lines on one function share its event (p_SYM_0), as
+# kprobe_events appends a probe to an event of its name: the same field,
+# each probe reading its own argument into it (dfd, then flags).
+SHARED=p_${F}_0
+printf "%s\n" "p:bpfa/ $F v=+112($U):s32" "p!:bpfa/ $F v=+96($U):s32" >> /tmp/bpfa.lines
 printf 'create bpfa --events\nenable bpfa\n' >> /tmp/bpfa.lines
 if bpwrite $BP_DEBUGFS/control < /tmp/bpfa.lines; then
     ktap_pass "batchprobe_takes_them"
@@ -60,10 +65,11 @@ else
     ktap_fail "batchprobe_takes_them"
     sed 's/^/# /' $BP_DEBUGFS/last_error
 fi
-# fprobes: o_regs, o_types, o_fault; a return fprobe: o_ret; int3: the
-# _i lines, %REG and %ip (o_loads, o_imm), and $argN at a return (o_reta).
+# fprobes: o_regs, o_types, o_fault and the shared p:; a return fprobe:
+# o_ret; int3: the _i lines, %REG and %ip (o_loads, o_imm), $argN at a
+# return (o_reta) and the shared p!:.
 served="$(bp_field bpfa kprobes) $(bp_field bpfa kretprobes) $(bp_field bpfa fprobes) $(bp_field bpfa fretprobes)"
-ktap_check "served_by_backends" test "$served" = "7 3 3 1"
+ktap_check "served_by_backends" test "$served" = "8 3 4 1"
 
 # format: the kernel's, but for the name and ID lines.
 for k in $NAMES; do for e in $k ${k}_i; do
@@ -89,6 +95,13 @@ for k in $NAMES; do for e in $k ${k}_i; do
     got=$(grep -v '^#' $T/trace | sed -n "s/.* $e: //p" | sed 's/^(\([^<]*\) <- [^)]*)/(<- RET)/')
     bp_same_records "records_$e" "$want" "$got" 3
 done; done
+# The shared event: each probe's own argument, three times each.
+shared=$(grep -v '^#' $T/trace | sed -n "s/.* $SHARED: .* v=//p" | sort | uniq -c | awk '{ print $1 "x" $2 }' | tr '\n' ' ')
+if [ "$shared" = "3x-100 3x524288 " ]; then
+    ktap_pass "shared_event_each_its_own"
+else
+    ktap_fail "shared_event_each_its_own" "values (count x value): $shared"
+fi
 # The path the user passed, read through two dereferences.
 ktap_check "reads_the_path" sh -c "grep -q ' o_regs: .*name=\"$PATHNAME\"' $T/trace"
 ktap_check "records_count_hits" test "$(bp_probe_hits bpfa o_regs)" -ge 3

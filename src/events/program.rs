@@ -182,8 +182,9 @@ impl FetchProgram {
         self.fixed
     }
 
-    /// The same arguments as `other` (probes of one event must have them,
-    /// as `kprobe_events` requires of the probes it appends to an event).
+    /// The same fields as `other`: names, types, counts (probes of one
+    /// event must have them, as `kprobe_events` requires of the probes it
+    /// appends to an event; each probe runs its own programs into them).
     pub(crate) fn same_as(&self, other: &Self) -> bool {
         self.head == other.head
             && self.args.len() == other.args.len()

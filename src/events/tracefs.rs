@@ -99,6 +99,11 @@ impl EventSlot {
         if ev.is_null() {
             return;
         }
+        // This probe's own programs: probes that share an event may read
+        // different things into its fields.
+        let fetch = self.args.as_ref().map_or(core::ptr::null(), |a| {
+            core::ptr::from_ref::<FetchProgram>(a).cast::<core::ffi::c_void>()
+        });
         match fired() {
             Fired::Entry {
                 ip,
@@ -107,8 +112,9 @@ impl EventSlot {
             } => {
                 // SAFETY: By the type invariant `ev` is an event in tracefs;
                 // the record writers are notrace and take no lock. `regs`
-                // and `fetch_regs` are the handler's own, or null.
-                unsafe { bindings::bp_event_entry(ev, ip, regs, fetch_regs) }
+                // and `fetch_regs` are the handler's own, or null; `fetch`
+                // is null or this probe's programs, which it keeps.
+                unsafe { bindings::bp_event_entry(ev, ip, regs, fetch, fetch_regs) }
             }
             Fired::Return {
                 func,
@@ -119,7 +125,15 @@ impl EventSlot {
             } => {
                 // SAFETY: As above; `edata` is null or the probe's entry data.
                 unsafe {
-                    bindings::bp_event_return(ev, func, ret_ip, regs, fetch_regs, edata.cast())
+                    bindings::bp_event_return(
+                        ev,
+                        func,
+                        ret_ip,
+                        regs,
+                        fetch,
+                        fetch_regs,
+                        edata.cast(),
+                    )
                 }
             }
         }
@@ -209,14 +223,9 @@ fn new_event(
     args: Option<&Arc<FetchProgram>>,
 ) -> Result<*mut bindings::bp_event, Failed> {
     let head = if ret { RETURN_HEAD } else { ENTRY_HEAD };
-    let new = |descs: &[bindings::bp_event_arg],
-               print_fmt: Option<&[u8]>,
-               fetch: *const FetchProgram,
-               fixed| {
+    let new = |descs: &[bindings::bp_event_arg], print_fmt: Option<&[u8]>, fixed| {
         // SAFETY: The strings are NUL-terminated, `descs` holds valid
-        // descriptors; the C side copies them all. `fetch`, when not
-        // null, is a program the set's probes keep until they are
-        // unregistered, after which nothing fires the event.
+        // descriptors; the C side copies them all.
         unsafe {
             bindings::bp_event_new(
                 system.as_ptr().cast(),
@@ -225,21 +234,15 @@ fn new_event(
                 descs.as_ptr(),
                 descs.len() as u32,
                 print_fmt.map_or(core::ptr::null(), |p| p.as_ptr().cast()),
-                fetch.cast(),
                 fixed,
             )
         }
     };
     match args {
-        None => Ok(new(&[], None, core::ptr::null(), 0)),
+        None => Ok(new(&[], None, 0)),
         Some(a) => a
             .describe(head, |descs, print_fmt| {
-                new(
-                    descs,
-                    Some(print_fmt),
-                    core::ptr::from_ref::<FetchProgram>(a),
-                    a.fixed(),
-                )
+                new(descs, Some(print_fmt), a.fixed())
             })
             .map_err(|_| Failed::oom()),
     }
