@@ -18,18 +18,21 @@
 # ustring, symbol, symstr, a bitfield, an array), reads that fault (and a
 # kernel string read of a user address, which x86 makes a user read), and a
 # return probe's $retval and $argN (kept at entry: the kretprobe's entry
-# data). Every $argN is named (NAME=): a kernel with
-# CONFIG_PROBE_EVENTS_BTF_ARGS names an unnamed one after the function's
-# parameter, from BTF, which batchprobe does not read yet (README).
+# data). And what BTF gives (CONFIG_PROBE_EVENTS_BTF_ARGS, every flavor):
+# on do_sys_openat2(int dfd, const char __user *filename, struct open_how
+# *how), an unnamed $argN named and typed after the parameter, parameters
+# by name (a string through a char pointer), and an unnamed $retval typed
+# as the function returns, at entry and at return.
 #
 # Then what is refused, each with its reason and the kernel's caret: a bad
 # fetch argument (the kernel's error_log words and column), @SYM, arguments on a d: line, and a set with arguments
 # created without --events; and a refused line changes nothing.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 49
+ktap_plan 61
 EINVAL=22 EOPNOTSUPP=95
 F=__x64_sys_openat
+F2=do_sys_openat2
 PATHNAME=/bpfa-no-such-file
 # The user's registers (an openat's arguments: di, si, dx, r10).
 U='$arg1'
@@ -39,8 +42,11 @@ p:G/o_types $F ch=+u0(+104($U)):char arr=+104($U):u8[4] bf=+112($U):b4@2/8 s8=+1
 p:G/o_imm $F im=\\42 neg=\\-1:s16 lit=\\\"lit\" sym=%ip:symbol ss=%ip:symstr
 p:G/o_fault $F fs=+0(+112($U)):string fu=+0(+112($U)):ustring ks=+0(+104($U)):string us=+u0(+104($U)):ustring
 r:G/o_ret $F ret=\$retval:s64 rx=\$retval:x32
-r:G/o_reta $F a1=$U:x64 dfd=+112($U):s32 name=+0(+104($U)):ustring ret=\$retval:s64"
-NAMES="o_regs o_loads o_types o_imm o_fault o_ret o_reta"
+r:G/o_reta $F a1=$U:x64 dfd=+112($U):s32 name=+0(+104($U)):ustring ret=\$retval:s64
+p:G/o_btf $F2 \$arg1 filename:ustring \$arg3 m=+8(\$arg3):x32
+r:G/o_btfr $F2 \$retval \$arg1 filename:ustring
+r:G/o_btfs $F \$retval"
+NAMES="o_regs o_loads o_types o_imm o_fault o_ret o_reta o_btf o_btfr o_btfs"
 
 echo 0 > $T/tracing_on
 echo > $T/trace
@@ -65,11 +71,11 @@ else
     ktap_fail "batchprobe_takes_them"
     sed 's/^/# /' $BP_DEBUGFS/last_error
 fi
-# fprobes: o_regs, o_types, o_fault and the shared p:; a return fprobe:
-# o_ret; int3: the _i lines, %REG and %ip (o_loads, o_imm), $argN at a
-# return (o_reta) and the shared p!:.
+# fprobes: o_regs, o_types, o_fault, o_btf and the shared p:; a return
+# fprobe: o_ret, o_btfs; int3: the _i lines, %REG and %ip (o_loads,
+# o_imm), $argN at a return (o_reta, o_btfr) and the shared p!:.
 served="$(bp_field bpfa kprobes) $(bp_field bpfa kretprobes) $(bp_field bpfa fprobes) $(bp_field bpfa fretprobes)"
-ktap_check "served_by_backends" test "$served" = "8 3 4 1"
+ktap_check "served_by_backends" test "$served" = "9 6 5 2"
 
 # format: the kernel's, but for the name and ID lines.
 for k in $NAMES; do for e in $k ${k}_i; do

@@ -17,6 +17,7 @@ use kernel::prelude::*;
 pub mod api;
 mod backend;
 mod bindings;
+pub mod btf;
 pub mod command;
 mod control;
 mod debugfs;

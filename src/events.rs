@@ -4,13 +4,15 @@
 //! tracefs, and the records its probe writes. The events' names
 //! ([`name`]); the fetch-argument compiler, the `format` it gives and the
 //! record writer that runs it ([`fetch`], [`format`], [`record`]: pure,
-//! and host-tested from the same source); a line's arguments compiled for
-//! this kernel ([`program`]); the events' registration in tracefs and
+//! and host-tested from the same source); the probed function's BTF
+//! prototype, which names and types its arguments ([`prototype`], pure); a
+//! line's arguments compiled for this kernel ([`program`]); the events' registration in tracefs and
 //! their records ([`tracefs`]).
 
 pub mod fetch;
 pub mod format;
 pub mod name;
 pub(crate) mod program;
+pub mod prototype;
 pub mod record;
 pub(crate) mod tracefs;

@@ -22,6 +22,11 @@ pub(crate) type FprobeRegs = bindings::bp_fprobe_regs;
 /// else 6.12's: see `crate::events::program`'s dialect.
 pub(crate) const FETCHARGS_7_3: bool = cfg!(bp_fetchargs_7_3);
 
+/// The kernel's probe events read BTF (`CONFIG_PROBE_EVENTS_BTF_ARGS`, from
+/// the tree's own `rustc_cfg`): a probe at a function names and types its
+/// arguments from the function's prototype, and so does batchprobe.
+pub(crate) const PROBE_EVENTS_BTF_ARGS: bool = cfg!(CONFIG_PROBE_EVENTS_BTF_ARGS);
+
 /// fprobe runs on the function-graph tracer (6.14 on). Then every fprobe
 /// with an exit handler shares one `fgraph_ops`, entry-only ones one
 /// `ftrace_ops`; there is no per-fprobe return-instance pool (so `rN:`

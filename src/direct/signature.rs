@@ -16,9 +16,14 @@
 //! pointer. This is the rule BPF's fexit trampolines applied before they
 //! copied stack arguments.
 //!
-//! Pure logic on the raw BTF bytes (little-endian, as on x86-64), with no
-//! kernel types, so that `tests/` runs it on the host. It never allocates:
-//! the caller gives it room for the type offsets and the function index.
+//! Pure logic on the parsed BTF ([`crate::btf`]), with no kernel types, so
+//! that `tests/` runs it on the host.
+
+pub use crate::btf::Btf;
+use crate::btf::{
+    u32_at, Type, KIND_ARRAY, KIND_ENUM, KIND_ENUM64, KIND_FLOAT, KIND_FUNC_PROTO, KIND_INT,
+    KIND_PTR, KIND_STRUCT, KIND_UNION, MAX_CHAIN,
+};
 
 /// The argument registers of x86-64's calling convention.
 pub const ARG_REGS: u32 = 6;
@@ -169,179 +174,8 @@ impl Refusal {
     }
 }
 
-const MAGIC: u16 = 0xeb9f;
-const TYPE_LEN: usize = 12;
-
-const KIND_INT: u32 = 1;
-const KIND_PTR: u32 = 2;
-const KIND_ARRAY: u32 = 3;
-const KIND_STRUCT: u32 = 4;
-const KIND_UNION: u32 = 5;
-const KIND_ENUM: u32 = 6;
-const KIND_FWD: u32 = 7;
-const KIND_TYPEDEF: u32 = 8;
-const KIND_VOLATILE: u32 = 9;
-const KIND_CONST: u32 = 10;
-const KIND_RESTRICT: u32 = 11;
-const KIND_FUNC: u32 = 12;
-const KIND_FUNC_PROTO: u32 = 13;
-const KIND_VAR: u32 = 14;
-const KIND_DATASEC: u32 = 15;
-const KIND_FLOAT: u32 = 16;
-const KIND_DECL_TAG: u32 = 17;
-const KIND_TYPE_TAG: u32 = 18;
-const KIND_ENUM64: u32 = 19;
-
-/// The most typedef/qualifier links followed from one type (BTF has no
-/// cycles there, but a corrupt blob must not loop).
-const MAX_CHAIN: usize = 32;
-
-fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
-}
-
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
-}
-
-/// One BTF type record.
-#[derive(Clone, Copy)]
-struct Type {
-    name_off: u32,
-    kind: u32,
-    /// For a struct or union: its members' offsets carry bitfield sizes.
-    kind_flag: bool,
-    vlen: usize,
-    /// `size` or `type`, by kind.
-    size_or_type: u32,
-    /// Where its trailing data starts, in the type section.
-    extra: usize,
-}
-
-/// A parsed BTF blob: its type and string sections.
-pub struct Btf<'a> {
-    types: &'a [u8],
-    strings: &'a [u8],
-}
-
-impl<'a> Btf<'a> {
-    /// The sections of a raw BTF blob, if its header is sound.
-    pub fn parse(data: &'a [u8]) -> Option<Self> {
-        if u16_at(data, 0)? != MAGIC {
-            return None;
-        }
-        let hdr_len = u32_at(data, 4)? as usize;
-        let type_off = u32_at(data, 8)? as usize;
-        let type_len = u32_at(data, 12)? as usize;
-        let str_off = u32_at(data, 16)? as usize;
-        let str_len = u32_at(data, 20)? as usize;
-        let at = |off: usize, len: usize| {
-            let start = hdr_len.checked_add(off)?;
-            data.get(start..start.checked_add(len)?)
-        };
-        Some(Self {
-            types: at(type_off, type_len)?,
-            strings: at(str_off, str_len)?,
-        })
-    }
-
-    fn type_at(&self, off: usize) -> Option<Type> {
-        let info = u32_at(self.types, off + 4)?;
-        Some(Type {
-            name_off: u32_at(self.types, off)?,
-            // Kind in bits 24-30 and vlen in bits 0-23, as 7.3's uapi
-            // btf.h has them; on 6.12 (bits 24-28 and 0-15) the bits
-            // between are always 0, so one reading serves both.
-            kind: (info >> 24) & 0x7f,
-            kind_flag: info >> 31 != 0,
-            vlen: (info & 0x00ff_ffff) as usize,
-            size_or_type: u32_at(self.types, off + 8)?,
-            extra: off + TYPE_LEN,
-        })
-    }
-
-    /// The length of a type record, trailing data included.
-    fn record_len(t: &Type) -> Option<usize> {
-        let extra = match t.kind {
-            KIND_INT | KIND_VAR | KIND_DECL_TAG => 4,
-            KIND_ARRAY => 12,
-            KIND_STRUCT | KIND_UNION | KIND_DATASEC | KIND_ENUM64 => 12 * t.vlen,
-            KIND_ENUM | KIND_FUNC_PROTO => 8 * t.vlen,
-            KIND_PTR | KIND_FWD | KIND_TYPEDEF | KIND_VOLATILE | KIND_CONST | KIND_RESTRICT
-            | KIND_FUNC | KIND_FLOAT | KIND_TYPE_TAG => 0,
-            _ => return None,
-        };
-        Some(TYPE_LEN + extra)
-    }
-
-    /// Walks the type section: `f(id, offset)` for every type (ids from 1).
-    /// `None` if a record is malformed.
-    fn walk(&self, mut f: impl FnMut(u32, usize)) -> Option<u32> {
-        let (mut off, mut id) = (0usize, 0u32);
-        while off < self.types.len() {
-            let t = self.type_at(off)?;
-            id = id.checked_add(1)?;
-            f(id, off);
-            off = off.checked_add(Self::record_len(&t)?)?;
-        }
-        (off == self.types.len()).then_some(id)
-    }
-
-    /// How many types there are (the room [`Btf::offsets`] needs).
-    pub fn count(&self) -> Option<usize> {
-        self.walk(|_, _| {}).map(|n| n as usize)
-    }
-
-    /// Fills `out[id - 1]` with the offset of type `id`; `out` must have
-    /// [`Btf::count`] entries. Then also counts the functions (the room
-    /// [`Btf::index_functions`] needs).
-    pub fn offsets(&self, out: &mut [u32]) -> Option<usize> {
-        let mut ok = true;
-        let mut funcs = 0;
-        self.walk(|id, off| {
-            match out.get_mut(id as usize - 1) {
-                Some(o) => *o = off as u32,
-                None => ok = false,
-            }
-            if self.type_at(off).is_some_and(|t| t.kind == KIND_FUNC) {
-                funcs += 1;
-            }
-        })?;
-        ok.then_some(funcs)
-    }
-
-    fn string(&self, off: u32) -> Option<&'a [u8]> {
-        let rest = self.strings.get(off as usize..)?;
-        let end = rest.iter().position(|&c| c == 0)?;
-        rest.get(..end)
-    }
-
-    fn get(&self, offsets: &[u32], id: u32) -> Option<Type> {
-        let off = *offsets.get((id as usize).checked_sub(1)?)?;
-        self.type_at(off as usize)
-    }
-
-    /// Fills `out` with the ids of every function, sorted by name (so that
-    /// [`Btf::classify`] finds a name by binary search); `out` must have
-    /// the room [`Btf::offsets`] returned.
-    pub fn index_functions(&self, offsets: &[u32], out: &mut [u32]) -> Option<()> {
-        let mut n = 0;
-        for (i, &off) in offsets.iter().enumerate() {
-            if self.type_at(off as usize)?.kind == KIND_FUNC {
-                *out.get_mut(n)? = u32::try_from(i + 1).ok()?;
-                n += 1;
-            }
-        }
-        let out = out.get_mut(..n)?;
-        let name = |id: u32| {
-            self.get(offsets, id)
-                .and_then(|t| self.string(t.name_off))
-                .unwrap_or(b"")
-        };
-        out.sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
-        Some(())
-    }
-
+/// The exit trampoline's rule, on the parsed blob.
+impl Btf<'_> {
     /// The registers function `name` needs for its arguments, or why the
     /// exit trampoline cannot serve it. `funcs` is [`Btf::index_functions`]'
     /// output.
@@ -352,14 +186,7 @@ impl<'a> Btf<'a> {
         if SYSCALL_WRAPPERS.iter().any(|p| name.starts_with(p)) {
             return Ok(1);
         }
-        let name_of = |id: u32| {
-            self.get(offsets, id)
-                .and_then(|t| self.string(t.name_off))
-                .unwrap_or(b"")
-        };
-        let from = funcs.partition_point(|&id| name_of(id) < name);
-        let to = funcs.partition_point(|&id| name_of(id) <= name);
-        let same = funcs.get(from..to).unwrap_or(&[]);
+        let same = self.functions_named(offsets, funcs, name);
         if same.is_empty() {
             return Err(Refusal::NotInBtf);
         }
@@ -429,17 +256,8 @@ impl<'a> Btf<'a> {
     }
 
     /// Follows typedefs and qualifiers from `id` to the type they name.
-    fn resolve(&self, offsets: &[u32], mut id: u32) -> Result<Type, Refusal> {
-        for _ in 0..MAX_CHAIN {
-            let t = self.get(offsets, id).ok_or(Refusal::Unreadable)?;
-            match t.kind {
-                KIND_TYPEDEF | KIND_VOLATILE | KIND_CONST | KIND_RESTRICT | KIND_TYPE_TAG => {
-                    id = t.size_or_type;
-                }
-                _ => return Ok(t),
-            }
-        }
-        Err(Refusal::Unreadable)
+    fn resolve(&self, offsets: &[u32], id: u32) -> Result<Type, Refusal> {
+        self.skip_modifiers(offsets, id).ok_or(Refusal::Unreadable)
     }
 
     /// The natural alignment of type `id`, in bytes, as the x86-64 ABI

@@ -17,7 +17,7 @@ use crate::backend::Target as ProbeTarget;
 use crate::command::{self, ProbeKind, Target};
 use crate::error::{BStr, Failed, LineRef, Text};
 use crate::errtext::{self, Origin, ProbeLine};
-use crate::events::program::{CompileError, FetchProgram};
+use crate::events::program::{self, CompileError, FetchProgram, FunctionBtf};
 use crate::kvec;
 use crate::lifecycle::SetState;
 use crate::locked::Locked;
@@ -336,8 +336,32 @@ impl Registry {
         }
     }
 
+    /// The BTF `spec`'s fetch arguments are compiled with: the kernel's,
+    /// for a line with arguments on one function, where the kernel's probe
+    /// events read BTF (read on first use; `None` on a kernel without BTF,
+    /// which then compiles them as such a kernel does).
+    pub(super) fn function_btf<'f>(
+        &mut self,
+        spec: &command::ProbeSpec<'f>,
+    ) -> Result<Option<FunctionBtf<'f>>> {
+        let Target::Symbol { name, .. } = spec.target else {
+            return Ok(None);
+        };
+        if spec.args.is_empty() || !program::reads_btf() {
+            return Ok(None);
+        }
+        match self.caches.btf() {
+            Ok(vmlinux) => Ok(Some(FunctionBtf {
+                vmlinux,
+                function: name.as_bytes(),
+            })),
+            Err(e) if e == ENOENT => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     pub(super) fn stage(
-        &self,
+        &mut self,
         pending: &mut KVVec<Staged>,
         spec: command::ProbeSpec<'_>,
         line: usize,
@@ -358,7 +382,8 @@ impl Registry {
         };
         // Checked when the write was parsed (`Engine::write`): only
         // memory can fail here.
-        let args = match FetchProgram::compile(&spec.args, spec.kind, offset) {
+        let btf = self.function_btf(&spec)?;
+        let args = match FetchProgram::compile(&spec.args, spec.kind, offset, btf) {
             Ok(a) => a,
             Err(CompileError::NoMemory) => return Err(ENOMEM),
             Err(CompileError::Refused(_)) => return Err(EINVAL),

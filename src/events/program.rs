@@ -13,11 +13,16 @@
 //! events keep them: the kretprobe gets an entry handler and entry data
 //! ([`FetchProgram::keep_entry`]), and the record reads them from there.
 //!
+//! Where the kernel has `CONFIG_PROBE_EVENTS_BTF_ARGS`, a line on one
+//! function is compiled with that function's BTF prototype
+//! ([`super::prototype`]), as `kprobe_events` compiles it: parameter names
+//! are arguments, `$argN` is read as the Nth parameter's name, `$retval`
+//! gets the return type. A glob's line is compiled once for all its
+//! members, without BTF (their prototypes differ): as on a kernel without
+//! BTF arguments, `$argN` is `argN` and, like `$retval`, `x64` unless typed.
+//!
 //! Not yet, and refused with the reason: `@SYM` (a module cannot look up
 //! a data symbol's address: `kallsyms_lookup_name` is not exported).
-//! Without the function's BTF, the
-//! grammar is that of a kernel without `CONFIG_PROBE_EVENTS_BTF_ARGS`:
-//! parameter names are not read, and `$argN` without a type is `x64`.
 
 use core::ffi::c_void;
 use core::fmt;
@@ -26,10 +31,12 @@ use kernel::alloc::AllocError;
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
-use super::fetch::{Compiler, Dialect, FetchError, Insn, NoBtf, ProbeArg, Site};
+use super::fetch::{Compiler, Dialect, FetchError, Insn, NoBtf, ProbeArg, Prototype, Site};
 use super::format::{self, Head};
+use super::prototype::BtfPrototype;
 use super::record::{self, Source, KSYM_SYMBOL_LEN};
 use crate::bindings;
+use crate::btf::VmlinuxBtf;
 use crate::command::{FetchArgs, ProbeKind};
 use crate::kcompat;
 
@@ -38,10 +45,25 @@ fn dialect() -> Dialect {
     // SAFETY: Returns a constant.
     let thread_size = unsafe { bindings::bp_thread_size() } as u64;
     if kcompat::FETCHARGS_7_3 {
-        Dialect::linux_7_3(thread_size, false)
+        Dialect::linux_7_3(thread_size, kcompat::PROBE_EVENTS_BTF_ARGS)
     } else {
-        Dialect::linux_6_12(thread_size, false)
+        Dialect::linux_6_12(thread_size, kcompat::PROBE_EVENTS_BTF_ARGS)
     }
+}
+
+/// Whether a line's arguments are compiled with its function's BTF: the
+/// kernel reads BTF for probe events ([`dialect`]'s `btf_args`).
+pub(crate) fn reads_btf() -> bool {
+    kcompat::PROBE_EVENTS_BTF_ARGS
+}
+
+/// The function a line probes, in the kernel's BTF, for its arguments'
+/// names and types.
+pub(crate) struct FunctionBtf<'f> {
+    /// The kernel's BTF ([`crate::btf`]), kept by the compiled program.
+    pub(crate) vmlinux: Arc<VmlinuxBtf>,
+    /// The function's name.
+    pub(crate) function: &'f [u8],
 }
 
 /// Why a line's fetch arguments are refused: where the caret goes (bytes
@@ -80,9 +102,10 @@ fn site(kind: ProbeKind, offset: u32) -> Site {
 ///
 /// # Invariants
 ///
-/// The `&str`s in `args` point into `text`'s buffer, which is never
-/// changed nor freed before `self` is (a `KVVec`'s buffer stays where it
-/// is when the vector moves); `args` is only lent out for `&self`'s life.
+/// The `&str`s in `args` point into `text`'s buffer, or into `btf`'s (a
+/// parameter's name), which are never changed nor freed before `self` is
+/// (a `KVVec`'s buffer stays where it is when the vector moves, and `btf`
+/// is only read); `args` is only lent out for `&self`'s life.
 pub(crate) struct FetchProgram {
     args: KVVec<ProbeArg<'static>>,
     /// The function arguments (0-based) a return probe keeps at entry,
@@ -90,17 +113,22 @@ pub(crate) struct FetchProgram {
     entry: KVVec<u32>,
     /// Never read: only kept, for `args` to point into.
     _text: KVVec<u8>,
+    /// Never read: only kept, for `args` to point into.
+    _btf: Option<Arc<VmlinuxBtf>>,
     head: Head,
     fixed: u32,
 }
 
 impl FetchProgram {
     /// Compiles `args`, the fetch arguments of a line of `kind` at
-    /// `offset`; `None` for a line without any.
+    /// `offset`, with `btf`, the probed function's BTF (`None`: a glob's
+    /// line, or a kernel that reads no BTF for probe events); `None` for a
+    /// line without any.
     pub(crate) fn compile(
         args: &FetchArgs<'_>,
         kind: ProbeKind,
         offset: u32,
+        btf: Option<FunctionBtf<'_>>,
     ) -> Result<Option<Arc<Self>>, CompileError> {
         if args.is_empty() {
             return Ok(None);
@@ -117,14 +145,34 @@ impl FetchProgram {
             ProbeKind::Kretprobe { .. } => Head::Return,
             _ => Head::Entry,
         };
+        let vmlinux = btf.as_ref().map(|b| b.vmlinux.clone());
+        // SAFETY: `vmlinux`'s buffer is never written nor freed while the
+        // `Arc` lives, which ends up in `Self::_btf` (see the type
+        // invariants); the names borrowed here end up in `Self::args` only.
+        let blob: Option<&'static VmlinuxBtf> = vmlinux
+            .as_deref()
+            .map(|v| unsafe { &*core::ptr::from_ref::<VmlinuxBtf>(v) });
+        let proto = match (blob, &btf) {
+            (Some(v), Some(b)) => match v.btf() {
+                Some(parsed) => Proto::Btf(BtfPrototype::new(
+                    parsed,
+                    v.offsets(),
+                    v.funcs(),
+                    b.function,
+                )),
+                None => Proto::None(NoBtf),
+            },
+            _ => Proto::None(NoBtf),
+        };
         let (compiled, fixed, entry) =
-            compile_words(args.with_text(copy), site(kind, offset), copy)?;
-        // INVARIANT: `compiled` borrows `text` only.
+            compile_words(args.with_text(copy), site(kind, offset), copy, proto.get())?;
+        // INVARIANT: `compiled` borrows `text` and `vmlinux` only.
         Ok(Some(Arc::new(
             Self {
                 args: compiled,
                 entry,
                 _text: text,
+                _btf: vmlinux,
                 head,
                 fixed,
             },
@@ -246,6 +294,7 @@ fn compile_words<'a>(
     args: FetchArgs<'a>,
     site: Site,
     text: &'a str,
+    proto: &dyn Prototype<'a>,
 ) -> Result<(KVVec<ProbeArg<'a>>, u32, KVVec<u32>), CompileError> {
     let word_at = |w: &str| (w.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
     let d = dialect();
@@ -256,7 +305,7 @@ fn compile_words<'a>(
             errno: e.kind.errno(),
         })
     };
-    let mut c = Compiler::new(d, site, &NoBtf);
+    let mut c = Compiler::new(d, site, proto);
     let words = args.words();
     if let Err((i, e)) = c.check_words(words.clone()) {
         let w = words.clone().nth(i).unwrap_or(text);
@@ -277,6 +326,21 @@ fn compile_words<'a>(
     let mut entry = KVVec::new();
     entry.extend_from_slice(c.entry_args(), GFP_KERNEL)?;
     Ok((done, c.record_size(), entry))
+}
+
+/// The prototype a line is compiled with.
+enum Proto<'b> {
+    Btf(BtfPrototype<'b>),
+    None(NoBtf),
+}
+
+impl<'b> Proto<'b> {
+    fn get(&self) -> &dyn Prototype<'b> {
+        match self {
+            Proto::Btf(p) => p,
+            Proto::None(n) => n,
+        }
+    }
 }
 
 /// What the compiler takes and batchprobe does not do yet, in words.

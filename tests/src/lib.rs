@@ -21,6 +21,9 @@ pub mod addrset;
 #[path = "../../src/engine/registry/validate/batchkeys.rs"]
 pub mod batchkeys;
 
+#[path = "../../src/btf/parse.rs"]
+pub mod btf;
+
 #[path = "../../src/direct/signature.rs"]
 pub mod signature;
 
@@ -43,6 +46,9 @@ pub mod format;
 
 #[path = "../../src/events/record.rs"]
 pub mod record;
+
+#[path = "../../src/events/prototype.rs"]
+pub mod prototype;
 
 #[path = "../../src/events/name.rs"]
 pub mod event_name;

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! What the engine reads from the kernel once and keeps until unload: the
-//! core kernel's text symbols (for globs, direct calls and fprobes) and
-//! the kernel's function prototypes (for exit sets).
+//! core kernel's text symbols (for globs, direct calls and fprobes), its
+//! BTF (for fetch arguments, whose names and types follow a function's
+//! parameters) and the function prototypes it gives exit sets.
 //!
-//! Both are in the registry's locked state: only a holder of the registry
+//! All are in the registry's locked state: only a holder of the registry
 //! lock fills them, and they go when the registry does, after every set
 //! (unload order is field order). A reader keeps what it was handed: an
-//! exit set holds the prototypes as long as it lives.
+//! exit set holds the prototypes, a compiled fetch argument the BTF, as long
+//! as it lives.
 
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
+use crate::btf::VmlinuxBtf;
 use crate::direct::btf::{self, Prototypes};
 use crate::error::Failed;
 use crate::kallsyms::TextTable;
@@ -23,6 +26,7 @@ pub(crate) type ForCreate = (Option<Arc<TextTable>>, Option<Arc<Prototypes>>);
 #[derive(Default)]
 pub(crate) struct Caches {
     text: Option<Arc<TextTable>>,
+    btf: Option<Arc<VmlinuxBtf>>,
     prototypes: Option<Arc<Prototypes>>,
 }
 
@@ -36,14 +40,25 @@ impl Caches {
         Ok(self.text.insert(t).clone())
     }
 
-    /// The kernel's function prototypes, read on the first call (`ENOENT`
-    /// on a kernel without BTF; a failed read is tried again next time).
+    /// The kernel's BTF, read on the first call (`ENOENT` on a kernel
+    /// without BTF; a failed read is tried again next time).
+    pub(crate) fn btf(&mut self) -> Result<Arc<VmlinuxBtf>> {
+        if let Some(b) = &self.btf {
+            return Ok(b.clone());
+        }
+        let b = Arc::new(VmlinuxBtf::load()?, GFP_KERNEL)?;
+        Ok(self.btf.insert(b).clone())
+    }
+
+    /// The kernel's function prototypes for exit sets, made on the first
+    /// call (`ENOENT` on a kernel without BTF; a failed read is tried again
+    /// next time).
     pub(crate) fn prototypes(&mut self) -> Result<Arc<Prototypes>> {
         if let Some(p) = &self.prototypes {
             return Ok(p.clone());
         }
         let text = self.text()?;
-        let p = Arc::new(Prototypes::load(&text)?, GFP_KERNEL)?;
+        let p = Arc::new(Prototypes::new(self.btf()?, &text)?, GFP_KERNEL)?;
         Ok(self.prototypes.insert(p).clone())
     }
 

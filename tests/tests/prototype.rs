@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A function's prototype read from BTF (`src/events/prototype.rs`), on
+//! hand-built blobs laid out as the kernel's: each answer what the kernel's
+//! `query_btf_context()` and `fetch_type_from_btf_type()` give, and lines
+//! compiled with it as with the hand-written `vfs_read` prototype whose
+//! compilations `test_fetchargs_oracle.sh` checks against the kernel.
+
+use batchprobe_host_tests::btf::Btf;
+use batchprobe_host_tests::fetch::{BtfType, Compiler, Dialect, ProbeArg, Prototype, Site};
+use batchprobe_host_tests::prototype::BtfPrototype;
+
+const INT: u32 = 1;
+const PTR: u32 = 2;
+const ARRAY: u32 = 3;
+const STRUCT: u32 = 4;
+const ENUM: u32 = 6;
+const TYPEDEF: u32 = 8;
+const CONST: u32 = 10;
+const FUNC: u32 = 12;
+const PROTO: u32 = 13;
+const SIGNED: u32 = 1 << 24;
+const BOOL: u32 = 4 << 24;
+
+/// Builds a little-endian BTF blob from raw records.
+#[derive(Default)]
+struct Builder {
+    types: Vec<u8>,
+    strings: Vec<u8>,
+    next: u32,
+}
+
+impl Builder {
+    fn new() -> Self {
+        Self {
+            strings: vec![0],
+            next: 1,
+            ..Self::default()
+        }
+    }
+
+    fn name(&mut self, s: &str) -> u32 {
+        if s.is_empty() {
+            return 0;
+        }
+        let off = self.strings.len() as u32;
+        self.strings.extend_from_slice(s.as_bytes());
+        self.strings.push(0);
+        off
+    }
+
+    fn record(&mut self, name: &str, kind: u32, vlen: u32, st: u32, extra: &[u32]) -> u32 {
+        let n = self.name(name);
+        for w in [n, (kind << 24) | vlen, st].iter().chain(extra) {
+            self.types.extend_from_slice(&w.to_le_bytes());
+        }
+        self.next += 1;
+        self.next - 1
+    }
+
+    fn int(&mut self, name: &str, size: u32, encoding: u32) -> u32 {
+        self.record(name, INT, 0, size, &[encoding | size * 8])
+    }
+
+    fn func(&mut self, name: &str, ret: u32, params: &[(&str, u32)]) -> u32 {
+        let mut extra = Vec::new();
+        for &(n, t) in params {
+            extra.push(self.name(n));
+            extra.push(t);
+        }
+        let proto = self.record("", PROTO, params.len() as u32, ret, &extra);
+        self.record(name, FUNC, 0, proto, &[])
+    }
+
+    fn blob(&self) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&0xeb9fu16.to_le_bytes());
+        b.extend_from_slice(&[1, 0]);
+        let (t, s) = (self.types.len() as u32, self.strings.len() as u32);
+        for w in [24, 0, t, t, s] {
+            b.extend_from_slice(&w.to_le_bytes());
+        }
+        b.extend_from_slice(&self.types);
+        b.extend_from_slice(&self.strings);
+        b
+    }
+}
+
+/// `vfs_read`, a function with every kind of parameter, a void one, and
+/// two functions of one name (the first is the one the kernel takes).
+fn kernel_like() -> Vec<u8> {
+    let mut b = Builder::new();
+    let long = b.int("long", 8, SIGNED);
+    let ulong = b.int("long unsigned int", 8, 0);
+    let int = b.int("int", 4, SIGNED);
+    let uint = b.int("unsigned int", 4, 0);
+    let char_ = b.int("char", 1, 0);
+    let schar = b.int("signed char", 1, SIGNED);
+    let short = b.int("short", 2, SIGNED);
+    let bool_ = b.int("_Bool", 1, BOOL);
+    let ssize_t = b.record("ssize_t", TYPEDEF, 0, long, &[]);
+    let size_t = b.record("size_t", TYPEDEF, 0, ulong, &[]);
+    let loff_t = b.record("loff_t", TYPEDEF, 0, long, &[]);
+    let m = b.name("f_mode");
+    let file = b.record("file", STRUCT, 1, 8, &[m, uint, 0]);
+    let file_p = b.record("", PTR, 0, file, &[]);
+    let cchar = b.record("", CONST, 0, char_, &[]);
+    let char_p = b.record("", PTR, 0, char_, &[]);
+    let cchar_p = b.record("", PTR, 0, cchar, &[]);
+    let loff_p = b.record("", PTR, 0, loff_t, &[]);
+    let schar_p = b.record("", PTR, 0, schar, &[]);
+    let e = b.name("A");
+    let en = b.record("mode", ENUM, 1, 4, &[e, 0]);
+    let arr = b.record("", ARRAY, 0, 0, &[char_, int, 16]);
+    b.func(
+        "vfs_read",
+        ssize_t,
+        &[
+            ("file", file_p),
+            ("buf", char_p),
+            ("count", size_t),
+            ("pos", loff_p),
+        ],
+    );
+    b.func(
+        "kinds",
+        int,
+        &[
+            ("e", en),
+            ("name", cchar_p),
+            ("s", schar_p),
+            ("ok", bool_),
+            ("h", short),
+            ("a", arr),
+            ("u", uint),
+        ],
+    );
+    b.func("nothing", 0, &[]);
+    b.func("twice", int, &[("first", int)]);
+    b.func("twice", long, &[("second", long)]);
+    b.blob()
+}
+
+/// The blob's type offsets and sorted function index.
+fn index(btf: &Btf<'_>) -> (Vec<u32>, Vec<u32>) {
+    let mut offsets = vec![0u32; btf.count().expect("types")];
+    let n = btf.offsets(&mut offsets).expect("offsets");
+    let mut funcs = vec![0u32; n];
+    btf.index_functions(&offsets, &mut funcs).expect("index");
+    (offsets, funcs)
+}
+
+#[test]
+fn answers_as_the_kernel() {
+    let blob = kernel_like();
+    let btf = Btf::parse(&blob).expect("header");
+    let (offsets, funcs) = index(&btf);
+    let p = |name: &str| {
+        BtfPrototype::new(
+            Btf::parse(&blob).expect("header"),
+            &offsets,
+            &funcs,
+            name.as_bytes(),
+        )
+    };
+
+    let v = p("vfs_read");
+    assert!(v.found());
+    assert_eq!(v.ret(), Some(BtfType::Scalar("s64")));
+    assert_eq!(v.nr_params(), 4);
+    assert_eq!(v.param("file"), Some((0, BtfType::StructPtr)));
+    assert_eq!(v.param("buf"), Some((1, BtfType::CharPtr)));
+    assert_eq!(v.param("count"), Some((2, BtfType::Scalar("u64"))));
+    assert_eq!(v.param("pos"), Some((3, BtfType::Ptr)));
+    assert_eq!(v.param("nope"), None);
+    assert_eq!(v.param_name(1), Some("buf"));
+    assert_eq!(v.param_name(4), None);
+
+    let k = p("kinds");
+    assert_eq!(k.ret(), Some(BtfType::Scalar("s32")));
+    assert_eq!(k.param("e"), Some((0, BtfType::Scalar("s32"))));
+    // `const char *`: the qualifier is skipped, as the kernel skips it.
+    assert_eq!(k.param("name"), Some((1, BtfType::CharPtr)));
+    // `signed char *` is not a string pointer to the kernel.
+    assert_eq!(k.param("s"), Some((2, BtfType::Ptr)));
+    assert_eq!(k.param("ok"), Some((3, BtfType::Scalar("u8"))));
+    assert_eq!(k.param("h"), Some((4, BtfType::Scalar("s16"))));
+    assert_eq!(k.param("a"), Some((5, BtfType::CharArray)));
+    assert_eq!(k.param("u"), Some((6, BtfType::Scalar("u32"))));
+
+    let n = p("nothing");
+    assert!(n.found());
+    assert_eq!((n.ret(), n.nr_params()), (None, 0));
+
+    let t = p("twice");
+    assert_eq!(t.param_name(0), Some("first"));
+
+    let none = p("no_such_function");
+    assert!(!none.found());
+    assert_eq!((none.ret(), none.nr_params()), (None, 0));
+}
+
+/// The hand-written `vfs_read` of `src/bin/fetch-oracle.rs`.
+struct VfsRead;
+
+impl Prototype<'static> for VfsRead {
+    fn found(&self) -> bool {
+        true
+    }
+    fn ret(&self) -> Option<BtfType> {
+        Some(BtfType::Scalar("s64"))
+    }
+    fn nr_params(&self) -> usize {
+        4
+    }
+    fn param(&self, name: &str) -> Option<(u32, BtfType)> {
+        Some(match name {
+            "file" => (0, BtfType::StructPtr),
+            "buf" => (1, BtfType::CharPtr),
+            "count" => (2, BtfType::Scalar("u64")),
+            "pos" => (3, BtfType::Ptr),
+            _ => return None,
+        })
+    }
+    fn param_name(&self, index: usize) -> Option<&'static str> {
+        ["file", "buf", "count", "pos"].get(index).copied()
+    }
+}
+
+fn compile<'a>(
+    site: Site,
+    btf: &dyn Prototype<'a>,
+    words: &[&'a str],
+) -> Result<Vec<ProbeArg<'a>>, String> {
+    let d = Dialect::linux_7_3(16384, true);
+    let mut c = Compiler::new(d, site, btf);
+    c.check_words(words.iter().copied())
+        .map_err(|e| format!("{e:?}"))?;
+    let mut out = Vec::new();
+    for w in words {
+        let a = c.compile(w, &out).map_err(|e| format!("{w}: {e:?}"))?;
+        out.push(a);
+    }
+    Ok(out)
+}
+
+#[test]
+fn compiles_as_the_checked_prototype() {
+    let blob = kernel_like();
+    let btf = Btf::parse(&blob).expect("header");
+    let (offsets, funcs) = index(&btf);
+    let real = BtfPrototype::new(btf, &offsets, &funcs, b"vfs_read");
+    let lines: &[(Site, &[&str])] = &[
+        (
+            Site::Entry,
+            &["$arg1", "$arg2:ustring", "$arg3", "b=buf:string", "n=pos"],
+        ),
+        (Site::Entry, &["$arg3", "count"]),
+        (Site::Entry, &["$arg5"]),
+        (Site::Entry, &["file->f_mode"]),
+        (Site::Entry, &["nope"]),
+        (Site::Return, &["$retval", "$arg3", "r=$retval:x32", "buf"]),
+        (Site::Return, &["$retval:string"]),
+    ];
+    let first = compile(Site::Entry, &real, lines[0].1).expect("vfs_read's line compiles");
+    assert_eq!(first[0].name.to_string(), "file");
+    assert_eq!(first[0].ty.name, "x64");
+    assert_eq!(first[2].ty.name, "u64");
+    let ret = compile(Site::Return, &real, lines[5].1).expect("the return's line compiles");
+    assert_eq!(ret[0].ty.name, "s64");
+    assert!(compile(Site::Entry, &real, lines[4].1).is_err());
+    for (site, words) in lines {
+        assert_eq!(
+            compile(*site, &real, words),
+            compile(*site, &VfsRead, words),
+            "{words:?}"
+        );
+    }
+}
