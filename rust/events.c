@@ -30,6 +30,8 @@
 #include <linux/trace_seq.h>
 #include <linux/workqueue.h>
 
+#include <asm/vsyscall.h>
+
 #include "helpers.h"
 #include "rust_entry.h"
 
@@ -281,6 +283,134 @@ notrace long bp_fetch_read(void *dst, unsigned long addr, size_t len, bool user)
 	return copy_from_kernel_nofault(dst, (void *)addr, len);
 }
 NOKPROBE_SYMBOL(bp_fetch_read);
+
+/*
+ * The strings of a record, each in one call: a byte loop per byte through
+ * Rust and copy_from_kernel_nofault() cost ~12 calls (and their return
+ * thunks) for a 6-byte $comm. The loops are the kernel's own:
+ * fetch_store_strlen() and strncpy_from_kernel_nofault() (its inline
+ * __get_kernel_nofault() loop, not exported), strnlen_user_nofault() and
+ * strncpy_from_user_nofault() (the exported strnlen_user() and
+ * strncpy_from_user() with page faults off), chosen as bp_fetch_read()
+ * chooses.
+ */
+
+/* copy_from_kernel_nofault_allowed() on x86, for [addr, addr + len). */
+static __always_inline bool bp_kernel_range_ok(unsigned long addr, unsigned long len)
+{
+	unsigned long last = addr + len - 1;
+
+	if (last < addr || addr < TASK_SIZE_MAX + PAGE_SIZE)
+		return false;
+	if (is_vsyscall_vaddr(addr) || is_vsyscall_vaddr(last))
+		return false;
+	if (!boot_cpu_data.x86_virt_bits)
+		return true;
+	return __is_canonical_address(addr, boot_cpu_data.x86_virt_bits) &&
+	       __is_canonical_address(last, boot_cpu_data.x86_virt_bits);
+}
+
+/*
+ * The length of the string at addr, its NUL included, at most max; 0 if
+ * reading it faults.
+ */
+notrace long bp_fetch_strlen(unsigned long addr, long max, bool user)
+{
+	long len = 0;
+	u8 c;
+
+#ifdef CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE
+	if (addr < TASK_SIZE)
+		user = true;
+#endif
+	if (max <= 0)
+		return 0;
+	if (user) {
+		pagefault_disable();
+		len = strnlen_user((const char __user *)addr, max);
+		pagefault_enable();
+		return len > max ? max : len;
+	}
+	if (!bp_kernel_range_ok(addr, max)) {
+		/* fetch_store_strlen(), each byte checked on its own. */
+		do {
+			if (copy_from_kernel_nofault(&c, (u8 *)addr + len, 1))
+				return 0;
+			len++;
+		} while (c && len < max);
+		return len;
+	}
+	pagefault_disable();
+	do {
+		__get_kernel_nofault(&c, (u8 *)addr + len, u8, fault);
+		len++;
+	} while (c && len < max);
+	pagefault_enable();
+	return len;
+fault:
+	pagefault_enable();
+	return 0;
+}
+NOKPROBE_SYMBOL(bp_fetch_strlen);
+
+/*
+ * Copies the string at addr into dst (at most max bytes, a longer one cut
+ * and NUL-ended): the bytes copied, the NUL included; < 0 if reading it
+ * faults (dst[0] then NUL).
+ */
+notrace long bp_fetch_strncpy(char *dst, unsigned long addr, long max, bool user)
+{
+	const char *src = (const char *)addr;
+	long ret;
+
+#ifdef CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE
+	if (addr < TASK_SIZE)
+		user = true;
+#endif
+	if (max <= 0)
+		return 0;
+	if (user) {
+		pagefault_disable();
+		ret = strncpy_from_user(dst, (const char __user *)addr, max);
+		pagefault_enable();
+		if (ret >= max) {
+			ret = max;
+			dst[ret - 1] = '\0';
+		} else if (ret >= 0) {
+			ret++;
+		} else {
+			dst[0] = '\0';
+		}
+		return ret;
+	}
+	if (!bp_kernel_range_ok(addr, max)) {
+		/* As below, each byte checked on its own. */
+		do {
+			if (copy_from_kernel_nofault(dst, src, 1)) {
+				dst[0] = '\0';
+				return -EFAULT;
+			}
+			dst++;
+			src++;
+		} while (dst[-1] && src - (const char *)addr < max);
+		dst[-1] = '\0';
+		return src - (const char *)addr;
+	}
+	pagefault_disable();
+	do {
+		__get_kernel_nofault(dst, src, u8, fault);
+		dst++;
+		src++;
+	} while (dst[-1] && src - (const char *)addr < max);
+	pagefault_enable();
+	dst[-1] = '\0';
+	return src - (const char *)addr;
+fault:
+	pagefault_enable();
+	dst[0] = '\0';
+	return -EFAULT;
+}
+NOKPROBE_SYMBOL(bp_fetch_strncpy);
 
 unsigned long bp_thread_size(void)
 {

@@ -298,6 +298,8 @@ unsigned long bp_fetch_comm(void);
 unsigned long bp_fetch_current(void);
 unsigned long bp_fetch_cpu_ptr(unsigned long addr);
 long bp_fetch_read(void *dst, unsigned long addr, size_t len, bool user);
+long bp_fetch_strlen(unsigned long addr, long max, bool user);
+long bp_fetch_strncpy(char *dst, unsigned long addr, long max, bool user);
 /* THREAD_SIZE, which bindgen cannot evaluate. */
 unsigned long bp_thread_size(void);
 

@@ -17,7 +17,11 @@
 # BP_BENCH_ONLY=peers (only batchprobe against the BPF peers;
 # BENCHMARKS-peers.md), BP_BENCH_ONLY=records (only the cost of a trace
 # record with fetch arguments: batchprobe's events against kprobe_events'
-# and fprobe events'; BENCHMARKS-records.md), BP_BENCH_REPORT (below), BP_JOBS (boots at once:
+# and fprobe events'; BENCHMARKS-records.md), BP_BENCH_ONLY=events (the
+# seed with fetch arguments on every probe, BP_BENCH_SEED_ARGS_SIZES
+# ("256 1024") x BP_BENCH_SEED_ARGS_RUNS (3), and what a set's events cost
+# at create and teardown, BP_BENCH_EVENT_SIZES ("256 4096 all") x
+# BP_BENCH_EVENT_RUNS (3); BENCHMARKS-events.md), BP_BENCH_REPORT (below), BP_JOBS (boots at once:
 # one per host core under single-threaded TCG), plus run-qemu.sh's BP_SMP,
 # BP_ACCEL, BP_TCG_THREAD, BP_TIMEOUT.
 set -euo pipefail
@@ -43,7 +47,7 @@ for f in $flavors; do
     "$BP_ROOT/scripts/build-initramfs.sh" "$BP_ROOT/out/bench/$f/initramfs.cpio.gz" "$ko" "${kdirs[$f]}"
 done
 args=bp.mode=bench
-for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES PEER_ENTRY_SIZES PEER_EXIT_SIZES PEER_BUDGET_S ONLY; do
+for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES PEER_ENTRY_SIZES PEER_EXIT_SIZES PEER_BUDGET_S SEED_ARGS_SIZES SEED_ARGS_RUNS EVENT_SIZES EVENT_RUNS ONLY; do
     eval "val=\${BP_BENCH_$v:-}"
     [ -n "$val" ] && args="$args bp.bench_$v=${val// /,}"
 done

@@ -158,7 +158,7 @@ check)
     ;;
 bench)
     args=bp.mode=bench
-    for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES ONLY; do
+    for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES PEER_ENTRY_SIZES PEER_EXIT_SIZES PEER_BUDGET_S SEED_ARGS_SIZES SEED_ARGS_RUNS EVENT_SIZES EVENT_RUNS ONLY; do
         eval "val=\${BP_BENCH_$v:-}"
         # shellcheck disable=SC2154
         [ -n "$val" ] && args="$args bp.bench_$v=$(echo "$val" | tr ' ' ,)"

@@ -38,7 +38,7 @@ tracefs_register() {
     grep -i " t " /proc/kallsyms | cut -f3 -d" " | grep -v '\.' | grep -v lock | {
         k=0
         while read -r s; do
-            echo "p ${s}+${off}" >> $T/kprobe_events 2>/dev/null && k=$((k + 1))
+            echo "p ${s}+${off} ${BP_SEED_ARGS:-}" >> $T/kprobe_events 2>/dev/null && k=$((k + 1))
             [ "$k" -eq "$n" ] && break
         done
     }
@@ -47,7 +47,7 @@ tracefs_register() {
 tracefs_run() { # method n run
     off=$(offset_for "$2")
     echo > $T/kprobe_events
-    ns=$(bptime sh -c ". ./bench_lib.sh; tracefs_register $2 $off")
+    ns=$(BP_SEED_ARGS="${BP_SEED_ARGS:-}" bptime sh -c ". ./bench_lib.sh; tracefs_register $2 $off")
     got=$(wc -l < $T/kprobe_events)
     echo "BENCH method=$1 n=$2 run=$3 phase=register ns=$ns offset=$off got=$got"
     ns=$(bptime sh -c "echo 1 > $T/events/kprobes/enable")
@@ -62,7 +62,9 @@ tracefs_run() { # method n run
 
 bp_run() { # method n run [create options]
     off=$(offset_for "$2")
-    bp_ctl "p:b${3}/ *+${off} max=$2 skip=*lock*\n" || return 1
+    # bp_ctl takes a printf format: the arguments' % doubled.
+    args=$(printf '%s' "${BP_SEED_ARGS:-}" | sed 's/%/%%/g')
+    bp_ctl "p:b${3}/ *+${off} max=$2 skip=*lock* $args\n" || return 1
     bp_ctl "create b${3} $4\n" || { cat $BP_DEBUGFS/last_error; return 1; }
     got=$(bp_field "b$3" kprobes)
     bp_ctl "enable b$3\n"
@@ -144,7 +146,7 @@ entry_tracefs() { # n run: registers, times, leaves the accepted list in /tmp/bp
     echo "BENCH method=entry-tracefs n=$1 run=$2 phase=unregister_complete ns=$ns"
 }
 
-entry_bp() { # method n run kind(p or p!): the functions in /tmp/bp-entry
+entry_bp() { # method n run kind(p or p!) [create options]: the functions in /tmp/bp-entry
     set=e$3
     # Staged in writes of at most 20000 lines (a write is at most 1 MiB).
     rm -f /tmp/bp-entry-part.*
@@ -153,7 +155,7 @@ entry_bp() { # method n run kind(p or p!): the functions in /tmp/bp-entry
         bpwrite $BP_DEBUGFS/control < "$f" || return 1
     done
     rm -f /tmp/bp-entry-part.*
-    bp_ctl "create $set\n" || { cat $BP_DEBUGFS/last_error; return 1; }
+    bp_ctl "create $set ${5:-}\n" || { cat $BP_DEBUGFS/last_error; return 1; }
     got=$(($(bp_field $set kprobes) + $(bp_field $set fprobes)))
     bp_ctl "enable $set\n"
     bp_ctl "disable $set\n"
@@ -190,6 +192,51 @@ entry_probes() {
             entry_bp entry-kprobe "$n" "$r" 'p!'
             kp_n=$n kp_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%d", b - a + 0.999 }')
             entry_bp entry-auto "$n" "$r" p
+        done
+    done
+}
+
+# The seed with fetch arguments on every probe (issue 35): the seed's
+# lines (int3 kprobes at +5/+9 on the first N text symbols), each with the
+# same arguments (registers and a string: what an offset inside a function
+# can read), through kprobe_events (an event per line) and one batchprobe
+# set created with --events (an event per probe), every phase as in the
+# seed. In tracefs, enable is enabling the events (which arms the probes
+# and starts their records); in batchprobe, enabling the set (its events
+# stay off: records start when they are enabled, at no probe cost).
+SEED_ARGS=${BP_BENCH_SEED_ARGS:-'a=%di:x64 b=%si:u32 c=$comm:string'}
+SEED_ARGS_SIZES=${BP_BENCH_SEED_ARGS_SIZES:-"256 1024"}
+SEED_ARGS_RUNS=${BP_BENCH_SEED_ARGS_RUNS:-3}
+seed_args() {
+    echo "BENCHINFO seed_args=$SEED_ARGS"
+    echo "BENCHINFO seed_args_runs=$SEED_ARGS_RUNS"
+    echo 1 > /proc/sys/debug/kprobes-optimization
+    export BP_SEED_ARGS="$SEED_ARGS"
+    method tracefs-args tracefs_run "" "$SEED_ARGS_SIZES" "$SEED_ARGS_RUNS"
+    method batchprobe-args bp_run --events "$SEED_ARGS_SIZES" "$SEED_ARGS_RUNS"
+    unset BP_SEED_ARGS
+}
+
+# What a set's events cost at create and teardown (issue 35): the same set
+# of p: lines on N functions (entry_candidates': batchprobe's fprobe) made
+# without and with --events (an event per probe, registered in tracefs at
+# create, removed at teardown), in turn, each run. "all": every candidate.
+EVENT_SIZES=${BP_BENCH_EVENT_SIZES:-"256 4096 all"}
+EVENT_RUNS=${BP_BENCH_EVENT_RUNS:-3}
+events_cost() {
+    echo "BENCHINFO event_runs=$EVENT_RUNS"
+    entry_candidates
+    r=0
+    for n in $EVENT_SIZES; do
+        if [ "$n" = all ]; then
+            cp /tmp/bp-entry-candidates /tmp/bp-entry
+        else
+            head -n "$n" /tmp/bp-entry-candidates > /tmp/bp-entry
+        fi
+        n=$(wc -l < /tmp/bp-entry)
+        for k in $(seq 1 "$EVENT_RUNS"); do
+            r=$((r + 1)); entry_bp events-off "$n" "$r" p
+            r=$((r + 1)); entry_bp events-on "$n" "$r" p --events
         done
     done
 }

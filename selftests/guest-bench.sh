@@ -8,7 +8,9 @@
 # BP_BENCH_ONLY picks a part: entry (the entry-probe comparison and the
 # per-hit costs), exit (entry + exit, on a kernel with BTF), percall (only
 # entry + exit's per-call costs), peers (only the BPF peers), records
-# (only the cost of a trace record with fetch arguments); unset: all.
+# (only the cost of a trace record with fetch arguments), events (the seed
+# with fetch arguments, and what a set's events cost at create and
+# teardown); unset: all.
 . ./bench_lib.sh
 
 bench_info() {
@@ -52,6 +54,8 @@ bench_all() {
     entry_probes
     per_hit
     per_record
+    seed_args
+    events_cost
     per_hit_direct
     per_hit_offset
     bench_exit
@@ -72,6 +76,7 @@ case "${BP_BENCH_ONLY:-}" in
     percall) per_call_exit ;;
     entry) entry_probes; per_hit ;;
     records) per_record ;;
+    events) seed_args; events_cost ;;
     *) bench_all ;;
 esac
 rmmod batchprobe

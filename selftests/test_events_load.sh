@@ -4,7 +4,8 @@
 # requires: CONFIG_KPROBE_EVENTS, CONFIG_FPROBE
 #
 # A set of 4096 probes (1024 on the debug kernels) on functions ftrace can
-# trace, every one with its event on, plus getppid's own probe, hit by
+# trace, every one with its event on and fetch arguments (the first
+# argument, the task's name as a string), plus getppid's own probe, hit by
 # one task per CPU, while `cat trace_pipe` drains the ring buffer and a
 # writer creates small sets with events, turns their events on, and retires
 # them with the events still on (their events stay until they are off),
@@ -28,8 +29,8 @@ bp_load
 # Functions ftrace can trace (fprobes): a glob such as * would also put
 # int3 kprobes on ftrace's and the entry code's own labels.
 grep -v -e lock -e '\.' -e ' ' $T/available_filter_functions | sort -u | head -"$n" |
-    sed 's|^|p:ld/ |' > /tmp/evload.lines
-printf 'p:ld/getppid %s\ncreate ld --events\nenable ld\n' "$S" >> /tmp/evload.lines
+    sed 's|^\(.*\)$|p:ld/ \1 a=$arg1:x64 c=$comm:string|' > /tmp/evload.lines
+printf 'p:ld/getppid %s c=$comm:string s=+0($stack):x64\ncreate ld --events\nenable ld\n' "$S" >> /tmp/evload.lines
 ktap_check "create_with_events" sh -c ". ./bp_lib.sh; bpwrite $BP_DEBUGFS/control < /tmp/evload.lines"
 probes=$(bp_set_probes ld)
 events=$(ls -d $T/events/ld/*/ | wc -l)
@@ -49,7 +50,7 @@ done
     i=0
     while [ ! -e /tmp/evload-stop ]; do
         i=$((i + 1))
-        bp_ctl "p:w$i/ ${BP_SYS}get* max=8\nr:w$i/ret $S\ncreate w$i --events\nenable w$i\n" 2>/dev/null || continue
+        bp_ctl "p:w$i/ ${BP_SYS}get* max=8 c=\$comm:string\nr:w$i/ret $S \$retval\ncreate w$i --events\nenable w$i\n" 2>/dev/null || continue
         echo 1 > $T/events/w$i/enable
         bp_ctl "unregister w$i\n" 2>/dev/null
         [ $((i % 4)) -eq 0 ] && echo 0 > $T/events/w$i/enable 2>/dev/null

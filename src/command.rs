@@ -90,6 +90,9 @@ pub const MAX_LINE: usize = 1024;
 pub const MAX_NAME: usize = 64;
 /// The longest symbol (kallsyms' `KSYM_NAME_LEN` is 512, including the NUL).
 pub const MAX_SYMBOL: usize = 511;
+/// `MODULE_NAME_LEN` on 64-bit (`64 - sizeof(unsigned long)`): a module's
+/// name, its NUL included.
+pub const MODULE_NAME_LEN: usize = 56;
 /// The largest kretprobe `maxactive` accepted (the kernel caps it at 4096).
 pub const MAX_ACTIVE: u32 = 4096;
 

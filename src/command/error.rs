@@ -28,8 +28,11 @@ pub enum ParseError {
     NamedGlob,
     /// A target that is an address (`kprobe_events`' `MEMADDR`).
     Address,
-    /// A target in a module (`kprobe_events`' `MOD:SYM`).
-    ModuleSymbol,
+    /// `MOD:SYM` with a module name that is empty, too long or not
+    /// `[A-Za-z0-9_-]+`.
+    BadModule,
+    /// `MOD:GLOB`: a glob takes the core kernel's functions only.
+    ModuleGlob,
     /// `-:SET/NAME`: one staged line, where `-:SET` drops them all.
     UnstageOne,
     /// A set or probe name is empty, too long, or not `[A-Za-z_][A-Za-z0-9_]*`.
@@ -66,7 +69,7 @@ impl ParseError {
             ParseError::LineTooLong => E2BIG,
             ParseError::FetchArgs
             | ParseError::Address
-            | ParseError::ModuleSymbol
+            | ParseError::ModuleGlob
             | ParseError::UnstageOne => EOPNOTSUPP,
             _ => EINVAL,
         }
@@ -87,7 +90,10 @@ impl ParseError {
                 "a glob's probes are named after their symbols: write p:SET/ GLOB"
             }
             ParseError::Address => "probes on an address are not supported yet: name the symbol",
-            ParseError::ModuleSymbol => "module symbols (MOD:SYM) are not supported yet",
+            ParseError::BadModule => "bad module name in MOD:SYM",
+            ParseError::ModuleGlob => {
+                "MOD:GLOB is not supported: a glob takes the core kernel's functions"
+            }
             ParseError::UnstageOne => {
                 "dropping one staged line is not supported: -:SET drops every line staged for SET"
             }

@@ -7,7 +7,7 @@
 
 use super::{
     at, is_glob_option, next_word, set_name, Bad, FetchArgs, ParseError, ProbeKind, ProbeSpec,
-    Target, MAX_ACTIVE, MAX_SYMBOL,
+    Target, MAX_ACTIVE, MAX_SYMBOL, MODULE_NAME_LEN,
 };
 
 /// The set of a probe line that names none (`p SYM`, `p:NAME SYM`), as
@@ -168,8 +168,9 @@ fn options_and_args<'a>(
                 _ => return Err(at(ParseError::BadLimit, w)),
             }
         } else if let Some(g) = w.strip_prefix("skip=") {
-            let valid = matches!(self::target(g), Ok(Target::Glob { offset: 0, .. }))
-                || matches!(self::target(g), Ok(Target::Symbol { offset: 0, .. }));
+            let valid = !g.contains(':')
+                && (matches!(self::target(g), Ok(Target::Glob { offset: 0, .. }))
+                    || matches!(self::target(g), Ok(Target::Symbol { offset: 0, .. })));
             if skip.is_some() || !valid {
                 return Err(at(ParseError::BadSkip, w));
             }
@@ -189,20 +190,32 @@ fn target(word: &str) -> Result<Target<'_>, Bad<'_>> {
     if word.starts_with(|c: char| c.is_ascii_digit()) {
         return Err(at(ParseError::Address, word));
     }
-    if let Some((module, _)) = word.split_once(':') {
-        return Err(at(ParseError::ModuleSymbol, module));
-    }
     let (sym, offset) = match word.split_once('+') {
         Some((s, o)) => (s, parse_u32(o).ok_or(at(ParseError::BadOffset, o))?),
         None => (word, 0),
     };
-    let bad = at(ParseError::BadSymbol, sym);
-    let b = sym.as_bytes();
+    // `MOD:SYM`: a module's function, which the kernel resolves by both
+    // names (`kallsyms_lookup_name()` reads `MOD:`); the target keeps both.
+    let (module, bare) = match sym.split_once(':') {
+        Some((m, s)) => (Some(m), s),
+        None => (None, sym),
+    };
+    if let Some(m) = module {
+        let ok = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-');
+        if m.is_empty() || m.len() >= MODULE_NAME_LEN || !m.bytes().all(ok) {
+            return Err(at(ParseError::BadModule, m));
+        }
+    }
+    let bad = at(ParseError::BadSymbol, bare);
+    let b = bare.as_bytes();
     if b.is_empty() || b.len() > MAX_SYMBOL {
         return Err(bad);
     }
     let is_glob = b.iter().any(|c| matches!(c, b'*' | b'?' | b'['));
     let plain = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$');
+    if is_glob && module.is_some() {
+        return Err(at(ParseError::ModuleGlob, sym));
+    }
     if is_glob {
         if !b
             .iter()

@@ -460,6 +460,26 @@ impl Source for Regs {
         }
     }
 
+    fn strlen(&self, addr: u64, max: usize, user: bool) -> Option<usize> {
+        // SAFETY: Reads nothing it may not: the loops never fault.
+        let n = unsafe { bindings::bp_fetch_strlen(addr as usize, max as isize, user) };
+        usize::try_from(n).ok().filter(|&n| n > 0)
+    }
+
+    fn strncpy(&self, addr: u64, user: bool, dst: &mut [u8]) -> Option<usize> {
+        // SAFETY: `dst` is writable for its length, the most the copy
+        // writes; the copy never faults.
+        let n = unsafe {
+            bindings::bp_fetch_strncpy(
+                dst.as_mut_ptr().cast(),
+                addr as usize,
+                dst.len() as isize,
+                user,
+            )
+        };
+        usize::try_from(n).ok()
+    }
+
     fn cpu_ptr(&self, addr: u64) -> u64 {
         // SAFETY: Only computes an address.
         unsafe { bindings::bp_fetch_cpu_ptr(addr as usize) as u64 }

@@ -42,6 +42,45 @@ pub trait Source {
     /// NUL into `dst` (at most its length), and returns the bytes before
     /// the NUL.
     fn symbol(&self, addr: u64, dst: &mut [u8]) -> usize;
+
+    /// `fetch_store_strlen`: the length of the string at `addr` (user
+    /// memory if `user`), its NUL included, at most `max`; `None` if it
+    /// faults. By default [`Source::read`] byte by byte; a source may read
+    /// it in one go, with the same answer.
+    fn strlen(&self, addr: u64, max: usize, user: bool) -> Option<usize> {
+        let mut c = [0u8];
+        for len in 1..=max {
+            if !self.read(addr.wrapping_add(len as u64 - 1), &mut c, user) {
+                return None;
+            }
+            if c[0] == 0 {
+                return Some(len);
+            }
+        }
+        Some(max)
+    }
+
+    /// `strncpy_from_kernel_nofault(dst, addr, dst.len())` (or from user
+    /// memory): the bytes copied, the NUL included (a longer string is cut,
+    /// its last byte made NUL); `None` if it faults. By default
+    /// [`Source::read`] byte by byte; a source may copy it in one go, with
+    /// the same answer.
+    fn strncpy(&self, addr: u64, user: bool, dst: &mut [u8]) -> Option<usize> {
+        let max = dst.len();
+        for i in 0..max {
+            if !self.read(addr.wrapping_add(i as u64), &mut dst[i..=i], user) {
+                dst[i] = 0;
+                return None;
+            }
+            if dst[i] == 0 {
+                return Some(i + 1);
+            }
+        }
+        if let Some(last) = dst.last_mut() {
+            *last = 0;
+        }
+        Some(max)
+    }
 }
 
 /// `make_data_loc`.
@@ -64,20 +103,10 @@ enum Str<'a> {
 /// The length of the string at `s`, its NUL included, at most
 /// [`MAX_STRING_SIZE`] (`fetch_store_strlen`); `None` if it faults.
 fn strlen(src: &impl Source, s: Str<'_>) -> Option<usize> {
-    let (addr, user) = match s {
-        Str::Literal(t) => return Some((t.len() + 1).min(MAX_STRING_SIZE)),
-        Str::At(addr, user) => (addr, user),
-    };
-    let mut c = [0u8];
-    for len in 1..=MAX_STRING_SIZE {
-        if !src.read(addr.wrapping_add(len as u64 - 1), &mut c, user) {
-            return None;
-        }
-        if c[0] == 0 {
-            return Some(len);
-        }
+    match s {
+        Str::Literal(t) => Some((t.len() + 1).min(MAX_STRING_SIZE)),
+        Str::At(addr, user) => src.strlen(addr, MAX_STRING_SIZE, user),
     }
-    Some(MAX_STRING_SIZE)
 }
 
 /// `strncpy_from_kernel_nofault(dst, s, dst.len())`: the bytes copied, the
@@ -95,19 +124,7 @@ fn strncpy(src: &impl Source, s: Str<'_>, dst: &mut [u8]) -> Option<usize> {
             dst[n] = 0;
             Some(n + 1)
         }
-        Str::At(addr, user) => {
-            for i in 0..max {
-                if !src.read(addr.wrapping_add(i as u64), &mut dst[i..=i], user) {
-                    dst[i] = 0;
-                    return None;
-                }
-                if dst[i] == 0 {
-                    return Some(i + 1);
-                }
-            }
-            dst[max - 1] = 0;
-            Some(max)
-        }
+        Str::At(addr, user) => src.strncpy(addr, user, dst),
     }
 }
 

@@ -32,6 +32,26 @@ fn args(line: &str) -> (Option<u32>, Vec<&str>) {
 }
 
 #[test]
+fn module_symbols() {
+    // The target keeps `MOD:SYM` whole: the kernel resolves it so.
+    assert_eq!(
+        one("p:io/a ext4:ext4_sync_fs"),
+        Ok(Some(kprobe("io", Some("a"), "ext4:ext4_sync_fs", 0)))
+    );
+    assert_eq!(
+        one("p:io/a nf_conntrack-x:nf_ct_delete+4"),
+        Ok(Some(kprobe(
+            "io",
+            Some("a"),
+            "nf_conntrack-x:nf_ct_delete",
+            4
+        )))
+    );
+    let long = format!("p:io/a {}:f", "m".repeat(56));
+    assert_eq!(one(&long), Err(ParseError::BadModule));
+}
+
+#[test]
 fn kprobe_lines() {
     assert_eq!(
         one("p:s1/open do_sys_open"),
@@ -543,14 +563,21 @@ fn kprobe_events_forms() {
         ("p:rd vfs_*", ParseError::NamedGlob),
         // What is not done yet, said so.
         ("p:io/a 0xffffffff81000000", ParseError::Address),
-        ("p:io/a ext4:ext4_sync_fs", ParseError::ModuleSymbol),
+        // MOD:SYM: a module name kallsyms could hold; no glob.
+        ("p:io/a :ext4_sync_fs", ParseError::BadModule),
+        ("p:io/a ex/t4:ext4_sync_fs", ParseError::BadModule),
+        ("p:io/a ext4:ext4:sync_fs", ParseError::BadSymbol),
+        ("p:io/a ext4:", ParseError::BadSymbol),
+        ("p:io/ ext4:ext4_*", ParseError::ModuleGlob),
+        ("p:io/ vfs_* skip=ext4:ext4_sync_fs", ParseError::BadSkip),
         ("-:io/rd", ParseError::UnstageOne),
         ("-:io.rd", ParseError::UnstageOne),
     ];
     for (line, want) in refused {
         assert_eq!(one(line), Err(want), "{line}");
     }
-    assert_eq!(ParseError::ModuleSymbol.errno(), EOPNOTSUPP);
+    assert_eq!(ParseError::ModuleGlob.errno(), EOPNOTSUPP);
+    assert_eq!(ParseError::BadModule.errno(), EINVAL);
     // The canonical form keeps p!:'s bang.
     let forced = Command::Probe(ProbeSpec {
         int3: true,

@@ -277,3 +277,49 @@ fn compiles_as_the_checked_prototype() {
         );
     }
 }
+
+/// Corrupt blobs (every byte of the type section flipped in turn, and
+/// truncated): every question gets an answer, none panics.
+#[test]
+fn corrupt_blobs_answer_without_panicking() {
+    let good = kernel_like();
+    let mut seen = 0;
+    for at in 24..good.len() {
+        for flip in [0x01u8, 0x80, 0xff] {
+            let mut blob = good.clone();
+            blob[at] ^= flip;
+            for len in [blob.len(), blob.len() - 7] {
+                let Some(btf) = Btf::parse(&blob[..len]) else {
+                    continue;
+                };
+                let Some(n) = btf.count() else {
+                    continue;
+                };
+                let mut offsets = vec![0u32; n];
+                let Some(nf) = btf.offsets(&mut offsets) else {
+                    continue;
+                };
+                let mut funcs = vec![0u32; nf];
+                if btf.index_functions(&offsets, &mut funcs).is_none() {
+                    continue;
+                }
+                for name in ["vfs_read", "kinds", "nothing", "twice", "x"] {
+                    let p = BtfPrototype::new(
+                        Btf::parse(&blob[..len]).expect("parsed above"),
+                        &offsets,
+                        &funcs,
+                        name.as_bytes(),
+                    );
+                    let _ = (p.found(), p.ret(), p.nr_params());
+                    for i in 0..p.nr_params().min(64) + 1 {
+                        if let Some(n) = p.param_name(i) {
+                            let _ = p.param(n);
+                        }
+                    }
+                    seen += 1;
+                }
+            }
+        }
+    }
+    assert!(seen > 1000, "only {seen} blobs parsed");
+}

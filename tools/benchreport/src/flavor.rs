@@ -9,6 +9,7 @@ use benchreport::*;
 use crate::methods::*;
 use crate::sections::direct::*;
 use crate::sections::entry::*;
+use crate::sections::events::*;
 use crate::sections::exit::*;
 use crate::sections::goals::*;
 use crate::sections::gp::*;
@@ -70,6 +71,7 @@ pub(crate) fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavo
     gp_section(&mut o, gp);
     per_hit(&mut o, sum);
     per_record(&mut o, sum);
+    events_section(&mut o, sum);
     // Every heading one level down: the flavor's section sits in the report.
     o.lines()
         .map(|l| {
@@ -101,6 +103,15 @@ fn runs_text(b: &Bench, sum: &Summary) -> String {
             info("big_runs"),
             info("budget_s"),
             info("runs")
+        )
+    } else if sum.keys().all(|k| {
+        ["tracefs-args", "batchprobe-args", "events-off", "events-on"].contains(&k.0.as_str())
+    }) {
+        format!(
+            "{} runs per point of the seed with fetch arguments, {} per point of the events' \
+             cost",
+            info("seed_args_runs"),
+            info("event_runs")
         )
     } else if sum.keys().any(|k| EXIT_METHODS.contains(&k.0.as_str())) {
         format!(

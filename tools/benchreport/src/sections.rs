@@ -4,6 +4,7 @@
 
 pub(crate) mod direct;
 pub(crate) mod entry;
+pub(crate) mod events;
 pub(crate) mod exit;
 pub(crate) mod goals;
 pub(crate) mod gp;
