@@ -189,7 +189,12 @@ static notrace void bp_trace_write(struct bp_event *ev, struct bp_fire *f)
 }
 NOKPROBE_SYMBOL(bp_trace_write);
 
-static notrace bool bp_event_used(struct bp_event *ev)
+/*
+ * Whether anyone takes the event's records (a tracefs instance has it on,
+ * or perf has it open): asked first by every hit of a probe with an event,
+ * before its registers are gathered for a record.
+ */
+notrace bool bp_event_used(struct bp_event *ev)
 {
 	if (!list_empty(&ev->files))
 		return true;
@@ -203,20 +208,19 @@ NOKPROBE_SYMBOL(bp_event_used);
 
 static notrace void bp_event_write(struct bp_event *ev, struct bp_fire *f)
 {
-	/* The strings' size, only when someone takes the record. */
 	if (!bp_event_used(ev))
 		return;
-	if (f->fetch)
-		f->dsize = bp_rust_fetch_dsize(f->fetch, f->fetch_regs, f->edata);
 	bp_perf_write(ev, f);
 	bp_trace_write(ev, f);
 }
 NOKPROBE_SYMBOL(bp_event_write);
 
 void notrace bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs,
-			    const void *fetch, struct pt_regs *fetch_regs)
+			    const void *fetch, struct pt_regs *fetch_regs, size_t dsize)
 {
-	struct bp_fire f = { .a = ip, .regs = regs, .fetch = fetch, .fetch_regs = fetch_regs };
+	struct bp_fire f = {
+		.a = ip, .regs = regs, .fetch = fetch, .fetch_regs = fetch_regs, .dsize = dsize,
+	};
 
 	bp_event_write(ev, &f);
 }
@@ -224,11 +228,11 @@ NOKPROBE_SYMBOL(bp_event_entry);
 
 void notrace bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip,
 			     struct pt_regs *regs, const void *fetch, struct pt_regs *fetch_regs,
-			     const void *edata)
+			     const void *edata, size_t dsize)
 {
 	struct bp_fire f = {
-		.a = func, .b = ret_ip, .regs = regs,
-		.fetch = fetch, .fetch_regs = fetch_regs, .edata = edata,
+		.a = func, .b = ret_ip, .regs = regs, .fetch = fetch,
+		.fetch_regs = fetch_regs, .edata = edata, .dsize = dsize,
 	};
 
 	bp_event_write(ev, &f);
@@ -846,7 +850,14 @@ static void bp_sync_run(struct bp_sync *s)
 			s->removed++;
 		}
 	}
-	for (i = 0; i < s->nremove; i++) {
+	/*
+	 * Last added first: each instance keeps its event files newest first
+	 * (trace_create_new_event()'s list_add()), and every removal walks
+	 * that list to the event's file (probe_remove_event_call()), twice.
+	 * In the order they were added, the N removals of a set walked past
+	 * the set's own later files: O(N^2), 6 s for 17356 events under TCG.
+	 */
+	for (i = s->nremove; i-- > 0;) {
 		ev = s->remove[i];
 		if (!ev->added)
 			continue;

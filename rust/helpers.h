@@ -272,19 +272,23 @@ bool bp_events_orphans(void);
 void bp_events_exit(void);
 /* Waits for a queued removal of orphans (the control file's flush). */
 void bp_events_flush(void);
+/* Whether anyone takes @ev's records (asked before a record is made). */
+bool bp_event_used(struct bp_event *ev);
+
 /*
  * A record, to tracefs and perf: an entry (@ip: where the probe is) or a
  * return (to @ret_ip); @regs: the probe's registers, or NULL (perf then
  * takes the caller's, as for a tracepoint); @fetch: the probe's own fetch
  * arguments (src/events/program.rs; NULL: none), @fetch_regs: what they
  * read (an fprobe's partial registers on 7.3); @edata: what a return probe
- * kept at entry for its arguments, or NULL.
+ * kept at entry for its arguments, or NULL; @dsize: the bytes of strings
+ * the arguments take now (FetchProgram::data_size()).
  */
 void bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs,
-		    const void *fetch, struct pt_regs *fetch_regs);
+		    const void *fetch, struct pt_regs *fetch_regs, size_t dsize);
 void bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip,
 		     struct pt_regs *regs, const void *fetch, struct pt_regs *fetch_regs,
-		     const void *edata);
+		     const void *edata, size_t dsize);
 
 /*
  * What a record's fetch arguments read (src/events/program.rs), as

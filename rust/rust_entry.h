@@ -38,11 +38,11 @@ void bp_rust_module_going(struct module *mod);
 
 /*
  * src/events/program.rs: a record's fetch arguments (rust/events.c), from
- * the probe's registers (and what a return probe kept at entry, @edata).
- * The bytes of strings the record needs, then the record filled: @rec is
- * @len bytes, the probe's own fields are @head.
+ * the probe's registers (and what a return probe kept at entry, @edata):
+ * the record filled (@rec is @len bytes, the probe's own fields are
+ * @head). The strings' bytes were measured by the Rust caller of
+ * bp_event_entry()/bp_event_return().
  */
-size_t bp_rust_fetch_dsize(const void *fetch, struct pt_regs *regs, const void *edata);
 void bp_rust_fetch_store(const void *fetch, struct pt_regs *regs, const void *edata,
 			 void *rec, u32 head, u32 len);
 

@@ -586,6 +586,10 @@ RECORD_ARGS='a1=$arg1:x64 s=+0($stack):x64 c=$comm:string'
 per_record() {
     per_record_args "" "$RECORD_ARGS"
     per_record_args -noargs ""
+    # Each argument alone: what each costs.
+    per_record_args -arg1 'a1=$arg1:x64'
+    per_record_args -stack 's=+0($stack):x64'
+    per_record_args -comm 'c=$comm:string'
 }
 
 per_record_args() { # method-suffix args

@@ -225,8 +225,15 @@ impl Side {
             // SAFETY: `regs` is the handler's own (live) argument; the
             // accessor is notrace (null where fprobes give no pt_regs).
             let pt_regs = || unsafe { bindings::bp_fprobe_pt_regs(regs) };
-            // SAFETY: As above.
-            let fetch_regs = || unsafe { bindings::bp_fprobe_fetch_regs(regs) };
+            // Only for a probe whose arguments read them (on fgraph a copy).
+            let fetch_regs = || {
+                if s.meta.has_args() {
+                    // SAFETY: As above.
+                    unsafe { bindings::bp_fprobe_fetch_regs(regs) }
+                } else {
+                    core::ptr::null_mut()
+                }
+            };
             let fired = || {
                 if kind == bindings::batchprobe_kind_BATCHPROBE_KRETPROBE {
                     Fired::Return {

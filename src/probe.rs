@@ -248,6 +248,11 @@ impl Meta {
         self.index
     }
 
+    /// Whether the probe's records carry fetch arguments.
+    pub(crate) fn has_args(&self) -> bool {
+        self.event.has_args()
+    }
+
     /// The symbol, NUL-terminated, for the kernel.
     pub(crate) fn symbol_ptr(&self) -> *const c_char {
         self.symbol.as_ptr()

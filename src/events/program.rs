@@ -117,6 +117,8 @@ pub(crate) struct FetchProgram {
     _btf: Option<Arc<VmlinuxBtf>>,
     head: Head,
     fixed: u32,
+    /// An argument is a string (its record's size depends on the hit).
+    strings: bool,
 }
 
 impl FetchProgram {
@@ -166,6 +168,7 @@ impl FetchProgram {
         };
         let (compiled, fixed, entry) =
             compile_words(args.with_text(copy), site(kind, offset), copy, proto.get())?;
+        let strings = compiled.iter().any(|a| a.ty.string);
         // INVARIANT: `compiled` borrows `text` and `vmlinux` only.
         Ok(Some(Arc::new(
             Self {
@@ -175,6 +178,7 @@ impl FetchProgram {
                 _btf: vmlinux,
                 head,
                 fixed,
+                strings,
             },
             GFP_KERNEL,
         )?))
@@ -223,6 +227,25 @@ impl FetchProgram {
             edata: edata.cast(),
             edata_len: self.entry_data_size(),
         }
+    }
+
+    /// The bytes of strings a record needs for this hit (`__get_data_size`),
+    /// measured before it is reserved; 0 without string arguments.
+    ///
+    /// # Safety
+    ///
+    /// `regs` is the firing handler's live registers, or null; `edata` null
+    /// or what the probe kept at entry ([`Self::keep_entry`]).
+    #[inline(always)]
+    pub(crate) unsafe fn data_size(
+        &self,
+        regs: *mut bindings::pt_regs,
+        edata: *const c_void,
+    ) -> usize {
+        if !self.strings {
+            return 0;
+        }
+        record::dynamic_size(self.args(), &self.source(regs, edata))
     }
 
     /// Bytes of the arguments' fixed fields.
@@ -409,6 +432,7 @@ struct Regs {
 }
 
 impl Source for Regs {
+    #[inline(always)]
     fn load(&self, insn: Insn<'_>) -> Option<u64> {
         if let Insn::EntryData(off) = insn {
             let off = off as usize;
@@ -453,6 +477,7 @@ impl Source for Regs {
         })
     }
 
+    #[inline(always)]
     fn read(&self, addr: u64, dst: &mut [u8], user: bool) -> bool {
         // SAFETY: `dst` is writable for its length; the copy never faults.
         unsafe {
@@ -460,12 +485,14 @@ impl Source for Regs {
         }
     }
 
+    #[inline(always)]
     fn strlen(&self, addr: u64, max: usize, user: bool) -> Option<usize> {
         // SAFETY: Reads nothing it may not: the loops never fault.
         let n = unsafe { bindings::bp_fetch_strlen(addr as usize, max as isize, user) };
         usize::try_from(n).ok().filter(|&n| n > 0)
     }
 
+    #[inline(always)]
     fn strncpy(&self, addr: u64, user: bool, dst: &mut [u8]) -> Option<usize> {
         // SAFETY: `dst` is writable for its length, the most the copy
         // writes; the copy never faults.
@@ -480,11 +507,13 @@ impl Source for Regs {
         usize::try_from(n).ok()
     }
 
+    #[inline(always)]
     fn cpu_ptr(&self, addr: u64) -> u64 {
         // SAFETY: Only computes an address.
         unsafe { bindings::bp_fetch_cpu_ptr(addr as usize) as u64 }
     }
 
+    #[inline(always)]
     fn symbol(&self, addr: u64, dst: &mut [u8]) -> usize {
         let mut buf = [0u8; KSYM_SYMBOL_LEN];
         // SAFETY: `buf` has the `KSYM_SYMBOL_LEN` bytes `sprint_symbol`
@@ -498,25 +527,6 @@ impl Source for Regs {
         dst[n] = 0;
         n
     }
-}
-
-/// The bytes of strings a record of `fetch`'s event needs now (called by
-/// `rust/events.c` before it reserves the record).
-///
-/// # Safety
-///
-/// `fetch` is a live [`FetchProgram`]; `regs` the firing handler's live
-/// registers, or null; `edata` null or what the probe kept at entry
-/// ([`FetchProgram::keep_entry`]).
-#[no_mangle]
-unsafe extern "C" fn bp_rust_fetch_dsize(
-    fetch: *const c_void,
-    regs: *mut bindings::pt_regs,
-    edata: *const c_void,
-) -> usize {
-    // SAFETY: By the function's contract.
-    let p = unsafe { &*fetch.cast::<FetchProgram>() };
-    record::dynamic_size(p.args(), &p.source(regs, edata))
 }
 
 /// Fills the arguments of a record of `fetch`'s event: `rec`, `len` bytes,

@@ -47,6 +47,7 @@ pub trait Source {
     /// memory if `user`), its NUL included, at most `max`; `None` if it
     /// faults. By default [`Source::read`] byte by byte; a source may read
     /// it in one go, with the same answer.
+    #[inline(always)]
     fn strlen(&self, addr: u64, max: usize, user: bool) -> Option<usize> {
         let mut c = [0u8];
         for len in 1..=max {
@@ -65,6 +66,7 @@ pub trait Source {
     /// its last byte made NUL); `None` if it faults. By default
     /// [`Source::read`] byte by byte; a source may copy it in one go, with
     /// the same answer.
+    #[inline(always)]
     fn strncpy(&self, addr: u64, user: bool, dst: &mut [u8]) -> Option<usize> {
         let max = dst.len();
         for i in 0..max {
@@ -84,11 +86,13 @@ pub trait Source {
 }
 
 /// `make_data_loc`.
+#[inline(always)]
 fn data_loc(len: usize, offset: usize) -> u32 {
     ((len as u32) << 16) | (offset as u32 & 0xffff)
 }
 
 /// `get_loc_len` and `get_loc_offs`: a `__data_loc` word's length and offset.
+#[inline(always)]
 fn loc_parts(loc: u32) -> (usize, usize) {
     ((loc >> 16) as usize, (loc & 0xffff) as usize)
 }
@@ -102,6 +106,7 @@ enum Str<'a> {
 
 /// The length of the string at `s`, its NUL included, at most
 /// [`MAX_STRING_SIZE`] (`fetch_store_strlen`); `None` if it faults.
+#[inline(always)]
 fn strlen(src: &impl Source, s: Str<'_>) -> Option<usize> {
     match s {
         Str::Literal(t) => Some((t.len() + 1).min(MAX_STRING_SIZE)),
@@ -112,6 +117,7 @@ fn strlen(src: &impl Source, s: Str<'_>) -> Option<usize> {
 /// `strncpy_from_kernel_nofault(dst, s, dst.len())`: the bytes copied, the
 /// NUL included (a longer string is cut, its last byte made NUL); `None` if
 /// it faults.
+#[inline(always)]
 fn strncpy(src: &impl Source, s: Str<'_>, dst: &mut [u8]) -> Option<usize> {
     let max = dst.len();
     if max == 0 {
@@ -136,24 +142,32 @@ struct Dest<'r> {
 }
 
 impl Dest<'_> {
+    #[inline(always)]
     fn put(&mut self, bytes: &[u8]) {
         if let Some(d) = self.record.get_mut(self.at..self.at + bytes.len()) {
-            d.copy_from_slice(bytes);
+            // SAFETY: `d` and `bytes` have the same length (the range
+            // above) and do not overlap: `bytes` cannot borrow from the
+            // record, which `&mut self` holds. (`copy_from_slice` would be
+            // a call into `core` per value, not inlined here.)
+            unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), d.as_mut_ptr(), d.len()) };
         }
     }
 
+    #[inline(always)]
     fn loc(&self) -> u32 {
         self.record
             .get(self.at..self.at + 4)
             .map_or(0, |b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
     }
 
+    #[inline(always)]
     fn set_loc(&mut self, loc: u32) {
         self.put(&loc.to_ne_bytes());
     }
 
     /// The room this slot's `__data_loc` word names for a string: its
     /// length and offset; `None` when none is left (the kernel's `-ENOMEM`).
+    #[inline(always)]
     fn named_room(&self) -> Option<(usize, usize)> {
         let (max, offset) = loc_parts(self.loc());
         (max != 0).then_some((max, offset))
@@ -190,6 +204,7 @@ struct Walk<'c, 'a> {
 impl<'c, 'a> Walk<'c, 'a> {
     /// Stage 1: the load (past a `@SYM`'s placeholder: its address is in
     /// the `Imm` after it).
+    #[inline(always)]
     fn load(code: &'c [Insn<'a>], src: &impl Source) -> Option<Self> {
         let pc = usize::from(matches!(code.first(), Some(Insn::Symbol(_))));
         let mut literal = None;
@@ -216,6 +231,7 @@ impl<'c, 'a> Walk<'c, 'a> {
 
     /// Stage 2: dereferences (and 7.3's per-CPU address); `None` if a read
     /// faults.
+    #[inline(always)]
     fn derefs(&mut self, src: &impl Source) -> Option<()> {
         let mut llval = self.lval;
         loop {
@@ -242,6 +258,7 @@ impl<'c, 'a> Walk<'c, 'a> {
         }
     }
 
+    #[inline(always)]
     fn string(&self, offset: i64, user: bool) -> Str<'a> {
         match self.literal {
             Some(t) => Str::Literal(t),
@@ -251,6 +268,7 @@ impl<'c, 'a> Walk<'c, 'a> {
 
     /// Stages 3 and 4: the store (on the size pass, a string's length), and
     /// a bitfield. `Err`: an instruction that cannot be there.
+    #[inline(always)]
     fn store(
         &mut self,
         src: &impl Source,
@@ -304,6 +322,7 @@ impl<'c, 'a> Walk<'c, 'a> {
     }
 
     /// Stage 5: the next element of an array, or the end.
+    #[inline(always)]
     fn array(&mut self, ret: Option<usize>, dest: Option<&mut Dest<'_>>) -> Next {
         let Some(&Insn::LoopArray(n)) = self.code.get(self.pc) else {
             return Next::Done(ret);
@@ -338,6 +357,7 @@ impl<'c, 'a> Walk<'c, 'a> {
 /// Runs one argument's program (`process_fetch_insn`): with `dest`, stores
 /// it and returns the bytes of string data it took; without, returns the
 /// bytes of string data it needs. `None`: a read faulted.
+#[inline(always)]
 fn run(code: &[Insn<'_>], src: &impl Source, mut dest: Option<Dest<'_>>) -> Option<usize> {
     let mut w = Walk::load(code, src)?;
     loop {
@@ -355,6 +375,7 @@ fn run(code: &[Insn<'_>], src: &impl Source, mut dest: Option<Dest<'_>>) -> Opti
 
 /// `fetch_store_string`: the string into the room its `__data_loc` word
 /// names, the word then set to what it took (0: it faulted).
+#[inline(always)]
 fn store_string(d: &mut Dest<'_>, src: &impl Source, s: Str<'_>) -> Option<usize> {
     let (max, offset) = d.named_room()?;
     let room = d.record.get_mut(offset..)?;
@@ -366,6 +387,7 @@ fn store_string(d: &mut Dest<'_>, src: &impl Source, s: Str<'_>) -> Option<usize
 
 /// `fetch_store_symstring`: the symbol's name into the room its
 /// `__data_loc` word names, the word left as it was (the kernel's way).
+#[inline(always)]
 fn store_symbol(d: &mut Dest<'_>, src: &impl Source, addr: u64) -> Option<usize> {
     let (_, offset) = d.named_room()?;
     let room = d.record.get_mut(offset..)?;
@@ -376,6 +398,7 @@ fn store_symbol(d: &mut Dest<'_>, src: &impl Source, addr: u64) -> Option<usize>
 /// `fetch_apply_bitfield`: the stored value shifted left then right within
 /// its `basesize` bytes. A shift of the whole width or more (the kernel's
 /// wrapping arithmetic allows one) leaves 0, never a panic.
+#[inline(always)]
 fn bitfield(d: &mut Dest<'_>, basesize: u8, lshift: u8, rshift: u8) {
     let n = usize::from(basesize);
     let Some(b) = d.record.get(d.at..d.at + n) else {
@@ -393,17 +416,23 @@ fn bitfield(d: &mut Dest<'_>, basesize: u8, lshift: u8, rshift: u8) {
 }
 
 /// `__get_data_size`: the bytes of strings the probe's arguments need now.
+#[inline(always)]
 pub fn dynamic_size(args: &[ProbeArg<'_>], src: &impl Source) -> usize {
-    args.iter()
-        .filter(|a| a.ty.string)
-        .filter_map(|a| run(&a.code, src, None))
-        .sum()
+    // A plain loop: `core`'s iterator adapters are calls here, not inlined.
+    let mut n = 0;
+    for a in args {
+        if a.ty.string {
+            n += run(&a.code, src, None).unwrap_or(0);
+        }
+    }
+    n
 }
 
 /// `store_trace_args`: fills `record`, the whole entry (the kernel's
 /// common fields and the probe's head: `head` bytes; the fixed fields:
 /// `fixed` bytes, the compiler's record size; the strings: the rest, sized
 /// by [`dynamic_size`]).
+#[inline(always)]
 pub fn store(
     args: &[ProbeArg<'_>],
     src: &impl Source,
@@ -417,7 +446,9 @@ pub fn store(
         let at = head + a.offset as usize;
         // A field whose read faults stays zero.
         if let Some(f) = record.get_mut(at..at + a.size() as usize) {
-            f.fill(0);
+            for b in f {
+                *b = 0;
+            }
         }
         let mut d = Dest {
             record: &mut *record,

@@ -79,6 +79,12 @@ pub(crate) struct EventSlot {
 }
 
 impl EventSlot {
+    /// Whether the probe's records carry fetch arguments (its handler
+    /// then gathers the registers they read).
+    pub(crate) fn has_args(&self) -> bool {
+        self.args.is_some()
+    }
+
     /// No event yet, for a probe that is a return probe (`ret`) and that
     /// its line named (`named`).
     pub(crate) fn new(ret: bool, named: bool, args: Option<Arc<FetchProgram>>) -> Self {
@@ -96,7 +102,11 @@ impl EventSlot {
     #[inline(always)]
     pub(crate) fn fire(&self, fired: impl FnOnce() -> Fired) {
         let ev = self.ev.load(Ordering::Acquire);
-        if ev.is_null() {
+        // Nobody takes its records: no registers gathered (on fgraph,
+        // `ftrace_partial_regs()` copies them), no record made.
+        // SAFETY: By the type invariant `ev` is null or an event in
+        // tracefs; the check is notrace and takes no lock.
+        if ev.is_null() || !unsafe { bindings::bp_event_used(ev) } {
             return;
         }
         // This probe's own programs: probes that share an event may read
@@ -104,17 +114,26 @@ impl EventSlot {
         let fetch = self.args.as_ref().map_or(core::ptr::null(), |a| {
             core::ptr::from_ref::<FetchProgram>(a).cast::<core::ffi::c_void>()
         });
+        // The strings' bytes, read once per hit before the record is
+        // reserved (`__get_data_size`).
+        let dsize = |regs, edata| {
+            self.args.as_ref().map_or(0, |a| {
+                // SAFETY: `regs` and `edata` are the handler's own (or null).
+                unsafe { a.data_size(regs, edata) }
+            })
+        };
         match fired() {
             Fired::Entry {
                 ip,
                 regs,
                 fetch_regs,
             } => {
+                let dsize = dsize(fetch_regs, core::ptr::null());
                 // SAFETY: By the type invariant `ev` is an event in tracefs;
                 // the record writers are notrace and take no lock. `regs`
                 // and `fetch_regs` are the handler's own, or null; `fetch`
                 // is null or this probe's programs, which it keeps.
-                unsafe { bindings::bp_event_entry(ev, ip, regs, fetch, fetch_regs) }
+                unsafe { bindings::bp_event_entry(ev, ip, regs, fetch, fetch_regs, dsize) }
             }
             Fired::Return {
                 func,
@@ -123,6 +142,7 @@ impl EventSlot {
                 fetch_regs,
                 edata,
             } => {
+                let dsize = dsize(fetch_regs, edata.cast());
                 // SAFETY: As above; `edata` is null or the probe's entry data.
                 unsafe {
                     bindings::bp_event_return(
@@ -133,6 +153,7 @@ impl EventSlot {
                         fetch,
                         fetch_regs,
                         edata.cast(),
+                        dsize,
                     )
                 }
             }

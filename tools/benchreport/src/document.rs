@@ -95,6 +95,20 @@ type Cell = fn(&Flavor) -> Option<String>;
 
 /// Writes the table of the flavors' key figures, a column per flavor.
 fn side_by_side(o: &mut String, flavors: &[Flavor]) {
+    // A row no flavor measured (a partial run) is left out.
+    let measured = |c: &Option<String>| {
+        c.as_deref()
+            .is_some_and(|c| c.split(" / ").any(|x| x != "–"))
+    };
+    let rows: Vec<_> = kprobe_direct_rows()
+        .into_iter()
+        .chain(entry_exit_peer_rows())
+        .filter(|(_, cell)| flavors.iter().any(|f| measured(&cell(f))))
+        .collect();
+    // Nothing to put side by side (a partial run of its own figures).
+    if rows.is_empty() {
+        return;
+    }
     let _ = writeln!(o, "## Side by side\n");
     let _ = write!(o, "| figure |");
     for f in flavors {
@@ -105,18 +119,7 @@ fn side_by_side(o: &mut String, flavors: &[Flavor]) {
         let _ = write!(o, " --- |");
     }
     o.push('\n');
-    // A row no flavor measured (a partial run) is left out.
-    let measured = |c: &Option<String>| {
-        c.as_deref()
-            .is_some_and(|c| c.split(" / ").any(|x| x != "–"))
-    };
-    for (label, cell) in kprobe_direct_rows()
-        .into_iter()
-        .chain(entry_exit_peer_rows())
-    {
-        if !flavors.iter().any(|f| measured(&cell(f))) {
-            continue;
-        }
+    for (label, cell) in rows {
         let _ = write!(o, "| {label} |");
         for f in flavors {
             let _ = write!(o, " {} |", cell(f).unwrap_or_else(|| "–".into()));

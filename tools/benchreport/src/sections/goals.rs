@@ -128,7 +128,8 @@ pub(crate) fn per_record(o: &mut String, sum: &Summary) {
         "## Per record, with fetch arguments\n\n`getppid()` in a tight loop, each call writing \
          one record into the ring buffer (tracing on) with the same fetch arguments (the \
          first argument, the return address through `$stack`, the task's name as a \
-         string; `-noargs`: none, the record's own fields only): `kprobe_events`' event (an \
+         string; `-noargs`: none, the record's own fields only; `-arg1`, `-stack`, `-comm`: \
+         each of the three alone): `kprobe_events`' event (an \
          ftrace-based kprobe at `+0`), fprobe events' (`f:`, where the kernel has them), \
          and batchprobe's event through an int3 kprobe (`p!:`) and through its fprobe \
          (`p:`). The cost of a record is the call's time less the unprobed call's; the last \
@@ -136,7 +137,7 @@ pub(crate) fn per_record(o: &mut String, sum: &Summary) {
          call: median [min–max] | ns per record | vs kprobe_events |\n| --- | ---: | ---: | \
          ---: |"
     );
-    for x in ["", "-noargs"] {
+    for x in ["", "-noargs", "-arg1", "-stack", "-comm"] {
         let Some((base, _, _)) = get(&format!("record-no-probe{x}")) else {
             continue;
         };
