@@ -241,7 +241,10 @@ fn reproduce(o: &mut String) {
          BP_BENCH_PEER_EXIT_SIZES, BP_BENCH_PEER_BUDGET_S, BP_SMP, BP_ACCEL=kvm; \
          BP_BENCH_ONLY=entry: only the +0 entry comparison and per-hit costs, into \
          BENCHMARKS-entry.md; BP_BENCH_ONLY=exit: only entry + exit (kernels with BTF), into \
-         BENCHMARKS-exit.md; BP_BENCH_ONLY=peers: only the BPF peers, into BENCHMARKS-peers.md\n```\n\n\
+         BENCHMARKS-exit.md; BP_BENCH_ONLY=peers: only the BPF peers, into BENCHMARKS-peers.md; \
+         BP_BENCH_ONLY=records: only the cost of a trace record with fetch arguments, into \
+         BENCHMARKS-records.md; BP_BENCH_ONLY=events: only the seed with fetch arguments and \
+         the events' cost at create and teardown, into BENCHMARKS-events.md\n```\n\n\
          `make bench` writes `out/bench/FLAVOR/{{raw.txt,console.log,results.csv,results.json}}` \
          and the plots, and rewrites this file (keeping its `## Earlier measurements` \
          section) and the plots in `docs/`."
