@@ -272,17 +272,27 @@ notrace unsigned long bp_fetch_cpu_ptr(unsigned long addr)
 NOKPROBE_SYMBOL(bp_fetch_cpu_ptr);
 
 /*
+ * Whether a read of @addr reads user memory: asked for (+u, ustring), or,
+ * where user and kernel addresses cannot overlap (x86), any address below
+ * TASK_SIZE, as probe_mem_read() and fetch_store_string() choose.
+ */
+static __always_inline bool bp_user_read(unsigned long addr, bool user)
+{
+#ifdef CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE
+	if (addr < TASK_SIZE)
+		return true;
+#endif
+	return user;
+}
+
+/*
  * probe_mem_read() and probe_mem_read_user() (trace_probe_kernel.h): where
  * user and kernel addresses cannot overlap (x86), a kernel read of a user
  * address reads user memory, for strings too.
  */
 notrace long bp_fetch_read(void *dst, unsigned long addr, size_t len, bool user)
 {
-#ifdef CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE
-	if (addr < TASK_SIZE)
-		user = true;
-#endif
-	if (user)
+	if (bp_user_read(addr, user))
 		return copy_from_user_nofault(dst, (void __user *)addr, len);
 	return copy_from_kernel_nofault(dst, (void *)addr, len);
 }
@@ -323,13 +333,9 @@ notrace long bp_fetch_strlen(unsigned long addr, long max, bool user)
 	long len = 0;
 	u8 c;
 
-#ifdef CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE
-	if (addr < TASK_SIZE)
-		user = true;
-#endif
 	if (max <= 0)
 		return 0;
-	if (user) {
+	if (bp_user_read(addr, user)) {
 		pagefault_disable();
 		len = strnlen_user((const char __user *)addr, max);
 		pagefault_enable();
@@ -367,13 +373,9 @@ notrace long bp_fetch_strncpy(char *dst, unsigned long addr, long max, bool user
 	const char *src = (const char *)addr;
 	long ret;
 
-#ifdef CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE
-	if (addr < TASK_SIZE)
-		user = true;
-#endif
 	if (max <= 0)
 		return 0;
-	if (user) {
+	if (bp_user_read(addr, user)) {
 		pagefault_disable();
 		ret = strncpy_from_user(dst, (const char __user *)addr, max);
 		pagefault_enable();

@@ -52,3 +52,7 @@ pub mod prototype;
 
 #[path = "../../src/events/name.rs"]
 pub mod event_name;
+
+// Test support, not module source.
+pub mod btf_blob;
+pub mod vfs_read;

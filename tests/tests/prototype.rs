@@ -7,97 +7,25 @@
 //! compilations `test_fetchargs_oracle.sh` checks against the kernel.
 
 use batchprobe_host_tests::btf::Btf;
+use batchprobe_host_tests::btf_blob::{
+    Builder, ARRAY, BOOL, CONST, ENUM, PTR, SIGNED, STRUCT, TYPEDEF,
+};
 use batchprobe_host_tests::fetch::{BtfType, Compiler, Dialect, ProbeArg, Prototype, Site};
 use batchprobe_host_tests::prototype::BtfPrototype;
-
-const INT: u32 = 1;
-const PTR: u32 = 2;
-const ARRAY: u32 = 3;
-const STRUCT: u32 = 4;
-const ENUM: u32 = 6;
-const TYPEDEF: u32 = 8;
-const CONST: u32 = 10;
-const FUNC: u32 = 12;
-const PROTO: u32 = 13;
-const SIGNED: u32 = 1 << 24;
-const BOOL: u32 = 4 << 24;
-
-/// Builds a little-endian BTF blob from raw records.
-#[derive(Default)]
-struct Builder {
-    types: Vec<u8>,
-    strings: Vec<u8>,
-    next: u32,
-}
-
-impl Builder {
-    fn new() -> Self {
-        Self {
-            strings: vec![0],
-            next: 1,
-            ..Self::default()
-        }
-    }
-
-    fn name(&mut self, s: &str) -> u32 {
-        if s.is_empty() {
-            return 0;
-        }
-        let off = self.strings.len() as u32;
-        self.strings.extend_from_slice(s.as_bytes());
-        self.strings.push(0);
-        off
-    }
-
-    fn record(&mut self, name: &str, kind: u32, vlen: u32, st: u32, extra: &[u32]) -> u32 {
-        let n = self.name(name);
-        for w in [n, (kind << 24) | vlen, st].iter().chain(extra) {
-            self.types.extend_from_slice(&w.to_le_bytes());
-        }
-        self.next += 1;
-        self.next - 1
-    }
-
-    fn int(&mut self, name: &str, size: u32, encoding: u32) -> u32 {
-        self.record(name, INT, 0, size, &[encoding | size * 8])
-    }
-
-    fn func(&mut self, name: &str, ret: u32, params: &[(&str, u32)]) -> u32 {
-        let mut extra = Vec::new();
-        for &(n, t) in params {
-            extra.push(self.name(n));
-            extra.push(t);
-        }
-        let proto = self.record("", PROTO, params.len() as u32, ret, &extra);
-        self.record(name, FUNC, 0, proto, &[])
-    }
-
-    fn blob(&self) -> Vec<u8> {
-        let mut b = Vec::new();
-        b.extend_from_slice(&0xeb9fu16.to_le_bytes());
-        b.extend_from_slice(&[1, 0]);
-        let (t, s) = (self.types.len() as u32, self.strings.len() as u32);
-        for w in [24, 0, t, t, s] {
-            b.extend_from_slice(&w.to_le_bytes());
-        }
-        b.extend_from_slice(&self.types);
-        b.extend_from_slice(&self.strings);
-        b
-    }
-}
+use batchprobe_host_tests::vfs_read::VfsRead;
 
 /// `vfs_read`, a function with every kind of parameter, a void one, and
 /// two functions of one name (the first is the one the kernel takes).
 fn kernel_like() -> Vec<u8> {
     let mut b = Builder::new();
-    let long = b.int("long", 8, SIGNED);
-    let ulong = b.int("long unsigned int", 8, 0);
-    let int = b.int("int", 4, SIGNED);
-    let uint = b.int("unsigned int", 4, 0);
-    let char_ = b.int("char", 1, 0);
-    let schar = b.int("signed char", 1, SIGNED);
-    let short = b.int("short", 2, SIGNED);
-    let bool_ = b.int("_Bool", 1, BOOL);
+    let long = b.int_enc("long", 8, SIGNED);
+    let ulong = b.int_enc("long unsigned int", 8, 0);
+    let int = b.int_enc("int", 4, SIGNED);
+    let uint = b.int_enc("unsigned int", 4, 0);
+    let char_ = b.int_enc("char", 1, 0);
+    let schar = b.int_enc("signed char", 1, SIGNED);
+    let short = b.int_enc("short", 2, SIGNED);
+    let bool_ = b.int_enc("_Bool", 1, BOOL);
     let ssize_t = b.record("ssize_t", TYPEDEF, 0, long, &[]);
     let size_t = b.record("size_t", TYPEDEF, 0, ulong, &[]);
     let loff_t = b.record("loff_t", TYPEDEF, 0, long, &[]);
@@ -112,7 +40,7 @@ fn kernel_like() -> Vec<u8> {
     let e = b.name("A");
     let en = b.record("mode", ENUM, 1, 4, &[e, 0]);
     let arr = b.record("", ARRAY, 0, 0, &[char_, int, 16]);
-    b.func(
+    b.func_named(
         "vfs_read",
         ssize_t,
         &[
@@ -122,7 +50,7 @@ fn kernel_like() -> Vec<u8> {
             ("pos", loff_p),
         ],
     );
-    b.func(
+    b.func_named(
         "kinds",
         int,
         &[
@@ -135,9 +63,9 @@ fn kernel_like() -> Vec<u8> {
             ("u", uint),
         ],
     );
-    b.func("nothing", 0, &[]);
-    b.func("twice", int, &[("first", int)]);
-    b.func("twice", long, &[("second", long)]);
+    b.func_named("nothing", 0, &[]);
+    b.func_named("twice", int, &[("first", int)]);
+    b.func_named("twice", long, &[("second", long)]);
     b.blob()
 }
 
@@ -198,33 +126,6 @@ fn answers_as_the_kernel() {
     let none = p("no_such_function");
     assert!(!none.found());
     assert_eq!((none.ret(), none.nr_params()), (None, 0));
-}
-
-/// The hand-written `vfs_read` of `src/bin/fetch-oracle.rs`.
-struct VfsRead;
-
-impl Prototype<'static> for VfsRead {
-    fn found(&self) -> bool {
-        true
-    }
-    fn ret(&self) -> Option<BtfType> {
-        Some(BtfType::Scalar("s64"))
-    }
-    fn nr_params(&self) -> usize {
-        4
-    }
-    fn param(&self, name: &str) -> Option<(u32, BtfType)> {
-        Some(match name {
-            "file" => (0, BtfType::StructPtr),
-            "buf" => (1, BtfType::CharPtr),
-            "count" => (2, BtfType::Scalar("u64")),
-            "pos" => (3, BtfType::Ptr),
-            _ => return None,
-        })
-    }
-    fn param_name(&self, index: usize) -> Option<&'static str> {
-        ["file", "buf", "count", "pos"].get(index).copied()
-    }
 }
 
 fn compile<'a>(

@@ -16,39 +16,10 @@
 use std::fmt::Write as _;
 use std::{env, fs, process};
 
-use batchprobe_host_tests::fetch::{
-    BtfType, Compiler, Dialect, ErrorKind, ProbeArg, Prototype, Site,
-};
+use batchprobe_host_tests::fetch::{Compiler, Dialect, ErrorKind, ProbeArg, Site};
 use batchprobe_host_tests::format::{field_type, print_fmt, Head};
 use batchprobe_host_tests::record::resolve_symbols;
-
-/// `ssize_t vfs_read(struct file *file, char __user *buf, size_t count,
-/// loff_t *pos)`, as BTF gives it on every kernel the tests run.
-struct VfsRead;
-
-impl Prototype<'static> for VfsRead {
-    fn found(&self) -> bool {
-        true
-    }
-    fn ret(&self) -> Option<BtfType> {
-        Some(BtfType::Scalar("s64"))
-    }
-    fn nr_params(&self) -> usize {
-        4
-    }
-    fn param(&self, name: &str) -> Option<(u32, BtfType)> {
-        Some(match name {
-            "file" => (0, BtfType::StructPtr),
-            "buf" => (1, BtfType::CharPtr),
-            "count" => (2, BtfType::Scalar("u64")),
-            "pos" => (3, BtfType::Ptr),
-            _ => return None,
-        })
-    }
-    fn param_name(&self, index: usize) -> Option<&'static str> {
-        ["file", "buf", "count", "pos"].get(index).copied()
-    }
-}
+use batchprobe_host_tests::vfs_read::VfsRead;
 
 fn die(msg: &str) -> ! {
     eprintln!("fetch-oracle: {msg}");
