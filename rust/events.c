@@ -325,8 +325,9 @@ static __always_inline bool bp_kernel_range_ok(unsigned long addr, unsigned long
 }
 
 /*
- * The length of the string at addr, its NUL included, at most max; 0 if
- * reading it faults.
+ * The length of the string at addr, its NUL included, at most max (a user
+ * string longer than that: more, as strnlen_user() says it); 0 if reading
+ * it faults.
  */
 notrace long bp_fetch_strlen(unsigned long addr, long max, bool user)
 {
@@ -339,7 +340,11 @@ notrace long bp_fetch_strlen(unsigned long addr, long max, bool user)
 		pagefault_disable();
 		len = strnlen_user((const char __user *)addr, max);
 		pagefault_enable();
-		return len > max ? max : len;
+		/*
+		 * Past max (too long), as fetch_store_strlen_user() leaves it:
+		 * the store then takes max - 1 bytes and the NUL.
+		 */
+		return len;
 	}
 	if (!bp_kernel_range_ok(addr, max)) {
 		/* fetch_store_strlen(), each byte checked on its own. */

@@ -183,7 +183,7 @@ impl Engine {
         let offset = match spec.target {
             command::Target::Symbol { offset, .. } | command::Target::Glob { offset, .. } => offset,
         };
-        let btf = registry.lock().function_btf(spec)?;
+        let btf = registry.lock().function_btf(spec);
         let r = match FetchProgram::compile(&spec.args, spec.kind, offset, btf) {
             Ok(_) => return Ok(()),
             Err(CompileError::NoMemory) => return Err(ENOMEM),

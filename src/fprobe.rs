@@ -225,7 +225,7 @@ impl Side {
             // SAFETY: `regs` is the handler's own (live) argument; the
             // accessor is notrace (null where fprobes give no pt_regs).
             let pt_regs = || unsafe { bindings::bp_fprobe_pt_regs(regs) };
-            // Only for a probe whose arguments read them (on fgraph a copy).
+            // Only for a probe whose arguments read them.
             let fetch_regs = || {
                 if s.meta.has_args() {
                     // SAFETY: As above.

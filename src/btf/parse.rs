@@ -208,7 +208,9 @@ impl<'a> Btf<'a> {
                 .and_then(|t| self.string(t.name_off))
                 .unwrap_or(b"")
         };
-        out.sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
+        // Functions of one name in id order, the first being the one the
+        // kernel's `btf_find_by_name_kind()` finds.
+        out.sort_unstable_by(|&a, &b| name(a).cmp(name(b)).then(a.cmp(&b)));
         Some(())
     }
 

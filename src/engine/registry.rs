@@ -338,26 +338,25 @@ impl Registry {
 
     /// The BTF `spec`'s fetch arguments are compiled with: the kernel's,
     /// for a line with arguments on one function, where the kernel's probe
-    /// events read BTF (read on first use; `None` on a kernel without BTF,
-    /// which then compiles them as such a kernel does).
+    /// events read BTF (read on first use; `None` where it cannot be read,
+    /// the line then compiled as on a kernel without BTF).
     pub(super) fn function_btf<'f>(
         &mut self,
         spec: &command::ProbeSpec<'f>,
-    ) -> Result<Option<FunctionBtf<'f>>> {
+    ) -> Option<FunctionBtf<'f>> {
         let Target::Symbol { name, .. } = spec.target else {
-            return Ok(None);
+            return None;
         };
         if spec.args.is_empty() || !program::reads_btf() {
-            return Ok(None);
+            return None;
         }
-        match self.caches.btf() {
-            Ok(vmlinux) => Ok(Some(FunctionBtf {
-                vmlinux,
-                function: name.as_bytes(),
-            })),
-            Err(e) if e == ENOENT => Ok(None),
-            Err(e) => Err(e),
-        }
+        // A kernel whose BTF cannot be read (none, or no memory for it)
+        // compiles the line without, as `query_btf_context()` failing
+        // leaves the kernel's parser.
+        self.caches.btf().ok().map(|vmlinux| FunctionBtf {
+            vmlinux,
+            function: name.as_bytes(),
+        })
     }
 
     pub(super) fn stage(
@@ -382,7 +381,7 @@ impl Registry {
         };
         // Checked when the write was parsed (`Engine::write`): only
         // memory can fail here.
-        let btf = self.function_btf(&spec)?;
+        let btf = self.function_btf(&spec);
         let args = match FetchProgram::compile(&spec.args, spec.kind, offset, btf) {
             Ok(a) => a,
             Err(CompileError::NoMemory) => return Err(ENOMEM),

@@ -534,7 +534,9 @@ impl Source for Regs {
 ///
 /// # Safety
 ///
-/// As [`bp_rust_fetch_dsize`], and `rec` is writable for `len` bytes.
+/// `fetch` is a live [`FetchProgram`]; `regs` the firing handler's live
+/// registers, or null; `edata` null or what the probe kept at entry
+/// ([`FetchProgram::keep_entry`]); `rec` is writable for `len` bytes.
 #[no_mangle]
 unsafe extern "C" fn bp_rust_fetch_store(
     fetch: *const c_void,

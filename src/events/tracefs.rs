@@ -102,8 +102,7 @@ impl EventSlot {
     #[inline(always)]
     pub(crate) fn fire(&self, fired: impl FnOnce() -> Fired) {
         let ev = self.ev.load(Ordering::Acquire);
-        // Nobody takes its records: no registers gathered (on fgraph,
-        // `ftrace_partial_regs()` copies them), no record made.
+        // Nobody takes its records: no registers gathered, no record made.
         // SAFETY: By the type invariant `ev` is null or an event in
         // tracefs; the check is notrace and takes no lock.
         if ev.is_null() || !unsafe { bindings::bp_event_used(ev) } {

@@ -224,3 +224,22 @@ fn corrupt_blobs_answer_without_panicking() {
     }
     assert!(seen > 1000, "only {seen} blobs parsed");
 }
+
+/// Many functions of one name, among others: the prototype is the first
+/// one's (the lowest id, as the kernel's lookup finds it), whatever order
+/// the index's sort leaves equal names in.
+#[test]
+fn of_many_of_one_name_the_first() {
+    let mut b = Builder::new();
+    let int = b.int_enc("int", 4, SIGNED);
+    let names: Vec<String> = (0..200).map(|i| format!("p{i}")).collect();
+    for (i, n) in names.iter().enumerate() {
+        b.func_named("dup", int, &[(n.as_str(), int)]);
+        b.func_named(&format!("f{}", 199 - i), int, &[]);
+    }
+    let blob = b.blob();
+    let btf = Btf::parse(&blob).expect("header");
+    let (offsets, funcs) = index(&btf);
+    let p = BtfPrototype::new(btf, &offsets, &funcs, b"dup");
+    assert_eq!(p.param_name(0), Some("p0"));
+}
