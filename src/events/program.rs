@@ -467,6 +467,14 @@ impl Source for Regs {
             Insn::Stack(n) => (unsafe { bindings::bp_fetch_stack_nth(self.regs, n) }) as u64,
             Insn::StackP => regs.sp as u64,
             Insn::Retval => regs.ax as u64,
+            // `regs_get_kernel_argument()` on x86-64: the six argument
+            // registers read here, the rest (the stack) in C.
+            Insn::Arg(0) => regs.di as u64,
+            Insn::Arg(1) => regs.si as u64,
+            Insn::Arg(2) => regs.dx as u64,
+            Insn::Arg(3) => regs.cx as u64,
+            Insn::Arg(4) => regs.r8 as u64,
+            Insn::Arg(5) => regs.r9 as u64,
             // SAFETY: As `Stack`.
             Insn::Arg(n) => (unsafe { bindings::bp_fetch_arg(self.regs, n) }) as u64,
             // SAFETY: Reads `current`.
