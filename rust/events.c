@@ -206,10 +206,12 @@ notrace bool bp_event_used(struct bp_event *ev)
 }
 NOKPROBE_SYMBOL(bp_event_used);
 
+/*
+ * The caller asked bp_event_used() first; what changed since, each side
+ * checks again (an instance's list, perf's users).
+ */
 static notrace void bp_event_write(struct bp_event *ev, struct bp_fire *f)
 {
-	if (!bp_event_used(ev))
-		return;
 	bp_perf_write(ev, f);
 	bp_trace_write(ev, f);
 }

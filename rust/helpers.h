@@ -272,7 +272,10 @@ bool bp_events_orphans(void);
 void bp_events_exit(void);
 /* Waits for a queued removal of orphans (the control file's flush). */
 void bp_events_flush(void);
-/* Whether anyone takes @ev's records (asked before a record is made). */
+/*
+ * Whether anyone takes @ev's records: asked before bp_event_entry() and
+ * bp_event_return(), which do not ask again.
+ */
 bool bp_event_used(struct bp_event *ev);
 
 /*

@@ -148,23 +148,19 @@ impl FetchProgram {
             _ => Head::Entry,
         };
         let vmlinux = btf.as_ref().map(|b| b.vmlinux.clone());
-        // SAFETY: `vmlinux`'s buffer is never written nor freed while the
-        // `Arc` lives, which ends up in `Self::_btf` (see the type
-        // invariants); the names borrowed here end up in `Self::args` only.
-        let blob: Option<&'static VmlinuxBtf> = vmlinux
-            .as_deref()
-            .map(|v| unsafe { &*core::ptr::from_ref::<VmlinuxBtf>(v) });
-        let proto = match (blob, &btf) {
-            (Some(v), Some(b)) => match v.btf() {
-                Some(parsed) => Proto::Btf(BtfPrototype::new(
-                    parsed,
-                    v.offsets(),
-                    v.funcs(),
-                    b.function,
-                )),
-                None => Proto::None(NoBtf),
-            },
-            _ => Proto::None(NoBtf),
+        let function = btf.as_ref().map_or(&[][..], |b| b.function);
+        let blob: Option<&'static VmlinuxBtf> = vmlinux.as_deref().map(|v| {
+            // SAFETY: `vmlinux`'s buffer is never written nor freed while
+            // the `Arc` lives, which ends up in `Self::_btf` (see the type
+            // invariants); the names borrowed here end up in `Self::args`
+            // only.
+            unsafe { &*core::ptr::from_ref::<VmlinuxBtf>(v) }
+        });
+        let proto = match blob.and_then(|v| Some((v, v.btf()?))) {
+            Some((v, parsed)) => {
+                Proto::Btf(BtfPrototype::new(parsed, v.offsets(), v.funcs(), function))
+            }
+            None => Proto::None(NoBtf),
         };
         let (compiled, fixed, entry) =
             compile_words(args.with_text(copy), site(kind, offset), copy, proto.get())?;
