@@ -44,9 +44,11 @@ pub trait Source {
     fn symbol(&self, addr: u64, dst: &mut [u8]) -> usize;
 
     /// `fetch_store_strlen`: the length of the string at `addr` (user
-    /// memory if `user`), its NUL included, at most `max`; `None` if it
-    /// faults. By default [`Source::read`] byte by byte; a source may read
-    /// it in one go, with the same answer.
+    /// memory if `user`), its NUL included, at most `max` (a user string
+    /// longer than that may be said longer, as `strnlen_user()` says it:
+    /// the store then takes what the kernel's takes); `None` if it faults.
+    /// By default [`Source::read`] byte by byte; a source may read it in
+    /// one go.
     #[inline(always)]
     fn strlen(&self, addr: u64, max: usize, user: bool) -> Option<usize> {
         let mut c = [0u8];
@@ -105,7 +107,8 @@ enum Str<'a> {
 }
 
 /// The length of the string at `s`, its NUL included, at most
-/// [`MAX_STRING_SIZE`] (`fetch_store_strlen`); `None` if it faults.
+/// [`MAX_STRING_SIZE`] but as [`Source::strlen`] says (`fetch_store_strlen`);
+/// `None` if it faults.
 #[inline(always)]
 fn strlen(src: &impl Source, s: Str<'_>) -> Option<usize> {
     match s {
