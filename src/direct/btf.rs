@@ -2,8 +2,8 @@
 
 //! The kernel's function prototypes, for the direct exit trampoline: the
 //! BTF of `/sys/kernel/btf/vmlinux` ([`crate::btf`]) asked which functions
-//! the trampoline can call ([`super::signature`]
-//! has the rule; this is the kernel side).
+//! the trampoline can call ([`super::signature`] has the rule; this is the
+//! kernel side).
 
 use kernel::prelude::*;
 use kernel::sync::Arc;

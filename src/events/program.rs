@@ -210,7 +210,7 @@ impl FetchProgram {
     pub(crate) unsafe fn keep_entry(&self, regs: *mut bindings::pt_regs, data: *mut u8) {
         for (i, &n) in self.entry.iter().enumerate() {
             // SAFETY: By the caller.
-            let v = unsafe { bindings::bp_fetch_arg(regs, n) } as u64;
+            let v = unsafe { kernel_argument(regs, n) };
             // SAFETY: Word `i` is within `data` (the caller's size).
             unsafe { data.add(8 * i).cast::<u64>().write_unaligned(v) };
         }
@@ -427,6 +427,28 @@ struct Regs {
     edata_len: usize,
 }
 
+/// `regs_get_kernel_argument(regs, n)` on x86-64: the six argument
+/// registers read here (no C call per argument), the rest (the stack) in C.
+///
+/// # Safety
+///
+/// `regs` is a live handler's registers.
+#[inline(always)]
+unsafe fn kernel_argument(regs: *mut bindings::pt_regs, n: u32) -> u64 {
+    // SAFETY: By the caller.
+    let r = unsafe { &*regs };
+    (match n {
+        0 => r.di,
+        1 => r.si,
+        2 => r.dx,
+        3 => r.cx,
+        4 => r.r8,
+        5 => r.r9,
+        // SAFETY: By the caller.
+        _ => unsafe { bindings::bp_fetch_arg(regs, n) },
+    }) as u64
+}
+
 impl Source for Regs {
     #[inline(always)]
     fn load(&self, insn: Insn<'_>) -> Option<u64> {
@@ -463,16 +485,8 @@ impl Source for Regs {
             Insn::Stack(n) => (unsafe { bindings::bp_fetch_stack_nth(self.regs, n) }) as u64,
             Insn::StackP => regs.sp as u64,
             Insn::Retval => regs.ax as u64,
-            // `regs_get_kernel_argument()` on x86-64: the six argument
-            // registers read here, the rest (the stack) in C.
-            Insn::Arg(0) => regs.di as u64,
-            Insn::Arg(1) => regs.si as u64,
-            Insn::Arg(2) => regs.dx as u64,
-            Insn::Arg(3) => regs.cx as u64,
-            Insn::Arg(4) => regs.r8 as u64,
-            Insn::Arg(5) => regs.r9 as u64,
             // SAFETY: As `Stack`.
-            Insn::Arg(n) => (unsafe { bindings::bp_fetch_arg(self.regs, n) }) as u64,
+            Insn::Arg(n) => unsafe { kernel_argument(self.regs, n) },
             // SAFETY: Reads `current`.
             Insn::Comm => (unsafe { bindings::bp_fetch_comm() }) as u64,
             // SAFETY: Reads `current`.
