@@ -47,6 +47,7 @@ struct bp_event_link {
  * the files it is enabled in. Names live after the struct.
  */
 struct bp_event {
+	struct bp_event_head head;	/* first: read by the handlers (helpers.h) */
 	struct trace_event_call call;
 	struct trace_event_class class;
 	struct list_head files;		/* bp_event_link, RCU */
@@ -82,8 +83,15 @@ struct bp_return_rec {
 
 /* ---- the records ---- */
 
+/*
+ * The writers below are inlined into bp_event_entry() and bp_event_return():
+ * a record costs the kernel's own event two calls (kprobe_dispatcher(),
+ * kprobe_trace_func()) besides the ring buffer's; each further call and
+ * return is measurable per record (BENCHMARKS-records.md).
+ */
+
 /* The probe's own fields: the record's head, before the arguments'. */
-static notrace size_t bp_rec_head(struct bp_event *ev)
+static __always_inline size_t bp_rec_head(struct bp_event *ev)
 {
 	return ev->is_return ? sizeof(struct bp_return_rec) : sizeof(struct bp_entry_rec);
 }
@@ -102,13 +110,13 @@ struct bp_fire {
 	size_t dsize;
 };
 
-static notrace size_t bp_rec_size(struct bp_event *ev, struct bp_fire *f)
+static __always_inline size_t bp_rec_size(struct bp_event *ev, struct bp_fire *f)
 {
 	return bp_rec_head(ev) + ev->fixed + f->dsize;
 }
 
 /* Fills a record (perf's may be longer: it is aligned). */
-static notrace void bp_rec_fill(struct bp_event *ev, void *rec, struct bp_fire *f)
+static __always_inline void bp_rec_fill(struct bp_event *ev, void *rec, struct bp_fire *f)
 {
 	struct bp_return_rec *ret = rec;
 	struct bp_entry_rec *entry = rec;
@@ -131,7 +139,7 @@ static notrace void bp_rec_fill(struct bp_event *ev, void *rec, struct bp_fire *
  * the caller's, as perf_fetch_caller_regs() gives them.
  */
 #ifdef CONFIG_PERF_EVENTS
-static notrace void bp_perf_write(struct bp_event *ev, struct bp_fire *f)
+static __always_inline void bp_perf_write(struct bp_event *ev, struct bp_fire *f)
 {
 	struct pt_regs *regs = f->regs;
 	struct hlist_head __percpu *lists;
@@ -159,20 +167,26 @@ static notrace void bp_perf_write(struct bp_event *ev, struct bp_fire *f)
 	bp_rec_fill(ev, rec, f);
 	perf_trace_buf_submit(rec, size, rctx, ev->call.event.type, 1, regs, head, NULL);
 }
-NOKPROBE_SYMBOL(bp_perf_write);
 #else
-static inline void bp_perf_write(struct bp_event *ev, struct bp_fire *f) {}
+static __always_inline void bp_perf_write(struct bp_event *ev, struct bp_fire *f) {}
 #endif
 
-/* The tracefs side: every instance that has the event enabled. */
-static notrace void bp_trace_write(struct bp_event *ev, struct bp_fire *f)
+/*
+ * The tracefs side: every instance that has the event enabled. The links
+ * are an RCU list read without rcu_read_lock(), as kprobe_trace_func()
+ * reads a kprobe event's: every caller runs with preemption disabled (a
+ * kprobe's or kretprobe's handler, an fprobe's under ftrace's recursion
+ * lock or fgraph's rcu_sched guard), which the links' kfree_rcu() waits
+ * for, and which keeps the record's preempt count the kernel's event's.
+ */
+static __always_inline void bp_trace_write(struct bp_event *ev, struct bp_fire *f)
 {
 	struct bp_event_link *link;
 	size_t size = bp_rec_size(ev, f);
 
 	if (list_empty(&ev->files))
 		return;
-	rcu_read_lock();
+	lockdep_assert_preemption_disabled();
 	list_for_each_entry_rcu(link, &ev->files, list) {
 		struct trace_event_buffer fbuffer;
 		void *rec;
@@ -185,37 +199,17 @@ static notrace void bp_trace_write(struct bp_event *ev, struct bp_fire *f)
 		bp_rec_fill(ev, rec, f);
 		trace_event_buffer_commit(&fbuffer);
 	}
-	rcu_read_unlock();
 }
-NOKPROBE_SYMBOL(bp_trace_write);
 
 /*
- * Whether anyone takes the event's records (a tracefs instance has it on,
- * or perf has it open): asked first by every hit of a probe with an event,
- * before its registers are gathered for a record.
+ * The handler read the event's users (struct bp_event_head) first; what
+ * changed since, each side checks again (an instance's list, perf's users).
  */
-notrace bool bp_event_used(struct bp_event *ev)
-{
-	if (!list_empty(&ev->files))
-		return true;
-#ifdef CONFIG_PERF_EVENTS
-	return atomic_read(&ev->perf_users);
-#else
-	return false;
-#endif
-}
-NOKPROBE_SYMBOL(bp_event_used);
-
-/*
- * The caller asked bp_event_used() first; what changed since, each side
- * checks again (an instance's list, perf's users).
- */
-static notrace void bp_event_write(struct bp_event *ev, struct bp_fire *f)
+static __always_inline void bp_event_write(struct bp_event *ev, struct bp_fire *f)
 {
 	bp_perf_write(ev, f);
 	bp_trace_write(ev, f);
 }
-NOKPROBE_SYMBOL(bp_event_write);
 
 void notrace bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs,
 			    const void *fetch, struct pt_regs *fetch_regs, size_t dsize)
@@ -641,12 +635,14 @@ static int bp_event_reg(struct trace_event_call *call, enum trace_reg type, void
 		}
 		link->file = file;
 		list_add_tail_rcu(&link->list, &ev->files);
+		atomic_inc(&ev->head.users);
 		return 0;
 	case TRACE_REG_UNREGISTER:
 		list_for_each_entry(link, &ev->files, list) {
 			if (link->file != file)
 				continue;
 			list_del_rcu(&link->list);
+			atomic_dec(&ev->head.users);
 			/* No grace period waited for: a handler still on it is safe. */
 			kfree_rcu(link, rcu);
 			module_put(THIS_MODULE);
@@ -660,9 +656,11 @@ static int bp_event_reg(struct trace_event_call *call, enum trace_reg type, void
 		if (!try_module_get(THIS_MODULE))
 			return -ENODEV;
 		atomic_inc(&ev->perf_users);
+		atomic_inc(&ev->head.users);
 		return 0;
 	case TRACE_REG_PERF_UNREGISTER:
 		atomic_dec(&ev->perf_users);
+		atomic_dec(&ev->head.users);
 		module_put(THIS_MODULE);
 		bp_orphan_idle(ev);
 		return 0;
@@ -724,6 +722,7 @@ struct bp_event *bp_event_new(const char *system, const char *name, bool is_retu
 	INIT_LIST_HEAD(&ev->files);
 	INIT_LIST_HEAD(&ev->orphan);
 	atomic_set(&ev->perf_users, 0);
+	atomic_set(&ev->head.users, 0);
 	ev->is_return = is_return;
 	INIT_LIST_HEAD(&ev->class.fields);
 	ev->class.system = ev->names;

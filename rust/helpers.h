@@ -273,10 +273,14 @@ void bp_events_exit(void);
 /* Waits for a queued removal of orphans (the control file's flush). */
 void bp_events_flush(void);
 /*
- * Whether anyone takes @ev's records: asked before bp_event_entry() and
- * bp_event_return(), which do not ask again.
+ * What a probe's handler reads of its event before anything else, without
+ * a call: how many take its records (tracefs instances that have it
+ * enabled, perf events open on it); 0: no record is made, no register
+ * gathered. The first member of struct bp_event.
  */
-bool bp_event_used(struct bp_event *ev);
+struct bp_event_head {
+	atomic_t users;
+};
 
 /*
  * A record, to tracefs and perf: an entry (@ip: where the probe is) or a
@@ -285,7 +289,9 @@ bool bp_event_used(struct bp_event *ev);
  * arguments (src/events/program.rs; NULL: none), @fetch_regs: what they
  * read (an fprobe's partial registers on 7.3); @edata: what a return probe
  * kept at entry for its arguments, or NULL; @dsize: the bytes of strings
- * the arguments take now (FetchProgram::data_size()).
+ * the arguments take now (FetchProgram::data_size()). Called after
+ * struct bp_event_head said someone takes the records, from a probe's
+ * handler: with preemption disabled.
  */
 void bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs,
 		    const void *fetch, struct pt_regs *fetch_regs, size_t dsize);

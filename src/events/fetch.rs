@@ -46,7 +46,7 @@ mod types;
 
 pub use btf::{BtfType, NoBtf, Prototype};
 pub use error::{ErrorKind, FetchError};
-pub use insn::{Insn, FETCH_INSN_MAX};
+pub use insn::{Fused, Insn, FETCH_INSN_MAX};
 pub use types::{FetchType, TYPES};
 
 use btf::btf_string;
@@ -209,6 +209,8 @@ pub struct ProbeArg<'a> {
     pub offset: u32,
     /// The program; [`Insn::End`] ends it.
     pub code: [Insn<'a>; FETCH_INSN_MAX],
+    /// The program in one step, where it has a usual form ([`Fused::of`]).
+    pub fused: Fused<'a>,
     /// Reads a register other than through `$argN`/`$stack` (`%REG`): an
     /// fprobe cannot give it (fprobe events refuse it), an int3 kprobe can.
     pub needs_regs: bool,
@@ -478,12 +480,14 @@ impl<'p, 'n> Compiler<'p, 'n> {
         }
         let saturate = self.dialect.linux_7_3;
         finalize(&mut code, ty, type_name, count, at, at + type_off, saturate)?;
+        let code = code.into_slots();
         Ok(ProbeArg {
             name,
             ty,
             count,
             offset,
-            code: code.into_slots(),
+            fused: Fused::of(&code),
+            code,
             needs_regs: self.regs,
         })
     }

@@ -18,7 +18,7 @@
 //! included: a `symstr`'s `__data_loc` keeps the room left as its length,
 //! and the next string starts on its terminating NUL.
 
-use super::fetch::{split_symbol_offset, ErrorKind, Insn, ProbeArg};
+use super::fetch::{split_symbol_offset, ErrorKind, Fused, Insn, ProbeArg};
 
 /// The longest string a record takes (`MAX_STRING_SIZE`, `PATH_MAX`),
 /// terminating NUL included.
@@ -145,14 +145,25 @@ struct Dest<'r> {
 }
 
 impl Dest<'_> {
+    /// Stores the low `size` bytes of `v` (`*(uN *)dest = val`); a size
+    /// past the record's end stores nothing. The usual sizes are one
+    /// unaligned store each, not a call into `memcpy`.
     #[inline(always)]
-    fn put(&mut self, bytes: &[u8]) {
-        if let Some(d) = self.record.get_mut(self.at..self.at + bytes.len()) {
-            // SAFETY: `d` and `bytes` have the same length (the range
-            // above) and do not overlap: `bytes` cannot borrow from the
-            // record, which `&mut self` holds. (`copy_from_slice` would be
-            // a call into `core` per value, not inlined here.)
-            unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), d.as_mut_ptr(), d.len()) };
+    fn put(&mut self, v: u64, size: usize) {
+        let Some(d) = self.record.get_mut(self.at..self.at + size) else {
+            return;
+        };
+        let p = d.as_mut_ptr();
+        // SAFETY: `d` is `size` bytes of the record, writable through
+        // `&mut self`; each arm writes at most `size` bytes there.
+        unsafe {
+            match size {
+                1 => p.write(v as u8),
+                2 => p.cast::<u16>().write_unaligned(v as u16),
+                4 => p.cast::<u32>().write_unaligned(v as u32),
+                8 => p.cast::<u64>().write_unaligned(v),
+                _ => core::ptr::copy_nonoverlapping(v.to_ne_bytes().as_ptr(), p, size.min(8)),
+            }
         }
     }
 
@@ -165,7 +176,7 @@ impl Dest<'_> {
 
     #[inline(always)]
     fn set_loc(&mut self, loc: u32) {
-        self.put(&loc.to_ne_bytes());
+        self.put(u64::from(loc), 4);
     }
 
     /// The room this slot's `__data_loc` word names for a string: its
@@ -289,19 +300,14 @@ impl<'c, 'a> Walk<'c, 'a> {
         };
         let mut ret = Some(0);
         match st {
-            Insn::StRaw(size) => d.put(&self.val.to_ne_bytes()[..usize::from(size)]),
-            Insn::StMem(size, o) | Insn::StUMem(size, o) => {
-                let size = usize::from(size);
-                let mut buf = [0u8; 8];
-                if !src.read(
-                    self.val.wrapping_add(o as u64),
-                    &mut buf[..size],
-                    matches!(st, Insn::StUMem(..)),
-                ) {
-                    buf = [0; 8];
-                }
-                d.put(&buf[..size]);
-            }
+            Insn::StRaw(size) => d.put(self.val, usize::from(size)),
+            Insn::StMem(size, o) | Insn::StUMem(size, o) => store_mem(
+                d,
+                src,
+                self.val.wrapping_add(o as u64),
+                size,
+                matches!(st, Insn::StUMem(..)),
+            ),
             Insn::StString(o) | Insn::StUString(o) => {
                 self.loc = d.loc();
                 ret = store_string(d, src, self.string(o, matches!(st, Insn::StUString(_))));
@@ -370,10 +376,48 @@ fn run(code: &[Insn<'_>], src: &impl Source, mut dest: Option<Dest<'_>>) -> Opti
             match w.array(ret, dest.as_mut()) {
                 Next::Store => continue,
                 Next::Deref => break,
-                Next::Done(ret) => return ret.filter(|_| code.get(w.pc) == Some(&Insn::End)),
+                // (`matches!`: `==` on an `Insn` is a call, not inlined.)
+                Next::Done(ret) => {
+                    return ret.filter(|_| matches!(code.get(w.pc), Some(Insn::End)))
+                }
             }
         }
     }
+}
+
+/// Runs a program that has a fused form ([`Fused`]): what [`run`] does
+/// with it, without the walk. `None`: the load failed (a read that
+/// faults stores zeroes, as the walk's `StMem` does).
+#[inline(always)]
+fn run_fused(fused: Fused<'_>, src: &impl Source, mut d: Dest<'_>) -> Option<usize> {
+    let load = |insn| match insn {
+        Insn::Imm(v) => Some(v),
+        insn => src.load(insn),
+    };
+    match fused {
+        Fused::Value(insn, size) => d.put(load(insn)?, usize::from(size)),
+        Fused::Mem(insn, size, off, user) => store_mem(
+            &mut d,
+            src,
+            load(insn)?.wrapping_add(off as u64),
+            size,
+            user,
+        ),
+        Fused::No => return None,
+    }
+    Some(0)
+}
+
+/// `FETCH_OP_ST_MEM`: `size` bytes (at most 8) read at `addr` (user memory
+/// if `user`) into the slot; zeroes where the read faults.
+#[inline(always)]
+fn store_mem(d: &mut Dest<'_>, src: &impl Source, addr: u64, size: u8, user: bool) {
+    let size = usize::from(size).min(8);
+    let mut buf = [0u8; 8];
+    if !src.read(addr, &mut buf[..size], user) {
+        buf = [0; 8];
+    }
+    d.put(u64::from_ne_bytes(buf), size);
 }
 
 /// `fetch_store_string`: the string into the room its `__data_loc` word
@@ -415,7 +459,7 @@ fn bitfield(d: &mut Dest<'_>, basesize: u8, lshift: u8, rshift: u8) {
         .unwrap_or(0)
         & mask;
     let v = v.checked_shr(u32::from(rshift)).unwrap_or(0);
-    d.put(&v.to_ne_bytes()[..n]);
+    d.put(v, n);
 }
 
 /// `__get_data_size`: the bytes of strings the probe's arguments need now.
@@ -447,12 +491,6 @@ pub fn store(
     let mut room = record.len().saturating_sub(dynamic);
     for a in args {
         let at = head + a.offset as usize;
-        // A field whose read faults stays zero.
-        if let Some(f) = record.get_mut(at..at + a.size() as usize) {
-            for b in f {
-                *b = 0;
-            }
-        }
         let mut d = Dest {
             record: &mut *record,
             at,
@@ -460,11 +498,21 @@ pub fn store(
         if a.ty.string {
             d.set_loc(data_loc(room, dynamic));
         }
-        let took = run(&a.code, src, Some(d));
+        let took = match a.fused {
+            Fused::No => run(&a.code, src, Some(d)),
+            fused => run_fused(fused, src, d),
+        };
         if a.ty.string {
             if let Some(n) = took.filter(|&n| n > 0) {
                 dynamic += n;
                 room = room.saturating_sub(n);
+            }
+        } else if took.is_none() {
+            // A field whose read faulted is zero (the kernel leaves what
+            // the ring buffer had). Only then: a fill per field would be a
+            // call into `memset` per record.
+            if let Some(f) = record.get_mut(at..at + a.size() as usize) {
+                f.fill(0);
             }
         }
     }

@@ -24,7 +24,7 @@
 //! for it).
 
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, Ordering};
 
 use kernel::prelude::*;
 use kernel::sync::Arc;
@@ -78,6 +78,44 @@ pub(crate) struct EventSlot {
     args: Option<Arc<FetchProgram>>,
 }
 
+/// Whether anyone takes `ev`'s records (a tracefs instance has it enabled,
+/// or perf has it open): read first by every hit, without a call.
+///
+/// # Safety
+///
+/// `ev` is a live event.
+#[inline(always)]
+unsafe fn used(ev: *mut bindings::bp_event) -> bool {
+    // SAFETY: `struct bp_event_head` is `struct bp_event`'s first member
+    // (`rust/helpers.h`), live as `ev` is; its counter is an `atomic_t`,
+    // which C changes only atomically.
+    let users = unsafe {
+        AtomicI32::from_ptr(core::ptr::addr_of_mut!(
+            (*ev.cast::<bindings::bp_event_head>()).users.counter
+        ))
+    };
+    users.load(Ordering::Relaxed) != 0
+}
+
+/// The bytes of strings `args` take for this hit, read once before the
+/// record is reserved (`__get_data_size`); 0 without arguments.
+///
+/// # Safety
+///
+/// As [`FetchProgram::data_size`].
+#[inline(always)]
+unsafe fn data_size(
+    args: Option<&FetchProgram>,
+    regs: *mut bindings::pt_regs,
+    edata: *const core::ffi::c_void,
+) -> usize {
+    match args {
+        // SAFETY: By the caller.
+        Some(a) => unsafe { a.data_size(regs, edata) },
+        None => 0,
+    }
+}
+
 impl EventSlot {
     /// Whether the probe's records carry fetch arguments (its handler
     /// then gathers the registers they read).
@@ -97,41 +135,37 @@ impl EventSlot {
     }
 
     /// Writes the probe's record, as `fired` describes it, into every
-    /// instance that has its event enabled. Called from probe handlers:
-    /// no locks, no allocation.
+    /// instance that has its event enabled. Called from probe handlers,
+    /// with preemption disabled: no locks, no allocation.
     #[inline(always)]
     pub(crate) fn fire(&self, fired: impl FnOnce() -> Fired) {
         let ev = self.ev.load(Ordering::Acquire);
         // Nobody takes its records: no registers gathered, no record made.
-        // SAFETY: By the type invariant `ev` is null or an event in
-        // tracefs; the check is notrace and takes no lock.
-        if ev.is_null() || !unsafe { bindings::bp_event_used(ev) } {
+        // SAFETY: By the type invariant `ev` is null or an event in tracefs.
+        if ev.is_null() || !unsafe { used(ev) } {
             return;
         }
         // This probe's own programs: probes that share an event may read
         // different things into its fields.
-        let fetch = self.args.as_ref().map_or(core::ptr::null(), |a| {
+        let args = self.args.as_deref();
+        let fetch = args.map_or(core::ptr::null(), |a| {
             core::ptr::from_ref::<FetchProgram>(a).cast::<core::ffi::c_void>()
         });
-        // The strings' bytes, read once per hit before the record is
-        // reserved (`__get_data_size`).
-        let dsize = |regs, edata| {
-            self.args.as_ref().map_or(0, |a| {
-                // SAFETY: `regs` and `edata` are the handler's own (or null).
-                unsafe { a.data_size(regs, edata) }
-            })
-        };
+        // Everything below is inlined into the handler: one C call per
+        // record (see `rust/events.c`).
         match fired() {
             Fired::Entry {
                 ip,
                 regs,
                 fetch_regs,
             } => {
-                let dsize = dsize(fetch_regs, core::ptr::null());
+                // SAFETY: `fetch_regs` is the handler's own, or null.
+                let dsize = unsafe { data_size(args, fetch_regs, core::ptr::null()) };
                 // SAFETY: By the type invariant `ev` is an event in tracefs;
-                // the record writers are notrace and take no lock. `regs`
-                // and `fetch_regs` are the handler's own, or null; `fetch`
-                // is null or this probe's programs, which it keeps.
+                // the record writers are notrace and take no lock; handlers
+                // run with preemption disabled. `regs` and `fetch_regs` are
+                // the handler's own, or null; `fetch` is null or this
+                // probe's programs, which it keeps.
                 unsafe { bindings::bp_event_entry(ev, ip, regs, fetch, fetch_regs, dsize) }
             }
             Fired::Return {
@@ -141,7 +175,8 @@ impl EventSlot {
                 fetch_regs,
                 edata,
             } => {
-                let dsize = dsize(fetch_regs, edata.cast());
+                // SAFETY: As above; `edata` is null or the entry's data.
+                let dsize = unsafe { data_size(args, fetch_regs, edata.cast()) };
                 // SAFETY: As above; `edata` is null or the probe's entry data.
                 unsafe {
                     bindings::bp_event_return(

@@ -4,7 +4,9 @@
 //! programs run over a fake probe context and memory, the record's bytes as
 //! `kprobe_events` writes them (`kernel/trace/trace_probe_tmpl.h`).
 
-use batchprobe_host_tests::fetch::{Compiler, Dialect, ErrorKind, Insn, NoBtf, ProbeArg, Site};
+use batchprobe_host_tests::fetch::{
+    Compiler, Dialect, ErrorKind, Fused, Insn, NoBtf, ProbeArg, Site,
+};
 use batchprobe_host_tests::record::{dynamic_size, resolve_symbols, store, Source};
 
 const V6: Dialect = Dialect::linux_6_12(16384, true);
@@ -294,6 +296,34 @@ fn a_short_record_is_not_overrun() {
     assert_eq!(u32_at(&rec, HEAD + 4) >> 16, 0);
 }
 
+#[test]
+fn the_usual_forms_are_fused() {
+    let (args, _) = compile(&[
+        "a=%di",
+        "b=$arg2:x16",
+        "c=+16(%di):u32",
+        "d=+u8(%si):u64",
+        "e=$stack",
+        "f=+0(+0(%di)):u16",
+        "g=+0(%si):string",
+        "h=+16(%di):b3@3/8",
+    ]);
+    let fused: Vec<_> = args.iter().map(|a| a.fused).collect();
+    assert_eq!(
+        fused,
+        [
+            Fused::Value(Insn::Reg(DI), 8),
+            Fused::Value(Insn::Arg(1), 2),
+            Fused::Mem(Insn::Reg(DI), 4, 16, false),
+            Fused::Mem(Insn::Reg(SI), 8, 8, true),
+            Fused::Value(Insn::StackP, 8),
+            Fused::No,
+            Fused::No,
+            Fused::No,
+        ]
+    );
+}
+
 mod fuzz {
     use super::*;
     use proptest::prelude::*;
@@ -320,6 +350,10 @@ mod fuzz {
         "%di:b0xffffffffffffffff@1/8",
         "%di:b0xffffffffffffffff@1/64",
         "+0(%di):b64@0/64",
+        "+8(%di):x64",
+        "+u0(%di):u16",
+        "$arg2",
+        "\\1234:u32",
     ];
 
     proptest! {
@@ -347,6 +381,35 @@ mod fuzz {
             let dynamic = dynamic_size(&args, &src);
             let mut rec = vec![0u8; HEAD + fixed + dynamic.saturating_sub(short)];
             store(&args, &src, &mut rec, HEAD, fixed);
+        }
+
+        /// A fused program ([`Fused`]) stores what the stage walk stores,
+        /// over any memory and registers, faults included.
+        #[test]
+        fn fused_stores_what_the_walk_stores(
+            picks in proptest::collection::vec(0..WORDS.len(), 1..6),
+            mem in proptest::collection::vec(any::<u8>(), 0..64),
+            di in prop_oneof![Just(0x1000u64), any::<u64>()],
+        ) {
+            let names = ["a", "b", "c", "d", "e", "f"];
+            let words: Vec<String> = picks.iter().enumerate().map(|(i, &p)| format!("{}={}", names[i], WORDS[p])).collect();
+            let mut c = Compiler::new(V6, Site::Entry, &NoBtf);
+            let mut args = Vec::new();
+            for w in &words {
+                let w: &'static str = Box::leak(w.clone().into_boxed_str());
+                args.push(c.compile(w, &args).unwrap());
+            }
+            let walked: Vec<ProbeArg<'_>> = args.iter().map(|a| ProbeArg { fused: Fused::No, ..*a }).collect();
+            let mut src = fake();
+            src.regs[0].1 = di;
+            src.mem.push((0x1000, mem));
+            let fixed = c.record_size() as usize;
+            let dynamic = dynamic_size(&args, &src);
+            let mut a = vec![0xaau8; HEAD + fixed + dynamic];
+            let mut b = a.clone();
+            store(&args, &src, &mut a, HEAD, fixed);
+            store(&walked, &src, &mut b, HEAD, fixed);
+            prop_assert_eq!(a, b);
         }
     }
 }

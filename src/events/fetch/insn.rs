@@ -75,6 +75,50 @@ pub enum Insn<'a> {
     End,
 }
 
+/// A whole program in one step, where it has one of the two usual forms
+/// (`$arg1:x64`, `%di`, `+8($stack)`, `+0(%si):u32`): a load, then a
+/// store of the value or of what it points to, then [`Insn::End`]. The
+/// record writer runs these without the stage walk, which costs a dozen
+/// branches per argument; what it stores is the walk's, by construction
+/// (and checked on the host against the walk).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fused<'a> {
+    /// `[LOAD, StRaw(size), End]`: the loaded value's low `size` bytes.
+    Value(Insn<'a>, u8),
+    /// `[LOAD, StMem(size, off) | StUMem(size, off), End]`: `size` bytes
+    /// read at the loaded value plus `off` (user memory if the `bool`).
+    Mem(Insn<'a>, u8, i64, bool),
+    /// Anything else: the walk.
+    No,
+}
+
+impl<'a> Fused<'a> {
+    /// The fused form of `code`, if it has one.
+    pub fn of(code: &[Insn<'a>]) -> Self {
+        let [load, store, Insn::End, ..] = code else {
+            return Fused::No;
+        };
+        let plain = matches!(
+            load,
+            Insn::Reg(_)
+                | Insn::Stack(_)
+                | Insn::StackP
+                | Insn::Retval
+                | Insn::Imm(_)
+                | Insn::Comm
+                | Insn::Arg(_)
+                | Insn::EntryData(_)
+                | Insn::Current
+        );
+        match (plain, *store) {
+            (true, Insn::StRaw(size)) => Fused::Value(*load, size),
+            (true, Insn::StMem(size, off)) => Fused::Mem(*load, size, off, false),
+            (true, Insn::StUMem(size, off)) => Fused::Mem(*load, size, off, true),
+            _ => Fused::No,
+        }
+    }
+}
+
 /// The slots a program has, as the kernel's `FETCH_INSN_MAX`: the last one
 /// is always [`Insn::End`], so 15 hold instructions.
 pub const FETCH_INSN_MAX: usize = 16;
