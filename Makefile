@@ -9,6 +9,7 @@
 #   make bundle-test  run that archive in a chroot holding nothing else
 #   make bench-report FROM=DIR  the report of a bundle's `./run bench` results
 #   make profile-direct  where a direct set's attach spends its time
+#   make profile-records where a trace record's time goes (sampled under TCG)
 #   make module   build batchprobe.ko (KDIR=/path/to/6.12+ tree to use your own)
 #   make clients  build the in-kernel API's sample clients (clients/c, clients/rust)
 #   make clippy   build with CLIPPY=1
@@ -21,7 +22,7 @@
 KDIR ?=
 export KDIR
 
-.PHONY: all demo check bench bundle bundle-test bench-report profile-direct module clients clippy kernel stock-kernel deps host-test fmt clean
+.PHONY: all demo check bench bundle bundle-test bench-report profile-direct profile-records module clients clippy kernel stock-kernel deps host-test fmt clean
 
 all: module
 
@@ -46,6 +47,9 @@ bench-report:
 
 profile-direct:
 	@scripts/profile-direct.sh
+
+profile-records:
+	@scripts/profile-records.sh
 
 module:
 	@scripts/build-module.sh

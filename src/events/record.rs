@@ -385,21 +385,27 @@ fn run(code: &[Insn<'_>], src: &impl Source, mut dest: Option<Dest<'_>>) -> Opti
     }
 }
 
+/// A load's value: an immediate's own, else what `src` gives (a function,
+/// not a closure: closures are calls here, not inlined).
+#[inline(always)]
+fn load(src: &impl Source, insn: Insn<'_>) -> Option<u64> {
+    match insn {
+        Insn::Imm(v) => Some(v),
+        insn => src.load(insn),
+    }
+}
+
 /// Runs a program that has a fused form ([`Fused`]): what [`run`] does
 /// with it, without the walk. `None`: the load failed (a read that
 /// faults stores zeroes, as the walk's `StMem` does).
 #[inline(always)]
 fn run_fused(fused: Fused<'_>, src: &impl Source, mut d: Dest<'_>) -> Option<usize> {
-    let load = |insn| match insn {
-        Insn::Imm(v) => Some(v),
-        insn => src.load(insn),
-    };
     match fused {
-        Fused::Value(insn, size) => d.put(load(insn)?, usize::from(size)),
+        Fused::Value(insn, size) => d.put(load(src, insn)?, usize::from(size)),
         Fused::Mem(insn, size, off, user) => store_mem(
             &mut d,
             src,
-            load(insn)?.wrapping_add(off as u64),
+            load(src, insn)?.wrapping_add(off as u64),
             size,
             user,
         ),
