@@ -301,6 +301,16 @@ pub enum Command<'a> {
     /// Drop every probe line staged for a set that was not created (`-:SET`,
     /// as `kprobe_events` removes an event with `-:`).
     Unstage(&'a str),
+    /// Drop the lines staged for a set that was not created whose event is
+    /// `event` (`-:SET/EVENT`, `kprobe_events`' `-:GROUP/EVENT`): the lines
+    /// it names, and its unnamed lines on one symbol that `kprobe_events`
+    /// would name so (`p_SYM_OFF`, `r_SYM_0`).
+    UnstageEvent {
+        /// The set.
+        set: &'a str,
+        /// The event.
+        event: &'a str,
+    },
     /// Wait for every pending teardown.
     Flush,
 }
@@ -312,7 +322,9 @@ impl<'a> Command<'a> {
             Command::Probe(p) => Some(p.set),
             Command::Create { set, .. } => Some(set),
             Command::Enable(s) | Command::Disable(s) | Command::Unstage(s) => Some(s),
-            Command::Unregister { set, .. } | Command::Retarget { set, .. } => Some(set),
+            Command::Unregister { set, .. }
+            | Command::Retarget { set, .. }
+            | Command::UnstageEvent { set, .. } => Some(set),
             Command::Flush => None,
         }
     }
@@ -374,6 +386,7 @@ impl fmt::Display for Command<'_> {
             }
             Command::Retarget { set, mode } => write!(f, "direct {set} {}", mode.as_str()),
             Command::Unstage(s) => write!(f, "-:{s}"),
+            Command::UnstageEvent { set, event } => write!(f, "-:{set}/{event}"),
             Command::Flush => f.write_str("flush"),
         }
     }
@@ -424,7 +437,7 @@ fn parse(line: &[u8]) -> Result<Option<Command<'_>>, Bad<'_>> {
         "direct" => retarget(&mut words, end)?,
         "flush" => Command::Flush,
         _ => match head.strip_prefix("-:") {
-            Some(set) => Command::Unstage(unstaged_set(set)?),
+            Some(word) => unstage(word)?,
             None => Command::Probe(probe_line(line, head, &mut words, end)?),
         },
     };
@@ -434,15 +447,18 @@ fn parse(line: &[u8]) -> Result<Option<Command<'_>>, Bad<'_>> {
     Ok(Some(cmd))
 }
 
-/// `-:SET`'s set. `kprobe_events`' `-:GROUP/EVENT` (one event) is refused
-/// with its reason: `-:SET` drops every line staged for SET.
-fn unstaged_set(word: &str) -> Result<&str, Bad<'_>> {
-    if let Some((s, _)) = split_group(word) {
-        if set_name(s).is_ok() {
-            return Err(at(ParseError::UnstageOne, word));
-        }
-    }
-    set_name(word).map_err(|e| at(e, word))
+/// `-:SET`: every line staged for SET; `-:SET/EVENT` (or `SET.EVENT`, as
+/// `kprobe_events` splits a group from its event): the lines whose event
+/// is EVENT.
+fn unstage(word: &str) -> Result<Command<'_>, Bad<'_>> {
+    let name = |w| set_name(w).map_err(|e| at(e, w));
+    Ok(match split_group(word) {
+        Some((set, event)) => Command::UnstageEvent {
+            set: name(set)?,
+            event: name(event)?,
+        },
+        None => Command::Unstage(name(word)?),
+    })
 }
 
 /// The line as text: at most [`MAX_LINE`] bytes of UTF-8, no control

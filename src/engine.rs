@@ -18,7 +18,6 @@ pub(crate) mod registry;
 use core::fmt::Write;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-use kernel::alloc::AllocError;
 use kernel::c_str;
 use kernel::new_mutex;
 use kernel::prelude::*;
@@ -288,7 +287,6 @@ impl Engine {
         cmd: Command<'_>,
         (line, text): (usize, &[u8]),
     ) -> Result<(), Failed> {
-        let oom = |_: AllocError| Failed::oom();
         let find = |reg: &Registry, name: &str| {
             reg.find(name.as_bytes())
                 .cloned()
@@ -300,7 +298,7 @@ impl Engine {
                 .map_err(|_| Failed::oom()),
             Command::Create { set: name, options } => {
                 let set = reg.create(pending, name, options)?;
-                created.push(set, GFP_KERNEL).map_err(oom)
+                created.push(set, GFP_KERNEL).map_err(|_| Failed::oom())
             }
             Command::Enable(name) => find(reg, name)?.enable(reg.locked()),
             Command::Disable(name) => {
@@ -326,8 +324,12 @@ impl Engine {
                 let (caches, locked) = reg.caches();
                 set.retarget(locked, mode, &mut || caches.prototypes())
             }
-            Command::Unstage(name) => {
-                reg.take_staged(pending, name.as_bytes());
+            Command::Unstage(set) | Command::UnstageEvent { set, .. } => {
+                let event = match cmd {
+                    Command::UnstageEvent { event, .. } => Some(event),
+                    _ => None,
+                };
+                reg.unstage(pending, set.as_bytes(), event);
                 Ok(())
             }
             Command::Flush => {

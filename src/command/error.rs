@@ -33,8 +33,6 @@ pub enum ParseError {
     BadModule,
     /// `MOD:GLOB`: a glob takes the core kernel's functions only.
     ModuleGlob,
-    /// `-:SET/NAME`: one staged line, where `-:SET` drops them all.
-    UnstageOne,
     /// A set or probe name is empty, too long, or not `[A-Za-z_][A-Za-z0-9_]*`.
     BadName,
     /// A symbol is missing, too long, or holds characters kallsyms never uses.
@@ -67,10 +65,7 @@ impl ParseError {
     pub fn errno(self) -> i32 {
         match self {
             ParseError::LineTooLong => E2BIG,
-            ParseError::FetchArgs
-            | ParseError::Address
-            | ParseError::ModuleGlob
-            | ParseError::UnstageOne => EOPNOTSUPP,
+            ParseError::FetchArgs | ParseError::Address | ParseError::ModuleGlob => EOPNOTSUPP,
             _ => EINVAL,
         }
     }
@@ -93,9 +88,6 @@ impl ParseError {
             ParseError::BadModule => "bad module name in MOD:SYM",
             ParseError::ModuleGlob => {
                 "MOD:GLOB is not supported: a glob takes the core kernel's functions"
-            }
-            ParseError::UnstageOne => {
-                "dropping one staged line is not supported: -:SET drops every line staged for SET"
             }
             ParseError::BadName => "bad set or probe name",
             ParseError::BadSymbol => "bad symbol",

@@ -17,6 +17,7 @@ use crate::backend::Target as ProbeTarget;
 use crate::command::{self, ProbeKind, Target};
 use crate::error::{BStr, Failed, LineRef, Text};
 use crate::errtext::{self, Origin, ProbeLine};
+use crate::events::name::{auto_event_name, EventName};
 use crate::events::program::{self, CompileError, FetchProgram, FunctionBtf};
 use crate::kvec;
 use crate::lifecycle::SetState;
@@ -92,6 +93,17 @@ impl Staged {
         }
     }
 
+    /// Its event, as `-:SET/EVENT` names it ([`line_event`]).
+    fn event(&self) -> Option<EventKey<'_>> {
+        line_event(
+            self.name.as_deref(),
+            self.kind,
+            self.glob,
+            &self.target,
+            self.offset,
+        )
+    }
+
     /// An explicit line whose target needs its address from the walk of
     /// the kernel's text symbols: direct calls, and what an fprobe may
     /// serve. Other explicit lines are resolved by the kernel.
@@ -103,6 +115,85 @@ impl Staged {
                 ProbeKind::Kretprobe { .. } => !self.int3,
             }
     }
+}
+
+/// The event of a probe line, as `-:SET/EVENT` names it ([`line_event`]):
+/// the name given, or the one `kprobe_events` makes. Equal when their
+/// bytes are (a given name is never cut: it may be longer than an event
+/// name, and then equals no made one).
+#[derive(Clone, Copy)]
+enum EventKey<'a> {
+    Given(&'a [u8]),
+    Made(EventName),
+}
+
+impl EventKey<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            EventKey::Given(b) => b,
+            EventKey::Made(n) => n.as_str().as_bytes(),
+        }
+    }
+}
+
+impl PartialEq for EventKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
+
+impl Eq for EventKey<'_> {}
+
+impl PartialOrd for EventKey<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for EventKey<'_> {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.bytes().cmp(other.bytes())
+    }
+}
+
+/// The event of a probe line, as `-:SET/EVENT` names it: the line's name
+/// (`name`), or for an unnamed `p:` or `r:` line on one symbol the name
+/// `kprobe_events` gives it (`p_SYM_OFF`, `r_SYM_0`: the event the line's
+/// probe writes to); `None` for an unnamed glob or `d:` line, which only
+/// `-:SET` drops. Symbols are ASCII (`command.rs`).
+fn line_event<'a>(
+    name: Option<&'a [u8]>,
+    kind: ProbeKind,
+    glob: bool,
+    symbol: &[u8],
+    offset: u32,
+) -> Option<EventKey<'a>> {
+    let made = |ret| {
+        let symbol = core::str::from_utf8(symbol).ok()?;
+        Some(EventKey::Made(auto_event_name(ret, symbol, offset)))
+    };
+    match (name, kind) {
+        (Some(n), _) => Some(EventKey::Given(n)),
+        (None, ProbeKind::Direct) => None,
+        (None, _) if glob => None,
+        (None, ProbeKind::Kprobe) => made(false),
+        (None, ProbeKind::Kretprobe { .. }) => made(true),
+    }
+}
+
+/// [`line_event`] of a line being staged.
+fn spec_event<'a>(spec: &command::ProbeSpec<'a>) -> Option<EventKey<'a>> {
+    let (symbol, offset, glob) = match spec.target {
+        Target::Symbol { name, offset } => (name, offset, false),
+        Target::Glob { pattern, offset } => (pattern, offset, true),
+    };
+    line_event(
+        spec.name.map(str::as_bytes),
+        spec.kind,
+        glob,
+        symbol.as_bytes(),
+        offset,
+    )
 }
 
 /// Sets and staged probes; protected by the engine's mutex.
@@ -307,10 +398,22 @@ impl Registry {
     /// took yet, marking it with a new number: a write that goes through
     /// then drops them all; one that fails gives them back.
     pub(super) fn take_staged(&mut self, pending: &mut KVVec<Staged>, name: &[u8]) -> u32 {
+        self.take_lines(pending, name, None)
+    }
+
+    /// `-:SET` (`event` `None`) and `-:SET/EVENT`: takes the lines staged
+    /// for `set` (whose event is `event`), as [`Registry::take_staged`].
+    pub(super) fn unstage(&mut self, pending: &mut KVVec<Staged>, set: &[u8], event: Option<&str>) {
+        self.take_lines(pending, set, event);
+    }
+
+    fn take_lines(&mut self, pending: &mut KVVec<Staged>, set: &[u8], event: Option<&str>) -> u32 {
         self.creates = self.creates.wrapping_add(1).max(1);
         let gen = self.creates;
+        let event = event.map(|e| EventKey::Given(e.as_bytes()));
         for e in Iterator::chain(self.staged.iter_mut(), pending.iter_mut()) {
-            if e.consumed == 0 && e.set.as_slice() == name {
+            if e.consumed == 0 && e.set.as_slice() == set && (event.is_none() || e.event() == event)
+            {
                 e.consumed = gen;
             }
         }

@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! `batchkeys`: repeats and groups found by sorting match the quadratic
-//! definitions they replace.
+//! `batchkeys`: groups found by sorting match the quadratic definition
+//! they replace.
 
-use batchprobe_host_tests::batchkeys::{first_repeat, group};
+use batchprobe_host_tests::batchkeys::group;
 use proptest::prelude::*;
-
-fn first_repeat_naive<K: Eq>(keys: &[K]) -> Option<usize> {
-    (0..keys.len()).find(|&i| keys[..i].contains(&keys[i]))
-}
 
 fn group_naive<K: Eq>(keys: &[K]) -> (Vec<u32>, usize) {
     let mut firsts: Vec<usize> = Vec::new();
@@ -28,12 +24,7 @@ fn group_naive<K: Eq>(keys: &[K]) -> (Vec<u32>, usize) {
 #[test]
 fn examples() {
     let mut order = vec![0; 5];
-    assert_eq!(
-        first_repeat(&["a", "b", "c", "b", "a"], &mut order),
-        Some(3)
-    );
-    assert_eq!(first_repeat(&["a", "b", "c", "d", "e"], &mut order), None);
-    assert_eq!(first_repeat::<&str>(&[], &mut []), None);
+    assert_eq!(group::<&str>(&[], &mut [], &mut []), 0);
     let mut ids = vec![0; 5];
     let n = group(&["x", "y", "x", "z", "y"], &mut order, &mut ids);
     assert_eq!((n, ids), (3, vec![0, 1, 0, 2, 1]));
@@ -44,19 +35,15 @@ fn large_batch_is_fast() {
     // 200,000 keys: the quadratic scan would take minutes.
     let keys: Vec<(u32, u32)> = (0..200_000u32).map(|i| (i % 50_000, i / 50_000)).collect();
     let mut order = vec![0; keys.len()];
-    assert_eq!(first_repeat(&keys, &mut order), None);
+    let mut ids = vec![0; keys.len()];
+    assert_eq!(group(&keys, &mut order, &mut ids), 200_000);
     let dup: Vec<u32> = (0..200_000u32).map(|i| i % 150_000).collect();
-    assert_eq!(first_repeat(&dup, &mut order), Some(150_000));
+    assert_eq!(group(&dup, &mut order, &mut ids), 150_000);
+    assert_eq!(ids[150_000], 0);
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
-
-    #[test]
-    fn first_repeat_matches_naive(keys in prop::collection::vec(0u8..12, 0..40)) {
-        let mut order = vec![0; keys.len()];
-        prop_assert_eq!(first_repeat(&keys, &mut order), first_repeat_naive(&keys));
-    }
 
     #[test]
     fn group_matches_naive(keys in prop::collection::vec("[ab]{0,3}", 0..40)) {

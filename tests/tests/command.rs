@@ -305,7 +305,17 @@ fn set_commands() {
     assert_eq!(Command::Unstage("s").to_string(), "-:s");
     assert_eq!(one("-:"), Err(ParseError::BadName));
     assert_eq!(one("-:9s"), Err(ParseError::BadName));
-    assert_eq!(one("-:s/p"), Err(ParseError::UnstageOne));
+    let one_event = Command::UnstageEvent {
+        set: "s",
+        event: "p",
+    };
+    assert_eq!(one("-:s/p"), Ok(Some(one_event)));
+    assert_eq!(one("-:s.p"), Ok(Some(one_event)));
+    assert_eq!(one_event.set(), Some("s"));
+    assert_eq!(one_event.to_string(), "-:s/p");
+    assert_eq!(one("-:s/"), Err(ParseError::BadName));
+    assert_eq!(one("-:s/9p"), Err(ParseError::BadName));
+    assert_eq!(one("-:s/p x"), Err(ParseError::TooManyArguments));
     assert_eq!(one("-:9/p"), Err(ParseError::BadName));
     assert_eq!(one("-:s x"), Err(ParseError::TooManyArguments));
     for mode in [DirectMode::Count, DirectMode::Record, DirectMode::Empty] {
@@ -570,8 +580,6 @@ fn kprobe_events_forms() {
         ("p:io/a ext4:", ParseError::BadSymbol),
         ("p:io/ ext4:ext4_*", ParseError::ModuleGlob),
         ("p:io/ vfs_* skip=ext4:ext4_sync_fs", ParseError::BadSkip),
-        ("-:io/rd", ParseError::UnstageOne),
-        ("-:io.rd", ParseError::UnstageOne),
     ];
     for (line, want) in refused {
         assert_eq!(one(line), Err(want), "{line}");

@@ -219,7 +219,7 @@ fn parse_error_columns() {
     assert_eq!(at("p:s/ 0xffff"), Some((ParseError::Address, Some(5))));
     assert_eq!(at("p:s/ ext/4:x"), Some((ParseError::BadModule, Some(5))));
     assert_eq!(at("p:s/ ext4:x*"), Some((ParseError::ModuleGlob, Some(5))));
-    assert_eq!(at("-:s/e"), Some((ParseError::UnstageOne, Some(2))));
+    assert_eq!(at("-:s/9e"), Some((ParseError::BadName, Some(4))));
     assert_eq!(at("p:1bad vfs_read"), Some((ParseError::BadName, Some(2))));
     assert_eq!(at("p:s/9 vfs_read"), Some((ParseError::BadName, Some(4))));
     assert_eq!(at("p:s/ vfs-read"), Some((ParseError::BadSymbol, Some(5))));

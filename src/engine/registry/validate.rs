@@ -5,9 +5,11 @@
 //! every command of the write is applied to in order. The first command
 //! that would fail fails the write, naming its line, and nothing runs.
 //!
-//! What it looks up is sorted first (set names, staged and new probe
-//! names), so a write of n lines costs O(n log n); it reschedules as it
-//! goes, and gives up with `EINTR` once the writer is killed.
+//! What it looks up is sorted first (set names, and the events of staged
+//! and new lines: `SET/EVENT`, which a probe name must not repeat and
+//! `-:SET/EVENT` drops), so a write of n lines costs O(n log n); it
+//! reschedules as it goes, and gives up with `EINTR` once the writer is
+//! killed.
 
 // Pure, and compiled by the host tests too (tests/src/lib.rs): its items
 // are `pub` for them.
@@ -17,7 +19,7 @@ mod batchkeys;
 use kernel::alloc::AllocError;
 use kernel::prelude::*;
 
-use super::{Registry, MAX_SETS, MAX_STAGED};
+use super::{spec_event, EventKey, Registry, MAX_SETS, MAX_STAGED};
 use crate::command::{Command, ProbeSpec};
 use crate::error::Failed;
 use crate::lifecycle::{self, Op, SetState};
@@ -28,14 +30,30 @@ use crate::sched::Pacer;
 struct Sim {
     state: Option<SetState>,
     staged: usize,
+    /// How many times the batch took all its lines (`create`, `-:SET`).
+    takes: u32,
 }
+
+/// The lines staged for one event of one set (`SET/EVENT`,
+/// [`super::line_event`]) as the batch goes.
+#[derive(Clone, Copy, Default)]
+struct Ev {
+    /// Its set's [`Sim::takes`] when these were counted: lines counted
+    /// before a later take are gone.
+    epoch: u32,
+    /// Lines staged.
+    lines: usize,
+    /// Of them, lines that name the event (a probe name, which a line
+    /// must not repeat).
+    named: usize,
+}
+
+/// No event: a command that has none (an unnamed glob's line, `create`).
+const NO_EV: u32 = u32::MAX;
 
 /// The registry as the batch would leave it, command by command.
 struct Simulation<'a> {
     reg: &'a Registry,
-    /// The index in the batch of the first probe line whose name is staged
-    /// already.
-    repeat: Option<usize>,
     /// The registry's sets, sorted by name ([`Registry::sets_by_name`]).
     by_name: KVVec<u32>,
     /// The set of each staged line, sorted.
@@ -44,6 +62,10 @@ struct Simulation<'a> {
     ids: KVVec<u32>,
     /// One per distinct set name of the batch, made when first named.
     sims: KVVec<Option<Sim>>,
+    /// Each command's event: an index into `evs`, or [`NO_EV`].
+    ev_ids: KVVec<u32>,
+    /// One per distinct `SET/EVENT` of the registry's lines and the batch's.
+    evs: KVVec<Ev>,
     counts: Counts,
 }
 
@@ -79,37 +101,57 @@ impl Registry {
         Ok(())
     }
 
-    /// The index in `cmds` of the first probe line whose name is staged
-    /// already (in the registry, or by an earlier line of this write).
-    /// Sorts instead of comparing every pair: O(n log n).
-    fn first_name_repeat(&self, cmds: &[(usize, Command<'_>)]) -> Result<Option<usize>> {
-        let mut keys = KVVec::new();
+    /// The event of every staged line that has one and of every command
+    /// of `cmds` that names one, grouped: each command's group (or
+    /// [`NO_EV`]), and each group's lines staged in the registry. Sorts
+    /// instead of comparing every pair: O(n log n).
+    fn events_of(&self, cmds: &[(usize, Command<'_>)]) -> Result<(KVVec<u32>, KVVec<Ev>)> {
+        let mut keys = KVVec::with_capacity(self.staged.len(), GFP_KERNEL)?;
+        let mut named = KVVec::with_capacity(self.staged.len(), GFP_KERNEL)?;
         for e in self.staged.iter() {
-            if let Some(n) = &e.name {
-                keys.push((e.set.as_slice(), n.as_slice()), GFP_KERNEL)?;
+            if let Some(ev) = e.event() {
+                keys.push((e.set.as_slice(), ev), GFP_KERNEL)?;
+                named.push(e.name.is_some(), GFP_KERNEL)?;
             }
         }
         let in_registry = keys.len();
-        let mut line_of = KVVec::new();
+        let mut item = KVVec::from_elem(NO_EV, cmds.len(), GFP_KERNEL)?;
         for (i, (_, cmd)) in cmds.iter().enumerate() {
-            if let Command::Probe(p) = cmd {
-                if let Some(n) = p.name {
-                    keys.push((p.set.as_bytes(), n.as_bytes()), GFP_KERNEL)?;
-                    line_of.push(i, GFP_KERNEL)?;
+            let key = match cmd {
+                Command::Probe(p) => spec_event(p).map(|e| (p.set.as_bytes(), e)),
+                Command::UnstageEvent { set, event } => {
+                    Some((set.as_bytes(), EventKey::Given(event.as_bytes())))
                 }
+                _ => None,
+            };
+            if let (Some(key), Some(slot)) = (key, item.get_mut(i)) {
+                *slot = keys.len() as u32;
+                keys.push(key, GFP_KERNEL)?;
             }
         }
         let mut order = KVVec::from_elem(0u32, keys.len(), GFP_KERNEL)?;
-        Ok(batchkeys::first_repeat(&keys, &mut order)
-            .and_then(|r| r.checked_sub(in_registry))
-            .and_then(|r| line_of.get(r).copied()))
+        let mut ids = KVVec::from_elem(0u32, keys.len(), GFP_KERNEL)?;
+        let groups = batchkeys::group(&keys, &mut order, &mut ids);
+        let mut evs = KVVec::from_elem(Ev::default(), groups, GFP_KERNEL)?;
+        for (k, &is_named) in named.iter().enumerate().take(in_registry) {
+            if let Some(ev) = ids.get(k).and_then(|&g| evs.get_mut(g as usize)) {
+                ev.lines += 1;
+                ev.named += usize::from(is_named);
+            }
+        }
+        for slot in item.iter_mut() {
+            if *slot != NO_EV {
+                *slot = ids.get(*slot as usize).copied().unwrap_or(NO_EV);
+            }
+        }
+        Ok((item, evs))
     }
 }
 
 impl<'a> Simulation<'a> {
     /// The registry as it is, with room for every set `cmds` names.
     fn new(reg: &'a Registry, cmds: &[(usize, Command<'a>)]) -> Result<Self, AllocError> {
-        let repeat = reg.first_name_repeat(cmds).map_err(|_| AllocError)?;
+        let (ev_ids, evs) = reg.events_of(cmds).map_err(|_| AllocError)?;
         let by_name = reg.sets_by_name().map_err(|_| AllocError)?;
         let mut staged_sets = KVVec::with_capacity(reg.staged.len(), GFP_KERNEL)?;
         for e in reg.staged.iter() {
@@ -127,11 +169,12 @@ impl<'a> Simulation<'a> {
         let sims = KVVec::from_elem(None, groups, GFP_KERNEL)?;
         Ok(Self {
             reg,
-            repeat,
             by_name,
             staged_sets,
             ids,
             sims,
+            ev_ids,
+            evs,
             counts: Counts {
                 staged: reg.staged.len(),
                 live: reg.sets.iter().filter(|s| s.state().is_live()).count(),
@@ -144,23 +187,28 @@ impl<'a> Simulation<'a> {
         let Some(set) = cmd.set() else {
             return Ok(());
         };
-        let repeat = self.repeat == Some(i);
-        let (sim, counts) = self.sim(i, set)?;
+        let (sim, counts, ev) = self.sim(i, set)?;
         match cmd {
-            Command::Probe(spec) => sim.probe(counts, repeat, set, spec),
+            Command::Probe(spec) => sim.probe(counts, ev, set, spec),
             Command::Create { .. } => sim.create(counts, set),
             Command::Enable(_) => sim.state_op(counts, set, Op::Enable),
             Command::Disable(_) => sim.state_op(counts, set, Op::Disable),
             Command::Retarget { .. } => sim.state_op(counts, set, Op::Retarget),
             Command::Unregister { .. } => sim.state_op(counts, set, Op::Unregister),
             Command::Unstage(_) => sim.unstage(counts, set),
+            Command::UnstageEvent { event, .. } => sim.unstage_event(counts, ev, set, event),
             Command::Flush => Ok(()),
         }
     }
 
     /// The simulated set of command `i`, named `set` (made from the
-    /// registry the first time the batch names it), and the totals.
-    fn sim(&mut self, i: usize, set: &str) -> Result<(&mut Sim, &mut Counts), Failed> {
+    /// registry the first time the batch names it), the totals, and the
+    /// command's event (its lines counted since the set's last take).
+    fn sim(
+        &mut self,
+        i: usize,
+        set: &str,
+    ) -> Result<(&mut Sim, &mut Counts, Option<&mut Ev>), Failed> {
         let name = set.as_bytes();
         let id = self
             .ids
@@ -175,22 +223,35 @@ impl<'a> Simulation<'a> {
             Sim {
                 state: reg.find_in(by_name, name).map(|s| s.state()),
                 staged: to - from,
+                takes: 0,
             }
         });
-        Ok((sim, &mut self.counts))
+        let ev = match self.ev_ids.get(i) {
+            Some(&g) if g != NO_EV => {
+                let ev = self.evs.get_mut(g as usize).ok_or_else(Failed::oom)?;
+                if ev.epoch != sim.takes {
+                    *ev = Ev {
+                        epoch: sim.takes,
+                        ..Ev::default()
+                    };
+                }
+                Some(ev)
+            }
+            _ => None,
+        };
+        Ok((sim, &mut self.counts, ev))
     }
 }
 
 /// One method per kind of command: what it does to its set and to the
 /// totals, or why it would fail.
 impl Sim {
-    /// A probe line (`repeat`: its name is staged already): staged, unless
-    /// its set exists already, its name is taken, or too many lines are
-    /// staged.
+    /// A probe line (`ev`: its event's lines): staged, unless its set
+    /// exists already, its name is staged already, or too many lines are.
     fn probe(
         &mut self,
         counts: &mut Counts,
-        repeat: bool,
+        ev: Option<&mut Ev>,
         set: &str,
         spec: ProbeSpec<'_>,
     ) -> Result<(), Failed> {
@@ -201,6 +262,7 @@ impl Sim {
                 format_args!("set {} exists: probes are added before create", set),
             ));
         }
+        let repeat = ev.as_ref().is_some_and(|e| e.named > 0);
         if let (Some(name), true) = (spec.name, repeat) {
             return Err(Failed::new(
                 EEXIST,
@@ -215,6 +277,10 @@ impl Sim {
         }
         self.staged += 1;
         counts.staged = total;
+        if let Some(ev) = ev {
+            ev.lines += 1;
+            ev.named += usize::from(spec.name.is_some());
+        }
         Ok(())
     }
 
@@ -241,6 +307,7 @@ impl Sim {
             ));
         }
         self.state = Some(SetState::Registered);
+        self.takes = self.takes.wrapping_add(1);
         let taken = core::mem::take(&mut self.staged);
         counts.live = live;
         counts.staged = counts.staged.saturating_sub(taken);
@@ -271,7 +338,41 @@ impl Sim {
             ));
         }
         let taken = core::mem::take(&mut self.staged);
+        self.takes = self.takes.wrapping_add(1);
         counts.staged = counts.staged.saturating_sub(taken);
+        Ok(())
+    }
+
+    /// `-:SET/EVENT`: drops the lines staged for the event (`ev`), if it
+    /// has any; a created set's probes stay until the set retires whole.
+    fn unstage_event(
+        &mut self,
+        counts: &mut Counts,
+        ev: Option<&mut Ev>,
+        set: &str,
+        event: &str,
+    ) -> Result<(), Failed> {
+        if self.state.is_some_and(|s| s.is_live()) {
+            return Err(Failed::new(
+                EBUSY,
+                format_args!(
+                    "set {} is created: its probes go with the set (unregister {})",
+                    set, set
+                ),
+            ));
+        }
+        let Some(ev) = ev.filter(|e| e.lines > 0) else {
+            return Err(Failed::new(
+                ENOENT,
+                format_args!("no line staged for {}/{}", set, event),
+            ));
+        };
+        self.staged = self.staged.saturating_sub(ev.lines);
+        counts.staged = counts.staged.saturating_sub(ev.lines);
+        *ev = Ev {
+            epoch: ev.epoch,
+            ..Ev::default()
+        };
         Ok(())
     }
 }

@@ -4,8 +4,7 @@
 //!
 //! Validating a control write must not be quadratic in its lines: a 1 MiB
 //! write holds tens of thousands of them, and validation runs under the
-//! registry lock. [`first_repeat`] finds the first key that repeats an
-//! earlier one and [`group`] gives equal keys one dense id, both in
+//! registry lock. [`group`] gives equal keys one dense id, in
 //! O(n log n) with caller-provided scratch space (so that the kernel can
 //! allocate it with `KVVec`). Pure: `tests/` compiles it for the host.
 
@@ -24,24 +23,6 @@ fn sort_indices<K: Ord>(keys: &[K], order: &mut [u32]) {
 
 fn cmp_at<K: Ord>(keys: &[K], a: u32, b: u32) -> Ordering {
     keys.get(a as usize).cmp(&keys.get(b as usize))
-}
-
-/// The index of the first key (in batch order) equal to an earlier key,
-/// or `None` if all differ. `order` is scratch space of `keys.len()`.
-pub fn first_repeat<K: Ord>(keys: &[K], order: &mut [u32]) -> Option<usize> {
-    sort_indices(keys, order);
-    let n = order.len().min(keys.len());
-    let mut first: Option<u32> = None;
-    for w in order.get(..n).unwrap_or(&[]).windows(2) {
-        if let [a, b] = *w {
-            // Within a run of equal keys, indices ascend: every one after
-            // the run's first repeats it.
-            if cmp_at(keys, a, b) == Ordering::Equal {
-                first = Some(first.map_or(b, |f| f.min(b)));
-            }
-        }
-    }
-    first.map(|f| f as usize)
 }
 
 /// Gives each key the id of its group of equal keys: ids are dense
