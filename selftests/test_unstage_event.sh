@@ -11,7 +11,7 @@
 # changing nothing (the whole write): an event with no staged line
 # (ENOENT), and a set already created (EBUSY: it retires whole).
 . ./bp_lib.sh
-ktap_plan 16
+ktap_plan 17
 ENOENT=2 EEXIST=17 EBUSY=16
 P=$BP_GETPPID Q=$BP_GETPID
 LE=$BP_DEBUGFS/last_error
@@ -31,6 +31,8 @@ ktap_check "dot_form_too" test "$(probes uf)" = "c "
 bp_ctl "p:ug/a $P\np:ug/b $Q\n"
 ktap_check "earlier_write_line_dropped" bp_ctl "-:ug/a\np:ug/a $Q\ncreate ug\n"
 ktap_check "its_name_staged_again" test "$(probes ug)" = "a b "
+# Taken whole by -:SET, the name is free again too.
+ktap_check "dropped_by_set_then_staged" bp_ctl "p:uj/a $P\n-:uj\np:uj/a $Q\n-:uj\n"
 # Without the drop, the name is taken.
 bp_expect_err "repeat_refused_eexist" $EEXIST "p:uh/a $P\np:uh/a $Q\n"
 bp_expect_err "nothing_staged_enoent" $ENOENT "p:uh/a $P\n-:uh/zz\n"

@@ -344,7 +344,9 @@ impl Sim {
     }
 
     /// `-:SET/EVENT`: drops the lines staged for the event (`ev`), if it
-    /// has any; a created set's probes stay until the set retires whole.
+    /// has any (as `-:SET` drops them whatever the set's state: an API
+    /// client's `create` of the name leaves them staged); else a created
+    /// set's probes are refused as staying until the set retires whole.
     fn unstage_event(
         &mut self,
         counts: &mut Counts,
@@ -352,16 +354,16 @@ impl Sim {
         set: &str,
         event: &str,
     ) -> Result<(), Failed> {
-        if self.state.is_some_and(|s| s.is_live()) {
-            return Err(Failed::new(
-                EBUSY,
-                format_args!(
-                    "set {} is created: its probes go with the set (unregister {})",
-                    set, set
-                ),
-            ));
-        }
         let Some(ev) = ev.filter(|e| e.lines > 0) else {
+            if self.state.is_some_and(|s| s.is_live()) {
+                return Err(Failed::new(
+                    EBUSY,
+                    format_args!(
+                        "set {} is created: its probes go with the set (unregister {})",
+                        set, set
+                    ),
+                ));
+            }
             return Err(Failed::new(
                 ENOENT,
                 format_args!("no line staged for {}/{}", set, event),
