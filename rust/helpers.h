@@ -165,6 +165,11 @@ void bp_exit_set_watch(bool on);
 int bp_exit_tasks_start(void);
 void bp_exit_tasks_exit(void);
 
+/* rust/kallsyms.c: /proc/kallsyms for @SYM fetch arguments. */
+
+/* /proc/kallsyms, as the writer may read it, into *buf (vmalloc, at most @max bytes): its length, or -errno. */
+long bp_kallsyms_read(void **buf, size_t max);
+
 /* rust/btf.c: the kernel's BTF. */
 
 /* The raw vmlinux BTF into *buf (vmalloc): its size, or -errno. */

@@ -18,19 +18,20 @@
 # ustring, symbol, symstr, a bitfield, an array), reads that fault (and a
 # kernel string read of a user address, which x86 makes a user read), and a
 # return probe's $retval and $argN (kept at entry: the kretprobe's entry
-# data). And what BTF gives (CONFIG_PROBE_EVENTS_BTF_ARGS, every flavor):
+# data), and @SYM (a data symbol's bytes and the string at it: batchprobe
+# reads the address from /proc/kallsyms). And what BTF gives (CONFIG_PROBE_EVENTS_BTF_ARGS, every flavor):
 # on do_sys_openat2(int dfd, const char __user *filename, struct open_how
 # *how), an unnamed $argN named and typed after the parameter, parameters
 # by name (a string through a char pointer), and an unnamed $retval typed
 # as the function returns, at entry and at return.
 #
 # Then what is refused, each with its reason and the kernel's caret: a bad
-# fetch argument (the kernel's error_log words and column), @SYM, arguments on a d: line, and a set with arguments
+# fetch argument (the kernel's error_log words and column), an @SYM the kernel lacks, arguments on a d: line, and a set with arguments
 # created without --events; and a refused line changes nothing.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 61
-EINVAL=22 EOPNOTSUPP=95
+ktap_plan 66
+ENOENT=2 EINVAL=22 EOPNOTSUPP=95
 F=__x64_sys_openat
 F2=do_sys_openat2
 PATHNAME=/bpfa-no-such-file
@@ -45,8 +46,9 @@ r:G/o_ret $F ret=\$retval:s64 rx=\$retval:x32
 r:G/o_reta $F a1=$U:x64 dfd=+112($U):s32 name=+0(+104($U)):ustring ret=\$retval:s64
 p:G/o_btf $F2 \$arg1 filename:ustring \$arg3 m=+8(\$arg3):x32
 r:G/o_btfr $F2 \$retval \$arg1 filename:ustring
-r:G/o_btfs $F \$retval"
-NAMES="o_regs o_loads o_types o_imm o_fault o_ret o_reta o_btf o_btfr o_btfs"
+r:G/o_btfs $F \$retval
+p:G/o_sym $F ban=@linux_banner:string w=@linux_banner+6:x16 b=@linux_banner-0:u8"
+NAMES="o_regs o_loads o_types o_imm o_fault o_ret o_reta o_btf o_btfr o_btfs o_sym"
 
 echo 0 > $T/tracing_on
 echo > $T/trace
@@ -71,11 +73,11 @@ else
     ktap_fail "batchprobe_takes_them"
     sed 's/^/# /' $BP_DEBUGFS/last_error
 fi
-# fprobes: o_regs, o_types, o_fault, o_btf and the shared p:; a return
+# fprobes: o_regs, o_types, o_fault, o_btf, o_sym and the shared p:; a return
 # fprobe: o_ret, o_btfs; int3: the _i lines, %REG and %ip (o_loads,
 # o_imm), $argN at a return (o_reta, o_btfr) and the shared p!:.
 served="$(bp_field bpfa kprobes) $(bp_field bpfa kretprobes) $(bp_field bpfa fprobes) $(bp_field bpfa fretprobes)"
-ktap_check "served_by_backends" test "$served" = "9 6 5 2"
+ktap_check "served_by_backends" test "$served" = "10 6 6 2"
 
 # format: the kernel's, but for the name and ID lines.
 for k in $NAMES; do for e in $k ${k}_i; do
@@ -154,7 +156,10 @@ else
     sed 's/^/# /' $BP_DEBUGFS/last_error
 fi
 ktap_check "refused_line_not_staged" test "$(staged)" -eq 0
-bp_expect_err "sym_not_yet" "$EOPNOTSUPP" "p:bpe/x $F j=@jiffies\n"
+# A symbol /proc/kallsyms does not list (kprobe_events: ENOENT when the
+# probe is registered, no error_log line).
+bp_expect_err "unknown_sym_enoent" "$ENOENT" "p:bpe/x $F j=@no_such_symbol_bp\n"
+ktap_check "unknown_sym_says_why" grep -q 'Invalid probed address or symbol' $BP_DEBUGFS/last_error
 bp_expect_err "direct_args_refused" "$EOPNOTSUPP" "d:bpe/x $F a=%%di\n"
 bp_expect_err "args_need_events" "$EINVAL" "p:bpe/x $F a=%%di\ncreate bpe\n"
 ktap_check "args_need_events_says_why" grep -q 'create it with --events' $BP_DEBUGFS/last_error

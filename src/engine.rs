@@ -30,6 +30,7 @@ use crate::command::{self, Command, CreateOptions};
 use crate::error::Failed;
 use crate::events;
 use crate::events::program::{CompileError, FetchProgram};
+use crate::events::symbols::SymbolAddrs;
 use crate::gate::Client;
 use crate::kvec;
 use crate::sched::{self, Pacer};
@@ -123,6 +124,16 @@ pub(crate) struct Engine {
     done_queue: OwnedQueue,
 }
 
+/// What one write builds as it runs: the lines it stages, the sets it
+/// creates, whether it waits for teardowns at the end; and what it reads,
+/// the addresses of its `@SYM` arguments' symbols.
+struct Written<'s> {
+    pending: KVVec<Staged>,
+    created: KVVec<Arc<Set>>,
+    wait: bool,
+    symbols: &'s SymbolAddrs,
+}
+
 impl Engine {
     /// A new, empty engine with its own ordered workqueue.
     pub(crate) fn new() -> Result<impl PinInit<Self, Error>> {
@@ -142,10 +153,19 @@ impl Engine {
         let mut cmds = KVVec::new();
         // Each command's line as written, for `last_error`.
         let mut texts = KVVec::new();
+        // The symbols `@SYM` arguments name: noted as the lines are
+        // compiled, looked up once for the whole write.
+        let mut symbols = SymbolAddrs::new();
+        let mut noted = Ok(());
         for (line, text, parsed) in command::parse_batch_lines(buf) {
             match parsed {
                 Ok(cmd) => {
-                    Self::check_args(&self.registry, &cmd, line, text)?;
+                    let mut note = |n: &str| {
+                        noted = noted.and(symbols.note(n));
+                        Some(1)
+                    };
+                    Self::check_args(&self.registry, &cmd, line, text, &mut note)?;
+                    noted?;
                     cmds.push((line, cmd), GFP_KERNEL)?;
                     texts.push(text, GFP_KERNEL)?;
                 }
@@ -160,10 +180,41 @@ impl Engine {
                 }
             }
         }
-        if self.run(&cmds, &texts)? {
+        if !symbols.is_empty() {
+            self.resolve_symbols(&mut symbols, &cmds, &texts)?;
+        }
+        if self.run(&cmds, &texts, &symbols)? {
             self.flush();
         }
         Ok(buf.len())
+    }
+
+    /// Looks the symbols of a write's `@SYM` arguments up, and compiles
+    /// its lines that name one again with their addresses: a symbol the
+    /// kernel does not have fails the write there, as a bad argument.
+    fn resolve_symbols(
+        &self,
+        symbols: &mut SymbolAddrs,
+        cmds: &[(usize, Command<'_>)],
+        texts: &[&[u8]],
+    ) -> Result {
+        if let Err(e) = symbols.resolve() {
+            let f = Failed::new(
+                e,
+                format_args!("reading /proc/kallsyms for the @SYM arguments' addresses"),
+            );
+            self.registry.lock().set_last_error(None, None, &f);
+            return Err(e);
+        }
+        for (&(line, cmd), text) in cmds.iter().zip(texts.iter()) {
+            let Command::Probe(spec) = cmd else {
+                continue;
+            };
+            if spec.args.text().contains('@') {
+                Self::check_args(&self.registry, &cmd, line, text, &mut |n| symbols.lookup(n))?;
+            }
+        }
+        Ok(())
     }
 
     /// Compiles a probe line's fetch arguments with this kernel's grammar,
@@ -175,6 +226,7 @@ impl Engine {
         cmd: &Command<'_>,
         line: usize,
         text: &[u8],
+        symbols: &mut dyn FnMut(&str) -> Option<u64>,
     ) -> Result {
         let Command::Probe(spec) = cmd else {
             return Ok(());
@@ -183,7 +235,7 @@ impl Engine {
             command::Target::Symbol { offset, .. } | command::Target::Glob { offset, .. } => offset,
         };
         let btf = registry.lock().function_btf(spec);
-        let r = match FetchProgram::compile(&spec.args, spec.kind, offset, btf) {
+        let r = match FetchProgram::compile(&spec.args, spec.kind, offset, btf, symbols) {
             Ok(_) => return Ok(()),
             Err(CompileError::NoMemory) => return Err(ENOMEM),
             Err(CompileError::Refused(r)) => r,
@@ -206,7 +258,12 @@ impl Engine {
     /// and executes it, under the registry lock: all of it, or none of it.
     /// Returns whether teardowns are to be waited for once the lock is
     /// released (`flush`, `unregister --sync`).
-    fn run(&self, cmds: &[(usize, Command<'_>)], texts: &[&[u8]]) -> Result<bool> {
+    fn run(
+        &self,
+        cmds: &[(usize, Command<'_>)],
+        texts: &[&[u8]],
+        symbols: &SymbolAddrs,
+    ) -> Result<bool> {
         let text_of = |i: usize| texts.get(i).copied().unwrap_or(&[]);
         let mut reg = self.registry.lock();
         if let Err(Invalid { line, failed: f }) = reg.validate(cmds) {
@@ -214,32 +271,31 @@ impl Engine {
             reg.set_last_error(Some((line, text_of(i))), None, &f);
             return Err(f.error);
         }
-        let (mut pending, mut created) = Self::reserve(&mut reg, cmds)?;
-        let mut wait = false;
+        let (pending, created) = Self::reserve(&mut reg, cmds)?;
+        let mut w = Written {
+            pending,
+            created,
+            wait: false,
+            symbols,
+        };
         // Killed between commands: rolled back as any failed command is.
         let mut pace = Pacer::new(256);
         for (i, &(line, cmd)) in cmds.iter().enumerate() {
             let text = text_of(i);
-            let res = pace.step().map_err(Failed::from).and_then(|()| {
-                self.execute(
-                    &mut reg,
-                    &mut pending,
-                    &mut created,
-                    &mut wait,
-                    cmd,
-                    (line, text),
-                )
-            });
+            let res = pace
+                .step()
+                .map_err(Failed::from)
+                .and_then(|()| self.execute(&mut reg, &mut w, cmd, (line, text)));
             if let Err(f) = res {
-                Self::roll_back(&mut reg, &created);
+                Self::roll_back(&mut reg, &w.created);
                 reg.set_last_error(Some((line, text)), None, &f);
                 return Err(f.error);
             }
         }
-        reg.keep_staged(pending)?;
-        reg.forget_freed_taken(&created);
+        reg.keep_staged(w.pending)?;
+        reg.forget_freed_taken(&w.created);
         reg.expire_freed();
-        Ok(wait)
+        Ok(w.wait)
     }
 
     /// Every vector the write `cmds` will push to, reserved before its first
@@ -281,9 +337,7 @@ impl Engine {
     fn execute(
         &self,
         reg: &mut Registry,
-        pending: &mut KVVec<Staged>,
-        created: &mut KVVec<Arc<Set>>,
-        wait: &mut bool,
+        w: &mut Written<'_>,
         cmd: Command<'_>,
         (line, text): (usize, &[u8]),
     ) -> Result<(), Failed> {
@@ -294,11 +348,11 @@ impl Engine {
         };
         match cmd {
             Command::Probe(spec) => reg
-                .stage(pending, spec, line, text)
+                .stage(&mut w.pending, spec, (line, text), w.symbols)
                 .map_err(|_| Failed::oom()),
             Command::Create { set: name, options } => {
-                let set = reg.create(pending, name, options)?;
-                created.push(set, GFP_KERNEL).map_err(|_| Failed::oom())
+                let set = reg.create(&mut w.pending, name, options)?;
+                w.created.push(set, GFP_KERNEL).map_err(|_| Failed::oom())
             }
             Command::Enable(name) => find(reg, name)?.enable(reg.locked()),
             Command::Disable(name) => {
@@ -316,7 +370,7 @@ impl Engine {
                 // Cannot be queued already: only this transition queues it.
                 let _ = self.queue.enqueue::<Arc<Set>, 0>(set.clone());
                 set.unregister_returned();
-                *wait |= sync;
+                w.wait |= sync;
                 Ok(())
             }
             Command::Retarget { set, mode } => {
@@ -329,11 +383,11 @@ impl Engine {
                     Command::UnstageEvent { event, .. } => Some(event),
                     _ => None,
                 };
-                reg.unstage(pending, set.as_bytes(), event);
+                reg.unstage(&mut w.pending, set.as_bytes(), event);
                 Ok(())
             }
             Command::Flush => {
-                *wait = true;
+                w.wait = true;
                 Ok(())
             }
         }

@@ -6,8 +6,9 @@
 //! record writer that runs it ([`fetch`], [`format`], [`record`]: pure,
 //! and host-tested from the same source); the probed function's BTF
 //! prototype, which names and types its arguments ([`prototype`], pure); a
-//! line's arguments compiled for this kernel ([`program`]); the events' registration in tracefs and
-//! their records ([`tracefs`]).
+//! line's arguments compiled for this kernel ([`program`]), the addresses
+//! of the symbols they name ([`symbols`]); the events' registration in
+//! tracefs and their records ([`tracefs`]).
 
 pub mod fetch;
 pub mod format;
@@ -15,4 +16,5 @@ pub mod name;
 pub(crate) mod program;
 pub mod prototype;
 pub mod record;
+pub(crate) mod symbols;
 pub(crate) mod tracefs;

@@ -8,7 +8,9 @@
 //! `_stext` to `_etext` therefore visits every core-kernel text symbol in
 //! address order, as `/proc/kallsyms` lists them. Which of them a glob
 //! takes: [`glob_candidate`] (no compiler clones unless asked for) and
-//! [`glob_match`]. Pure: `tests/` compiles it.
+//! [`glob_match`]. And `/proc/kallsyms` lines ([`parse_kallsyms_line`]),
+//! which `@SYM` fetch arguments are resolved from. Pure: `tests/` compiles
+//! it.
 
 /// One decoded `sprint_symbol()` line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,4 +136,40 @@ fn class_match(p: &[u8], c: u8) -> Option<(bool, usize)> {
             i += 1;
         }
     }
+}
+
+/// One `/proc/kallsyms` line: `ADDRESS TYPE NAME`, or `ADDRESS TYPE
+/// NAME\t[MODULE]` for a module's symbol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KallsymsLine<'a> {
+    /// The address, as the reader may see it (zero when hidden).
+    pub addr: u64,
+    /// The symbol's name.
+    pub name: &'a str,
+    /// The module that holds it, if not the core kernel.
+    pub module: Option<&'a str>,
+}
+
+/// Decodes one `/proc/kallsyms` line (without its newline); `None` for
+/// anything else.
+pub fn parse_kallsyms_line(line: &str) -> Option<KallsymsLine<'_>> {
+    let (addr, rest) = line.split_once(' ')?;
+    let (kind, rest) = rest.split_once(' ')?;
+    if addr.is_empty() || addr.len() > 16 || kind.len() != 1 {
+        return None;
+    }
+    let addr = u64::from_str_radix(addr, 16).ok()?;
+    let (name, module) = match rest.split_once('\t') {
+        Some((n, m)) => {
+            let m = m.strip_prefix('[')?;
+            // "[module]", or "[module build_id]" where build ids are shown.
+            let m = m.strip_suffix(']')?;
+            (n, Some(m.split(' ').next().unwrap_or(m)))
+        }
+        None => (rest, None),
+    };
+    if name.is_empty() || name.contains([' ', '\t']) {
+        return None;
+    }
+    Some(KallsymsLine { addr, name, module })
 }

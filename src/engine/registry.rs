@@ -19,6 +19,7 @@ use crate::error::{BStr, Failed, LineRef, Text};
 use crate::errtext::{self, Origin, ProbeLine};
 use crate::events::name::{auto_event_name, EventName};
 use crate::events::program::{self, CompileError, FetchProgram, FunctionBtf};
+use crate::events::symbols::SymbolAddrs;
 use crate::kvec;
 use crate::lifecycle::SetState;
 use crate::locked::Locked;
@@ -466,8 +467,8 @@ impl Registry {
         &mut self,
         pending: &mut KVVec<Staged>,
         spec: command::ProbeSpec<'_>,
-        line: usize,
-        text: &[u8],
+        (line, text): (usize, &[u8]),
+        symbols: &SymbolAddrs,
     ) -> Result {
         let limit = spec.limit;
         let skip = match spec.skip {
@@ -485,7 +486,8 @@ impl Registry {
         // Checked when the write was parsed (`Engine::write`): only
         // memory can fail here.
         let btf = self.function_btf(&spec);
-        let args = match FetchProgram::compile(&spec.args, spec.kind, offset, btf) {
+        let mut lookup = |n: &str| symbols.lookup(n);
+        let args = match FetchProgram::compile(&spec.args, spec.kind, offset, btf, &mut lookup) {
             Ok(a) => a,
             Err(CompileError::NoMemory) => return Err(ENOMEM),
             Err(CompileError::Refused(_)) => return Err(EINVAL),

@@ -131,6 +131,7 @@ impl FetchProgram {
         kind: ProbeKind,
         offset: u32,
         btf: Option<FunctionBtf<'_>>,
+        symbols: &mut dyn FnMut(&str) -> Option<u64>,
     ) -> Result<Option<Arc<Self>>, CompileError> {
         if args.is_empty() {
             return Ok(None);
@@ -162,8 +163,13 @@ impl FetchProgram {
             }
             None => Proto::None(NoBtf),
         };
-        let (compiled, fixed, entry) =
-            compile_words(args.with_text(copy), site(kind, offset), copy, proto.get())?;
+        let (compiled, fixed, entry) = compile_words(
+            args.with_text(copy),
+            site(kind, offset),
+            copy,
+            proto.get(),
+            symbols,
+        )?;
         let strings = compiled.iter().any(|a| a.ty.string);
         // INVARIANT: `compiled` borrows `text` and `vmlinux` only.
         Ok(Some(Arc::new(
@@ -308,12 +314,15 @@ impl FetchProgram {
 
 /// Compiles the argument words of `args` (slices of `text`) at `site`, as
 /// `trace_kprobe_create()` does: the checks of the whole line first, then
-/// each argument in order. The arguments and their fixed fields' bytes.
+/// each argument in order, its `@SYM`s given their addresses by `symbols`
+/// (as `traceprobe_update_arg()` gives them when the probe is registered).
+/// The arguments and their fixed fields' bytes.
 fn compile_words<'a>(
     args: FetchArgs<'a>,
     site: Site,
     text: &'a str,
     proto: &dyn Prototype<'a>,
+    symbols: &mut dyn FnMut(&str) -> Option<u64>,
 ) -> Result<(KVVec<ProbeArg<'a>>, u32, KVVec<u32>), CompileError> {
     let word_at = |w: &str| (w.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
     let d = dialect();
@@ -332,14 +341,9 @@ fn compile_words<'a>(
     }
     let mut done = KVVec::new();
     for w in words {
-        let a = c.compile(w, &done).map_err(|e| refuse(w, e))?;
-        if let Some(why) = not_yet(&a) {
-            return Err(CompileError::Refused(Refusal {
-                at: word_at(w),
-                reason: why,
-                errno: crate::errno::EOPNOTSUPP,
-            }));
-        }
+        let mut a = c.compile(w, &done).map_err(|e| refuse(w, e))?;
+        record::resolve_symbols(&mut a, &mut *symbols)
+            .map_err(|(kind, sym)| refuse(sym, FetchError::at(kind, 0)))?;
         done.push(a, GFP_KERNEL)?;
     }
     let mut entry = KVVec::new();
@@ -360,16 +364,6 @@ impl<'b> Proto<'b> {
             Proto::None(n) => n,
         }
     }
-}
-
-/// What the compiler takes and batchprobe does not do yet, in words.
-fn not_yet(a: &ProbeArg<'_>) -> Option<&'static str> {
-    a.program().iter().find_map(|i| match i {
-        Insn::Symbol(_) => Some(
-            "@SYM is not supported yet: a module cannot look up a symbol's address (use @ADDR)",
-        ),
-        _ => None,
-    })
 }
 
 /// How `rust/events.c` prints an argument's value (`enum bp_print`).

@@ -530,7 +530,7 @@ pub fn store(
 /// kernel gives then (against the probe's address word), with the text.
 pub fn resolve_symbols<'a>(
     arg: &mut ProbeArg<'a>,
-    lookup: impl Fn(&str) -> Option<u64>,
+    mut lookup: impl FnMut(&str) -> Option<u64>,
 ) -> Result<(), (ErrorKind, &'a str)> {
     for i in 0..arg.code.len() {
         if let Insn::Symbol(text) = arg.code[i] {
@@ -538,7 +538,7 @@ pub fn resolve_symbols<'a>(
                 split_symbol_offset(text).ok_or((ErrorKind::FailRegProbe, text))?;
             let addr = Some(name)
                 .filter(|n| !n.is_empty())
-                .and_then(&lookup)
+                .and_then(&mut lookup)
                 .ok_or((ErrorKind::BadProbeAddr, text))?;
             if let Some(slot @ Insn::Imm(_)) = arg.code.get_mut(i + 1) {
                 *slot = Insn::Imm(addr.wrapping_add(offset as u64));

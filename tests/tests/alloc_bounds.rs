@@ -194,6 +194,20 @@ const REVIEWED: &[Reviewed] = &[
         1,
         "one chunk: CHUNK (64) slots",
     ),
+    // src/events/symbols.rs: each element is one @SYM's name (the vector
+    // of them is a KVVec).
+    r(
+        "src/events/symbols.rs",
+        "names: KVVec<(KVec<u8>, u64)>,",
+        1,
+        LINE_PART,
+    ),
+    r(
+        "src/events/symbols.rs",
+        "let mut n = KVec::new();",
+        1,
+        LINE_PART,
+    ),
     // src/engine/registry.rs
     r("src/engine/registry.rs", "set: KVec<u8>,", 1, LINE_PART),
     r(

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Tests of the `sprint_symbol()` decoder (`src/symname.rs`).
+//! Tests of the `sprint_symbol()` and `/proc/kallsyms` line decoders
+//! (`src/symname.rs`).
 
 use batchprobe_host_tests::symname::*;
 
@@ -62,4 +63,47 @@ fn no_symbol() {
     assert_eq!(parse_sprint_symbol("f+0x/0x10"), None);
     assert_eq!(parse_sprint_symbol("f+0x1/10"), None);
     assert_eq!(parse_sprint_symbol("f+0x1/0x10 [m"), None);
+}
+
+#[test]
+fn kallsyms_lines() {
+    assert_eq!(
+        parse_kallsyms_line("ffffffff81e00040 D jiffies"),
+        Some(KallsymsLine {
+            addr: 0xffff_ffff_81e0_0040,
+            name: "jiffies",
+            module: None
+        })
+    );
+    assert_eq!(
+        parse_kallsyms_line("ffffffffc0a01230 t ext4_sync_fs\t[ext4]"),
+        Some(KallsymsLine {
+            addr: 0xffff_ffff_c0a0_1230,
+            name: "ext4_sync_fs",
+            module: Some("ext4")
+        })
+    );
+    // Build ids shown after the module's name.
+    assert_eq!(
+        parse_kallsyms_line("ffffffffc0a01230 t f\t[m 1234abcd]").map(|l| l.module),
+        Some(Some("m"))
+    );
+    // Hidden addresses read as zero, and are decoded as such.
+    assert_eq!(
+        parse_kallsyms_line("0000000000000000 T vfs_read").map(|l| l.addr),
+        Some(0)
+    );
+    for bad in [
+        "",
+        "ffffffff81e00040",
+        "ffffffff81e00040 D",
+        "ffffffff81e00040 D ",
+        "zz D x",
+        "ffffffff81e00040 DD x",
+        "1ffffffff81e00040 D x",
+        "ffffffff81e00040 t f\text4",
+        "ffffffff81e00040 t a b",
+    ] {
+        assert_eq!(parse_kallsyms_line(bad), None, "{bad:?}");
+    }
 }

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The addresses of the symbols `@SYM[+|-OFFS]` fetch arguments name.
+//!
+//! The kernel resolves them with `kallsyms_lookup_name()` when the probe is
+//! registered; a module cannot call that (it is not exported since 5.7),
+//! and nothing exported looks a data symbol up by name. So a write whose
+//! arguments name symbols reads `/proc/kallsyms` once, as the writer
+//! (`rust/kallsyms.c`: its credentials decide whether addresses show), and
+//! takes each name's first line there: the core kernel's symbols come
+//! first, then each module's, as `kallsyms_lookup_name()` looks (core
+//! kernel, then `module_kallsyms_lookup_name()`, where `MOD:SYM` names a
+//! module's). A write without `@SYM` reads nothing.
+
+use kernel::prelude::*;
+
+use crate::bindings;
+use crate::sched::Pacer;
+use crate::symname::parse_kallsyms_line;
+
+/// The most bytes of `/proc/kallsyms` read (`EFBIG` beyond): Debian's
+/// kernels list some 200,000 symbols in about 9 MiB.
+const MAX_KALLSYMS: usize = 64 << 20;
+
+/// The names a write's `@SYM` arguments use, and then their addresses.
+///
+/// # Invariants
+///
+/// After [`SymbolAddrs::resolve`], `names` is sorted by name (a repeated
+/// name's first entry is the one looked up); an address of 0 is a name
+/// `/proc/kallsyms` does not list.
+pub(crate) struct SymbolAddrs {
+    names: KVVec<(KVec<u8>, u64)>,
+}
+
+impl SymbolAddrs {
+    /// None yet.
+    pub(crate) fn new() -> Self {
+        Self {
+            names: KVVec::new(),
+        }
+    }
+
+    /// Whether a name was noted.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Notes `name` (from an `@SYM`, without its offset), to resolve.
+    pub(crate) fn note(&mut self, name: &str) -> Result {
+        let mut n = KVec::new();
+        n.extend_from_slice(name.as_bytes(), GFP_KERNEL)?;
+        self.names.push((n, 0), GFP_KERNEL)?;
+        Ok(())
+    }
+
+    /// The address of `name` (a noted one), as `kallsyms_lookup_name()`
+    /// gives it; `None` for one `/proc/kallsyms` does not list.
+    pub(crate) fn lookup(&self, name: &str) -> Option<u64> {
+        let i = self.find(name.as_bytes())?;
+        self.names.get(i).map(|e| e.1).filter(|&a| a != 0)
+    }
+
+    /// The first entry of `name`.
+    fn find(&self, name: &[u8]) -> Option<usize> {
+        let i = self.names.partition_point(|(n, _)| n.as_slice() < name);
+        (self.names.get(i)?.0.as_slice() == name).then_some(i)
+    }
+
+    /// Looks every noted name up in `/proc/kallsyms`: `EPERM` when the
+    /// writer may not see addresses (every one reads as zero), `ENOENT`
+    /// without `/proc`, `EINTR` once the writer is killed.
+    pub(crate) fn resolve(&mut self) -> Result {
+        self.names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let qualified = self.names.iter().any(|(n, _)| n.contains(&b':'));
+        let file = Kallsyms::read()?;
+        let mut pace = Pacer::new(4096);
+        let mut shown = false;
+        for line in file.bytes().split(|&b| b == b'\n') {
+            pace.step()?;
+            let Some(l) = core::str::from_utf8(line)
+                .ok()
+                .and_then(parse_kallsyms_line)
+            else {
+                continue;
+            };
+            shown |= l.addr != 0;
+            self.take(l.name.as_bytes(), l.addr);
+            if let (Some(m), true) = (l.module, qualified) {
+                // `MOD:SYM`: that module's symbol (`MODULE_NAME_LEN` and
+                // `KSYM_NAME_LEN` bound the two).
+                let mut full = [0u8; 64 + 512];
+                let n = m.len() + 1 + l.name.len();
+                let colon = core::iter::once(b':');
+                let text = Iterator::chain(Iterator::chain(m.bytes(), colon), l.name.bytes());
+                for (d, c) in full.iter_mut().zip(text) {
+                    *d = c;
+                }
+                if let Some(q) = full.get(..n) {
+                    self.take(q, l.addr);
+                }
+            }
+        }
+        if !shown {
+            return Err(EPERM);
+        }
+        Ok(())
+    }
+
+    /// Gives `name` the address `addr`, unless an earlier line gave it one.
+    fn take(&mut self, name: &[u8], addr: u64) {
+        if let Some(e) = self.find(name).and_then(|i| self.names.get_mut(i)) {
+            if e.1 == 0 {
+                e.1 = addr;
+            }
+        }
+    }
+}
+
+/// `/proc/kallsyms`'s text, read whole.
+///
+/// # Invariants
+///
+/// `raw` points to `len` bytes that `bp_kallsyms_read` vmalloc'ed, owned
+/// by this value.
+struct Kallsyms {
+    raw: *mut u8,
+    len: usize,
+}
+
+impl Kallsyms {
+    fn read() -> Result<Self> {
+        let mut buf: *mut kernel::ffi::c_void = core::ptr::null_mut();
+        // SAFETY: `buf` is writable; process context (a control write).
+        let ret = unsafe { bindings::bp_kallsyms_read(&mut buf, MAX_KALLSYMS) };
+        if ret < 0 {
+            return Err(Error::from_errno(ret as i32));
+        }
+        // INVARIANT: `buf` holds `ret` bytes from the vmalloc'ed read.
+        Ok(Self {
+            raw: buf.cast(),
+            len: ret as usize,
+        })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: By the type invariant `raw` holds `len` readable bytes.
+        unsafe { core::slice::from_raw_parts(self.raw, self.len) }
+    }
+}
+
+impl Drop for Kallsyms {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant `raw` came from vmalloc and is
+        // owned here.
+        unsafe { bindings::bp_vfree(self.raw.cast()) };
+    }
+}
