@@ -18,19 +18,30 @@
  * for BTF, and IPE (an LSM Debian's kernels enable) WARNs on
  * READING_UNKNOWN ("no rule setup for kernel_read_file enum 0").
  */
-long bp_btf_vmlinux_read(void **buf)
+/*
+ * Opens @path for reading as the writer, from the root userspace init
+ * sees (a writer's chroot may lack /sys or /proc).
+ */
+struct file *bp_open_from_init_root(const char *path)
 {
 	struct path root;
+	struct file *file;
+
+	bp_init_fs_root(&root);
+	file = file_open_root(&root, path, O_RDONLY, 0);
+	path_put(&root);
+	return file;
+}
+
+long bp_btf_vmlinux_read(void **buf)
+{
 	struct file *file;
 	loff_t size, pos = 0;
 	void *p;
 	long ret;
 
 	*buf = NULL;
-	/* As userspace init sees it: a writer's chroot may lack /sys. */
-	bp_init_fs_root(&root);
-	file = file_open_root(&root, "/sys/kernel/btf/vmlinux", O_RDONLY, 0);
-	path_put(&root);
+	file = bp_open_from_init_root("/sys/kernel/btf/vmlinux");
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	size = i_size_read(file_inode(file));

@@ -172,6 +172,10 @@ long bp_kallsyms_read(void **buf, size_t max);
 
 /* rust/btf.c: the kernel's BTF. */
 
+struct file;
+/* @path opened for reading as the writer, from init's root (an ERR_PTR on failure). */
+struct file *bp_open_from_init_root(const char *path);
+
 /* The raw vmlinux BTF into *buf (vmalloc): its size, or -errno. */
 long bp_btf_vmlinux_read(void **buf);
 void bp_vfree(void *p);

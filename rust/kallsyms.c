@@ -20,8 +20,8 @@
  * negative errno (-ENOENT without /proc in init's root, -EFBIG past @max
  * bytes, -EINTR once the writer is killed). Opened as the writer: its
  * credentials decide whether addresses show (zeroes without CAP_SYSLOG,
- * under kptr_restrict=2 or lockdown=confidentiality). Opened with
- * file_open_root(), as bp_btf_vmlinux_read() opens BTF; read with
+ * under kptr_restrict=2 or lockdown=confidentiality). Opened as
+ * bp_btf_vmlinux_read() opens BTF; read with
  * seq_read_iter() into the buffer, as seq_read() reads it for userspace:
  * /proc/kallsyms is a seq_file (kernel/kallsyms.c, 6.12 and 7.3) whose
  * proc_ops have no proc_read_iter, so kernel_read() refuses it (-EINVAL).
@@ -55,16 +55,13 @@ static struct lock_class_key bp_kallsyms_seq_key;
 long bp_kallsyms_read(void **buf, size_t max)
 {
 	size_t cap = SZ_1M, len = 0;
-	struct path root;
 	struct file *file;
 	loff_t pos = 0;
 	char *p, *q;
 	long ret;
 
 	*buf = NULL;
-	bp_init_fs_root(&root);
-	file = file_open_root(&root, "/proc/kallsyms", O_RDONLY, 0);
-	path_put(&root);
+	file = bp_open_from_init_root("/proc/kallsyms");
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	/* Just opened, not held: its class may change. */

@@ -356,6 +356,19 @@ mod fuzz {
         "\\1234:u32",
     ];
 
+    /// The arguments `picks` chooses from [`WORDS`], named `a`, `b`, ...,
+    /// compiled, and their fixed fields' bytes.
+    fn picked(picks: &[usize]) -> (Vec<ProbeArg<'static>>, usize) {
+        let names = ["a", "b", "c", "d", "e", "f"];
+        let mut c = Compiler::new(V6, Site::Entry, &NoBtf);
+        let mut args = Vec::new();
+        for (i, &p) in picks.iter().enumerate() {
+            let w: &'static str = Box::leak(format!("{}={}", names[i], WORDS[p]).into_boxed_str());
+            args.push(c.compile(w, &args).unwrap());
+        }
+        (args, c.record_size() as usize)
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -367,17 +380,9 @@ mod fuzz {
         fn never_panics(picks in proptest::collection::vec(0..WORDS.len(), 1..6),
                         mem in proptest::collection::vec(any::<u8>(), 0..64),
                         short in 0usize..16) {
-            let names = ["a", "b", "c", "d", "e", "f"];
-            let words: Vec<String> = picks.iter().enumerate().map(|(i, &p)| format!("{}={}", names[i], WORDS[p])).collect();
-            let mut c = Compiler::new(V6, Site::Entry, &NoBtf);
-            let mut args = Vec::new();
-            for w in &words {
-                let w: &'static str = Box::leak(w.clone().into_boxed_str());
-                args.push(c.compile(w, &args).unwrap());
-            }
+            let (args, fixed) = picked(&picks);
             let mut src = fake();
             src.mem.push((0x1000, mem));
-            let fixed = c.record_size() as usize;
             let dynamic = dynamic_size(&args, &src);
             let mut rec = vec![0u8; HEAD + fixed + dynamic.saturating_sub(short)];
             store(&args, &src, &mut rec, HEAD, fixed);
@@ -391,19 +396,11 @@ mod fuzz {
             mem in proptest::collection::vec(any::<u8>(), 0..64),
             di in prop_oneof![Just(0x1000u64), any::<u64>()],
         ) {
-            let names = ["a", "b", "c", "d", "e", "f"];
-            let words: Vec<String> = picks.iter().enumerate().map(|(i, &p)| format!("{}={}", names[i], WORDS[p])).collect();
-            let mut c = Compiler::new(V6, Site::Entry, &NoBtf);
-            let mut args = Vec::new();
-            for w in &words {
-                let w: &'static str = Box::leak(w.clone().into_boxed_str());
-                args.push(c.compile(w, &args).unwrap());
-            }
+            let (args, fixed) = picked(&picks);
             let walked: Vec<ProbeArg<'_>> = args.iter().map(|a| ProbeArg { fused: Fused::No, ..*a }).collect();
             let mut src = fake();
             src.regs[0].1 = di;
             src.mem.push((0x1000, mem));
-            let fixed = c.record_size() as usize;
             let dynamic = dynamic_size(&args, &src);
             let mut a = vec![0xaau8; HEAD + fixed + dynamic];
             let mut b = a.clone();
