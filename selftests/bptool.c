@@ -404,7 +404,7 @@ static int fuzz_args(char *out, size_t size, int ret)
 	};
 	static const char *const derefs[] = { "+0(", "+8(", "-8(", "+104(", "+u0(", "+u16(" };
 	static const char *const bad[] = {
-		"%zz", "+0(%di", "$arg0", "$stack99999999", "x=", "%di:u7", "@jiffies",
+		"%zz", "+0(%di", "$arg0", "$stack99999999", "x=", "%di:u7", "@no_such_symbol_bp",
 		"a=%di a=%si", "+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(%di))))))))))))))))",
 		"$retval", "\\\"unterminated",
 	};
@@ -423,8 +423,14 @@ static int fuzz_args(char *out, size_t size, int ret)
 			len += snprintf(out + len, size - len, "a%d=", i);
 		for (int d = 0; d < depth; d++)
 			len += snprintf(out + len, size - len, "%s", PICK(derefs));
-		len += snprintf(out + len, size - len, "%s",
-				ret && fuzz_rand(3) == 0 ? "$retval" : PICK(loads));
+		/* @SYM rarely: a write naming one reads /proc/kallsyms (about
+		 * 0.5 s under TCG on the test kernel, more on the others). */
+		if (fuzz_rand(256) == 0)
+			len += snprintf(out + len, size - len, "%s",
+					fuzz_rand(2) ? "@jiffies" : "@linux_banner+8");
+		else
+			len += snprintf(out + len, size - len, "%s",
+					ret && fuzz_rand(3) == 0 ? "$retval" : PICK(loads));
 		for (int d = 0; d < depth; d++)
 			len += snprintf(out + len, size - len, ")");
 		len += snprintf(out + len, size - len, "%s", PICK(types));
@@ -493,6 +499,8 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 	case 12:
 		return snprintf(line, size, "direct s%d %s", set, PICK(modes));
 	case 13:
+		if (fuzz_rand(4) == 0)
+			return snprintf(line, size, "-:s%d/n%d", set, fuzz_rand(10));
 		return snprintf(line, size, "-:s%d", set);
 	default:
 		return snprintf(line, size, "flush");
