@@ -4,6 +4,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/lockdep.h>
+#include <linux/magic.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -17,8 +18,8 @@
 
 /*
  * /proc/kallsyms, whole, into a vmalloc'ed buffer: its length, or a
- * negative errno (-ENOENT without /proc in init's root, -EFBIG past @max
- * bytes, -EINTR once the writer is killed). Opened as the writer: its
+ * negative errno (-ENOENT without procfs' kallsyms at /proc/kallsyms in
+ * init's root, -EFBIG past @max bytes, -EINTR once the writer is killed). Opened as the writer: its
  * credentials decide whether addresses show (zeroes without CAP_SYSLOG,
  * under kptr_restrict=2 or lockdown=confidentiality). Opened as
  * bp_btf_vmlinux_read() opens BTF; read with
@@ -52,6 +53,19 @@ static ssize_t bp_seq_read(struct file *file, char *buf, size_t len, loff_t *pos
  */
 static struct lock_class_key bp_kallsyms_seq_key;
 
+/*
+ * Whether @file is procfs' own kallsyms, a seq_file: not whatever a bind
+ * mount or another file system put at /proc/kallsyms in init's root.
+ */
+static bool bp_is_proc_kallsyms(struct file *file)
+{
+	struct dentry *d = file->f_path.dentry;
+
+	return file_inode(file)->i_sb->s_magic == PROC_SUPER_MAGIC &&
+	       S_ISREG(file_inode(file)->i_mode) && IS_ROOT(d->d_parent) &&
+	       !strcmp(d->d_name.name, "kallsyms") && file->private_data;
+}
+
 long bp_kallsyms_read(void **buf, size_t max)
 {
 	size_t cap = SZ_1M, len = 0;
@@ -64,6 +78,10 @@ long bp_kallsyms_read(void **buf, size_t max)
 	file = bp_open_from_init_root("/proc/kallsyms");
 	if (IS_ERR(file))
 		return PTR_ERR(file);
+	if (!bp_is_proc_kallsyms(file)) {
+		ret = -ENOENT;
+		goto out;
+	}
 	/* Just opened, not held: its class may change. */
 	lockdep_set_class(&((struct seq_file *)file->private_data)->lock, &bp_kallsyms_seq_key);
 	p = vmalloc(cap);
@@ -89,7 +107,11 @@ long bp_kallsyms_read(void **buf, size_t max)
 			vfree(p);
 			p = q;
 		}
-		n = bp_seq_read(file, p + len, cap - len, &pos);
+		/*
+		 * A bounded piece at a time: seq_read_iter() formats all it is
+		 * asked for without a reschedule point or a signal check.
+		 */
+		n = bp_seq_read(file, p + len, min_t(size_t, cap - len, SZ_256K), &pos);
 		if (n < 0) {
 			ret = n;
 			goto fail;

@@ -30,7 +30,7 @@
 # created without --events; and a refused line changes nothing.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 66
+ktap_plan 68
 ENOENT=2 EINVAL=22 EOPNOTSUPP=95
 F=__x64_sys_openat
 F2=do_sys_openat2
@@ -160,6 +160,10 @@ ktap_check "refused_line_not_staged" test "$(staged)" -eq 0
 # probe is registered, no error_log line).
 bp_expect_err "unknown_sym_enoent" "$ENOENT" "p:bpe/x $F j=@no_such_symbol_bp\n"
 ktap_check "unknown_sym_says_why" grep -q 'Invalid probed address or symbol' $BP_DEBUGFS/last_error
+# Looked up after the lines are read, yet the first failing line is the
+# one reported: the unknown symbol's, before a later bad argument's.
+bp_expect_err "earlier_unknown_sym_first" "$ENOENT" "p:bpe/x $F j=@no_such_symbol_bp\np:bpe/y $F a=%%zz\n"
+ktap_check "earlier_unknown_sym_line" grep -q '^line 1: ' $BP_DEBUGFS/last_error
 bp_expect_err "direct_args_refused" "$EOPNOTSUPP" "d:bpe/x $F a=%%di\n"
 bp_expect_err "args_need_events" "$EINVAL" "p:bpe/x $F a=%%di\ncreate bpe\n"
 ktap_check "args_need_events_says_why" grep -q 'create it with --events' $BP_DEBUGFS/last_error

@@ -164,7 +164,9 @@ impl Engine {
                         noted = noted.and(symbols.note(n));
                         Some(1)
                     };
-                    Self::check_args(&self.registry, &cmd, line, text, &mut note)?;
+                    if let Err(e) = Self::check_args(&self.registry, &cmd, line, text, &mut note) {
+                        return Err(self.earlier_symbols_first(&mut symbols, &cmds, &texts, e));
+                    }
                     noted?;
                     cmds.push((line, cmd), GFP_KERNEL)?;
                     texts.push(text, GFP_KERNEL)?;
@@ -176,7 +178,7 @@ impl Engine {
                     self.registry
                         .lock()
                         .set_last_error(Some((line, text)), column, &f);
-                    return Err(error);
+                    return Err(self.earlier_symbols_first(&mut symbols, &cmds, &texts, error));
                 }
             }
         }
@@ -187,6 +189,24 @@ impl Engine {
             self.flush();
         }
         Ok(buf.len())
+    }
+
+    /// A write failed with `error` at a line: an earlier line's `@SYM` the
+    /// kernel lacks fails it first, where the lines before are the
+    /// batch's first failing line (its `last_error` then).
+    fn earlier_symbols_first(
+        &self,
+        symbols: &mut SymbolAddrs,
+        cmds: &[(usize, Command<'_>)],
+        texts: &[&[u8]],
+        error: Error,
+    ) -> Error {
+        if symbols.is_empty() {
+            return error;
+        }
+        self.resolve_symbols(symbols, cmds, texts)
+            .err()
+            .unwrap_or(error)
     }
 
     /// Looks the symbols of a write's `@SYM` arguments up, and compiles

@@ -9,8 +9,10 @@
 //! (`rust/kallsyms.c`: its credentials decide whether addresses show), and
 //! takes each name's first line there: the core kernel's symbols come
 //! first, then each module's, as `kallsyms_lookup_name()` looks (core
-//! kernel, then `module_kallsyms_lookup_name()`, where `MOD:SYM` names a
-//! module's). A write without `@SYM` reads nothing.
+//! kernel, then `module_kallsyms_lookup_name()`), and what it lists after
+//! those ([`ModuleGroups`]) is left out. A write without `@SYM` reads
+//! nothing. (`@MOD:SYM` is not a fetch argument: the kernel's grammar
+//! takes the colon for a type's.)
 
 use kernel::prelude::*;
 
@@ -69,12 +71,13 @@ impl SymbolAddrs {
 
     /// Looks every noted name up in `/proc/kallsyms`: `EPERM` when the
     /// writer may not see addresses (every one reads as zero), `ENOENT`
-    /// without `/proc`, `EINTR` once the writer is killed.
+    /// without procfs' kallsyms in init's root, `EINTR` once the writer is
+    /// killed.
     pub(crate) fn resolve(&mut self) -> Result {
         self.names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let qualified = self.names.iter().any(|(n, _)| n.contains(&b':'));
         let file = Kallsyms::read()?;
         let mut pace = Pacer::new(4096);
+        let mut groups = ModuleGroups::new();
         let mut shown = false;
         for line in file.bytes().split(|&b| b == b'\n') {
             pace.step()?;
@@ -84,22 +87,11 @@ impl SymbolAddrs {
             else {
                 continue;
             };
+            if !groups.lookup_sees(l.module)? {
+                break;
+            }
             shown |= l.addr != 0;
             self.take(l.name.as_bytes(), l.addr);
-            if let (Some(m), true) = (l.module, qualified) {
-                // `MOD:SYM`: that module's symbol (`MODULE_NAME_LEN` and
-                // `KSYM_NAME_LEN` bound the two).
-                let mut full = [0u8; 64 + 512];
-                let n = m.len() + 1 + l.name.len();
-                let colon = core::iter::once(b':');
-                let text = Iterator::chain(Iterator::chain(m.bytes(), colon), l.name.bytes());
-                for (d, c) in full.iter_mut().zip(text) {
-                    *d = c;
-                }
-                if let Some(q) = full.get(..n) {
-                    self.take(q, l.addr);
-                }
-            }
         }
         if !shown {
             return Err(EPERM);
@@ -114,6 +106,48 @@ impl SymbolAddrs {
                 e.1 = addr;
             }
         }
+    }
+}
+
+/// Where `/proc/kallsyms` stops listing what `kallsyms_lookup_name()`
+/// finds: after the core kernel's symbols and each module's, in one group
+/// per module, it lists ftrace's copies of modules' freed init functions
+/// (under their modules' names again), then BPF programs (`[bpf]`) and the
+/// ftrace and kprobes trampolines (`[__builtin__ftrace]`,
+/// `[__builtin__kprobes]`), which no lookup by name finds.
+struct ModuleGroups<'f> {
+    /// The modules whose group has ended.
+    done: KVVec<&'f str>,
+    current: Option<&'f str>,
+}
+
+impl<'f> ModuleGroups<'f> {
+    fn new() -> Self {
+        Self {
+            done: KVVec::new(),
+            current: None,
+        }
+    }
+
+    /// Whether a line of `module` (`None`: the core kernel) is still one
+    /// `kallsyms_lookup_name()` would find.
+    fn lookup_sees(&mut self, module: Option<&'f str>) -> Result<bool> {
+        let Some(m) = module else {
+            return Ok(self.current.is_none());
+        };
+        if m == "bpf" || m.starts_with("__builtin__") {
+            return Ok(false);
+        }
+        if self.current == Some(m) {
+            return Ok(true);
+        }
+        if self.done.contains(&m) {
+            return Ok(false);
+        }
+        if let Some(c) = self.current.replace(m) {
+            self.done.push(c, GFP_KERNEL)?;
+        }
+        Ok(true)
     }
 }
 
