@@ -17,7 +17,7 @@ use crate::backend::Target as ProbeTarget;
 use crate::command::{self, ProbeKind, Target};
 use crate::error::{BStr, Failed, LineRef, Text};
 use crate::errtext::{self, Origin, ProbeLine};
-use crate::events::name::{auto_event_name, EventName};
+use crate::events::name::{auto_event_name, ProbeEventName};
 use crate::events::program::{self, CompileError, FetchProgram, FunctionBtf};
 use crate::events::symbols::SymbolAddrs;
 use crate::kvec;
@@ -95,7 +95,7 @@ impl Staged {
     }
 
     /// Its event, as `-:SET/EVENT` names it ([`line_event`]).
-    fn event(&self) -> Option<EventKey<'_>> {
+    fn event(&self) -> Option<ProbeEventName<'_>> {
         line_event(
             self.name.as_deref(),
             self.kind,
@@ -118,45 +118,6 @@ impl Staged {
     }
 }
 
-/// The event of a probe line, as `-:SET/EVENT` names it ([`line_event`]):
-/// the name given, or the one `kprobe_events` makes. Equal when their
-/// bytes are (a given name is never cut: it may be longer than an event
-/// name, and then equals no made one).
-#[derive(Clone, Copy)]
-enum EventKey<'a> {
-    Given(&'a [u8]),
-    Made(EventName),
-}
-
-impl EventKey<'_> {
-    fn bytes(&self) -> &[u8] {
-        match self {
-            EventKey::Given(b) => b,
-            EventKey::Made(n) => n.as_str().as_bytes(),
-        }
-    }
-}
-
-impl PartialEq for EventKey<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.bytes() == other.bytes()
-    }
-}
-
-impl Eq for EventKey<'_> {}
-
-impl PartialOrd for EventKey<'_> {
-    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for EventKey<'_> {
-    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
-        self.bytes().cmp(other.bytes())
-    }
-}
-
 /// The event of a probe line, as `-:SET/EVENT` names it: the line's name
 /// (`name`), or for an unnamed `p:` or `r:` line on one symbol the name
 /// `kprobe_events` gives it (`p_SYM_OFF`, `r_SYM_0`: the event the line's
@@ -168,13 +129,13 @@ fn line_event<'a>(
     glob: bool,
     symbol: &[u8],
     offset: u32,
-) -> Option<EventKey<'a>> {
+) -> Option<ProbeEventName<'a>> {
     let made = |ret| {
         let symbol = core::str::from_utf8(symbol).ok()?;
-        Some(EventKey::Made(auto_event_name(ret, symbol, offset)))
+        Some(ProbeEventName::Auto(auto_event_name(ret, symbol, offset)))
     };
     match (name, kind) {
-        (Some(n), _) => Some(EventKey::Given(n)),
+        (Some(n), _) => Some(ProbeEventName::Given(n)),
         (None, ProbeKind::Direct) => None,
         (None, _) if glob => None,
         (None, ProbeKind::Kprobe) => made(false),
@@ -183,7 +144,7 @@ fn line_event<'a>(
 }
 
 /// [`line_event`] of a line being staged.
-fn spec_event<'a>(spec: &command::ProbeSpec<'a>) -> Option<EventKey<'a>> {
+fn spec_event<'a>(spec: &command::ProbeSpec<'a>) -> Option<ProbeEventName<'a>> {
     let (symbol, offset, glob) = match spec.target {
         Target::Symbol { name, offset } => (name, offset, false),
         Target::Glob { pattern, offset } => (pattern, offset, true),
@@ -411,7 +372,7 @@ impl Registry {
     fn take_lines(&mut self, pending: &mut KVVec<Staged>, set: &[u8], event: Option<&str>) -> u32 {
         self.creates = self.creates.wrapping_add(1).max(1);
         let gen = self.creates;
-        let event = event.map(|e| EventKey::Given(e.as_bytes()));
+        let event = event.map(|e| ProbeEventName::Given(e.as_bytes()));
         for e in Iterator::chain(self.staged.iter_mut(), pending.iter_mut()) {
             if e.consumed == 0 && e.set.as_slice() == set && (event.is_none() || e.event() == event)
             {

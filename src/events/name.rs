@@ -76,3 +76,54 @@ pub fn auto_event_name(ret: bool, symbol: &str, offset: u32) -> EventName {
     }
     n
 }
+
+/// A probe's event name: the one its line gives, or the one
+/// `kprobe_events` makes ([`auto_event_name`]). Equal, and ordered, as
+/// their bytes (a given name is never cut: longer than an event name, it
+/// equals no made one).
+#[derive(Clone, Copy)]
+pub enum ProbeEventName<'a> {
+    /// The line's `NAME`.
+    Given(&'a [u8]),
+    /// `p_SYM_OFF` or `r_SYM_0`.
+    Auto(EventName),
+}
+
+impl ProbeEventName<'_> {
+    /// The name's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            ProbeEventName::Given(n) => n,
+            ProbeEventName::Auto(n) => n.as_str().as_bytes(),
+        }
+    }
+
+    /// As an [`EventName`] (a given one cut at its length limit, which
+    /// the line's parser keeps names under).
+    pub fn owned(&self) -> EventName {
+        match self {
+            ProbeEventName::Given(n) => EventName::new(core::str::from_utf8(n).unwrap_or("")),
+            ProbeEventName::Auto(n) => *n,
+        }
+    }
+}
+
+impl PartialEq for ProbeEventName<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
+
+impl Eq for ProbeEventName<'_> {}
+
+impl PartialOrd for ProbeEventName<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ProbeEventName<'_> {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.bytes().cmp(other.bytes())
+    }
+}

@@ -29,7 +29,7 @@ use core::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, Ordering};
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
-use super::name::{auto_event_name, EventName, MAX_EVENT_NAME_LEN};
+use super::name::{auto_event_name, EventName, ProbeEventName, MAX_EVENT_NAME_LEN};
 use super::program::FetchProgram;
 use crate::bindings;
 use crate::error::{BStr, Failed};
@@ -212,36 +212,12 @@ impl EventSlot {
     }
 
     /// The event name of a probe on `symbol` at `offset`, named `name`.
-    fn event_name<'a>(&self, name: &'a [u8], symbol: &[u8], offset: u32) -> Name<'a> {
+    fn event_name<'a>(&self, name: &'a [u8], symbol: &[u8], offset: u32) -> ProbeEventName<'a> {
         if self.named {
-            Name::Given(name)
+            ProbeEventName::Given(name)
         } else {
             let symbol = core::str::from_utf8(symbol).unwrap_or("");
-            Name::Auto(auto_event_name(self.ret, symbol, offset))
-        }
-    }
-}
-
-/// An event's name: the line's, or the one `kprobe_events` makes.
-enum Name<'a> {
-    Given(&'a [u8]),
-    Auto(EventName),
-}
-
-impl Name<'_> {
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Name::Given(n) => n,
-            Name::Auto(n) => n.as_str().as_bytes(),
-        }
-    }
-
-    /// As an [`EventName`] (a given one cut at its length limit, which
-    /// the line's parser keeps names under).
-    fn owned(&self) -> EventName {
-        match self {
-            Name::Given(n) => EventName::new(core::str::from_utf8(n).unwrap_or("")),
-            Name::Auto(n) => *n,
+            ProbeEventName::Auto(auto_event_name(self.ret, symbol, offset))
         }
     }
 }

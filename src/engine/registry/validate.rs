@@ -19,7 +19,7 @@ mod batchkeys;
 use kernel::alloc::AllocError;
 use kernel::prelude::*;
 
-use super::{spec_event, EventKey, Registry, MAX_SETS, MAX_STAGED};
+use super::{spec_event, ProbeEventName, Registry, MAX_SETS, MAX_STAGED};
 use crate::command::{Command, ProbeSpec};
 use crate::error::Failed;
 use crate::lifecycle::{self, Op, SetState};
@@ -120,7 +120,7 @@ impl Registry {
             let key = match cmd {
                 Command::Probe(p) => spec_event(p).map(|e| (p.set.as_bytes(), e)),
                 Command::UnstageEvent { set, event } => {
-                    Some((set.as_bytes(), EventKey::Given(event.as_bytes())))
+                    Some((set.as_bytes(), ProbeEventName::Given(event.as_bytes())))
                 }
                 _ => None,
             };
