@@ -190,6 +190,14 @@ void bp_vfree(void *p);
  */
 int bp_format_kptr(char *buf, size_t len, unsigned long value);
 
+/*
+ * Formats "@kind_0x%p" into @buf (@len bytes, NUL included): the name
+ * trace_kprobe_create() gives an unnamed kprobe event on the address @addr
+ * (@kind 'p' or 'r'), the pointer hashed as %p hashes it in this boot (raw
+ * with no_hash_pointers). Returns the length written.
+ */
+int bp_format_addr_event(char *buf, size_t len, char kind, unsigned long addr);
+
 /* cond_resched() is a macro. */
 void bp_cond_resched(void);
 

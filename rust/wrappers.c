@@ -91,6 +91,11 @@ int bp_format_kptr(char *buf, size_t len, unsigned long value)
 	return scnprintf(buf, len, "%pK", (void *)value);
 }
 
+int bp_format_addr_event(char *buf, size_t len, char kind, unsigned long addr)
+{
+	return scnprintf(buf, len, "%c_0x%p", kind, (void *)addr);
+}
+
 unsigned int bp_num_possible_cpus(void)
 {
 	return num_possible_cpus();

@@ -31,7 +31,7 @@
  *                     write N seeded batches to the control FILE: valid,
  *                     near-valid and junk lines (long lines, NULs, huge
  *                     counts, UTF-8, offsets past a function's end,
- *                     nonexistent and blacklisted symbols, fetch arguments
+ *                     nonexistent and blacklisted symbols, addresses, fetch arguments
  *                     that read registers, the stack and random memory),
  *                     some written truncated; print how many writes
  *                     succeeded and failed
@@ -441,6 +441,37 @@ static int fuzz_args(char *out, size_t size, int ret)
 	return (int)len;
 }
 
+/* vfs_read's address, from /proc/kallsyms (0: not found): probe lines on
+ * an address (MEMADDR), at it and a few bytes in. */
+static unsigned long fuzz_addr;
+
+static void fuzz_find_addr(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], type;
+	unsigned long a;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %255s", &a, &type, name) == 3 && !strcmp(name, "vfs_read")) {
+			fuzz_addr = a;
+			break;
+		}
+	if (f)
+		fclose(f);
+}
+
+/* SYM, or now and then vfs_read's address (a few bytes in, at times)
+ * written into AT. */
+static const char *fuzz_sym_or_addr(const char *sym, char *at, size_t size)
+{
+	static const unsigned int aoffs[] = { 0, 0, 4, 5, 9, 1, 4096 };
+
+	if (!fuzz_addr || fuzz_rand(12))
+		return sym;
+	snprintf(at, size, "0x%lx", fuzz_addr + aoffs[fuzz_rand(7)]);
+	return at;
+}
+
 /* One line that parses: probe lines on real, missing and blacklisted
  * symbols and on globs (p: and r: also forced onto int3 kprobes, p!: and
  * r!:), with offsets inside and past a function's end, and every command
@@ -468,8 +499,11 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 	int set = 6 + fuzz_rand(4), name = fuzz_rand(4);
 	char nm[8] = "/";
 
+	char at[32];
+
 	if (!strcmp(sym, "BLACK"))
 		sym = black;
+	sym = fuzz_sym_or_addr(sym, at, sizeof(at));
 	if (name)
 		snprintf(nm, sizeof(nm), "/n%d", fuzz_rand(10));
 	char args[512] = "";
@@ -522,6 +556,8 @@ static int fuzz_invalid(char *line, size_t size)
 		"p:1s vfs_read", "p:/e vfs_read", "p: vfs_read", "p:s1", "enable",
 		"p:s1/ \xc3\xa9t\xc3\xa9", "p:s\xc3\xa9 vfs_read", "flush now",
 		"p!!:s1 vfs_read", "!p:s1 vfs_read", "r!16:s1 vfs_read", "d!:s1/ vfs_read",
+		"p:s1/ 0x", "p:s1/ 0xffffffff81000000%return", "p:s1/ 0xffffffff81000000+4",
+		"p:s1/ 0", "p:s1/ 0999", "d:s1/ 0xffffffff81000000",
 	};
 	int n;
 
@@ -573,6 +609,10 @@ static int fuzz_good_probe(char *line, size_t size, const char *name, int events
 			off = "+4096";
 		break;
 	}
+	char at[32];
+
+	if (kind[0] != 'd' && !*off)
+		sym = fuzz_sym_or_addr(sym, at, sizeof(at));
 	if (events && kind[0] != 'd' && fuzz_rand(2))
 		fuzz_args(args, sizeof(args), kind[0] == 'r');
 	return snprintf(line, size, "%s:%s%s %s%s%s", kind, name, nm, sym, off, args);
@@ -684,6 +724,7 @@ static int bpfuzz(int argc, char **argv)
 		return 2;
 	}
 	fuzz_state = strtoull(argv[2], NULL, 0) * 0x9E3779B97F4A7C15ULL + 1;
+	fuzz_find_addr();
 	for (i = 0; i < n; i++) {
 		int fd = open(argv[1], O_WRONLY);
 		ssize_t w;

@@ -127,6 +127,12 @@ pub enum Target<'a> {
         /// Bytes past each matching symbol's start.
         offset: u32,
     },
+    /// An address (`kprobe_events`' `MEMADDR`): an int3 kprobe or
+    /// kretprobe there, named `p_0x%p` (`r_0x%p`) unless the line names it.
+    Address {
+        /// The address, as `kstrtoul(word, 0)` reads it.
+        addr: u64,
+    },
 }
 
 /// One probe line.
@@ -335,34 +341,7 @@ impl fmt::Display for Command<'_> {
     /// form: parsing it gives the same command back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Command::Probe(p) => {
-                match p.kind {
-                    ProbeKind::Kprobe => f.write_str("p")?,
-                    ProbeKind::Direct => f.write_str("d")?,
-                    ProbeKind::Kretprobe { maxactive: None } => f.write_str("r")?,
-                    ProbeKind::Kretprobe { maxactive: Some(n) } => write!(f, "r{n}")?,
-                }
-                let bang = if p.int3 { "!" } else { "" };
-                write!(f, "{bang}:{}/{}", p.set, p.name.unwrap_or(""))?;
-                let (t, off) = match p.target {
-                    Target::Symbol { name, offset } => (name, offset),
-                    Target::Glob { pattern, offset } => (pattern, offset),
-                };
-                write!(f, " {t}")?;
-                if off != 0 {
-                    write!(f, "+{off}")?;
-                }
-                if let Some(n) = p.limit {
-                    write!(f, " max={n}")?;
-                }
-                if let Some(g) = p.skip {
-                    write!(f, " skip={g}")?;
-                }
-                for w in p.args.words() {
-                    write!(f, " {w}")?;
-                }
-                Ok(())
-            }
+            Command::Probe(p) => write_probe(&p, f),
             Command::Create { set, options } => {
                 write!(f, "create {set}")?;
                 for (on, word) in [
@@ -390,6 +369,42 @@ impl fmt::Display for Command<'_> {
             Command::Flush => f.write_str("flush"),
         }
     }
+}
+
+/// A probe line in canonical form (`Command`'s `Display`).
+fn write_probe(p: &ProbeSpec<'_>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match p.kind {
+        ProbeKind::Kprobe => f.write_str("p")?,
+        ProbeKind::Direct => f.write_str("d")?,
+        ProbeKind::Kretprobe { maxactive: None } => f.write_str("r")?,
+        ProbeKind::Kretprobe { maxactive: Some(n) } => write!(f, "r{n}")?,
+    }
+    let bang = if p.int3 { "!" } else { "" };
+    write!(f, "{bang}:{}/{}", p.set, p.name.unwrap_or(""))?;
+    let (t, off) = match p.target {
+        Target::Symbol { name, offset } => (name, offset),
+        Target::Glob { pattern, offset } => (pattern, offset),
+        Target::Address { addr } => {
+            write!(f, " {addr:#x}")?;
+            ("", 0)
+        }
+    };
+    if !t.is_empty() {
+        write!(f, " {t}")?;
+    }
+    if off != 0 {
+        write!(f, "+{off}")?;
+    }
+    if let Some(n) = p.limit {
+        write!(f, " max={n}")?;
+    }
+    if let Some(g) = p.skip {
+        write!(f, " skip={g}")?;
+    }
+    for w in p.args.words() {
+        write!(f, " {w}")?;
+    }
+    Ok(())
 }
 
 /// Parses one line (without its newline). Blank and comment lines give `Ok(None)`.

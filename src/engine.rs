@@ -251,11 +251,11 @@ impl Engine {
         let Command::Probe(spec) = cmd else {
             return Ok(());
         };
-        let offset = match spec.target {
-            command::Target::Symbol { offset, .. } | command::Target::Glob { offset, .. } => offset,
-        };
+        if let command::Target::Address { addr } = spec.target {
+            Self::check_address(registry, addr, line, text)?;
+        }
         let btf = registry.lock().function_btf(spec);
-        let r = match FetchProgram::compile(&spec.args, spec.kind, offset, btf, symbols) {
+        let r = match FetchProgram::compile(spec, btf, symbols) {
             Ok(_) => return Ok(()),
             Err(CompileError::NoMemory) => return Err(ENOMEM),
             Err(CompileError::Refused(r)) => r,
@@ -272,6 +272,29 @@ impl Engine {
             .lock()
             .set_last_error(Some((line, text)), column, &f);
         Err(error)
+    }
+
+    /// A probe line's address (`MEMADDR`) must lie in a symbol, the core
+    /// kernel's or a module's: the symbol and the offset into it are what
+    /// `stats` shows of the probe. Else the write fails at the line, the
+    /// caret at the address (its second word).
+    fn check_address(registry: &Mutex<Registry>, addr: u64, line: usize, text: &[u8]) -> Result {
+        if crate::kallsyms::offset_in_symbol(addr as usize)?.is_some() {
+            return Ok(());
+        }
+        let f = Failed::new(
+            EINVAL,
+            format_args!("no symbol contains the address: not kernel or module text"),
+        );
+        let trimmed = core::str::from_utf8(text).map(str::trim).unwrap_or("");
+        let column = trimmed
+            .split_ascii_whitespace()
+            .nth(1)
+            .and_then(|w| (w.as_ptr() as usize).checked_sub(trimmed.as_ptr() as usize));
+        registry
+            .lock()
+            .set_last_error(Some((line, text)), column, &f);
+        Err(EINVAL)
     }
 
     /// Validates a parsed write (`texts`: each command's line as written)

@@ -8,8 +8,10 @@
 //! prototype, which names and types its arguments ([`prototype`], pure); a
 //! line's arguments compiled for this kernel ([`program`]), the addresses
 //! of the symbols they name ([`symbols`]); the events' registration in
-//! tracefs and their records ([`tracefs`]).
+//! tracefs and their records ([`tracefs`]); the name of an unnamed probe's
+//! event on an address ([`address`]).
 
+pub(crate) mod address;
 pub mod fetch;
 pub mod format;
 pub mod name;

@@ -93,9 +93,9 @@ pub(crate) fn offset_in_symbol(addr: usize) -> Result<Option<u64>> {
     Ok(lookup.any_at(addr).map(|s| s.offset))
 }
 
-/// The core-kernel symbol that contains an address.
+/// The symbol that contains an address.
 pub(crate) struct OwnedSymbol {
-    /// Its name.
+    /// Its name (a module's as `MOD:SYM`, from [`symbol_any_at`]).
     pub(crate) name: KVec<u8>,
     /// The address's offset into it.
     pub(crate) offset: u32,
@@ -106,7 +106,20 @@ pub(crate) struct OwnedSymbol {
 /// The core-kernel symbol that contains `addr` (`None`: a module's, or none).
 pub(crate) fn symbol_at(addr: usize) -> Result<Option<OwnedSymbol>> {
     let mut lookup = Lookup::new()?;
-    let Some(sym) = lookup.at(addr) else {
+    let sym = lookup.at(addr);
+    owned(sym)
+}
+
+/// The symbol that contains `addr`, the core kernel's or a module's (named
+/// `MOD:SYM` then, as a probe line names it); `None`: none does.
+pub(crate) fn symbol_any_at(addr: usize) -> Result<Option<OwnedSymbol>> {
+    let mut lookup = Lookup::new()?;
+    let sym = lookup.any_at(addr);
+    owned(sym)
+}
+
+fn owned(sym: Option<SymbolAt<'_>>) -> Result<Option<OwnedSymbol>> {
+    let Some(sym) = sym else {
         return Ok(None);
     };
     let Ok(offset) = u32::try_from(sym.offset) else {
@@ -116,6 +129,10 @@ pub(crate) fn symbol_at(addr: usize) -> Result<Option<OwnedSymbol>> {
         return Ok(None);
     }
     let mut name = KVec::new();
+    if let Some(m) = sym.module {
+        name.extend_from_slice(m.as_bytes(), GFP_KERNEL)?;
+        name.push(b':', GFP_KERNEL)?;
+    }
     name.extend_from_slice(sym.name.as_bytes(), GFP_KERNEL)?;
     Ok(Some(OwnedSymbol {
         name,

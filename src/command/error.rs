@@ -26,8 +26,12 @@ pub enum ParseError {
     /// A glob target with a probe name: its probes are named after their
     /// symbols.
     NamedGlob,
-    /// A target that is an address (`kprobe_events`' `MEMADDR`).
-    Address,
+    /// A target that starts with a digit but is no address `kstrtoul()`
+    /// reads (`kprobe_events`' `MEMADDR`), or is 0.
+    BadAddress,
+    /// A `d:` line on an address: a direct call is made on a function,
+    /// named.
+    DirectAddress,
     /// `MOD:SYM` with a module name that is empty, too long or not
     /// `[A-Za-z0-9_-]+`.
     BadModule,
@@ -65,7 +69,7 @@ impl ParseError {
     pub fn errno(self) -> i32 {
         match self {
             ParseError::LineTooLong => E2BIG,
-            ParseError::FetchArgs | ParseError::Address | ParseError::ModuleGlob => EOPNOTSUPP,
+            ParseError::FetchArgs | ParseError::ModuleGlob => EOPNOTSUPP,
             _ => EINVAL,
         }
     }
@@ -84,7 +88,11 @@ impl ParseError {
             ParseError::NamedGlob => {
                 "a glob's probes are named after their symbols: write p:SET/ GLOB"
             }
-            ParseError::Address => "probes on an address are not supported yet: name the symbol",
+            ParseError::BadAddress => {
+                "Invalid probed address or symbol (an address is one number: 0x hex, \
+                 0 octal or decimal, no +OFFS or %return after it)"
+            }
+            ParseError::DirectAddress => "a d: line names its function: no address",
             ParseError::BadModule => "bad module name in MOD:SYM",
             ParseError::ModuleGlob => {
                 "MOD:GLOB is not supported: a glob takes the core kernel's functions"

@@ -34,6 +34,9 @@ pub(super) fn probe_line<'a>(
         None => (DEFAULT_SET, None),
     };
     let written = next_word(words, end)?;
+    if written.starts_with(|c: char| c.is_ascii_digit()) {
+        return address_line(line, written, words, (kind, set, name));
+    }
     let (word, ret) = return_suffix(written)?;
     if ret {
         kind = match kind {
@@ -51,6 +54,7 @@ pub(super) fn probe_line<'a>(
             }
             offset
         }
+        Target::Address { .. } => 0,
     };
     if offset != 0 && kind != ProbeKind::Kprobe {
         let plus = word.split_once('+').map_or(word, |(_, o)| o);
@@ -72,6 +76,56 @@ pub(super) fn probe_line<'a>(
         limit,
         args,
     })
+}
+
+/// A probe line whose target `word` is an address (`kprobe_events`'
+/// `MEMADDR`, read as `kstrtoul(word, 0)` reads it, the whole word: an
+/// offset or `%return` after it is no address, as there). The kernel
+/// probes an address with a kprobe (or a kretprobe, `r:`), never through
+/// a symbol: so does batchprobe, with an int3 probe. A direct call is
+/// made on a function, by name.
+fn address_line<'a>(
+    line: &'a str,
+    word: &'a str,
+    words: &mut impl Iterator<Item = &'a str>,
+    (kind, set, name): (ProbeKind, &'a str, Option<&'a str>),
+) -> Result<ProbeSpec<'a>, Bad<'a>> {
+    if kind == ProbeKind::Direct {
+        return Err(at(ParseError::DirectAddress, word));
+    }
+    let addr = match parse_ulong(word) {
+        Some(a) if a != 0 => a,
+        _ => return Err(at(ParseError::BadAddress, word)),
+    };
+    let target = Target::Address { addr };
+    let (limit, skip, args) = options_and_args(line, words, &target)?;
+    Ok(ProbeSpec {
+        kind,
+        int3: true,
+        set,
+        name,
+        skip,
+        target,
+        limit,
+        args,
+    })
+}
+
+/// `kstrtoul(s, 0)`: `0x` (or `0X`) and a hex digit: hex; else a leading
+/// `0`: octal; else decimal. The whole of `s`, no sign, no overflow.
+fn parse_ulong(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    let (digits, radix) = match b {
+        [b'0', x, h, ..] if x.eq_ignore_ascii_case(&b'x') && h.is_ascii_hexdigit() => {
+            (s.get(2..)?, 16)
+        }
+        [b'0', ..] => (s, 8),
+        _ => (s, 10),
+    };
+    if digits.is_empty() || !digits.bytes().all(|c| (c as char).is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()
 }
 
 /// A probe line's `[SET/][NAME]` (after the colon), split by
@@ -186,9 +240,11 @@ fn options_and_args<'a>(
     Ok((limit, skip, FetchArgs::new(text, is_glob)))
 }
 
+/// A symbol or glob target (an address is read by [`address_line`]: no
+/// symbol starts with a digit).
 fn target(word: &str) -> Result<Target<'_>, Bad<'_>> {
     if word.starts_with(|c: char| c.is_ascii_digit()) {
-        return Err(at(ParseError::Address, word));
+        return Err(at(ParseError::BadSymbol, word));
     }
     let (sym, offset) = match word.split_once('+') {
         Some((s, o)) => (s, parse_u32(o).ok_or(at(ParseError::BadOffset, o))?),

@@ -10,6 +10,8 @@
 //! ([`create`]), with what the registry read from the kernel once
 //! ([`caches`]).
 
+use core::fmt::Write;
+
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
@@ -17,9 +19,11 @@ use crate::backend::Target as ProbeTarget;
 use crate::command::{self, ProbeKind, Target};
 use crate::error::{BStr, Failed, LineRef, Text};
 use crate::errtext::{self, Origin, ProbeLine};
-use crate::events::name::{auto_event_name, ProbeEventName};
+use crate::events::address::address_event_name;
+use crate::events::name::{auto_event_name, EventName, ProbeEventName};
 use crate::events::program::{self, CompileError, FetchProgram, FunctionBtf};
 use crate::events::symbols::SymbolAddrs;
+use crate::kallsyms;
 use crate::kvec;
 use crate::lifecycle::SetState;
 use crate::locked::Locked;
@@ -39,9 +43,16 @@ pub(super) struct Staged {
     kind: ProbeKind,
     /// `p!:`/`r!:`: int3 probes only.
     int3: bool,
+    /// The symbol or glob; for a line on an address, the symbol that
+    /// contains it (`offset` into it), for the `stats` file.
     target: KVec<u8>,
     offset: u32,
     glob: bool,
+    /// A line on an address (`kprobe_events`' `MEMADDR`; 0: none), probed
+    /// there by an int3 kprobe, never by name.
+    addr: usize,
+    /// The event name an unnamed line on an address gets (`p_0x%p`).
+    made: Option<EventName>,
     /// For a glob: the most probes to keep.
     limit: Option<u32>,
     /// For a glob: the symbols to leave out.
@@ -74,12 +85,16 @@ impl Staged {
             kind: self.kind,
             int3: self.int3,
             symbol,
-            name: if explicit { self.name.as_deref() } else { None },
+            name: match (explicit, &self.made) {
+                (false, _) => None,
+                (true, Some(m)) => Some(m.as_str().as_bytes()),
+                (true, None) => self.name.as_deref(),
+            },
             offset: self.offset,
             explicit,
             text,
             index: 0,
-            addr: 0,
+            addr: self.addr,
             line: Some(self.line_ref()),
             args: self.args.as_ref(),
         }
@@ -96,6 +111,9 @@ impl Staged {
 
     /// Its event, as `-:SET/EVENT` names it ([`line_event`]).
     fn event(&self) -> Option<ProbeEventName<'_>> {
+        if let (None, Some(m)) = (&self.name, self.made) {
+            return Some(ProbeEventName::Auto(m));
+        }
         line_event(
             self.name.as_deref(),
             self.kind,
@@ -148,6 +166,13 @@ fn spec_event<'a>(spec: &command::ProbeSpec<'a>) -> Option<ProbeEventName<'a>> {
     let (symbol, offset, glob) = match spec.target {
         Target::Symbol { name, offset } => (name, offset, false),
         Target::Glob { pattern, offset } => (pattern, offset, true),
+        Target::Address { addr } => {
+            let made = made_name(spec.kind, addr);
+            return match spec.name {
+                Some(n) => Some(ProbeEventName::Given(n.as_bytes())),
+                None => made.map(ProbeEventName::Auto),
+            };
+        }
     };
     line_event(
         spec.name.map(str::as_bytes),
@@ -156,6 +181,16 @@ fn spec_event<'a>(spec: &command::ProbeSpec<'a>) -> Option<ProbeEventName<'a>> {
         symbol.as_bytes(),
         offset,
     )
+}
+
+/// The event name `kprobe_events` gives an unnamed line of `kind` on the
+/// address `addr` (`p_0x%p`, `r_0x%p`).
+fn made_name(kind: ProbeKind, addr: u64) -> Option<EventName> {
+    match kind {
+        ProbeKind::Kprobe => Some(address_event_name(false, addr)),
+        ProbeKind::Kretprobe { .. } => Some(address_event_name(true, addr)),
+        ProbeKind::Direct => None,
+    }
 }
 
 /// Sets and staged probes; protected by the engine's mutex.
@@ -436,9 +471,17 @@ impl Registry {
             Some(s) => Some(to_vec(s.as_bytes())?),
             None => None,
         };
-        let (target, offset, glob) = match spec.target {
-            Target::Symbol { name, offset } => (name, offset, false),
-            Target::Glob { pattern, offset } => (pattern, offset, true),
+        let (target, offset, glob, addr) = match spec.target {
+            Target::Symbol { name, offset } => (to_vec(name.as_bytes())?, offset, false, 0),
+            Target::Glob { pattern, offset } => (to_vec(pattern.as_bytes())?, offset, true, 0),
+            Target::Address { addr } => {
+                let (symbol, offset) = address_symbol(addr)?;
+                (symbol, offset, false, addr as usize)
+            }
+        };
+        let made = match (spec.name, spec.target) {
+            (None, Target::Address { addr }) => made_name(spec.kind, addr),
+            _ => None,
         };
         let name = match spec.name {
             Some(n) => Some(to_vec(n.as_bytes())?),
@@ -448,7 +491,7 @@ impl Registry {
         // memory can fail here.
         let btf = self.function_btf(&spec);
         let mut lookup = |n: &str| symbols.lookup(n);
-        let args = match FetchProgram::compile(&spec.args, spec.kind, offset, btf, &mut lookup) {
+        let args = match FetchProgram::compile(&spec, btf, &mut lookup) {
             Ok(a) => a,
             Err(CompileError::NoMemory) => return Err(ENOMEM),
             Err(CompileError::Refused(_)) => return Err(EINVAL),
@@ -459,9 +502,11 @@ impl Registry {
                 name,
                 kind: spec.kind,
                 int3: spec.int3 || args.as_ref().is_some_and(|a| a.needs_int3()),
-                target: to_vec(target.as_bytes())?,
+                target,
                 offset,
                 glob,
+                addr,
+                made,
                 limit,
                 skip,
                 consumed: 0,
@@ -549,4 +594,17 @@ fn to_vec(s: &[u8]) -> Result<KVec<u8>> {
     let mut v = KVec::new();
     v.extend_from_slice(s, GFP_KERNEL)?;
     Ok(v)
+}
+
+/// The symbol that contains `addr` and the offset into it, as the `stats`
+/// file shows a probe on an address: the write's parser found one (a
+/// module unloaded since leaves the address itself, which the kernel then
+/// refuses to probe).
+fn address_symbol(addr: u64) -> Result<(KVec<u8>, u32)> {
+    if let Some(s) = kallsyms::symbol_any_at(addr as usize)? {
+        return Ok((s.name, s.offset));
+    }
+    let mut t = Text(KVec::new());
+    write!(t, "{addr:#x}").map_err(|_| ENOMEM)?;
+    Ok((t.0, 0))
 }

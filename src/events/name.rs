@@ -66,7 +66,22 @@ pub fn auto_event_name(ret: bool, symbol: &str, offset: u32) -> EventName {
     let mut n = EventName::new("");
     // "%c_%s_%ld": writing into the name cannot fail, it cuts.
     let _ = write!(n, "{}_{}_{}", if ret { 'r' } else { 'p' }, symbol, offset);
-    // sanitize_event_name(): every byte after the first.
+    sanitize(&mut n);
+    n
+}
+
+/// `made` (as `snprintf` made it) after `sanitize_event_name()`: the name
+/// of an unnamed probe on an address, `p_0x%p`, whose hashed pointer only
+/// the kernel's `%p` gives (`crate::events::address`).
+pub fn made_event_name(made: &str) -> EventName {
+    let mut n = EventName::new(made);
+    sanitize(&mut n);
+    n
+}
+
+/// `sanitize_event_name()`: every `:`, `.` and `*` after the first byte
+/// becomes `_`.
+fn sanitize(n: &mut EventName) {
     if let Some(rest) = n.buf.get_mut(1..n.len) {
         for b in rest {
             if matches!(*b, b':' | b'.' | b'*') {
@@ -74,18 +89,17 @@ pub fn auto_event_name(ret: bool, symbol: &str, offset: u32) -> EventName {
             }
         }
     }
-    n
 }
 
 /// A probe's event name: the one its line gives, or the one
-/// `kprobe_events` makes ([`auto_event_name`]). Equal, and ordered, as
+/// `kprobe_events` makes ([`auto_event_name`], [`made_event_name`]). Equal, and ordered, as
 /// their bytes (a given name is never cut: longer than an event name, it
 /// equals no made one).
 #[derive(Clone, Copy)]
 pub enum ProbeEventName<'a> {
     /// The line's `NAME`.
     Given(&'a [u8]),
-    /// `p_SYM_OFF` or `r_SYM_0`.
+    /// `p_SYM_OFF` or `r_SYM_0`, or on an address `p_0x%p` (`r_0x%p`).
     Auto(EventName),
 }
 

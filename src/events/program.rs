@@ -37,7 +37,7 @@ use super::prototype::BtfPrototype;
 use super::record::{self, Source, KSYM_SYMBOL_LEN};
 use crate::bindings;
 use crate::btf::VmlinuxBtf;
-use crate::command::{FetchArgs, ProbeKind};
+use crate::command::{FetchArgs, ProbeKind, ProbeSpec, Target};
 use crate::kcompat;
 
 /// The running kernel's fetch-argument grammar.
@@ -88,11 +88,14 @@ impl From<AllocError> for CompileError {
 
 /// The site that decides what `$argN` and `$retval` mean, as
 /// `trace_kprobe_create()` finds it: a return probe, a probe at a
-/// function's start (`+0`), or inside one.
-fn site(kind: ProbeKind, offset: u32) -> Site {
-    match kind {
-        ProbeKind::Kretprobe { .. } => Site::Return,
-        _ if offset == 0 => Site::Entry,
+/// function's start (`+0`), or inside one. At an address the kernel
+/// looks for no function (its `TPARG_FL_*` flags stay unset): neither
+/// `$argN` nor `$retval` there, `r:` included.
+fn site(kind: ProbeKind, target: &Target<'_>) -> Site {
+    match (kind, target) {
+        (_, Target::Address { .. }) => Site::Inside,
+        (ProbeKind::Kretprobe { .. }, _) => Site::Return,
+        (_, Target::Symbol { offset: 0, .. } | Target::Glob { offset: 0, .. }) => Site::Entry,
         _ => Site::Inside,
     }
 }
@@ -122,17 +125,16 @@ pub(crate) struct FetchProgram {
 }
 
 impl FetchProgram {
-    /// Compiles `args`, the fetch arguments of a line of `kind` at
-    /// `offset`, with `btf`, the probed function's BTF (`None`: a glob's
-    /// line, or a kernel that reads no BTF for probe events); `None` for a
-    /// line without any.
+    /// Compiles the fetch arguments of the probe line `spec`, with `btf`,
+    /// the probed function's BTF (`None`: a glob's or an address's line,
+    /// or a kernel that reads no BTF for probe events); `None` for a line
+    /// without any.
     pub(crate) fn compile(
-        args: &FetchArgs<'_>,
-        kind: ProbeKind,
-        offset: u32,
+        spec: &ProbeSpec<'_>,
         btf: Option<FunctionBtf<'_>>,
         symbols: &mut dyn FnMut(&str) -> Option<u64>,
     ) -> Result<Option<Arc<Self>>, CompileError> {
+        let (args, kind) = (&spec.args, spec.kind);
         if args.is_empty() {
             return Ok(None);
         }
@@ -165,7 +167,7 @@ impl FetchProgram {
         };
         let (compiled, fixed, entry) = compile_words(
             args.with_text(copy),
-            site(kind, offset),
+            site(kind, &spec.target),
             copy,
             proto.get(),
             symbols,

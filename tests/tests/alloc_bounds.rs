@@ -254,6 +254,18 @@ const REVIEWED: &[Reviewed] = &[
         1,
         "to_vec's copy of a part of one line",
     ),
+    r(
+        "src/engine/registry.rs",
+        "fn address_symbol(addr: u64) -> Result<(KVec<u8>, u32)>",
+        1,
+        PROBE_NAMES,
+    ),
+    r(
+        "src/engine/registry.rs",
+        "let mut t = Text(KVec::new());",
+        1,
+        "an address in hex: \"0x\" and at most 16 digits",
+    ),
     // src/set.rs
     r(
         "src/set.rs",

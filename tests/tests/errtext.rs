@@ -216,7 +216,12 @@ fn parse_error_columns() {
         Some((ParseError::BadSuffix, Some(5)))
     );
     assert_eq!(at("p:s/e vfs_*"), Some((ParseError::NamedGlob, Some(0))));
-    assert_eq!(at("p:s/ 0xffff"), Some((ParseError::Address, Some(5))));
+    assert_eq!(at("p:s/ 0xffff"), None);
+    assert_eq!(at("p:s/ 0xffff+4"), Some((ParseError::BadAddress, Some(5))));
+    assert_eq!(
+        at("d:s/ 0xffff"),
+        Some((ParseError::DirectAddress, Some(5)))
+    );
     assert_eq!(at("p:s/ ext/4:x"), Some((ParseError::BadModule, Some(5))));
     assert_eq!(at("p:s/ ext4:x*"), Some((ParseError::ModuleGlob, Some(5))));
     assert_eq!(at("-:s/9e"), Some((ParseError::BadName, Some(4))));

@@ -35,3 +35,20 @@ fn long_symbols_are_cut_as_snprintf_cuts() {
         format!("r_{}_12", "b".repeat(58))
     );
 }
+
+#[test]
+fn made_names_are_sanitized() {
+    use batchprobe_host_tests::event_name::made_event_name;
+    // "%c_0x%p": a hashed pointer is hex digits, left alone; what %p
+    // prints before its key is ready keeps its parentheses, as in the
+    // kernel (sanitize_event_name() turns only ':', '.' and '*').
+    assert_eq!(
+        made_event_name("p_0x00000000c0ffee11").as_str(),
+        "p_0x00000000c0ffee11"
+    );
+    assert_eq!(
+        made_event_name("r_0x(____ptrval____)").as_str(),
+        "r_0x(____ptrval____)"
+    );
+    assert_eq!(made_event_name(".a:b*c").as_str(), ".a_b_c");
+}

@@ -44,6 +44,32 @@ proptest! {
         }))));
     }
 
+    /// A line on an address reads back from its canonical form, whatever
+    /// base it was written in.
+    #[test]
+    fn address_lines_round_trip(addr in 1u64.., base in 0u8..3, ret in any::<bool>()) {
+        let word = match base {
+            0 => format!("{addr:#x}"),
+            1 => format!("0{addr:o}"),
+            _ => addr.to_string(),
+        };
+        let line = format!("{} {word}", if ret { "r" } else { "p" });
+        let kind = if ret { ProbeKind::Kretprobe { maxactive: None } } else { ProbeKind::Kprobe };
+        let spec = ProbeSpec {
+            kind,
+            int3: true,
+            set: DEFAULT_SET,
+            name: None,
+            target: Target::Address { addr },
+            limit: None,
+            skip: None,
+            args: FetchArgs::default(),
+        };
+        prop_assert_eq!(parse_line(line.as_bytes()), Ok(Some(Command::Probe(spec))));
+        let canonical = Command::Probe(spec).to_string();
+        prop_assert_eq!(parse_line(canonical.as_bytes()), Ok(Some(Command::Probe(spec))));
+    }
+
     /// kprobe_events' own forms: a line with no group is a probe of the
     /// set `kprobes`, named by the line or after its symbol; `%return`
     /// makes a return probe of a `p:` line.
