@@ -155,7 +155,9 @@ entry_bp() { # method n run kind(p or p!) [create options]: the functions in /tm
         bpwrite $BP_DEBUGFS/control < "$f" || return 1
     done
     rm -f /tmp/bp-entry-part.*
-    bp_ctl "create $set ${5:-}\n" || { cat $BP_DEBUGFS/last_error; return 1; }
+    # Counting only unless told (the events bench passes --events): an
+    # explicit line's probe gets an event by default.
+    bp_ctl "create $set ${5:---no-events}\n" || { cat $BP_DEBUGFS/last_error; return 1; }
     got=$(($(bp_field $set kprobes) + $(bp_field $set fprobes)))
     bp_ctl "enable $set\n"
     bp_ctl "disable $set\n"
@@ -272,8 +274,8 @@ exit_run() { # method n run
     case $1 in
         exit) fmt='d:%s/ %s\n'; opts=--exit ;;
         exit-ops-per-function) fmt='d:%s/ %s\n'; opts='--exit --one-by-one' ;;
-        entry-kretprobe) fmt='d:%s/ %s\nr!:%s/r%d %s\n' ;;
-        fprobe-exit) fmt='p:%s/ %s\nr:%s/r%d %s\n' ;;
+        entry-kretprobe) fmt='d:%s/ %s\nr!:%s/r%d %s\n'; opts=--no-events ;;
+        fprobe-exit) fmt='p:%s/ %s\nr:%s/r%d %s\n'; opts=--no-events ;;
     esac
     awk -v f="$fmt" -v s=$set '{ printf f, s, $1, s, NR, $1 }' /tmp/bp-exit-n > /tmp/bp-exit-lines
     bpwrite $BP_DEBUGFS/control < /tmp/bp-exit-lines || { cat $BP_DEBUGFS/last_error; return 1; }
@@ -359,7 +361,7 @@ per_call_exit() {
                 entry-kretprobe) lines='d:hx/ __x64_sys_getppid\nr!:hx/r __x64_sys_getppid\n' ;;
                 *) lines='d:hx/ __x64_sys_getppid\n' ;;
             esac
-            bp_ctl "${lines}create hx ${3:-}\nenable hx\n"
+            bp_ctl "${lines}create hx ${3:-} --no-events\nenable hx\n"
             echo "BENCH method=$1 n=1 run=$r phase=per_call ns=$(bphit $HITS)"
             bp_ctl "unregister hx --sync\n"
         done
@@ -442,7 +444,7 @@ peer_bp() { # method n run: batchprobe on the names in /tmp/bp-peer-n
     done
     rm -f /tmp/bp-peer-part.*
     g=$(gp_now)
-    ns=$(printf "create $set $opts\nenable $set\n" | bpwrite -t $BP_DEBUGFS/control) ||
+    ns=$(printf "create $set $opts --no-events\nenable $set\n" | bpwrite -t $BP_DEBUGFS/control) ||
         { cat $BP_DEBUGFS/last_error; return 1; }
     echo "BENCHGP method=$1 n=$2 run=$3 phase=attach gp=$(gp_since "$g")"
     got=$(($(bp_field $set direct) + $(bp_field $set fprobes) + $(bp_field $set kprobes)))
@@ -500,7 +502,7 @@ peer_per_call() {
         echo "BENCH method=peer-no-probe n=1 run=$r phase=per_call ns=$(bphit $HITS)"
         for m in "bp-direct d" "bp-fprobe p" "bp-exit d --exit"; do
             set -- $m
-            bp_ctl "$2:hq $PEER_FUNC\ncreate hq ${3:-}\nenable hq\n"
+            bp_ctl "$2:hq/ $PEER_FUNC\ncreate hq ${3:-} --no-events\nenable hq\n"
             echo "BENCH method=peer-$1 n=1 run=$r phase=per_call ns=$(bphit $HITS)"
             bp_ctl "unregister hq --sync\n"
         done
@@ -568,7 +570,7 @@ per_hit() {
         echo "BENCH method=no-probe n=1 run=$r phase=per_hit ns=$(bphit $HITS)"
         for m in "bare-kprobe p! --bare" "batchprobe p!" "bare-fprobe p --bare" "batchprobe-fprobe p"; do
             set -- $m
-            bp_ctl "$2:hit/getppid __x64_sys_getppid\ncreate hit ${3:-}\nenable hit\n"
+            bp_ctl "$2:hit/getppid __x64_sys_getppid\ncreate hit ${3:-} --no-events\nenable hit\n"
             echo "BENCH method=$1 n=1 run=$r phase=per_hit ns=$(bphit $HITS)"
             bp_ctl "unregister hit --sync\n"
         done
@@ -638,14 +640,14 @@ per_record_args() { # method-suffix args
 # that single-steps the probed instruction).
 per_hit_offset() {
     for off in 9 5; do
-        bp_ctl "p:ohit/getppid __x64_sys_getppid+$off\ncreate ohit\n" 2>/dev/null && break
+        bp_ctl "p:ohit/getppid __x64_sys_getppid+$off\ncreate ohit --no-events\n" 2>/dev/null && break
     done
     bp_field ohit kprobes | grep -qx 1 || return 0
     bp_ctl 'unregister ohit --sync\n'
     echo "BENCHINFO per_hit_offset=$off"
     for r in $(seq 1 "$RUNS"); do
         for opts in "" --noopt; do
-            bp_ctl "p:ohit/getppid __x64_sys_getppid+$off\ncreate ohit $opts\nenable ohit\n"
+            bp_ctl "p:ohit/getppid __x64_sys_getppid+$off\ncreate ohit $opts --no-events\nenable ohit\n"
             sleep 1   # the optimizer's pass (default set)
             echo "BENCH method=kprobe-offset${opts:+-noopt} n=1 run=$r phase=per_hit ns=$(bphit $HITS)"
             bp_ctl 'unregister ohit --sync\n'

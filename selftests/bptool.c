@@ -491,7 +491,7 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 	static const char *const rkinds[] = { "r", "r16", "r4096", "r!", "r16!", "r4096!" };
 	static const char *const pkinds[] = { "p", "p", "p!" };
 	static const char *const create_opts[] = { "", "", " --noopt", " --one-by-one", " --bare",
-						     " --events" };
+						     " --events", " --no-events" };
 	static const char *const modes[] = { "count", "record", "empty" };
 	const char *sym = PICK(syms), *p = PICK(pkinds);
 	/* Sets s6..s9: what this stages without creating (a missing symbol,
@@ -583,7 +583,8 @@ static int fuzz_invalid(char *line, size_t size)
  * every kernel has at +0 (a few past their end or missing, to be refused),
  * kprobes and kretprobes (fprobe-served, or forced onto int3 with p!: and
  * r!:) and direct calls, named uniquely or after the symbol; for a set
- * made with --events (EVENTS), p: and r: lines with fetch arguments. */
+ * made with events (EVENTS: neither --no-events nor --bare), p: and r:
+ * lines with fetch arguments. */
 static int fuzz_good_probe(char *line, size_t size, const char *name, int events)
 {
 	char args[512] = "";
@@ -625,13 +626,15 @@ static int fuzz_live[6];
 static void fuzz_build(char *buf, size_t *len, size_t cap, const char *name)
 {
 	static const char *const create_opts[] = { "", "", " --noopt", " --one-by-one", " --bare",
-						     " --events" };
+						     " --events", " --no-events" };
 	const char *opts = PICK(create_opts);
 	char line[2048];
 	int n;
 
 	for (int i = 1 + fuzz_rand(3); i > 0; i--) {
-		n = fuzz_good_probe(line, sizeof(line), name, !!strstr(opts, "--events"));
+		/* Arguments need events: every create makes them but these. */
+		n = fuzz_good_probe(line, sizeof(line), name,
+				    !strstr(opts, "--no-events") && !strstr(opts, "--bare"));
 		fuzz_put(buf, len, cap, line, n);
 	}
 	n = snprintf(line, sizeof(line), "create %s%s", name, opts);

@@ -3,7 +3,8 @@
 # kprobe_events_to_batch.sh [FILE...]: a kprobe_events file (FILE, or
 # stdin) as one batchprobe batch, on stdout: its probe lines as they are
 # (a group is a set, a line without one goes to the set kprobes, as in
-# tracefs), then each set created with --events and enabled. Comments and
+# tracefs), then each set created (each line's probe gets its event, as
+# every probe named on a line of its own does) and enabled. Comments and
 # blank lines are left out; "-:" lines (removals) are refused, as they
 # remove what the file would add. Write the result to batchprobe's control
 # file in one write (bpwrite, or any single write(2)): all or nothing.
@@ -23,5 +24,5 @@ END {
     if (bad)
         exit 1
     for (i = 0; i < n; i++)
-        printf "create %s --events\nenable %s\n", order[i], order[i]
+        printf "create %s\nenable %s\n", order[i], order[i]
 }' "$@"

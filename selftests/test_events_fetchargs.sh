@@ -27,7 +27,7 @@
 #
 # Then what is refused, each with its reason and the kernel's caret: a bad
 # fetch argument (the kernel's error_log words and column), an @SYM the kernel lacks, arguments on a d: line, and a set with arguments
-# created without --events; and a refused line changes nothing.
+# created with --no-events; and a refused line changes nothing.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
 ktap_plan 68
@@ -117,7 +117,8 @@ bp_ctl 'unregister bpfa --sync\n'
 echo > $T/kprobe_events
 
 # The README's recipe: the kprobe_events file itself, as one batch (its
-# group kpfa becomes a set with --events, enabled).
+# group kpfa becomes a set, created and enabled: its probes, each named
+# on a line of its own, get their events without --events).
 sh ./kprobe_events_to_batch.sh /tmp/kpfa.lines > /tmp/kpfa.batch
 if bpwrite $BP_DEBUGFS/control < /tmp/kpfa.batch; then
     ktap_pass "recipe_takes_the_file"
@@ -165,8 +166,8 @@ ktap_check "unknown_sym_says_why" grep -q 'Invalid probed address or symbol' $BP
 bp_expect_err "earlier_unknown_sym_first" "$ENOENT" "p:bpe/x $F j=@no_such_symbol_bp\np:bpe/y $F a=%%zz\n"
 ktap_check "earlier_unknown_sym_line" grep -q '^line 1: ' $BP_DEBUGFS/last_error
 bp_expect_err "direct_args_refused" "$EOPNOTSUPP" "d:bpe/x $F a=%%di\n"
-bp_expect_err "args_need_events" "$EINVAL" "p:bpe/x $F a=%%di\ncreate bpe\n"
-ktap_check "args_need_events_says_why" grep -q 'create it with --events' $BP_DEBUGFS/last_error
+bp_expect_err "args_need_events" "$EINVAL" "p:bpe/x $F a=%%di\ncreate bpe --no-events\n"
+ktap_check "args_need_events_says_why" grep -q 'fill trace records: --no-events makes none' $BP_DEBUGFS/last_error
 ktap_check "nothing_left" sh -c "! grep -q '^bpe ' $BP_DEBUGFS/sets"
 ktap_check "nothing_staged" test "$(staged)" -eq 0
 # As the tests found it: tracing on.

@@ -183,8 +183,10 @@ unsafe fn create(desc: *const bindings::batchprobe_set_desc) -> Result<Arc<Set>>
         handler,
         ctx: desc.ctx,
     };
+    // A client's handler gets the hits: no trace events.
     let options = command::CreateOptions {
         noopt: desc.flags & bindings::BATCHPROBE_F_NOOPT != 0,
+        events: command::Events::Off,
         ..Default::default()
     };
     let owner = Owner::new(desc.owner, targets.len())?;

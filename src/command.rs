@@ -23,12 +23,15 @@
 //! p!:... r!:... rN!:...    the same, always served by int3 kprobes and
 //!                          kretprobes (see below)
 //! d:SET/NAME SYM           ftrace-direct call on SYM (no offset)
-//! create SET [--noopt] [--one-by-one] [--bare] [--fprobe] [--exit] [--events]
+//! create SET [--noopt] [--one-by-one] [--bare] [--fprobe] [--exit]
+//!            [--events|--no-events]
 //!                          register the probes staged for SET as one batch;
-//!                          --events gives each p: and r: probe a trace
+//!                          a p: or r: probe named on a line of its own, or
+//!                          whose line has fetch arguments, gets a trace
 //!                          event, events/SET/EVENT/ in tracefs, that it
 //!                          writes kprobe_events' records to while SET is
-//!                          enabled (src/events/tracefs.rs);
+//!                          enabled (src/events/tracefs.rs); --events gives
+//!                          a glob's members one too, --no-events none;
 //!                          --noopt keeps its int3 kprobes from being
 //!                          optimized (no kprobe-optimizer pass, and so no
 //!                          RCU-tasks grace period, on enable, disarm or
@@ -269,9 +272,41 @@ pub struct CreateOptions {
     /// Attach the `d:` functions with the entry + exit trampoline (direct
     /// mode `exit`), keeping only the functions it can call.
     pub exit: bool,
-    /// A trace event per probe, in tracefs (`events/SET/EVENT/`), that
-    /// its probe writes records to while the set is enabled.
-    pub events: bool,
+    /// Which probes get a trace event, in tracefs (`events/SET/EVENT/`),
+    /// that the probe writes records to while the set is enabled.
+    pub events: Events,
+}
+
+impl CreateOptions {
+    /// Which probes get an event: none with `--bare` (its handlers do
+    /// nothing, records included).
+    pub fn events(&self) -> Events {
+        if self.bare {
+            Events::Off
+        } else {
+            self.events
+        }
+    }
+}
+
+/// Which probes of a set get a trace event (`create`'s `--events`,
+/// `--no-events`, or neither).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Events {
+    /// Neither option: what `kprobe_events` would make of the lines. A
+    /// `p:` or `r:` probe named on a line of its own (a symbol, an
+    /// address: every `kprobe_events` line is one), and every probe of a
+    /// line with fetch arguments, gets one; a glob's members without
+    /// arguments get none (batchprobe's own form for thousands of
+    /// functions: counted, at no event's cost), nor do `d:` probes (direct
+    /// calls write no records yet).
+    #[default]
+    Lines,
+    /// `--events`: every `p:` and `r:` probe (and a set with `d:` lines
+    /// is refused).
+    All,
+    /// `--no-events`: none (and a line with fetch arguments is refused).
+    Off,
 }
 
 /// One parsed control command.
@@ -350,7 +385,8 @@ impl fmt::Display for Command<'_> {
                     (options.bare, " --bare"),
                     (options.fprobe, " --fprobe"),
                     (options.exit, " --exit"),
-                    (options.events, " --events"),
+                    (options.events == Events::All, " --events"),
+                    (options.events == Events::Off, " --no-events"),
                 ] {
                     if on {
                         f.write_str(word)?;
@@ -504,12 +540,24 @@ fn create<'a>(
             "--bare" => options.bare = true,
             "--fprobe" => options.fprobe = true,
             "--exit" => options.exit = true,
-            "--events" => options.events = true,
+            "--events" | "--no-events" => {
+                let want = if w == "--events" {
+                    Events::All
+                } else {
+                    Events::Off
+                };
+                // Not both.
+                if ![Events::Lines, want].contains(&options.events) && conflict.is_none() {
+                    conflict = Some(w);
+                }
+                options.events = want;
+            }
             _ if w.starts_with("--") => return Err(at(ParseError::UnknownOption, w)),
             _ => return Err(at(ParseError::TooManyArguments, w)),
         }
         // `--bare` handlers do nothing, so they write no record either.
-        let clash = (options.exit && options.fprobe) || (options.events && options.bare);
+        let clash =
+            (options.exit && options.fprobe) || (options.events == Events::All && options.bare);
         if clash && conflict.is_none() {
             conflict = Some(w);
         }

@@ -26,7 +26,7 @@ use kernel::workqueue::WorkItem;
 
 use crate::backend::OwnedTarget;
 use crate::bindings;
-use crate::command::{self, Command, CreateOptions};
+use crate::command::{self, Command, CreateOptions, Events};
 use crate::error::Failed;
 use crate::events;
 use crate::events::program::{CompileError, FetchProgram};
@@ -252,7 +252,7 @@ impl Engine {
             return Ok(());
         };
         if let command::Target::Address { addr } = spec.target {
-            Self::check_address(registry, addr, line, text)?;
+            registry.lock().check_address(addr, line, text)?;
         }
         let btf = registry.lock().function_btf(spec);
         let r = match FetchProgram::compile(spec, btf, symbols) {
@@ -272,29 +272,6 @@ impl Engine {
             .lock()
             .set_last_error(Some((line, text)), column, &f);
         Err(error)
-    }
-
-    /// A probe line's address (`MEMADDR`) must lie in a symbol, the core
-    /// kernel's or a module's: the symbol and the offset into it are what
-    /// `stats` shows of the probe. Else the write fails at the line, the
-    /// caret at the address (its second word).
-    fn check_address(registry: &Mutex<Registry>, addr: u64, line: usize, text: &[u8]) -> Result {
-        if crate::kallsyms::offset_in_symbol(addr as usize)?.is_some() {
-            return Ok(());
-        }
-        let f = Failed::new(
-            EINVAL,
-            format_args!("no symbol contains the address: not kernel or module text"),
-        );
-        let trimmed = core::str::from_utf8(text).map(str::trim).unwrap_or("");
-        let column = trimmed
-            .split_ascii_whitespace()
-            .nth(1)
-            .and_then(|w| (w.as_ptr() as usize).checked_sub(trimmed.as_ptr() as usize));
-        registry
-            .lock()
-            .set_last_error(Some((line, text)), column, &f);
-        Err(EINVAL)
     }
 
     /// Validates a parsed write (`texts`: each command's line as written)
@@ -393,10 +370,7 @@ impl Engine {
             Command::Probe(spec) => reg
                 .stage(&mut w.pending, spec, (line, text), w.symbols)
                 .map_err(|_| Failed::oom()),
-            Command::Create { set: name, options } => {
-                let set = reg.create(&mut w.pending, name, options)?;
-                w.created.push(set, GFP_KERNEL).map_err(|_| Failed::oom())
-            }
+            Command::Create { set: name, options } => self.create(reg, w, name, options),
             Command::Enable(name) => find(reg, name)?.enable(reg.locked()),
             Command::Disable(name) => {
                 let set = find(reg, name)?;
@@ -434,6 +408,25 @@ impl Engine {
                 Ok(())
             }
         }
+    }
+
+    /// `create SET`, in a write being executed.
+    fn create(
+        &self,
+        reg: &mut Registry,
+        w: &mut Written<'_>,
+        name: &str,
+        options: CreateOptions,
+    ) -> Result<(), Failed> {
+        // A set of that name still being torn down holds its events
+        // (their names) in tracefs until its teardown ends: wait for it,
+        // as `kprobe_events`' removal is done when its write returns. (No
+        // teardown takes the registry lock.)
+        if options.events() != Events::Off && reg.retiring(name.as_bytes()) {
+            self.queue.flush();
+        }
+        let set = reg.create(&mut w.pending, name, options)?;
+        w.created.push(set, GFP_KERNEL).map_err(|_| Failed::oom())
     }
 
     /// Creates a set for an API client ([`crate::api`]), named `name`

@@ -197,6 +197,7 @@ impl Meta {
             event: EventSlot::new(
                 matches!(t.kind, ProbeKind::Kretprobe { .. }),
                 t.name.is_some(),
+                t.explicit,
                 t.args.cloned(),
             ),
         })

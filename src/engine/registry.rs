@@ -288,6 +288,14 @@ impl Registry {
         acted_on(self.sets.iter().filter(|s| s.name() == name))
     }
 
+    /// Whether a set called `name` is retiring: its teardown, queued or
+    /// running, has yet to remove its probes' events from tracefs.
+    pub(super) fn retiring(&self, name: &[u8]) -> bool {
+        self.sets
+            .iter()
+            .any(|s| s.name() == name && s.state() == SetState::Retiring)
+    }
+
     /// Forgets finished sets called `name` (their probe memory already went
     /// to `call_rcu` when their teardown finished; they stay listed, with
     /// their final counts and timings, until a new set takes their name).
@@ -517,6 +525,27 @@ impl Registry {
             },
             GFP_KERNEL,
         )?)
+    }
+
+    /// A probe line's address (`MEMADDR`) must lie in a symbol, the core
+    /// kernel's or a module's: the symbol and the offset into it are what
+    /// `stats` shows of the probe. Else the write fails at the line
+    /// (`line`, `text`), the caret at the address (its second word).
+    pub(super) fn check_address(&mut self, addr: u64, line: usize, text: &[u8]) -> Result {
+        if kallsyms::offset_in_symbol(addr as usize)?.is_some() {
+            return Ok(());
+        }
+        let f = Failed::new(
+            EINVAL,
+            format_args!("no symbol contains the address: not kernel or module text"),
+        );
+        let trimmed = core::str::from_utf8(text).map(str::trim).unwrap_or("");
+        let column = trimmed
+            .split_ascii_whitespace()
+            .nth(1)
+            .and_then(|w| (w.as_ptr() as usize).checked_sub(trimmed.as_ptr() as usize));
+        self.set_last_error(Some((line, text)), column, &f);
+        Err(EINVAL)
     }
 
     /// Records `f` as `last_error` and in the log. `at`: the control

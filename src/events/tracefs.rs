@@ -72,6 +72,9 @@ pub(crate) struct EventSlot {
     ret: bool,
     /// The line named the probe (else its event gets `p_SYM_OFF`).
     named: bool,
+    /// The probe gets an event unless its set is made with `--no-events`:
+    /// it was named on a line of its own, or its line has arguments.
+    wanted: bool,
     /// The line's fetch arguments, which fill its records after the
     /// probe's own fields (`None`: none). Kept while the probe is:
     /// `rust/events.c` runs them from its handlers.
@@ -123,15 +126,30 @@ impl EventSlot {
         self.args.is_some()
     }
 
-    /// No event yet, for a probe that is a return probe (`ret`) and that
-    /// its line named (`named`).
-    pub(crate) fn new(ret: bool, named: bool, args: Option<Arc<FetchProgram>>) -> Self {
+    /// No event yet, for a probe that is a return probe (`ret`), that its
+    /// line named (`named`), and that was named on a line of its own
+    /// (`explicit`: not a glob's member).
+    pub(crate) fn new(
+        ret: bool,
+        named: bool,
+        explicit: bool,
+        args: Option<Arc<FetchProgram>>,
+    ) -> Self {
         Self {
             ev: AtomicPtr::new(core::ptr::null_mut()),
             ret,
             named,
+            wanted: explicit || args.is_some(),
             args,
         }
+    }
+
+    /// Whether the probe gets an event when its set is created without
+    /// `--events` or `--no-events` ([`crate::command::Events::Lines`]): it
+    /// was named on a line of its own (as every `kprobe_events` line names
+    /// one), or its line has fetch arguments (which only records show).
+    pub(crate) fn wanted(&self) -> bool {
+        self.wanted
     }
 
     /// Writes the probe's record, as `fired` describes it, into every

@@ -15,11 +15,11 @@ use kernel::workqueue::new_work;
 use super::{Backends, Owner, Parts, Probes, Set, Stamp, Timings};
 use crate::backend::{Added, Ctx, Refused, SetBackend, Target};
 use crate::bindings;
-use crate::command::{CreateOptions, ProbeKind};
+use crate::command::{CreateOptions, Events, ProbeKind};
 use crate::direct::btf::Prototypes;
 use crate::errno;
 use crate::error::{BStr, Failed};
-use crate::events::tracefs::{ProbeEvent, SetEvents};
+use crate::events::tracefs::{EventSlot, ProbeEvent, SetEvents};
 use crate::gate::{Client, Gate};
 use crate::gpcount;
 use crate::lifecycle::SetState;
@@ -177,9 +177,7 @@ fn fill(
     let tally = tally(backends)?;
     // The very last, all or nothing: once in tracefs, the events leave it
     // only through the teardown (a failure after this would leave them).
-    if options.events {
-        add_events(backends, events, name)?;
-    }
+    add_events(backends, events, name, options.events())?;
     Ok(Built {
         tally,
         return_pool,
@@ -219,11 +217,20 @@ fn attach(backends: &mut Backends, skipped: &mut Skipped) -> Result<(), Failed> 
     Ok(())
 }
 
-/// Gives every probe that can have one its trace event (`--events`), all
-/// added to tracefs in one step. Direct calls write no records yet: a set
-/// with them is refused.
-fn add_events(backends: &Backends, events: &mut SetEvents, name: &[u8]) -> Result<(), Failed> {
-    if backends.direct.probes() > 0 {
+/// Gives the probes that `which` says their trace events, all added to
+/// tracefs in one step: with [`Events::All`] every probe that can have one
+/// (direct calls write no records yet: a set with them is refused), with
+/// [`Events::Lines`] those that want one ([`EventSlot::wanted`]), with
+/// [`Events::Off`] none.
+///
+/// [`EventSlot::wanted`]: crate::events::tracefs::EventSlot::wanted
+fn add_events(
+    backends: &Backends,
+    events: &mut SetEvents,
+    name: &[u8],
+    which: Events,
+) -> Result<(), Failed> {
+    if which == Events::All && backends.direct.probes() > 0 {
         return Err(Failed::errno(
             errno::EOPNOTSUPP,
             format_args!(
@@ -232,9 +239,19 @@ fn add_events(backends: &Backends, events: &mut SetEvents, name: &[u8]) -> Resul
             ),
         ));
     }
+    let wants = |slot: &EventSlot| match which {
+        Events::All => true,
+        Events::Lines => slot.wanted(),
+        Events::Off => false,
+    };
+    let mut any = false;
+    backends.each(&mut |v| any |= v.event.is_some_and(wants));
+    if !any {
+        return Ok(());
+    }
     events.add(name, &|f| {
         backends.each(&mut |v| {
-            if let Some(slot) = v.event {
+            if let Some(slot) = v.event.filter(|s| wants(s)) {
                 f(&ProbeEvent {
                     slot,
                     name: v.name,

@@ -360,11 +360,47 @@ fn set_commands() {
         Ok(Some(Command::Create {
             set: "s",
             options: CreateOptions {
-                events: true,
+                events: Events::All,
                 ..Default::default()
             }
         }))
     );
+    assert_eq!(
+        one("create s --no-events --bare"),
+        Ok(Some(Command::Create {
+            set: "s",
+            options: CreateOptions {
+                events: Events::Off,
+                bare: true,
+                ..Default::default()
+            }
+        }))
+    );
+    // Neither: what kprobe_events would make ([`Events::Lines`]); with
+    // --bare, none.
+    let opts = |l| match one(l) {
+        Ok(Some(Command::Create { options, .. })) => options,
+        other => panic!("{l}: {other:?}"),
+    };
+    assert_eq!(opts("create s").events(), Events::Lines);
+    assert_eq!(opts("create s --bare").events(), Events::Off);
+    assert_eq!(opts("create s --events --events").events(), Events::All);
+    assert_eq!(
+        one("create s --events --no-events"),
+        Err(ParseError::ConflictingOptions)
+    );
+    assert_eq!(
+        one("create s --no-events --events"),
+        Err(ParseError::ConflictingOptions)
+    );
+    for l in [
+        "create s --no-events",
+        "create s --events --noopt",
+        "create s --bare",
+    ] {
+        let c = one(l).unwrap().unwrap();
+        assert_eq!(one(&c.to_string()), Ok(Some(c)), "{l}");
+    }
     // `--bare` handlers write no record: the two do not go together.
     assert_eq!(
         one("create s --bare --events"),

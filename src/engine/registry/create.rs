@@ -19,7 +19,7 @@ use kernel::sync::Arc;
 
 use super::{Registry, Staged, MAX_SETS};
 use crate::backend::OwnedTarget;
-use crate::command::{CreateOptions, ProbeKind};
+use crate::command::{CreateOptions, Events, ProbeKind};
 use crate::error::{BStr, BlamedLine, Failed};
 use crate::gate::Client;
 use crate::kallsyms::{TextSymbol, TextTable};
@@ -139,11 +139,17 @@ impl Registry {
         let mine =
             || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
         // Arguments fill records: without events there are none to fill.
-        if let Some(e) = mine().find(|e| e.args.is_some() && !options.events) {
+        let no_events = options.events() == Events::Off;
+        if let Some(e) = mine().find(|e| e.args.is_some() && no_events) {
+            let why = if options.bare {
+                "--bare handlers write none"
+            } else {
+                "--no-events makes none"
+            };
             return Err(Failed::new(
                 EINVAL,
                 format_args!(
-                    "set {name}: its lines have fetch arguments, which fill trace records: create it with --events"
+                    "set {name}: its lines have fetch arguments, which fill trace records: {why}"
                 ),
             )
             .on_line(Some(&e.line_ref())));
