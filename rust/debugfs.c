@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * batchprobe's debugfs files: their file_operations, which call into Rust
- * (src/control.rs) under one mutex.
+ * (src/control.rs) under one mutex; the control write, which the control
+ * device (rust/chardev.c) shares.
  */
 #include <linux/capability.h>
 #include <linux/debugfs.h>
@@ -24,8 +25,7 @@
  */
 static DEFINE_MUTEX(bp_files_mutex);
 
-static ssize_t bp_control_write(struct file *file, const char __user *ubuf,
-				size_t len, loff_t *ppos)
+ssize_t bp_control_write_user(void *engine, const char __user *ubuf, size_t len)
 {
 	ssize_t ret;
 	char *buf;
@@ -49,10 +49,18 @@ static ssize_t bp_control_write(struct file *file, const char __user *ubuf,
 	buf[len] = '\0';
 	ret = mutex_lock_killable(&bp_files_mutex);
 	if (!ret) {
-		ret = bp_rust_control_write(file->private_data, buf, len);
+		ret = bp_rust_control_write(engine, buf, len);
 		mutex_unlock(&bp_files_mutex);
 	}
 	kvfree(buf);
+	return ret;
+}
+
+static ssize_t bp_control_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	ssize_t ret = bp_control_write_user(file->private_data, ubuf, len);
+
 	if (ret > 0)
 		*ppos += ret;
 	return ret;

@@ -39,6 +39,25 @@ enum bp_show {
  */
 int bp_debugfs_create_files(struct dentry *dir, void *engine);
 
+/*
+ * One control write of @len bytes at @ubuf (one batch), for @engine: what
+ * the control file and the control device both run. CAP_SYS_ADMIN, at most
+ * BP_MAX_WRITE bytes; serialised with the debugfs files' reads. Returns
+ * @len or -errno.
+ */
+ssize_t bp_control_write_user(void *engine, const char __user *ubuf, size_t len);
+
+/* rust/chardev.c: the control device, /dev/batchprobe. */
+
+/*
+ * Registers the misc device "batchprobe" (/dev/batchprobe, 0600): a write is
+ * a control write for @engine, as the debugfs control file's, and works
+ * where lockdown=integrity makes debugfs refuse writable files. Returns the
+ * device, to hand to bp_chardev_unregister(), or an ERR_PTR.
+ */
+void *bp_chardev_register(void *engine);
+void bp_chardev_unregister(void *dev);
+
 /* rust/module.c: the module itself, and API clients' modules. */
 
 /*

@@ -42,6 +42,10 @@ BP_CLIENT_C=$BP_MODDIR/bpclient_c.ko
 BP_CLIENT_RS=$BP_MODDIR/bpclient_rs.ko
 BP_FOREIGN=$BP_MODDIR/bp_foreign.ko
 BP_DEBUGFS=/sys/kernel/debug/batchprobe
+# Where bp_ctl writes: the control device, which lockdown=integrity leaves
+# writable (debugfs' control file is not, there); BP_CONTROL=debugfs for
+# the debugfs file. Tests that name $BP_DEBUGFS/control write there.
+BP_DEV=/dev/batchprobe
 # bptool's names (bpwrite, bptime, ...): links to this collection's bptool.
 if [ -x ./bptool ] && ! command -v bpwrite > /dev/null; then
     mkdir -p /tmp/bp-bin
@@ -119,10 +123,12 @@ bp_cleanup() {
     exit "$_rc"
 }
 
-# bp_ctl TEXT: writes TEXT (printf-style escapes) to the control file in
-# exactly one write(2); on failure bpwrite prints "(errno N)".
+# bp_ctl TEXT: writes TEXT (printf-style escapes) to the control device
+# (BP_CONTROL=debugfs: the control file) in exactly one write(2); on
+# failure bpwrite prints "(errno N)".
 bp_ctl() {
-    printf "$1" | bpwrite "$BP_DEBUGFS/control"
+    if [ "${BP_CONTROL:-dev}" = debugfs ]; then _ctl=$BP_DEBUGFS/control; else _ctl=$BP_DEV; fi
+    printf "$1" | bpwrite "$_ctl"
 }
 # bp_expect_err NAME ERRNO TEXT: a control write that must fail with ERRNO.
 bp_expect_err() {

@@ -18,6 +18,7 @@ pub mod api;
 mod backend;
 mod bindings;
 pub mod btf;
+mod chardev;
 pub mod command;
 mod control;
 mod debugfs;
@@ -55,6 +56,9 @@ module! {
 struct BatchProbe {
     /// Removed first on unload, so no control write can start afterwards.
     dir: Option<debugfs::Dir>,
+    /// `/dev/batchprobe`: no file is open on it at unload (an open one
+    /// holds the module).
+    dev: Option<chardev::ControlDev>,
     engine: Pin<KBox<engine::Engine>>,
     /// The `do_exit()` callback that counts tasks ending inside an exit
     /// trampoline's body (registered with the first exit set); dropped
@@ -78,8 +82,8 @@ impl kernel::Module for BatchProbe {
         kernel::error::to_result(unsafe { bindings::bp_module_notifier_register() })?;
         // The last step that can fail: if it does, no write has run (the
         // control file is made last), so no set needs tearing down.
-        let dir = match make_files(&engine) {
-            Ok(dir) => dir,
+        let (dir, dev) = match make_files(&engine) {
+            Ok(files) => files,
             Err(e) => {
                 // SAFETY: Registered just above.
                 unsafe { bindings::bp_module_notifier_unregister() };
@@ -92,6 +96,7 @@ impl kernel::Module for BatchProbe {
         pr_info!("loaded\n");
         Ok(BatchProbe {
             dir: Some(dir),
+            dev: Some(dev),
             engine,
             _exit_watch: exit_watch,
             _gp_counters: gp_counters,
@@ -100,19 +105,25 @@ impl kernel::Module for BatchProbe {
 }
 
 /// The debugfs directory and its files, the control file last (see
-/// `bp_debugfs_create_files`): on error nothing is left and no write ran.
-fn make_files(engine: &engine::Engine) -> Result<debugfs::Dir> {
+/// `bp_debugfs_create_files`), then the control device: on error nothing
+/// is left and no write ran.
+fn make_files(engine: &engine::Engine) -> Result<(debugfs::Dir, chardev::ControlDev)> {
     let dir = debugfs::Dir::new(c_str!("batchprobe"))?;
     // SAFETY: `dir` is removed (on unload, in `drop`, or here on error,
     // dropped) before `engine` is dropped.
     unsafe { dir.create_files(engine)? };
-    Ok(dir)
+    // SAFETY: The device is dropped (on unload, in `drop`, with no file
+    // open; or here never made) before `engine` is.
+    let dev = unsafe { chardev::ControlDev::new(engine)? };
+    Ok((dir, dev))
 }
 
 impl Drop for BatchProbe {
     fn drop(&mut self) {
-        // debugfs removal waits for file operations in progress.
+        // debugfs removal waits for file operations in progress; no file
+        // is open on the device (it would hold the module).
         drop(self.dir.take());
+        drop(self.dev.take());
         // SAFETY: Registered in `init`.
         unsafe { bindings::bp_module_notifier_unregister() };
         engine::unpublish();

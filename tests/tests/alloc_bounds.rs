@@ -56,6 +56,13 @@ const SENTENCE: &str = "one error sentence: fixed words, numbers and a few names
      bounded by a line's length (every Failed::new and ::about formats a fixed template)";
 
 const REVIEWED: &[Reviewed] = &[
+    // rust/chardev.c
+    r(
+        "rust/chardev.c",
+        "struct bp_chardev *dev = kzalloc(sizeof(*dev), GFP_KERNEL);",
+        1,
+        "one struct miscdevice and a pointer, once per load",
+    ),
     // src/api.rs
     r(
         "src/backend.rs",
