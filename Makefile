@@ -18,11 +18,17 @@
 #                 prepares the matching tree, builds the modules; QEMU boots
 #                 the image, runs the selftests and the demo (scripts/stock-kernel.sh)
 #   make deps     install the Debian packages and bindgen-cli
+#   make sign     sign batchprobe.ko (and built clients) with BP_SIGN_KEY and
+#                 BP_SIGN_CERT, by the kernel's scripts/sign-file
+#   make install  (signed first if BP_SIGN_KEY is set) into
+#                 /lib/modules/RELEASE/updates/ and depmod, for modprobe; the
+#                 header and Module.symvers under PREFIX (/usr/local)
+#   make uninstall  remove what install put there
 
 KDIR ?=
 export KDIR
 
-.PHONY: all demo check bench bundle bundle-test bench-report profile-direct profile-records module clients clippy kernel stock-kernel deps host-test fmt clean
+.PHONY: all demo check bench bundle bundle-test bench-report profile-direct profile-records module clients clippy kernel stock-kernel deps sign install uninstall host-test fmt clean
 
 all: module
 
@@ -68,6 +74,15 @@ stock-kernel:
 
 deps:
 	@scripts/install-deps.sh
+
+sign:
+	@scripts/install-module.sh sign
+
+install:
+	@scripts/install-module.sh install
+
+uninstall:
+	@scripts/install-module.sh uninstall
 
 host-test:
 	cd tests && cargo test

@@ -28,23 +28,22 @@ pub(super) fn probe_line<'a>(
         Some((k, g)) => (k, Some(g)),
         None => (head, None),
     };
-    let (mut kind, int3) = probe_kind(head, kind_word)?;
+    let (kind, int3) = probe_kind(head, kind_word)?;
     let (set, name) = match group {
         Some(g) => group_and_name(g)?,
         None => (DEFAULT_SET, None),
     };
     let written = next_word(words, end)?;
-    if written.starts_with(|c: char| c.is_ascii_digit()) {
-        return address_line(line, written, words, (kind, set, name));
+    // kstrtoul() first, as trace_kprobe_create(): a word it reads is an
+    // address; else a symbol (`8021q:SYM` is a module's), and a word that
+    // starts with a digit without being either is refused in its words.
+    if let Some(addr) = parse_ulong(written.strip_prefix('+').unwrap_or(written)) {
+        return address_line(line, written, addr, words, (kind, set, name));
     }
-    let (word, ret) = return_suffix(written)?;
-    if ret {
-        kind = match kind {
-            ProbeKind::Kprobe => ProbeKind::Kretprobe { maxactive: None },
-            ProbeKind::Kretprobe { .. } => kind,
-            ProbeKind::Direct => return Err(at(ParseError::BadSuffix, written)),
-        };
+    if written.starts_with(|c: char| c.is_ascii_digit()) && !written.contains(':') {
+        return Err(at(ParseError::BadAddress, written));
     }
+    let (kind, word) = return_kind(kind, written)?;
     let target = target(word)?;
     let offset = match target {
         Target::Symbol { offset, .. } => offset,
@@ -78,7 +77,7 @@ pub(super) fn probe_line<'a>(
     })
 }
 
-/// A probe line whose target `word` is an address (`kprobe_events`'
+/// A probe line whose target `word` is the address `addr` (`kprobe_events`'
 /// `MEMADDR`, read as `kstrtoul(word, 0)` reads it, the whole word: an
 /// offset or `%return` after it is no address, as there). The kernel
 /// probes an address with a kprobe (or a kretprobe, `r:`), never through
@@ -87,16 +86,16 @@ pub(super) fn probe_line<'a>(
 fn address_line<'a>(
     line: &'a str,
     word: &'a str,
+    addr: u64,
     words: &mut impl Iterator<Item = &'a str>,
     (kind, set, name): (ProbeKind, &'a str, Option<&'a str>),
 ) -> Result<ProbeSpec<'a>, Bad<'a>> {
     if kind == ProbeKind::Direct {
         return Err(at(ParseError::DirectAddress, word));
     }
-    let addr = match parse_ulong(word) {
-        Some(a) if a != 0 => a,
-        _ => return Err(at(ParseError::BadAddress, word)),
-    };
+    if addr == 0 {
+        return Err(at(ParseError::BadAddress, word));
+    }
     let target = Target::Address { addr };
     let (limit, skip, args) = options_and_args(line, words, &target)?;
     Ok(ProbeSpec {
@@ -153,6 +152,19 @@ fn group_and_name(g: &str) -> Result<(&str, Option<&str>), Bad<'_>> {
 /// first `.`. `None`: no separator.
 pub(super) fn split_group(word: &str) -> Option<(&str, &str)> {
     word.split_once('/').or_else(|| word.split_once('.'))
+}
+
+/// The target word `written` without `%return`, and the kind that makes
+/// of the line's `kind`: a return probe (`kprobe_events`' `SYM%return` on
+/// a `p:` line); on a `d:` line it is refused.
+fn return_kind(kind: ProbeKind, written: &str) -> Result<(ProbeKind, &str), Bad<'_>> {
+    let (word, ret) = return_suffix(written)?;
+    let kind = match (ret, kind) {
+        (false, k) | (true, k @ ProbeKind::Kretprobe { .. }) => k,
+        (true, ProbeKind::Kprobe) => ProbeKind::Kretprobe { maxactive: None },
+        (true, ProbeKind::Direct) => return Err(at(ParseError::BadSuffix, written)),
+    };
+    Ok((kind, word))
 }
 
 /// A target word without its `%return` suffix (a return probe, as in
@@ -240,12 +252,9 @@ fn options_and_args<'a>(
     Ok((limit, skip, FetchArgs::new(text, is_glob)))
 }
 
-/// A symbol or glob target (an address is read by [`address_line`]: no
-/// symbol starts with a digit).
+/// A symbol or glob target (an address is read by [`address_line`]): no
+/// symbol starts with a digit, a module's name may (`8021q:SYM`).
 fn target(word: &str) -> Result<Target<'_>, Bad<'_>> {
-    if word.starts_with(|c: char| c.is_ascii_digit()) {
-        return Err(at(ParseError::BadSymbol, word));
-    }
     let (sym, offset) = match word.split_once('+') {
         Some((s, o)) => (s, parse_u32(o).ok_or(at(ParseError::BadOffset, o))?),
         None => (word, 0),
@@ -264,7 +273,7 @@ fn target(word: &str) -> Result<Target<'_>, Bad<'_>> {
     }
     let bad = at(ParseError::BadSymbol, bare);
     let b = bare.as_bytes();
-    if b.is_empty() || b.len() > MAX_SYMBOL {
+    if b.is_empty() || b.len() > MAX_SYMBOL || b.first().is_some_and(u8::is_ascii_digit) {
         return Err(bad);
     }
     let is_glob = b.iter().any(|c| matches!(c, b'*' | b'?' | b'['));

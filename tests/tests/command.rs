@@ -81,6 +81,23 @@ fn address_targets() {
         let canonical = want.to_string();
         assert_eq!(one(&canonical), Ok(Some(want)), "{canonical}");
     }
+    // A leading '+' is kstrtoul's too.
+    assert_eq!(
+        one("p:io/ +0x10"),
+        Ok(Some(at_address(p, "io", None, 0x10)))
+    );
+    // What kstrtoul does not read is a symbol: a module's name may start
+    // with a digit (kprobe_events takes 8021q:SYM), a symbol's may not.
+    assert_eq!(
+        one("p:io/ 8021q:vlan_dev_hard_start_xmit"),
+        Ok(Some(kprobe(
+            "io",
+            None,
+            "8021q:vlan_dev_hard_start_xmit",
+            0
+        )))
+    );
+    assert_eq!(one("p:io/ 8021q:9x"), Err(ParseError::BadSymbol));
     // Every word after it is a fetch argument, max= too (not a glob).
     assert_eq!(
         args("p:io/ 0xffffffff81000000 %di max=3"),
@@ -486,7 +503,17 @@ fn bad_input() {
     assert_eq!(one("p:s/ foo+4294967296"), Err(ParseError::BadOffset));
     assert_eq!(one("p:s/ foo+1+2"), Err(ParseError::BadOffset));
     assert_eq!(one("p:s/ fo/o"), Err(ParseError::BadSymbol));
-    assert_eq!(one("p:s/ +5"), Err(ParseError::BadSymbol));
+    // kstrtoul() reads "+5": an address (which no symbol contains: refused
+    // when the write runs).
+    assert!(matches!(
+        one("p:s/ +5"),
+        Ok(Some(Command::Probe(ProbeSpec {
+            target: Target::Address { addr: 5 },
+            ..
+        })))
+    ));
+    // "+x5": a symbol "" at offset "x5".
+    assert_eq!(one("p:s/ +x5"), Err(ParseError::BadOffset));
     let long_name = format!("p:{} foo", "a".repeat(MAX_NAME + 1));
     assert_eq!(one(&long_name), Err(ParseError::BadName));
     let long_sym = format!("p:s/ {}", "a".repeat(MAX_SYMBOL + 1));

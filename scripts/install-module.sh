@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make sign | make install | make uninstall, for the kernel the module was
+# built against (KDIR, as build-module.sh resolves it; run `make module`
+# first).
+#
+#   sign       BP_SIGN_KEY=KEY.pem BP_SIGN_CERT=CERT(.der|.pem): signs
+#              batchprobe.ko, and the sample clients where built, with the
+#              kernel's own scripts/sign-file (built from KDIR's source when
+#              the tree has none), hash BP_SIGN_HASH (sha256). A Secure Boot
+#              machine loads it once CERT is enrolled as a Machine Owner Key
+#              (README, "Secure Boot and lockdown").
+#   install    signs first when BP_SIGN_KEY is set; then, as modules_install
+#              lays it out, batchprobe.ko into
+#              $INSTALL_MOD_PATH/lib/modules/RELEASE/updates/ and depmod, so
+#              that `modprobe batchprobe` finds it; include/batchprobe.h into
+#              $DESTDIR$PREFIX/include/batchprobe/ (a client's Kbuild adds
+#              that directory alone: ccflags-y += -I...) and the module's
+#              Module.symvers into $DESTDIR$PREFIX/share/batchprobe/RELEASE/
+#              (its KBUILD_EXTRA_SYMBOLS). PREFIX: /usr/local.
+#   uninstall  removes what install put there, and runs depmod.
+#
+# RELEASE is KDIR's kernelrelease. The copy is install(1)'s, not kbuild's
+# modules_install: that one would also sign (or fail to sign) with the
+# kernel tree's own key where its config says CONFIG_MODULE_SIG_ALL, which a
+# distribution's headers have without the key.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+what=${1:?usage: install-module.sh sign|install|uninstall}
+[ -n "${KDIR:-}" ] || KDIR=$("$BP_ROOT/scripts/build-kernel.sh")
+[ -f "$KDIR/Makefile" ] || die "$what: KDIR=$KDIR is not a kernel tree"
+release=$(cat "$KDIR/include/config/kernel.release" 2>/dev/null) ||
+    die "$what: $KDIR has no include/config/kernel.release (a prepared tree)"
+prefix=${PREFIX:-/usr/local}
+moddir=${INSTALL_MOD_PATH:-}/lib/modules/$release
+shared=${DESTDIR:-}$prefix/share/batchprobe/$release
+header=${DESTDIR:-}$prefix/include/batchprobe/batchprobe.h
+ko=$BP_ROOT/batchprobe.ko
+
+# sign-file: the tree's, or built from its source with the host's libcrypto.
+sign_file() {
+    local tool=$KDIR/scripts/sign-file built=$BP_ROOT/out/sign-file
+    if [ -x "$tool" ]; then echo "$tool"; return; fi
+    [ -f "$KDIR/scripts/sign-file.c" ] || die "sign: $KDIR has neither scripts/sign-file nor its source"
+    mkdir -p "$BP_ROOT/out"
+    if [ ! -x "$built" ] || [ "$KDIR/scripts/sign-file.c" -nt "$built" ]; then
+        cc -O2 -o "$built" "$KDIR/scripts/sign-file.c" -lcrypto ||
+            die "sign: building sign-file failed (libssl-dev: scripts/install-deps.sh)"
+    fi
+    echo "$built"
+}
+
+sign() {
+    [ -n "${BP_SIGN_KEY:-}" ] && [ -n "${BP_SIGN_CERT:-}" ] ||
+        die "sign: set BP_SIGN_KEY (private key, PEM) and BP_SIGN_CERT (its X.509 certificate, DER or PEM)"
+    [ -r "$BP_SIGN_KEY" ] && [ -r "$BP_SIGN_CERT" ] || die "sign: cannot read $BP_SIGN_KEY or $BP_SIGN_CERT"
+    [ -f "$ko" ] || die "sign: no batchprobe.ko (make module first)"
+    local tool m
+    tool=$(sign_file)
+    for m in "$ko" "$BP_ROOT/clients/c/bpclient_c.ko" "$BP_ROOT/clients/rust/bpclient_rs.ko"; do
+        [ -f "$m" ] || continue
+        # sign-file appends a signature: strip an earlier one first, as
+        # re-signing a signed module would sign the old signature too.
+        strip_signature "$m"
+        "$tool" "${BP_SIGN_HASH:-sha256}" "$BP_SIGN_KEY" "$BP_SIGN_CERT" "$m" || die "sign: $m failed"
+        log "sign: ${m#"$BP_ROOT"/} signed ($(modinfo -F signer "$m" 2>/dev/null || echo '?'))"
+    done
+}
+
+# A module's appended signature ends with "~Module signature appended~\n";
+# the 12 bytes before that magic say the signature's length
+# (struct module_signature: 8 bytes, then a big-endian u32). Removed if there.
+strip_signature() {
+    local m=$1 magic='~Module signature appended~' size siglen
+    size=$(stat -c %s "$m")
+    [ "$(tail -c 28 "$m" | head -c 27 | tr -d '\0')" = "$magic" ] || return 0
+    siglen=$(tail -c 40 "$m" | head -c 12 | tail -c 4 | od -An -tu1 |
+        awk '{ print (($1 * 256 + $2) * 256 + $3) * 256 + $4 }')
+    truncate -s $((size - 40 - siglen)) "$m"
+}
+
+install_all() {
+    [ -f "$ko" ] || die "install: no batchprobe.ko (make module first)"
+    [ -z "${BP_SIGN_KEY:-}" ] || sign
+    install -D -m 0644 "$ko" "$moddir/updates/batchprobe.ko"
+    install -D -m 0644 "$BP_ROOT/include/batchprobe.h" "$header"
+    install -D -m 0644 "$BP_ROOT/Module.symvers" "$shared/Module.symvers"
+    depmod_run
+    log "install: $moddir/updates/batchprobe.ko ($release), $header, $shared/Module.symvers"
+}
+
+uninstall_all() {
+    rm -f "$moddir/updates/batchprobe.ko" "$header" "$shared/Module.symvers"
+    rmdir "$shared" "$(dirname "$shared")" "$(dirname "$header")" "$moddir/updates" 2>/dev/null || true
+    depmod_run
+    log "uninstall: batchprobe removed from $moddir ($release)"
+}
+
+depmod_run() {
+    if [ -n "${INSTALL_MOD_PATH:-}" ]; then
+        depmod -b "$INSTALL_MOD_PATH" "$release"
+    else
+        depmod "$release"
+    fi
+}
+
+case $what in
+    sign) sign ;;
+    install) install_all ;;
+    uninstall) uninstall_all ;;
+    *) die "usage: install-module.sh sign|install|uninstall" ;;
+esac
