@@ -130,6 +130,17 @@ bp_ctl() {
     if [ "${BP_CONTROL:-dev}" = debugfs ]; then _ctl=$BP_DEBUGFS/control; else _ctl=$BP_DEV; fi
     printf "$1" | bpwrite "$_ctl"
 }
+# bp_ctl_file NAME FILE: FILE written to the control device in one write:
+# NAME passes, or fails showing last_error.
+bp_ctl_file() {
+    if [ "${BP_CONTROL:-dev}" = debugfs ]; then _ctl=$BP_DEBUGFS/control; else _ctl=$BP_DEV; fi
+    if bpwrite "$_ctl" < "$2"; then
+        ktap_pass "$1"
+    else
+        ktap_fail "$1"
+        sed 's/^/# /' $BP_DEBUGFS/last_error
+    fi
+}
 # bp_expect_err NAME ERRNO TEXT: a control write that must fail with ERRNO.
 bp_expect_err() {
     name=$1 want="(errno $2)"

@@ -67,12 +67,7 @@ printf "%s\n" "$LINES" | sed "s|^\(.\):G/\([a-z_]*\) |\1!:bpfa/\2_i |" >> /tmp/b
 SHARED=p_${F}_0
 printf "%s\n" "p:bpfa/ $F v=+112($U):s32" "p!:bpfa/ $F v=+96($U):s32" >> /tmp/bpfa.lines
 printf 'create bpfa --events\nenable bpfa\n' >> /tmp/bpfa.lines
-if bpwrite $BP_DEBUGFS/control < /tmp/bpfa.lines; then
-    ktap_pass "batchprobe_takes_them"
-else
-    ktap_fail "batchprobe_takes_them"
-    sed 's/^/# /' $BP_DEBUGFS/last_error
-fi
+bp_ctl_file "batchprobe_takes_them" /tmp/bpfa.lines
 # fprobes: o_regs, o_types, o_fault, o_btf, o_sym and the shared p:; a return
 # fprobe: o_ret, o_btfs; int3: the _i lines, %REG and %ip (o_loads,
 # o_imm), $argN at a return (o_reta, o_btfr) and the shared p!:.

@@ -7,7 +7,7 @@
 # kprobe (r: a kretprobe) registered at it, never through a symbol, its
 # unnamed event named "%c_0x%p" (a hash of the address, keyed once per
 # boot). The same lines are defined in kprobe_events (group kpaddr) and in
-# a set created with --events (group bpaddr), on __x64_sys_openat's
+# a set (group bpaddr: its explicit lines have events by default), on __x64_sys_openat's
 # address (read from /proc/kallsyms) and on an address inside it (the
 # first of +4, +5, +8, +9 that kprobe_events takes: past the ENDBR, the
 # fentry call, on whichever kernel; and a kretprobe's refusal deeper
@@ -69,13 +69,8 @@ p:G/k_in $IN dfd=+112($U):s32 c=\$comm"
 printf "%s\n" "$LINES" | sed "s|^\(.\):G/|\1:kpaddr/|" > /tmp/kpaddr.lines
 ktap_check "kprobe_events_takes_them" sh -c "cat /tmp/kpaddr.lines >> $T/kprobe_events"
 printf "%s\n" "$LINES" | sed "s|^\(.\):G/|\1:bpaddr/|" > /tmp/bpaddr.lines
-printf 'create bpaddr --events\nenable bpaddr\n' >> /tmp/bpaddr.lines
-if bpwrite $BP_DEBUGFS/control < /tmp/bpaddr.lines; then
-    ktap_pass "batchprobe_takes_them"
-else
-    ktap_fail "batchprobe_takes_them"
-    sed 's/^/# /' $BP_DEBUGFS/last_error
-fi
+printf 'create bpaddr\nenable bpaddr\n' >> /tmp/bpaddr.lines
+bp_ctl_file "batchprobe_takes_them" /tmp/bpaddr.lines
 events() { ls $T/events/$1 | grep -v '^\(enable\|filter\)$' | tr '\n' ' '; }
 echo "# kprobe_events: $(events kpaddr)"
 echo "# batchprobe:    $(events bpaddr)"

@@ -34,31 +34,14 @@ pub(super) fn probe_line<'a>(
         None => (DEFAULT_SET, None),
     };
     let written = next_word(words, end)?;
-    // kstrtoul() first, as trace_kprobe_create(): a word it reads is an
-    // address; else a symbol (`8021q:SYM` is a module's), and a word that
-    // starts with a digit without being either is refused in its words.
-    if let Some(addr) = parse_ulong(written.strip_prefix('+').unwrap_or(written)) {
-        return address_line(line, written, addr, words, (kind, set, name));
-    }
-    if written.starts_with(|c: char| c.is_ascii_digit()) && !written.contains(':') {
-        return Err(at(ParseError::BadAddress, written));
-    }
-    let (kind, word) = return_kind(kind, written)?;
-    let target = target(word)?;
-    let offset = match target {
-        Target::Symbol { offset, .. } => offset,
-        Target::Glob { offset, .. } => {
-            if name.is_some() {
-                return Err(at(ParseError::NamedGlob, head));
-            }
-            offset
+    let (kind, int3, target) = match address_target(kind, written)? {
+        // The kernel probes an address with a kprobe: so does batchprobe.
+        Some(t) => (kind, true, t),
+        None => {
+            let (kind, t) = symbol_target(kind, written, head, name.is_some())?;
+            (kind, int3, t)
         }
-        Target::Address { .. } => 0,
     };
-    if offset != 0 && kind != ProbeKind::Kprobe {
-        let plus = word.split_once('+').map_or(word, |(_, o)| o);
-        return Err(at(ParseError::OffsetNotAllowed, plus));
-    }
     let (limit, skip, args) = options_and_args(line, words, &target)?;
     if kind == ProbeKind::Direct {
         if let Some(w) = args.words().next() {
@@ -77,37 +60,55 @@ pub(super) fn probe_line<'a>(
     })
 }
 
-/// A probe line whose target `word` is the address `addr` (`kprobe_events`'
-/// `MEMADDR`, read as `kstrtoul(word, 0)` reads it, the whole word: an
-/// offset or `%return` after it is no address, as there). The kernel
-/// probes an address with a kprobe (or a kretprobe, `r:`), never through
-/// a symbol: so does batchprobe, with an int3 probe. A direct call is
-/// made on a function, by name.
-fn address_line<'a>(
-    line: &'a str,
-    word: &'a str,
-    addr: u64,
-    words: &mut impl Iterator<Item = &'a str>,
-    (kind, set, name): (ProbeKind, &'a str, Option<&'a str>),
-) -> Result<ProbeSpec<'a>, Bad<'a>> {
+/// The target `word` as an address (`kprobe_events`' `MEMADDR`): read
+/// first, as `trace_kprobe_create()` tries `kstrtoul(word, 0)` first, the
+/// whole word (an offset or `%return` after it is no address, as there).
+/// `None`: a symbol's word (`8021q:SYM` is a module's); a word that starts
+/// with a digit without being either is refused in the kernel's words. The
+/// kernel probes an address with a kprobe (or a kretprobe, `r:`), never
+/// through a symbol; a direct call is made on a function, by name.
+fn address_target(kind: ProbeKind, word: &str) -> Result<Option<Target<'_>>, Bad<'_>> {
+    let Some(addr) = parse_ulong(word.strip_prefix('+').unwrap_or(word)) else {
+        if word.starts_with(|c: char| c.is_ascii_digit()) && !word.contains(':') {
+            return Err(at(ParseError::BadAddress, word));
+        }
+        return Ok(None);
+    };
     if kind == ProbeKind::Direct {
         return Err(at(ParseError::DirectAddress, word));
     }
     if addr == 0 {
         return Err(at(ParseError::BadAddress, word));
     }
-    let target = Target::Address { addr };
-    let (limit, skip, args) = options_and_args(line, words, &target)?;
-    Ok(ProbeSpec {
-        kind,
-        int3: true,
-        set,
-        name,
-        skip,
-        target,
-        limit,
-        args,
-    })
+    Ok(Some(Target::Address { addr }))
+}
+
+/// The target `written` as a symbol or glob, and the kind its `%return`
+/// makes of `kind`; a named glob (`named`: the line's `head` names its
+/// probe) and an offset on other than a `p:` line are refused.
+fn symbol_target<'a>(
+    kind: ProbeKind,
+    written: &'a str,
+    head: &'a str,
+    named: bool,
+) -> Result<(ProbeKind, Target<'a>), Bad<'a>> {
+    let (kind, word) = return_kind(kind, written)?;
+    let target = target(word)?;
+    let offset = match target {
+        Target::Symbol { offset, .. } => offset,
+        Target::Glob { offset, .. } => {
+            if named {
+                return Err(at(ParseError::NamedGlob, head));
+            }
+            offset
+        }
+        Target::Address { .. } => 0,
+    };
+    if offset != 0 && kind != ProbeKind::Kprobe {
+        let plus = word.split_once('+').map_or(word, |(_, o)| o);
+        return Err(at(ParseError::OffsetNotAllowed, plus));
+    }
+    Ok((kind, target))
 }
 
 /// `kstrtoul(s, 0)`: `0x` (or `0X`) and a hex digit: hex; else a leading
