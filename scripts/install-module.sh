@@ -9,7 +9,7 @@
 #              kernel's own scripts/sign-file (built from KDIR's source when
 #              the tree has none), hash BP_SIGN_HASH (sha256). A Secure Boot
 #              machine loads it once CERT is enrolled as a Machine Owner Key
-#              (README, "Secure Boot and lockdown").
+#              (README, "Installing, signing, Secure Boot").
 #   install    signs first when BP_SIGN_KEY is set; then, as modules_install
 #              lays it out, batchprobe.ko into
 #              $INSTALL_MOD_PATH/lib/modules/RELEASE/updates/ and depmod, so
@@ -20,7 +20,8 @@
 #              (its KBUILD_EXTRA_SYMBOLS). PREFIX: /usr/local.
 #   uninstall  removes what install put there, and runs depmod.
 #
-# RELEASE is KDIR's kernelrelease. The copy is install(1)'s, not kbuild's
+# RELEASE is the one batchprobe.ko was built for (its vermagic's first
+# word); installing for another than the running kernel's says so. The copy is install(1)'s, not kbuild's
 # modules_install: that one would also sign (or fail to sign) with the
 # kernel tree's own key where its config says CONFIG_MODULE_SIG_ALL, which a
 # distribution's headers have without the key.
@@ -30,22 +31,26 @@ set -euo pipefail
 what=${1:?usage: install-module.sh sign|install|uninstall}
 [ -n "${KDIR:-}" ] || KDIR=$("$BP_ROOT/scripts/build-kernel.sh")
 [ -f "$KDIR/Makefile" ] || die "$what: KDIR=$KDIR is not a kernel tree"
-release=$(cat "$KDIR/include/config/kernel.release" 2>/dev/null) ||
-    die "$what: $KDIR has no include/config/kernel.release (a prepared tree)"
+ko=$BP_ROOT/batchprobe.ko
+[ -f "$ko" ] || die "$what: no batchprobe.ko (make module first)"
+release=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
+[ -n "$release" ] || die "$what: batchprobe.ko has no vermagic"
 prefix=${PREFIX:-/usr/local}
 moddir=${INSTALL_MOD_PATH:-}/lib/modules/$release
 shared=${DESTDIR:-}$prefix/share/batchprobe/$release
 header=${DESTDIR:-}$prefix/include/batchprobe/batchprobe.h
-ko=$BP_ROOT/batchprobe.ko
 
 # sign-file: the tree's, or built from its source with the host's libcrypto.
 sign_file() {
-    local tool=$KDIR/scripts/sign-file built=$BP_ROOT/out/sign-file
+    local tool=$KDIR/scripts/sign-file built
+    built=$BP_ROOT/out/sign-file-$(printf %s "$KDIR" | md5sum | cut -c1-12)
     if [ -x "$tool" ]; then echo "$tool"; return; fi
     [ -f "$KDIR/scripts/sign-file.c" ] || die "sign: $KDIR has neither scripts/sign-file nor its source"
     mkdir -p "$BP_ROOT/out"
     if [ ! -x "$built" ] || [ "$KDIR/scripts/sign-file.c" -nt "$built" ]; then
-        cc -O2 -o "$built" "$KDIR/scripts/sign-file.c" -lcrypto ||
+        # scripts/Makefile's flags: libcrypto's, and the tools' uapi copy
+        # (7.3's sign-file includes <linux/module_signature.h> from it).
+        cc -O2 -I"$KDIR/tools/include/uapi" -o "$built" "$KDIR/scripts/sign-file.c" -lcrypto ||
             die "sign: building sign-file failed (libssl-dev: scripts/install-deps.sh)"
     fi
     echo "$built"
@@ -55,7 +60,6 @@ sign() {
     [ -n "${BP_SIGN_KEY:-}" ] && [ -n "${BP_SIGN_CERT:-}" ] ||
         die "sign: set BP_SIGN_KEY (private key, PEM) and BP_SIGN_CERT (its X.509 certificate, DER or PEM)"
     [ -r "$BP_SIGN_KEY" ] && [ -r "$BP_SIGN_CERT" ] || die "sign: cannot read $BP_SIGN_KEY or $BP_SIGN_CERT"
-    [ -f "$ko" ] || die "sign: no batchprobe.ko (make module first)"
     local tool m
     tool=$(sign_file)
     for m in "$ko" "$BP_ROOT/clients/c/bpclient_c.ko" "$BP_ROOT/clients/rust/bpclient_rs.ko"; do
@@ -77,11 +81,15 @@ strip_signature() {
     [ "$(tail -c 28 "$m" | head -c 27 | tr -d '\0')" = "$magic" ] || return 0
     siglen=$(tail -c 40 "$m" | head -c 12 | tail -c 4 | od -An -tu1 |
         awk '{ print (($1 * 256 + $2) * 256 + $3) * 256 + $4 }')
+    [ "$siglen" -gt 0 ] && [ "$siglen" -lt $((size - 40)) ] ||
+        die "sign: $m ends with a signature marker but a bad length ($siglen)"
     truncate -s $((size - 40 - siglen)) "$m"
 }
 
 install_all() {
-    [ -f "$ko" ] || die "install: no batchprobe.ko (make module first)"
+    if [ -z "${INSTALL_MOD_PATH:-}" ] && [ "$release" != "$(uname -r)" ]; then
+        log "install: batchprobe.ko is built for $release, this machine runs $(uname -r)"
+    fi
     [ -z "${BP_SIGN_KEY:-}" ] || sign
     install -D -m 0644 "$ko" "$moddir/updates/batchprobe.ko"
     install -D -m 0644 "$BP_ROOT/include/batchprobe.h" "$header"

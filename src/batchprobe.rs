@@ -80,13 +80,30 @@ impl kernel::Module for BatchProbe {
         // or below if the files cannot be made. Until `publish` below it
         // finds no engine, and does nothing.
         kernel::error::to_result(unsafe { bindings::bp_module_notifier_register() })?;
-        // The last step that can fail: if it does, no write has run (the
-        // control file is made last), so no set needs tearing down.
-        let (dir, dev) = match make_files(&engine) {
-            Ok(files) => files,
+        // If this fails, no write has run (the control file is made last),
+        // so no set needs tearing down.
+        let dir = match make_files(&engine) {
+            Ok(dir) => dir,
             Err(e) => {
                 // SAFETY: Registered just above.
                 unsafe { bindings::bp_module_notifier_unregister() };
+                return Err(e);
+            }
+        };
+        // The last step that can fail (an open file of a device a failed
+        // init leaves would outlive the module's text). Writes to the
+        // control file may have run: if it fails, undo them as an unload.
+        // SAFETY: The device is dropped (on unload, in `drop`, with no file
+        // open) before `engine` is; never made if this fails.
+        let dev = match unsafe { chardev::ControlDev::new(&engine) } {
+            Ok(dev) => dev,
+            Err(e) => {
+                // debugfs removal waits for writes in progress.
+                drop(dir);
+                // SAFETY: As in `drop`: the control file is gone, the
+                // engine was never published (no API call), the notifier
+                // was registered above.
+                unsafe { retire_all(&engine) };
                 return Err(e);
             }
         };
@@ -105,17 +122,31 @@ impl kernel::Module for BatchProbe {
 }
 
 /// The debugfs directory and its files, the control file last (see
-/// `bp_debugfs_create_files`), then the control device: on error nothing
-/// is left and no write ran.
-fn make_files(engine: &engine::Engine) -> Result<(debugfs::Dir, chardev::ControlDev)> {
+/// `bp_debugfs_create_files`): on error nothing is left and no write ran.
+fn make_files(engine: &engine::Engine) -> Result<debugfs::Dir> {
     let dir = debugfs::Dir::new(c_str!("batchprobe"))?;
     // SAFETY: `dir` is removed (on unload, in `drop`, or here on error,
     // dropped) before `engine` is dropped.
     unsafe { dir.create_files(engine)? };
-    // SAFETY: The device is dropped (on unload, in `drop`, with no file
-    // open; or here never made) before `engine` is.
-    let dev = unsafe { chardev::ControlDev::new(engine)? };
-    Ok((dir, dev))
+    Ok(dir)
+}
+
+/// Everything the module's sets and events hold, let go: the module
+/// notifier, every set (waited for), the events left in tracefs, the
+/// fgraph anchor.
+///
+/// # Safety
+///
+/// Once, in process context, with no control file or device left, the
+/// notifier registered, and no API call possible (the engine unpublished,
+/// or never published).
+unsafe fn retire_all(engine: &engine::Engine) {
+    // SAFETY: Registered (the caller).
+    unsafe { bindings::bp_module_notifier_unregister() };
+    // SAFETY: The caller: no write and no API call runs or will.
+    unsafe { engine.shutdown() };
+    events::tracefs::unload();
+    fprobe::release_fgraph_anchor();
 }
 
 impl Drop for BatchProbe {
@@ -124,16 +155,12 @@ impl Drop for BatchProbe {
         // is open on the device (it would hold the module).
         drop(self.dir.take());
         drop(self.dev.take());
-        // SAFETY: Registered in `init`.
-        unsafe { bindings::bp_module_notifier_unregister() };
         engine::unpublish();
-        // SAFETY: Unload, in process context; the control files are gone
-        // (their removal waited for writes in progress), the module
-        // notifier is unregistered, and no client module is loaded (each
+        // SAFETY: Unload, in process context, once; the control files are
+        // gone (their removal waited for writes in progress), the notifier
+        // was registered in `init`, and no client module is loaded (each
         // holds a reference on this one), so no API call runs.
-        unsafe { self.engine.shutdown() };
-        events::tracefs::unload();
-        fprobe::release_fgraph_anchor();
+        unsafe { retire_all(&self.engine) };
         pr_info!("unloaded\n");
     }
 }
