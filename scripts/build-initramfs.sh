@@ -23,6 +23,23 @@ chmod +x "$root/init"
 # The kselftest tree: run_kselftest.sh, the runner, our collection.
 # shellcheck disable=SC2086
 "$BP_ROOT/scripts/install-selftests.sh" "$kdir" "$root/kselftest" "$ko" ${BP_EXTRA_KO:-} >/dev/null
+col=$root/kselftest/batchprobe
+# A kernel that checks module signatures with the key its build made (the
+# locked-down flavor, distro-7.3): every module of the collection signed
+# with that key, as `make sign` does, and an unsigned copy of batchprobe.ko
+# kept for test_lockdown.sh, which shows the kernel refusing it.
+if sign=$(kernel_sign_key "$kdir"); then
+    read -r key cert hash <<<"$sign"
+    cp "$ko" "$col/batchprobe.ko.unsigned"
+    KDIR=$kdir BP_SIGN_KEY=$key BP_SIGN_CERT=$cert BP_SIGN_HASH=$hash \
+        "$BP_ROOT/scripts/install-module.sh" sign "$col"/*.ko
+fi
+# `make install` into the guest's root: batchprobe.ko (signed where the
+# collection's is) in /lib/modules/RELEASE/updates/ with depmod's
+# modules.dep, for modprobe (test_modprobe.sh).
+cp "$(dirname "$ko")/Module.symvers" "$col/" 2>/dev/null || true
+KDIR=$kdir BP_KO=$col/batchprobe.ko INSTALL_MOD_PATH=$root DESTDIR=$root \
+    "$BP_ROOT/scripts/install-module.sh" install
 # The kernel's own ftrace selftests, from the same tree the guest runs
 # (selftests/test_ftracetest_kprobes.sh runs some with batchprobe loaded).
 if [ -d "$kdir/tools/testing/selftests/ftrace" ]; then

@@ -100,7 +100,7 @@ for f in $flavors; do [ "$(flavor_base "$f")" != debug ] || order="$order $f"; d
 for f in $flavors; do ! is_stock "$f" || order="$order $f"; done
 for f in $flavors; do long "$f" || order="$order $f"; done
 run_guest() {
-    local f=$1 tmo logf=$BP_ROOT/out/check-console-$1.log t=$(date +%s) rc=0
+    local f=$1 tmo locked logf=$BP_ROOT/out/check-console-$1.log t=$(date +%s) rc=0
     # A hang guard, not a time budget (each program also has the kselftest
     # runner's own 900 s limit). A test guest beside a kernel build once ran
     # over 900 s on a 2-core machine here (2026-12-01), so the others get
@@ -113,11 +113,14 @@ run_guest() {
     # The stock image gets as long as debug: it ran 541 s alone, and runs
     # beside the debug guests here.
     if long "$f"; then tmo=${BP_TIMEOUT:-3600}; else tmo=${BP_TIMEOUT:-1800}; fi
-    log "guest ($f kernel): booting QEMU ($accel, $smp vCPUs, limit ${tmo}s); console log: $logf"
+    # A kernel with the lockdown LSM and its own signing key boots locked
+    # down, as on a Secure Boot machine (its modules are signed).
+    locked=$(kernel_lockdown_args "${kdirs[$f]}")
+    log "guest ($f kernel): booting QEMU ($accel, $smp vCPUs, limit ${tmo}s${locked:+, $locked}); console log: $logf"
     date +%s > "$logf.start"
     BP_QUIET=1 BP_SMP=$smp BP_TIMEOUT=$tmo "$BP_ROOT/scripts/run-qemu.sh" \
         "${images[$f]}" "$BP_ROOT/out/initramfs-check-$f.cpio.gz" "$logf" \
-        bp.mode=check ${BP_INJECT:+bp.inject=$BP_INJECT} ${BP_TESTS:+bp.tests=${BP_TESTS// /,}} || rc=$?
+        $locked bp.mode=check ${BP_INJECT:+bp.inject=$BP_INJECT} ${BP_TESTS:+bp.tests=${BP_TESTS// /,}} || rc=$?
     [ "$rc" -eq 124 ] && log "FAIL: $f guest timed out (after ${tmo}s)"
     log "guest ($f kernel): done in $(( $(date +%s) - t )) s (QEMU status $rc)"
     date +%s > "$logf.end"

@@ -18,6 +18,8 @@ ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+# The lockdown LSM's mode, where the kernel has it (bp_locked_down).
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 
 mode=check inject= tests=

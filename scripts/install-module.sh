@@ -4,8 +4,10 @@
 # built against (KDIR, as build-module.sh resolves it; run `make module`
 # first).
 #
-#   sign       BP_SIGN_KEY=KEY.pem BP_SIGN_CERT=CERT(.der|.pem): signs
-#              batchprobe.ko, and the sample clients where built, with the
+#   sign [MODULE.ko...]
+#              BP_SIGN_KEY=KEY.pem BP_SIGN_CERT=CERT(.der|.pem): signs the
+#              modules given, by default batchprobe.ko and the sample
+#              clients where built, with the
 #              kernel's own scripts/sign-file (built from KDIR's source when
 #              the tree has none), hash BP_SIGN_HASH (sha256). A Secure Boot
 #              machine loads it once CERT is enrolled as a Machine Owner Key
@@ -20,6 +22,8 @@
 #              (its KBUILD_EXTRA_SYMBOLS). PREFIX: /usr/local.
 #   uninstall  removes what install put there, and runs depmod.
 #
+# BP_KO names another batchprobe.ko to sign and install (build-initramfs.sh:
+# the guest's copy).
 # RELEASE is the one batchprobe.ko was built for (its vermagic's first
 # word); installing for another than the running kernel's says so. The copy is install(1)'s, not kbuild's
 # modules_install: that one would also sign (or fail to sign) with the
@@ -31,8 +35,8 @@ set -euo pipefail
 what=${1:?usage: install-module.sh sign|install|uninstall}
 [ -n "${KDIR:-}" ] || KDIR=$("$BP_ROOT/scripts/build-kernel.sh")
 [ -f "$KDIR/Makefile" ] || die "$what: KDIR=$KDIR is not a kernel tree"
-ko=$BP_ROOT/batchprobe.ko
-[ -f "$ko" ] || die "$what: no batchprobe.ko (make module first)"
+ko=${BP_KO:-$BP_ROOT/batchprobe.ko}
+[ -f "$ko" ] || die "$what: no $ko (make module first)"
 release=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
 [ -n "$release" ] || die "$what: batchprobe.ko has no vermagic"
 prefix=${PREFIX:-/usr/local}
@@ -62,7 +66,8 @@ sign() {
     [ -r "$BP_SIGN_KEY" ] && [ -r "$BP_SIGN_CERT" ] || die "sign: cannot read $BP_SIGN_KEY or $BP_SIGN_CERT"
     local tool m
     tool=$(sign_file)
-    for m in "$ko" "$BP_ROOT/clients/c/bpclient_c.ko" "$BP_ROOT/clients/rust/bpclient_rs.ko"; do
+    [ $# -gt 0 ] || set -- "$ko" "$BP_ROOT/clients/c/bpclient_c.ko" "$BP_ROOT/clients/rust/bpclient_rs.ko"
+    for m in "$@"; do
         [ -f "$m" ] || continue
         # sign-file appends a signature: strip an earlier one first, as
         # re-signing a signed module would sign the old signature too.
@@ -93,7 +98,12 @@ install_all() {
     [ -z "${BP_SIGN_KEY:-}" ] || sign
     install -D -m 0644 "$ko" "$moddir/updates/batchprobe.ko"
     install -D -m 0644 "$BP_ROOT/include/batchprobe.h" "$header"
-    install -D -m 0644 "$BP_ROOT/Module.symvers" "$shared/Module.symvers"
+    # The module's exports for clients' builds, from the build beside it.
+    if [ -f "$(dirname "$ko")/Module.symvers" ]; then
+        install -D -m 0644 "$(dirname "$ko")/Module.symvers" "$shared/Module.symvers"
+    else
+        log "install: no Module.symvers beside $ko: $shared/Module.symvers not installed"
+    fi
     depmod_run
     log "install: $moddir/updates/batchprobe.ko ($release), $header, $shared/Module.symvers"
 }
@@ -114,7 +124,7 @@ depmod_run() {
 }
 
 case $what in
-    sign) sign ;;
+    sign) shift; sign "$@" ;;
     install) install_all ;;
     uninstall) uninstall_all ;;
     *) die "usage: install-module.sh sign|install|uninstall" ;;

@@ -96,6 +96,29 @@ kernel_clang() {
     esac
 }
 
+# kernel_sign_key KDIR: "KEY CERT HASH" when KDIR's kernel checks module
+# signatures (CONFIG_MODULE_SIG) and the tree holds the key its build made
+# (certs/signing_key.pem: a tree built here; a distribution's headers, such
+# as Debian's image's, have none), HASH its CONFIG_MODULE_SIG_HASH; fails
+# otherwise.
+kernel_sign_key() {
+    local kdir=$1 hash
+    grep -qx CONFIG_MODULE_SIG=y "$kdir/.config" 2>/dev/null || return 1
+    [ -f "$kdir/certs/signing_key.pem" ] && [ -f "$kdir/certs/signing_key.x509" ] || return 1
+    hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$kdir/.config")
+    echo "$kdir/certs/signing_key.pem $kdir/certs/signing_key.x509 ${hash:-sha512}"
+}
+# kernel_lockdown_args KDIR: the kernel command line that runs KDIR's kernel
+# as a Secure Boot machine runs (lockdown=integrity) and refuses unsigned
+# modules (module.sig_enforce=1), where it has the lockdown LSM and its own
+# signing key (kernel_sign_key: the modules booted with it are signed);
+# nothing otherwise.
+kernel_lockdown_args() {
+    grep -qx CONFIG_SECURITY_LOCKDOWN_LSM=y "$1/.config" 2>/dev/null || return 0
+    kernel_sign_key "$1" > /dev/null || return 0
+    echo "lockdown=integrity module.sig_enforce=1"
+}
+
 # kernel_toolchain KDIR: the compiler and rustc a module for KDIR must be
 # built with, read from KDIR's .config. Sets kcc_args, the make arguments
 # naming the compiler: LLVM=-N for a clang-built kernel (and LIBCLANG_PATH

@@ -152,7 +152,7 @@ entry_bp() { # method n run kind(p or p!) [create options]: the functions in /tm
     rm -f /tmp/bp-entry-part.*
     awk -v k="$4" -v s=$set '{ printf "%s:%s/ %s\n", k, s, $1 > ("/tmp/bp-entry-part." int((NR - 1) / 20000)) }' /tmp/bp-entry
     for f in /tmp/bp-entry-part.*; do
-        bpwrite $BP_DEBUGFS/control < "$f" || return 1
+        bpwrite $BP_CTL < "$f" || return 1
     done
     rm -f /tmp/bp-entry-part.*
     # Counting only unless told (the events bench passes --events): an
@@ -278,7 +278,7 @@ exit_run() { # method n run
         fprobe-exit) fmt='p:%s/ %s\nr:%s/r%d %s\n'; opts=--no-events ;;
     esac
     awk -v f="$fmt" -v s=$set '{ printf f, s, $1, s, NR, $1 }' /tmp/bp-exit-n > /tmp/bp-exit-lines
-    bpwrite $BP_DEBUGFS/control < /tmp/bp-exit-lines || { cat $BP_DEBUGFS/last_error; return 1; }
+    bpwrite $BP_CTL < /tmp/bp-exit-lines || { cat $BP_DEBUGFS/last_error; return 1; }
     ns=$(bptime sh -c ". ./bp_lib.sh; bp_ctl 'create $set $opts\nenable $set\n'") ||
         { cat $BP_DEBUGFS/last_error; return 1; }
     got=$(($(bp_field $set direct) + $(bp_field $set fprobes)))
@@ -440,17 +440,17 @@ peer_bp() { # method n run: batchprobe on the names in /tmp/bp-peer-n
     rm -f /tmp/bp-peer-part.*
     awk -v k=$kind -v s=$set '{ printf "%s:%s/ %s\n", k, s, $1 > ("/tmp/bp-peer-part." int((NR - 1) / 20000)) }' /tmp/bp-peer-n
     for f in /tmp/bp-peer-part.*; do
-        bpwrite $BP_DEBUGFS/control < "$f" || return 1
+        bpwrite $BP_CTL < "$f" || return 1
     done
     rm -f /tmp/bp-peer-part.*
     g=$(gp_now)
-    ns=$(printf "create $set $opts --no-events\nenable $set\n" | bpwrite -t $BP_DEBUGFS/control) ||
+    ns=$(printf "create $set $opts --no-events\nenable $set\n" | bpwrite -t $BP_CTL) ||
         { cat $BP_DEBUGFS/last_error; return 1; }
     echo "BENCHGP method=$1 n=$2 run=$3 phase=attach gp=$(gp_since "$g")"
     got=$(($(bp_field $set direct) + $(bp_field $set fprobes) + $(bp_field $set kprobes)))
     echo "BENCH method=$1 n=$2 run=$3 phase=attach ns=$ns got=$got"
     g=$(gp_now)
-    ns=$(printf "unregister $set --sync\n" | bpwrite -t $BP_DEBUGFS/control)
+    ns=$(printf "unregister $set --sync\n" | bpwrite -t $BP_CTL)
     echo "BENCHGP method=$1 n=$2 run=$3 phase=detach gp=$(gp_since "$g")"
     echo "BENCH method=$1 n=$2 run=$3 phase=detach ns=$ns got=$got"
 }
@@ -624,7 +624,7 @@ per_record_args() { # method-suffix args
         for m in "record-bp-kprobe p!" "record-bp-fprobe p"; do
             set -- $m
             printf '%s\n' "$2:brec/rec $S $args" "create brec --events" "enable brec" |
-                bpwrite $BP_DEBUGFS/control
+                bpwrite $BP_CTL
             echo 1 > $T/events/brec/rec/enable
             echo "BENCH method=$1$x n=1 run=$r phase=per_record ns=$(bphit $HITS)"
             echo 0 > $T/events/brec/rec/enable

@@ -33,6 +33,19 @@ bp_skip_all() {
     ktap_skip_all "$1"
     exit "$KSFT_SKIP"
 }
+# bp_locked_down: the kernel runs locked down (lockdown=integrity or
+# confidentiality, as on a Secure Boot machine): debugfs refuses to open a
+# file that can be written, unsigned modules do not load. The lockdown LSM
+# shows its mode in securityfs (mounted by the guest's init).
+bp_locked_down() {
+    grep -q '\[integrity\]\|\[confidentiality\]' /sys/kernel/security/lockdown 2>/dev/null
+}
+# bp_skip_if_locked_down WHAT: the whole program needs WHAT, which lockdown
+# forbids: skipped, saying so.
+bp_skip_if_locked_down() {
+    bp_locked_down || return 0
+    bp_skip_all "locked down ($(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/security/lockdown)): $1"
+}
 
 # The modules the tests load: installed into this collection by make check
 # (scripts/install-selftests.sh), else at / (the guest's initramfs root).
@@ -44,8 +57,10 @@ BP_FOREIGN=$BP_MODDIR/bp_foreign.ko
 BP_DEBUGFS=/sys/kernel/debug/batchprobe
 # Where bp_ctl writes: the control device, which lockdown=integrity leaves
 # writable (debugfs' control file is not, there); BP_CONTROL=debugfs for
-# the debugfs file. Tests that name $BP_DEBUGFS/control write there.
+# the debugfs file. BP_CTL is the path in use: tests that write a batch
+# with bpwrite name it (a test that names $BP_DEBUGFS/control tests that file).
 BP_DEV=/dev/batchprobe
+if [ "${BP_CONTROL:-dev}" = debugfs ]; then BP_CTL=$BP_DEBUGFS/control; else BP_CTL=$BP_DEV; fi
 # bptool's names (bpwrite, bptime, ...): links to this collection's bptool.
 if [ -x ./bptool ] && ! command -v bpwrite > /dev/null; then
     mkdir -p /tmp/bp-bin
@@ -127,14 +142,12 @@ bp_cleanup() {
 # (BP_CONTROL=debugfs: the control file) in exactly one write(2); on
 # failure bpwrite prints "(errno N)".
 bp_ctl() {
-    if [ "${BP_CONTROL:-dev}" = debugfs ]; then _ctl=$BP_DEBUGFS/control; else _ctl=$BP_DEV; fi
-    printf "$1" | bpwrite "$_ctl"
+    printf "$1" | bpwrite "$BP_CTL"
 }
 # bp_ctl_file NAME FILE: FILE written to the control device in one write:
 # NAME passes, or fails showing last_error.
 bp_ctl_file() {
-    if [ "${BP_CONTROL:-dev}" = debugfs ]; then _ctl=$BP_DEBUGFS/control; else _ctl=$BP_DEV; fi
-    if bpwrite "$_ctl" < "$2"; then
+    if bpwrite "$BP_CTL" < "$2"; then
         ktap_pass "$1"
     else
         ktap_fail "$1"

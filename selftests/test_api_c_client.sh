@@ -8,6 +8,7 @@
 #   on the completion, and unloads.
 # requires: bpclient_c.ko
 . ./bp_lib.sh
+bp_skip_if_locked_down "the C client is driven through its debugfs files (control, targets), which lockdown refuses to open for writing"
 ktap_plan 20
 ctl() { printf "$1" | bpwrite /sys/kernel/debug/bpclient_c/control; }
 

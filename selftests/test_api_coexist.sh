@@ -7,6 +7,7 @@
 #   counting.
 # requires: bpclient_c.ko
 . ./bp_lib.sh
+bp_skip_if_locked_down "the C client is driven through its debugfs files (control, targets), which lockdown refuses to open for writing"
 ktap_plan 11
 bp_load insmod_batchprobe
 kp=$(bp_pick_kprobes dbg 300)

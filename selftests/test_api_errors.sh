@@ -6,6 +6,7 @@
 #   second retire of the same set.
 # requires: bpclient_c.ko
 . ./bp_lib.sh
+bp_skip_if_locked_down "the C client is driven through its debugfs files (control, targets), which lockdown refuses to open for writing"
 ktap_plan 30
 bp_load insmod_batchprobe
 before=$(kprobes_registered)

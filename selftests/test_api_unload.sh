@@ -8,6 +8,7 @@
 #   client whose init fails with a set live has it retired by batchprobe.
 # requires: bpclient_c.ko
 . ./bp_lib.sh
+bp_skip_if_locked_down "the C client is driven through its debugfs files (control, targets), which lockdown refuses to open for writing"
 ktap_plan 19
 ctl() { printf "$1" | bpwrite /sys/kernel/debug/bpclient_c/control; }
 # Completion callbacks logged so far (earlier tests of this boot log some).

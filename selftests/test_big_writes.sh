@@ -16,12 +16,12 @@ EEXIST=17 ENOSPC=28
 
 w0=$(bp_kernel_warnings)
 bp_load
-flushes() { awk 'BEGIN { for (i = 0; i < 40000; i++) print "flush" }' | bpwrite $BP_DEBUGFS/control; }
+flushes() { awk 'BEGIN { for (i = 0; i < 40000; i++) print "flush" }' | bpwrite $BP_CTL; }
 ktap_check "forty_thousand_commands_in_one_write" flushes
 named() { # SET N [DUP]: N named probe lines, then a repeat of the first name
     awk -v s="$1" -v n="$2" -v d="${3:-}" \
         'BEGIN { for (i = 0; i < n; i++) printf "p:%s/n%d vfs_read\n", s, i; if (d) printf "p:%s/n0 vfs_write\n", s }' \
-        | bpwrite $BP_DEBUGFS/control
+        | bpwrite $BP_CTL
 }
 ktap_check "forty_thousand_named_probe_lines" named big 40000
 staged() { sed -n 's/^# \([0-9]*\) probe(s) staged.*/\1/p' $BP_DEBUGFS/sets; }

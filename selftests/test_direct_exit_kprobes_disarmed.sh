@@ -12,6 +12,7 @@
 # registered with the first exit set rather than at load (every task exit
 # paid for it), and gone at rmmod.
 . ./bp_lib.sh
+bp_skip_if_locked_down "it disarms kprobes through debugfs' kprobes/enabled, which lockdown refuses to open"
 ktap_plan 11
 T=/sys/kernel/tracing
 KP=/sys/kernel/debug/kprobes/enabled

@@ -16,6 +16,7 @@
 # count went negative (on the test kernel this test then broke the guest at
 # once; on the debug kernel test_direct_all.sh met it now and then).
 . ./bp_lib.sh
+bp_skip_if_locked_down "the C client is driven through its debugfs files (control, targets), which lockdown refuses to open for writing"
 T=/sys/kernel/tracing
 ktap_plan 8
 # Target 3 of the client's set: jiffies_to_msecs (after its 3 fixed ones).

@@ -115,7 +115,7 @@ echo > $T/kprobe_events
 # group kpfa becomes a set, created and enabled: its probes, each named
 # on a line of its own, get their events without --events).
 sh ./kprobe_events_to_batch.sh /tmp/kpfa.lines > /tmp/kpfa.batch
-if bpwrite $BP_DEBUGFS/control < /tmp/kpfa.batch; then
+if bpwrite $BP_CTL < /tmp/kpfa.batch; then
     ktap_pass "recipe_takes_the_file"
 else
     ktap_fail "recipe_takes_the_file"

@@ -31,7 +31,7 @@ bp_load
 grep -v -e lock -e '\.' -e ' ' $T/available_filter_functions | sort -u | head -"$n" |
     sed 's|^\(.*\)$|p:ld/ \1 a=$arg1:x64 c=$comm:string|' > /tmp/evload.lines
 printf 'p:ld/getppid %s c=$comm:string s=+0($stack):x64\ncreate ld --events\nenable ld\n' "$S" >> /tmp/evload.lines
-ktap_check "create_with_events" sh -c ". ./bp_lib.sh; bpwrite $BP_DEBUGFS/control < /tmp/evload.lines"
+ktap_check "create_with_events" sh -c ". ./bp_lib.sh; bpwrite $BP_CTL < /tmp/evload.lines"
 probes=$(bp_set_probes ld)
 events=$(ls -d $T/events/ld/*/ | wc -l)
 echo "# set ld: $probes probes, $events events; register took $(bp_timing ld register_ns) ns"

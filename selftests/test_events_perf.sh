@@ -55,7 +55,7 @@ ktap_check "kretprobe_return" bp_ctl "unregister pr --sync\nr!:pk/getppid_r $S\n
 check "perf_kretprobe_return" pk getppid_r "$kr"
 # The record's arguments, through the fprobe and through a kprobe.
 printf '%s\n' "p:pa/getppid_a $S $ARGS" "p!:pa/getppid_ak $S $ARGS" "create pa --events" "enable pa" > /tmp/pa.batch
-ktap_check "args_set" bpwrite $BP_DEBUGFS/control < /tmp/pa.batch
+ktap_check "args_set" bpwrite $BP_CTL < /tmp/pa.batch
 check "perf_fprobe_args" pa getppid_a "$ka"
 check "perf_kprobe_args" pa getppid_ak "$ka"
 bp_ctl 'unregister pf\nunregister pk\nunregister pa\nflush\n'

@@ -40,5 +40,5 @@ fi
 before=$(bp_field bp hits)
 bphit 100 > /dev/null; cat /proc/version > /dev/null
 ktap_check "set_still_counts" test "$(bp_field bp hits)" -gt "$before"
-ktap_check "rmmod" sh -c "printf 'unregister bp\nunregister bpd\nflush\n' | bpwrite $BP_DEBUGFS/control && rmmod batchprobe"
+ktap_check "rmmod" sh -c "printf 'unregister bp\nunregister bpd\nflush\n' | bpwrite $BP_CTL && rmmod batchprobe"
 ktap_finish

@@ -48,7 +48,7 @@ rm -f /tmp/fuzz-stop /tmp/fuzz-most
     sleep 1
 done) &
 enabler=$!
-res=$(bpfuzz $BP_DEBUGFS/control "$seed" "$batches" "$black")
+res=$(bpfuzz $BP_CTL "$seed" "$batches" "$black")
 touch /tmp/fuzz-stop
 wait $enabler
 rm -f /tmp/fuzz-stop

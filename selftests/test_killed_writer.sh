@@ -20,7 +20,7 @@ w0=$(stalls)
 bp_load insmod max_set_probes=20000
 kp0=$(kprobes_registered)
 awk 'BEGIN { for (i = 0; i < 20000; i++) print "p:big/ vfs_*"; print "create big" }' > /tmp/killed_batch.txt
-bpwrite "$BP_DEBUGFS/control" < /tmp/killed_batch.txt 2> /tmp/killed_batch.err &
+bpwrite "$BP_CTL" < /tmp/killed_batch.txt 2> /tmp/killed_batch.err &
 writer=$!
 bpsleep 5000
 if ! kill -0 "$writer" 2> /dev/null; then

@@ -130,7 +130,7 @@ refused_as_the_kernel() {
         return
     fi
     _why=$(sed -n 's/.*: error: //p' $T/error_log | head -1)
-    if printf '%s\n' "$2" | sed 's|^\(.\):G/|\1:bpx/|' | bpwrite $BP_DEBUGFS/control 2>/dev/null; then
+    if printf '%s\n' "$2" | sed 's|^\(.\):G/|\1:bpx/|' | bpwrite $BP_CTL 2>/dev/null; then
         ktap_fail "$1" "batchprobe took it"
     elif [ -n "$_why" ] && ! grep -qF "$_why" $BP_DEBUGFS/last_error; then
         sed 's/^/# /' $BP_DEBUGFS/last_error

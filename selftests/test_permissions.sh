@@ -14,9 +14,9 @@ ktap_plan 9
 EPERM=1 EACCES=13
 
 bp_load
-out=$(printf 'p:u/ vfs_read\ncreate u\n' | bpuser 1000 bpwrite $BP_DEBUGFS/control 2>&1)
+out=$(printf 'p:u/ vfs_read\ncreate u\n' | bpuser 1000 bpwrite $BP_CTL 2>&1)
 ktap_check "non_root_gets_eacces" sh -c "echo '$out' | grep -qF '(errno $EACCES)'"
-out=$(printf 'p:n/ vfs_read\ncreate n\n' | bpnocap bpwrite $BP_DEBUGFS/control 2>&1)
+out=$(printf 'p:n/ vfs_read\ncreate n\n' | bpnocap bpwrite $BP_CTL 2>&1)
 ktap_check "root_without_cap_sys_admin_gets_eperm" sh -c "echo '$out' | grep -qF '(errno $EPERM)'"
 ktap_check "refused_writers_created_nothing" test -z "$(grep -v '^#' $BP_DEBUGFS/sets)"
 ktap_check "record_set" bp_ctl 'd:rec/pid '"${BP_GETPPID}"'\ncreate rec\nenable rec\ndirect rec record\n'

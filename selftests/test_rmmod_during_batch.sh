@@ -17,7 +17,7 @@ ktap_check "insmod_unrelated_module" insmod "$BP_FOREIGN"
 # its own. Cold functions: probes on hot ones (a *+5 glob) slowed the debug
 # kernel's whole guest to a crawl.
 printf 'p!:big/ *_show max=%d\ncreate big\nenable big\n' "$(bp_sized 1024)" > /tmp/rmmod_batch.txt
-(bptime bpwrite "$BP_DEBUGFS/control" < /tmp/rmmod_batch.txt > /tmp/rmmod_batch.ns 2> /tmp/rmmod_batch.err
+(bptime bpwrite "$BP_CTL" < /tmp/rmmod_batch.txt > /tmp/rmmod_batch.ns 2> /tmp/rmmod_batch.err
     echo $? > /tmp/rmmod_batch.rc) &
 batch=$!
 # Well into the batch: past parsing and validation, at the symbol walk or

@@ -37,7 +37,7 @@ ktap_check "dropped_by_set_then_staged" bp_ctl "p:uj/a $P\n-:uj\np:uj/a $Q\n-:uj
 bp_expect_err "repeat_refused_eexist" $EEXIST "p:uh/a $P\np:uh/a $Q\n"
 bp_expect_err "nothing_staged_enoent" $ENOENT "p:uh/a $P\n-:uh/zz\n"
 ktap_check "says_which" grep -q "no line staged for uh/zz" $LE
-ktap_check "refused_write_stages_nothing" sh -c "! printf 'create uh\n' | bpwrite $BP_DEBUGFS/control"
+ktap_check "refused_write_stages_nothing" sh -c "! printf 'create uh\n' | bpwrite $BP_CTL"
 # A glob's line has many events: only -:SET drops it.
 bp_ctl "p:ui/ ${BP_SYS}getpp*\n"
 bp_expect_err "glob_member_enoent" $ENOENT "-:ui/p_${P}_0\n"
