@@ -19,14 +19,33 @@ S=$BP_GETPPID
 T=/sys/kernel/tracing
 
 ktap_check "lockdown_integrity" grep -q '\[integrity\]' /sys/kernel/security/lockdown
-ktap_check "sig_enforce" test "$(cat /sys/module/module/parameters/sig_enforce)" = Y
-# The build before signing: refused, the kernel saying why.
+# The build before signing is refused, the kernel saying why: with
+# sig_enforce by the signature check, else by lockdown itself. On a kernel
+# whose key we do not have (Debian's image booted with lockdown=integrity by
+# hand) the collection's module is that unsigned build, and nothing after
+# the refusal can run.
+unsigned=./batchprobe.ko.unsigned
+[ -f "$unsigned" ] || unsigned=$BP_KO
+if [ "$(cat /sys/module/module/parameters/sig_enforce)" = Y ]; then
+    why='Loading of unsigned module is rejected'
+else
+    why='Lockdown: insmod: unsigned module loading is restricted'
+fi
 mark="bp-test-lockdown-$$"
 echo "$mark" > /dev/kmsg
-out=$(insmod ./batchprobe.ko.unsigned 2>&1)
-ktap_print_msg "insmod batchprobe.ko.unsigned: $out"
+out=$(insmod "$unsigned" 2>&1)
+ktap_print_msg "insmod ${unsigned#./}: $out"
 ktap_check "unsigned_module_refused" test ! -d /sys/module/batchprobe
-ktap_check "refusal_in_the_kernel_log" sh -c "dmesg | sed -n '/$mark/,\$p' | grep -q 'Loading of unsigned module is rejected'"
+ktap_check "refusal_in_the_kernel_log" sh -c "dmesg | sed -n '/$mark/,\$p' | grep -qF '$why'"
+if [ "$unsigned" = "$BP_KO" ]; then
+    for c in sig_enforce insmod_signed signed_module_untainted debugfs_control_refused_eperm \
+        debugfs_read_only_files_open batch_through_the_device it_counts event_records \
+        kprobe_events_line kprobe_events_records rmmod; do
+        ktap_skip "$c" "no module here is signed with a key this kernel trusts"
+    done
+    ktap_finish
+fi
+ktap_check "sig_enforce" test "$(cat /sys/module/module/parameters/sig_enforce)" = Y
 bp_load insmod_signed
 # An unsigned module would taint the kernel with E (TAINT_UNSIGNED_MODULE).
 ktap_check "signed_module_untainted" sh -c "! grep -q E /sys/module/batchprobe/taint"
