@@ -60,6 +60,8 @@ bphit 3 > /dev/null
 ktap_check "it_counts" test "$(bp_probe_hits ld named)" -ge 3
 # Its event's records (tracefs is a confidentiality reason: integrity
 # leaves it open).
+on=$(cat $T/tracing_on)
+echo 1 > $T/tracing_on
 echo > $T/trace
 echo 'comm == "bphit"' > $T/events/ld/named/filter
 echo 1 > $T/events/ld/named/enable
@@ -76,5 +78,6 @@ bphit 3 > /dev/null
 echo 0 > $T/events/kprobes/kld/enable
 ktap_check "kprobe_events_records" test "$(grep -c ' kld: ' $T/trace)" -eq 3
 echo '-:kprobes/kld' >> $T/kprobe_events
+echo "$on" > $T/tracing_on
 ktap_check "rmmod" sh -c ". ./bp_lib.sh; bp_ctl 'unregister ld --sync\n' && rmmod batchprobe"
 ktap_finish
