@@ -28,18 +28,23 @@ col=$root/kselftest/batchprobe
 # locked-down flavor, distro-7.3): every module of the collection signed
 # with that key, as `make sign` does, and an unsigned copy of batchprobe.ko
 # kept for test_lockdown.sh, which shows the kernel refusing it.
+# (A module `make sign` signed in place loses that signature in the copy.)
 if sign=$(kernel_sign_key "$kdir"); then
     read -r key cert hash <<<"$sign"
     cp "$ko" "$col/batchprobe.ko.unsigned"
+    KDIR=$kdir BP_KO=$ko "$BP_ROOT/scripts/install-module.sh" unsign "$col/batchprobe.ko.unsigned"
     KDIR=$kdir BP_SIGN_KEY=$key BP_SIGN_CERT=$cert BP_SIGN_HASH=$hash \
         "$BP_ROOT/scripts/install-module.sh" sign "$col"/*.ko
 fi
 # `make install` into the guest's root: batchprobe.ko (signed where the
 # collection's is) in /lib/modules/RELEASE/updates/ with depmod's
-# modules.dep, for modprobe (test_modprobe.sh).
+# modules.dep, for modprobe (test_modprobe.sh); a key the caller set for
+# `make install` is not this guest's. The installed file is then a hard
+# link to the collection's: the archive carries the module once.
 cp "$(dirname "$ko")/Module.symvers" "$col/" 2>/dev/null || true
-KDIR=$kdir BP_KO=$col/batchprobe.ko INSTALL_MOD_PATH=$root DESTDIR=$root \
-    "$BP_ROOT/scripts/install-module.sh" install
+env -u BP_SIGN_KEY -u BP_SIGN_CERT KDIR="$kdir" BP_KO="$col/batchprobe.ko" \
+    INSTALL_MOD_PATH="$root" DESTDIR="$root" "$BP_ROOT/scripts/install-module.sh" install
+find "$root/lib/modules" -path '*/updates/batchprobe.ko' -exec ln -f "$col/batchprobe.ko" {} \;
 # The kernel's own ftrace selftests, from the same tree the guest runs
 # (selftests/test_ftracetest_kprobes.sh runs some with batchprobe loaded).
 if [ -d "$kdir/tools/testing/selftests/ftrace" ]; then

@@ -21,6 +21,8 @@
 #              Module.symvers into $DESTDIR$PREFIX/share/batchprobe/RELEASE/
 #              (its KBUILD_EXTRA_SYMBOLS). PREFIX: /usr/local.
 #   uninstall  removes what install put there, and runs depmod.
+#   unsign MODULE.ko...
+#              removes an appended signature, where there is one.
 #
 # BP_KO names another batchprobe.ko to sign and install (build-initramfs.sh:
 # the guest's copy).
@@ -32,7 +34,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-what=${1:?usage: install-module.sh sign|install|uninstall}
+what=${1:?usage: install-module.sh sign|unsign|install|uninstall}
 [ -n "${KDIR:-}" ] || KDIR=$("$BP_ROOT/scripts/build-kernel.sh")
 [ -f "$KDIR/Makefile" ] || die "$what: KDIR=$KDIR is not a kernel tree"
 ko=${BP_KO:-$BP_ROOT/batchprobe.ko}
@@ -99,13 +101,15 @@ install_all() {
     install -D -m 0644 "$ko" "$moddir/updates/batchprobe.ko"
     install -D -m 0644 "$BP_ROOT/include/batchprobe.h" "$header"
     # The module's exports for clients' builds, from the build beside it.
+    local symvers=", $shared/Module.symvers"
     if [ -f "$(dirname "$ko")/Module.symvers" ]; then
         install -D -m 0644 "$(dirname "$ko")/Module.symvers" "$shared/Module.symvers"
     else
-        log "install: no Module.symvers beside $ko: $shared/Module.symvers not installed"
+        log "install: no Module.symvers beside $ko: none installed"
+        symvers=
     fi
     depmod_run
-    log "install: $moddir/updates/batchprobe.ko ($release), $header, $shared/Module.symvers"
+    log "install: $moddir/updates/batchprobe.ko ($release), $header$symvers"
 }
 
 uninstall_all() {
@@ -125,7 +129,8 @@ depmod_run() {
 
 case $what in
     sign) shift; sign "$@" ;;
+    unsign) shift; for m in "$@"; do strip_signature "$m"; done ;;
     install) install_all ;;
     uninstall) uninstall_all ;;
-    *) die "usage: install-module.sh sign|install|uninstall" ;;
+    *) die "usage: install-module.sh sign|unsign|install|uninstall" ;;
 esac

@@ -6,7 +6,9 @@ BP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BP_CACHE=${BP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/batchprobe}
 # Debian's rustc-web: the only toolchain here with a rust-src the kernel accepts.
 BP_RUSTC=${BP_RUSTC:-/usr/bin/rustc}
-export PATH="$HOME/.cargo/bin:$PATH"
+# /sbin and /usr/sbin: modinfo and depmod (install-module.sh), which
+# Debian keeps there, off a non-root user's PATH.
+export PATH="$HOME/.cargo/bin:$PATH:/usr/sbin:/sbin"
 
 log() { printf '[batchprobe] %s\n' "$*" >&2; }
 die() { printf '[batchprobe] error: %s\n' "$*" >&2; exit 1; }
@@ -97,10 +99,10 @@ kernel_clang() {
 }
 
 # kernel_sign_key KDIR: "KEY CERT HASH" when KDIR's kernel checks module
-# signatures (CONFIG_MODULE_SIG) and the tree holds the key its build made
-# (certs/signing_key.pem: a tree built here; a distribution's headers, such
-# as Debian's image's, have none), HASH its CONFIG_MODULE_SIG_HASH; fails
-# otherwise.
+# signatures (CONFIG_MODULE_SIG) and the tree holds the key its own build
+# generated (certs/signing_key.pem, CONFIG_MODULE_SIG_KEY's default: a tree
+# built here; a distribution's headers, such as Debian's image's, have no
+# private key), HASH its CONFIG_MODULE_SIG_HASH; fails otherwise.
 kernel_sign_key() {
     local kdir=$1 hash
     grep -qx CONFIG_MODULE_SIG=y "$kdir/.config" 2>/dev/null || return 1

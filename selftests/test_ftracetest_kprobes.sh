@@ -17,7 +17,7 @@ ktap_check "kprobes_enabled" bp_ctl "p:bp/ *+5 max=$(bp_sized 1000) skip=*lock*\
 ktap_check "direct_set_attached" bp_ctl 'd:bpd/ '"${BP_SYS}getpp*"'\ncreate bpd\nenable bpd\n'
 echo "# batchprobe: $(bp_field bp kprobes) kprobes, $(bp_field bpd direct) direct calls"
 if [ ! -x $FT/ftracetest ]; then
-    ktap_skip "ftracetest_kprobe_cases" "no ftracetest in this initramfs"
+    for c in $CASES; do ktap_skip "ftracetest_$c" "no ftracetest in this initramfs"; done
 else
     list=""
     for c in $CASES; do list="$list test.d/kprobe/$c.tc"; done

@@ -31,6 +31,7 @@ if [ "$(cat /sys/module/module/parameters/sig_enforce)" = Y ]; then
 else
     why='Lockdown: insmod: unsigned module loading is restricted'
 fi
+bp_cleanup_on_exit
 mark="bp-test-lockdown-$$"
 echo "$mark" > /dev/kmsg
 out=$(insmod "$unsigned" 2>&1)
