@@ -93,6 +93,11 @@ int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry)
 	return ret;
 }
 
+unsigned int bp_fentry_max_offset(void)
+{
+	return ENDBR_INSN_SIZE;
+}
+
 void bp_ftrace_scratch_free(void)
 {
 	ftrace_free_filter(&bp_scratch_ops);

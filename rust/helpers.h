@@ -142,6 +142,12 @@ int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry);
 /* Frees the scratch ftrace_ops' filter (module unload). */
 void bp_ftrace_scratch_free(void);
 /*
+ * How far into a function its ftrace call site can be: right after its
+ * endbr64 under IBT (ENDBR_INSN_SIZE), else at +0. A kprobe deeper in is
+ * never ftrace-based.
+ */
+unsigned int bp_fentry_max_offset(void);
+/*
  * The trampoline a registered direct @ops is on: what ftrace recorded in
  * register_ftrace_direct() and each modify_ftrace_direct() that succeeded.
  */

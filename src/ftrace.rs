@@ -27,6 +27,14 @@ pub(crate) fn traceable(_locked: Locked<'_>, addr: usize) -> Result<usize> {
     Ok(fentry as usize)
 }
 
+/// How far into a function its ftrace call site can be: right after its
+/// endbr64 under IBT, else at +0. A kprobe deeper in is never
+/// ftrace-based.
+pub(crate) fn fentry_max_offset() -> u32 {
+    // SAFETY: It returns a constant.
+    unsafe { bindings::bp_fentry_max_offset() }
+}
+
 /// Why a target without an address (the walk of the core kernel's text
 /// never met its name) is refused.
 pub(crate) const NOT_IN_TEXT: &str = "unknown symbol, or not a core-kernel function";

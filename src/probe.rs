@@ -69,6 +69,22 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
         Ok(())
     }
 
+    /// Whether a probe on `t` gets a post handler (see [`Post`]): none for
+    /// kinds without one.
+    fn post(_ctx: &Ctx<'_>, _t: &Target<'_>) -> Post {
+        Post::No
+    }
+
+    /// Whether the kernel made a registered probe ftrace-based (it is at
+    /// its function's ftrace call site): never, for kinds without one.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is registered.
+    unsafe fn ftrace_based(_raw: *const Self::Raw) -> bool {
+        false
+    }
+
     /// Fills a zeroed probe: target and handlers as `how` says, and
     /// registered disarmed.
     fn init(raw: &mut Self::Raw, symbol: *const c_char, how: How);
@@ -400,12 +416,40 @@ pub(crate) struct How {
     pub(crate) maxactive: u32,
     /// Handlers that do nothing (a benchmark baseline).
     pub(crate) bare: bool,
-    /// Kprobes: never optimized (see [`crate::command::CreateOptions`]).
-    pub(crate) noopt: bool,
+    /// Kprobes: the post handler that keeps the optimizer away
+    /// (`--noopt`, see [`crate::command::CreateOptions`]).
+    pub(crate) post: Post,
     /// An address to probe instead of the symbol (API targets; 0: none).
     pub(crate) addr: usize,
     /// Kretprobes: bytes kept at entry for the arguments (`$argN`; 0: none).
     pub(crate) entry_data: usize,
+}
+
+/// Whether a kprobe gets a (no-op) post handler: the kernel never
+/// optimizes a kprobe with one (`--noopt`).
+///
+/// Never at a function's ftrace call site (`SYM+0`, or `SYM+4` after the
+/// endbr64 under IBT), where kprobes makes the probe ftrace-based, which is
+/// never optimized anyway. There a post handler would make it an IPMODIFY
+/// ftrace user, and worse: kprobes arms an ftrace-based probe through
+/// `kprobe_ftrace_ops` or, when its aggregate has a post handler,
+/// `kprobe_ipmodify_ops`, and disarms it through whichever the post handler
+/// names at disarm time. A probe with one that joins a probe armed there
+/// without one (`add_new_kprobe()`) switches that, and the last disarm
+/// looks the address up in the ops that never had it: "Failed to disarm
+/// kprobe-ftrace" (a WARNING), and the kprobe stays registered after its
+/// owner freed it (6.12 and 7.3 alike; `test_noopt_ftrace_site.sh`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Post {
+    /// None: not `--noopt`, or at the ftrace call site.
+    No,
+    /// One: past the deepest the call site can be, or past it in fact.
+    Yes,
+    /// Not known before registering (the kernel resolves the symbol and
+    /// its address is not known here): registered without one, and
+    /// registered again with one if the kernel did not make it
+    /// ftrace-based ([`Int3Set::register`]).
+    IfNotFtrace,
 }
 
 /// The int3 probes of one kind in a set: the [`SetBackend`] of kprobes
@@ -477,8 +521,9 @@ impl<B: Int3Kind> Int3Set<B> {
         let Some(chunk) = self.chunks.last_mut() else {
             return Err(AllocError);
         };
+        let symbol = meta.symbol_ptr();
         let mut raw = B::Raw::default();
-        B::init(&mut raw, meta.symbol_ptr(), how);
+        B::init(&mut raw, symbol, how);
         // INVARIANT: `raw` is the first field (`repr(C)`); its
         // `symbol_name`, if set, points into `meta`'s symbol, whose bytes
         // stay put as `meta` moves into the slot ([`Symbol`]).
@@ -493,6 +538,15 @@ impl<B: Int3Kind> Int3Set<B> {
             // Never registered: the kernel holds no pointer into it.
             chunk.drop_last();
             return Ok(Added::refused(e, error::refusal(B::SITE, e)));
+        }
+        // SAFETY: `raw` was just registered.
+        if how.post == Post::IfNotFtrace && !unsafe { B::ftrace_based(raw) } {
+            // SAFETY: Just registered (disarmed), and nothing else knows
+            // it; `symbol` is its symbol's, in the slot's `meta`.
+            if let Err(e) = unsafe { register_with_post::<B>(raw, symbol, how) } {
+                chunk.drop_last();
+                return Ok(Added::refused(e, error::refusal(B::SITE, e)));
+            }
         }
         if let Err(r) = verify(raw) {
             let mut one = raw;
@@ -524,6 +578,39 @@ impl<B: Int3Kind> Int3Set<B> {
     }
 }
 
+/// Registers a probe that the kernel did not make ftrace-based again, with
+/// its post handler ([`Post::IfNotFtrace`]): an int3 kprobe after all
+/// (`SYM+4` of a function ftrace does not trace). One grace period, for
+/// this case only. On failure `raw` is left unregistered.
+///
+/// # Safety
+///
+/// `raw` is registered, disarmed, and known to nothing but the caller;
+/// `symbol` is what `raw`'s symbol name points to, and stays put until
+/// the caller frees `raw`.
+unsafe fn register_with_post<B: Int3Kind>(
+    raw: *mut B::Raw,
+    symbol: *const c_char,
+    how: How,
+) -> Result {
+    let mut one = raw;
+    // SAFETY: `raw` is registered and nothing else knows it (caller); the
+    // kernel only reads the array.
+    unsafe { B::unregister_many(&mut one, 1) };
+    let mut again = B::Raw::default();
+    let how = How {
+        post: Post::Yes,
+        ..how
+    };
+    B::init(&mut again, symbol, how);
+    // SAFETY: Unregistered, and its grace period has passed: the kernel
+    // holds no pointer into it, and nothing else reads it (caller).
+    unsafe { raw.write(again) };
+    // SAFETY: Set up by `init`, not registered, and it stays allocated
+    // until a grace period after it is unregistered (the caller's).
+    unsafe { B::register(raw) }
+}
+
 impl<B: Int3Kind> SetBackend for Int3Set<B> {
     fn name(&self) -> &'static str {
         B::NAME
@@ -545,7 +632,7 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
             offset: t.offset,
             maxactive,
             bare: ctx.options.bare,
-            noopt: ctx.options.noopt,
+            post: B::post(ctx, t),
             addr: t.addr,
             entry_data: t.args.map_or(0, |a| a.entry_data_size()),
         };

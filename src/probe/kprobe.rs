@@ -7,12 +7,13 @@ use kernel::error::to_result;
 use kernel::ffi::{c_char, c_int};
 use kernel::prelude::*;
 
-use super::{slot_of, How, Int3Kind};
-use crate::backend::{Fit, Refused, Target};
+use super::{slot_of, How, Int3Kind, Post};
+use crate::backend::{Ctx, Fit, Refused, Target};
 use crate::bindings;
 use crate::command::ProbeKind;
 use crate::errtext;
 use crate::events::tracefs::Fired;
+use crate::ftrace;
 use crate::kallsyms;
 
 /// Kprobes, counted in their pre-handler.
@@ -125,6 +126,41 @@ unsafe impl Int3Kind for Kprobe {
         }
     }
 
+    /// `--noopt`: a post handler, unless the probe is at its function's
+    /// ftrace call site. That is `SYM+0`, or under IBT the call right
+    /// after the endbr64 (`SYM+4`): nothing deeper. Where the probe's
+    /// address is known (a glob member, an address line), ftrace says
+    /// whether it knows the call site there; else the kernel does, by
+    /// registering it ([`Post::IfNotFtrace`]).
+    fn post(ctx: &Ctx<'_>, t: &Target<'_>) -> Post {
+        if !ctx.options.noopt || t.offset == 0 {
+            return Post::No;
+        }
+        if t.offset > ftrace::fentry_max_offset() {
+            return Post::Yes;
+        }
+        let at = match (t.addr, t.text) {
+            (0, Some((start, _))) => start + t.offset as usize,
+            (0, None) => return Post::IfNotFtrace,
+            (addr, _) => addr,
+        };
+        match ftrace::traceable(ctx.locked, at) {
+            Ok(_) => Post::No,
+            // ftrace_location() knows no call site there.
+            Err(e) if e == EINVAL => Post::Yes,
+            Err(_) => Post::IfNotFtrace,
+        }
+    }
+
+    /// `check_ftrace_location()` flags a kprobe at an ftrace call site.
+    unsafe fn ftrace_based(raw: *const bindings::kprobe) -> bool {
+        // SAFETY: `raw` is registered (caller), so live: the kernel set
+        // this bit when registering it and changes only others since, so
+        // one volatile read.
+        let flags = unsafe { core::ptr::read_volatile(&raw const (*raw).flags) };
+        flags & bindings::KPROBE_FLAG_FTRACE != 0
+    }
+
     fn init(raw: &mut bindings::kprobe, symbol: *const c_char, how: How) {
         if how.addr != 0 {
             raw.addr = how.addr as *mut u8;
@@ -140,11 +176,8 @@ unsafe impl Int3Kind for Kprobe {
         // The kernel never optimizes a kprobe with a post handler (it must
         // single-step the probed instruction to call it), so arming and
         // disarming queue no optimizer pass and its RCU-tasks grace
-        // period. At +0 the probe is ftrace-based wherever ftrace can trace
-        // the function (never optimized either), and a post handler there
-        // would make it an IPMODIFY ftrace user, which direct calls on the
-        // same function cannot share: none there.
-        if how.noopt && how.offset > 0 {
+        // period. Never at the ftrace call site (see [`Post`]).
+        if how.post == Post::Yes {
             raw.post_handler = Some(noop_post_handler);
         }
         raw.flags = bindings::KPROBE_FLAG_DISABLED;

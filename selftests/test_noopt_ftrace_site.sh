@@ -1,0 +1,170 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# description: a --noopt kprobe at a function's ftrace site joins other kprobes there and leaves no stale kprobe and no warning; past the site it is never optimized
+# requires: CONFIG_KPROBES, CONFIG_KPROBE_EVENTS
+#
+# Kprobes at a function's ftrace site (its fentry call: SYM+0, or SYM+4
+# after the ENDBR under IBT) are ftrace-based. The kernel arms one through
+# kprobe_ftrace_ops, or through kprobe_ipmodify_ops when it has a post
+# handler, and disarms it through whichever its aggregate's post handler
+# names at disarm time. A probe with a post handler that joins an armed
+# ftrace-based probe there gives the aggregate one (add_new_kprobe()), and
+# it keeps it: the last disarm then looks the address up in the other ops,
+# fails ("Failed to disarm kprobe-ftrace", a WARNING), and the kprobe stays
+# registered after its owner freed it (an oops at the next hit). A --noopt
+# set gives its kprobes a post handler so that the optimizer never takes
+# them: never at the ftrace site, where the kernel never optimizes anyway.
+#
+# The site is where kprobe_events' own probe on SYM lands (kprobes/list).
+# At it a --noopt set joins: an enabled kprobe_events probe, which leaves
+# after it (by SYM+OFF: the kernel resolves the name); a plain set (p!: at
+# +0) armed first, by address and by a glob (batchprobe knows the
+# address); then the other way round. Each case ends with the kernel's
+# kprobe count as before it and no new warning. A --noopt probe at the
+# site is ftrace-based; past it (the first instruction after the call) an
+# int3 kprobe never optimized. So is one at SYM+4 of a function ftrace
+# does not trace, whose plain probe the kernel does optimize (the kernel
+# resolves the name; batchprobe registers it again with its post handler).
+. ./bp_lib.sh
+T=/sys/kernel/tracing
+L=/sys/kernel/debug/kprobes/list
+F=vfs_read
+ktap_plan 21
+
+bp_load
+kp0=$(kprobes_registered)
+WARN="Failed to disarm kprobe-ftrace"
+w0=$(bp_kernel_warnings "$WARN")
+echo 0 > $T/tracing_on
+echo "p:bpnf/site $F" >> $T/kprobe_events
+SITE=$(awk -v f=$F '$3 ~ "^" f "\\+0x" { print $3; exit }' $L)
+OFF=$((${SITE#"$F+"}))
+ADDR=0x$(awk -v f=$F '$3 ~ "^" f "\\+0x" { print $1; exit }' $L)
+echo "-:bpnf/site" >> $T/kprobe_events
+echo "# $F's ftrace site: $SITE ($ADDR)"
+ktap_check "site_found" test -n "$SITE"
+
+# unchanged NAME: the kernel holds as many kprobes as before and logged no
+# new warning.
+unchanged() {
+    ktap_check "$1" test "$(kprobes_registered) $(bp_kernel_warnings "$WARN")" = "$kp0 $w0"
+}
+# flags_of SYM+OFF: the flags kprobes/list shows for the probe there.
+flags_of() {
+    _p=$(printf '%s+0x%x' "${1%+*}" "${1#*+}")
+    awk -v p="$_p" '$3 == p { $1 = $2 = $3 = ""; print; exit }' $L
+}
+# optimized SYM+OFF [SECONDS]: whether kprobes/list shows the probe there
+# optimized within SECONDS (10) of its arm (the optimizer runs 5 jiffies
+# after an arm, then waits for an RCU-tasks grace period; slower on the
+# debug kernels under TCG).
+optimized() {
+    _t=0
+    while [ $_t -lt "${2:-10}" ]; do
+        sleep 1
+        flags_of "$1" | grep -q OPTIMIZED && return 0
+        _t=$((_t + 1))
+    done
+    return 1
+}
+# plain_optimized SYM+OFF: a plain set's kprobe there, armed, is optimized.
+plain_optimized() {
+    bp_ctl "p:op/ $1\ncreate op\nenable op\n" && optimized "$1"
+}
+# int3_never_optimized SYM+OFF: armed, neither ftrace-based nor optimized
+# in the 10 s in which a plain probe is.
+int3_never_optimized() {
+    ! optimized "$1" && ! flags_of "$1" | grep -q FTRACE
+}
+
+if [ "$OFF" -eq 0 ]; then
+    # No ENDBR: a --noopt probe at the site is at +0, which has no post
+    # handler anyway.
+    for c in beside_kprobe_events is_ftrace_based kprobe_events_leaves_last case_1 \
+             by_address case_2 plain_then_noopt noopt_then_plain case_3 \
+             by_glob case_4; do
+        ktap_skip "$c" "$F's ftrace site is at +0 on this kernel"
+    done
+else
+    # A kprobe_events probe armed first; the --noopt set joins it by name.
+    echo "p:bpnf/site $F" >> $T/kprobe_events
+    echo 1 > $T/events/bpnf/site/enable
+    ktap_check "beside_kprobe_events" bp_ctl "p:nf/ $F+$OFF\ncreate nf --noopt\nenable nf\n"
+    ktap_check "is_ftrace_based" sh -c "grep -F '$SITE' $L | grep -qF '[FTRACE]'"
+    cat /proc/version > /dev/null
+    bp_ctl "unregister nf --sync\n"
+    echo 0 > $T/events/bpnf/site/enable
+    ktap_check "kprobe_events_leaves_last" sh -c "echo '-:bpnf/site' >> $T/kprobe_events"
+    unchanged "case_1"
+
+    # By address, beside a plain set armed first.
+    bp_ctl "p!:pl/ $F\ncreate pl\nenable pl\n"
+    ktap_check "by_address" bp_ctl "p:nf/ $ADDR\ncreate nf --noopt\nenable nf\n"
+    bp_ctl "unregister nf --sync\nunregister pl --sync\n"
+    unchanged "case_2"
+
+    # A plain set armed first, then a --noopt one; and the other way round.
+    bp_ctl "p!:pl/ $F\ncreate pl\nenable pl\n"
+    ktap_check "plain_then_noopt" bp_ctl "p:nf/ $F+$OFF\ncreate nf --noopt\nenable nf\n"
+    bp_ctl "unregister pl --sync\nunregister nf --sync\n"
+    bp_ctl "p:nf/ $F+$OFF\ncreate nf --noopt\nenable nf\n"
+    ktap_check "noopt_then_plain" bp_ctl "p!:pl/ $F\ncreate pl\nenable pl\n"
+    bp_ctl "unregister nf --sync\nunregister pl --sync\n"
+    unchanged "case_3"
+
+    # A glob member: batchprobe knows its address.
+    bp_ctl "p!:pl/ $F\ncreate pl\nenable pl\n"
+    ktap_check "by_glob" bp_ctl "p:nf/ ${F%?}[${F#"${F%?}"}]+$OFF\ncreate nf --noopt\nenable nf\n"
+    bp_ctl "unregister nf --sync\nunregister pl --sync\n"
+    unchanged "case_4"
+fi
+
+# Past the site: an int3 kprobe with its post handler.
+PAST=$((OFF + 5))
+ktap_check "past_site_armed" bp_ctl "p:nf/ $F+$PAST\ncreate nf --noopt\nenable nf\n"
+ktap_check "past_site_never_optimized" int3_never_optimized "$F+$PAST"
+bp_ctl "unregister nf --sync\n"
+unchanged "case_5"
+
+# SYM+OFF of a function ftrace does not trace: the first of them whose
+# plain kprobe there the kernel optimizes (within 10 s). kprobe_events refuses such
+# functions ("Could not probe notrace function"): batchprobe's own sets
+# find one. Among the trace events' output functions (notrace, and only
+# called when a trace is read).
+N=""
+if [ "$OFF" -gt 0 ]; then
+    i=0
+    for s in $(awk 'NR == FNR { tr[$1] = 1; next }
+                    ($2 == "t" || $2 == "T") && NF == 3 && !($3 in tr) &&
+                    $3 ~ /^trace_raw_output_/ { print $3 }' \
+                   $T/available_filter_functions /proc/kallsyms); do
+        bp_ctl "p!:u$i/ $s+$OFF\ncreate u$i\n" 2>/dev/null && i=$((i + 1))
+        [ $i -ge 8 ] && break
+    done
+    if [ $i -gt 0 ]; then
+        sets=$(bp_live_sets | awk '$1 ~ /^u[0-9]+$/ { print $1 }')
+        bp_ctl "$(for u in $sets; do printf 'enable %s\\n' "$u"; done)"
+        for t in 1 2 3 4 5 6 7 8 9 10; do
+            sleep 1
+            N=$(awk '$4 ~ /OPTIMIZED/ && $3 ~ /^trace_raw_output_.*\+0x/ { print $3; exit }' $L)
+            [ -n "$N" ] && break
+        done
+        bp_ctl "$(for u in $sets; do printf 'unregister %s\\n' "$u"; done)flush\n"
+        echo "# $i untraced functions take a kprobe at +$OFF; optimized: '${N:-none}'"
+    fi
+fi
+if [ -n "$N" ]; then
+    NS=${N%+*}+$OFF
+    ktap_check "untraced_plain_optimized" plain_optimized "$NS"
+    bp_ctl "unregister op --sync\n"
+    ktap_check "untraced_noopt_armed" bp_ctl "p:nf/ $NS\ncreate nf --noopt\nenable nf\n"
+    ktap_check "untraced_noopt_never_optimized" int3_never_optimized "$NS"
+    bp_ctl "unregister nf --sync\n"
+else
+    for c in untraced_plain_optimized untraced_noopt_armed untraced_noopt_never_optimized; do
+        ktap_skip "$c" "no untraced function whose kprobe at +$OFF the kernel optimizes"
+    done
+fi
+unchanged "case_6"
+ktap_check "rmmod" rmmod batchprobe
+ktap_finish
