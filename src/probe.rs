@@ -581,7 +581,8 @@ impl<B: Int3Kind> Int3Set<B> {
 /// Registers a probe that the kernel did not make ftrace-based again, with
 /// its post handler ([`Post::IfNotFtrace`]): an int3 kprobe after all
 /// (`SYM+4` of a function ftrace does not trace). One grace period, for
-/// this case only. On failure `raw` is left unregistered.
+/// this case only. On failure `raw` is left unregistered (`EAGAIN`: the
+/// kernel made it ftrace-based this time).
 ///
 /// # Safety
 ///
@@ -608,7 +609,17 @@ unsafe fn register_with_post<B: Int3Kind>(
     unsafe { raw.write(again) };
     // SAFETY: Set up by `init`, not registered, and it stays allocated
     // until a grace period after it is unregistered (the caller's).
-    unsafe { B::register(raw) }
+    unsafe { B::register(raw) }?;
+    // SAFETY: Just registered.
+    if unsafe { B::ftrace_based(raw) } {
+        // The name resolved elsewhere this time (a module came or went):
+        // a post handler at an ftrace call site is what must not be.
+        let mut one = raw;
+        // SAFETY: As above.
+        unsafe { B::unregister_many(&mut one, 1) };
+        return Err(EAGAIN);
+    }
+    Ok(())
 }
 
 impl<B: Int3Kind> SetBackend for Int3Set<B> {

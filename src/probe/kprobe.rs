@@ -128,10 +128,13 @@ unsafe impl Int3Kind for Kprobe {
 
     /// `--noopt`: a post handler, unless the probe is at its function's
     /// ftrace call site. That is `SYM+0`, or under IBT the call right
-    /// after the endbr64 (`SYM+4`): nothing deeper. Where the probe's
-    /// address is known (a glob member, an address line), ftrace says
-    /// whether it knows the call site there; else the kernel does, by
-    /// registering it ([`Post::IfNotFtrace`]).
+    /// after the endbr64 (`SYM+4`): nothing deeper. An address target is
+    /// registered at its address: ftrace says whether it knows a call site
+    /// there. Anything else the kernel resolves by name, to the first
+    /// symbol of that name, which need not be the one a walk met (a glob
+    /// member of a name given twice): ftrace's word on the walked address
+    /// settles only that it is a call site (none then, whichever symbol);
+    /// else the kernel says, by registering it ([`Post::IfNotFtrace`]).
     fn post(ctx: &Ctx<'_>, t: &Target<'_>) -> Post {
         if !ctx.options.noopt || t.offset == 0 {
             return Post::No;
@@ -139,15 +142,15 @@ unsafe impl Int3Kind for Kprobe {
         if t.offset > ftrace::fentry_max_offset() {
             return Post::Yes;
         }
-        let at = match (t.addr, t.text) {
-            (0, Some((start, _))) => start + t.offset as usize,
+        let (at, by_address) = match (t.addr, t.text) {
+            (0, Some((start, _))) => (start + t.offset as usize, false),
             (0, None) => return Post::IfNotFtrace,
-            (addr, _) => addr,
+            (addr, _) => (addr, true),
         };
         match ftrace::traceable(ctx.locked, at) {
             Ok(_) => Post::No,
             // ftrace_location() knows no call site there.
-            Err(e) if e == EINVAL => Post::Yes,
+            Err(e) if e == EINVAL && by_address => Post::Yes,
             Err(_) => Post::IfNotFtrace,
         }
     }
