@@ -15,7 +15,9 @@
 # flavor; BENCHMARKS-exit.md), BP_BENCH_PEER_ENTRY_SIZES ("256 1000 4000 all"),
 # BP_BENCH_PEER_EXIT_SIZES ("256 1000"), BP_BENCH_PEER_BUDGET_S (300),
 # BP_BENCH_ONLY=peers (only batchprobe against the BPF peers;
-# BENCHMARKS-peers.md), BP_BENCH_ONLY=records (only the cost of a trace
+# BENCHMARKS-peers.md), BP_BENCH_ONLY=seed (only the seed's kprobes,
+# tracefs against batchprobe, and the direct sets beside them: the first
+# part of the full run), several parts in turn ("seed exit"), BP_BENCH_ONLY=records (only the cost of a trace
 # record with fetch arguments: batchprobe's events against kprobe_events'
 # and fprobe events'; BENCHMARKS-records.md), BP_BENCH_ONLY=events (the
 # seed with fetch arguments on every probe, BP_BENCH_SEED_ARGS_SIZES
@@ -96,7 +98,7 @@ fi
 if [ -n "${BP_BENCH_REPORT:-}" ]; then
     export BP_REPORT_MD=$BP_ROOT/BENCHMARKS-$BP_BENCH_REPORT.md BP_REPORT_SVG_DIR=$BP_ROOT/out/bench
 elif [ -n "${BP_BENCH_ONLY:-}" ]; then
-    export BP_REPORT_MD=$BP_ROOT/BENCHMARKS-$BP_BENCH_ONLY.md BP_REPORT_SVG_DIR=$BP_ROOT/out/bench
+    export BP_REPORT_MD=$BP_ROOT/BENCHMARKS-${BP_BENCH_ONLY// /-}.md BP_REPORT_SVG_DIR=$BP_ROOT/out/bench
 else
     export BP_REPORT_MD=$BP_ROOT/BENCHMARKS.md BP_REPORT_SVG_DIR=$BP_ROOT/docs
 fi

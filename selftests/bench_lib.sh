@@ -33,30 +33,30 @@ offset_for() { if [ "$1" -gt 1024 ]; then echo 9; else echo 5; fi; }
 # kernel's blacklist) crashed this lockdep kernel once, when an int3 that
 # no kprobe owned went through notify_die -> rcu_read_lock -> lock_acquire
 # while the probe there was an int3 (BUG at kernel/entry/common.c:378).
+# tracefs_register N OFF: registers them and prints the wall time in ns of
+# the writes alone: each line appended with an open, a write and a close of
+# its own, as the seed script's `echo >>` does (bplines), the candidates
+# picked beforehand, untimed (BP_SEED_ARGS: fetch arguments on each line).
 tracefs_register() {
-    n=$1 off=$2
-    grep -i " t " /proc/kallsyms | cut -f3 -d" " | grep -v '\.' | grep -v lock | {
-        k=0
-        while read -r s; do
-            echo "p ${s}+${off} ${BP_SEED_ARGS:-}" >> $T/kprobe_events 2>/dev/null && k=$((k + 1))
-            [ "$k" -eq "$n" ] && break
-        done
-    }
+    grep -i " t " /proc/kallsyms | cut -f3 -d" " | grep -v '\.' | grep -v lock |
+        A="${BP_SEED_ARGS:-}" awk -v off="$2" '{ print "p " $0 "+" off " " ENVIRON["A"] }' \
+        > /tmp/bp-seed-lines
+    bplines "$1" $T/kprobe_events < /tmp/bp-seed-lines | cut -d' ' -f1
 }
 
 tracefs_run() { # method n run
     off=$(offset_for "$2")
     echo > $T/kprobe_events
-    ns=$(BP_SEED_ARGS="${BP_SEED_ARGS:-}" bptime sh -c ". ./bench_lib.sh; tracefs_register $2 $off")
+    ns=$(tracefs_register "$2" "$off")
     got=$(wc -l < $T/kprobe_events)
     echo "BENCH method=$1 n=$2 run=$3 phase=register ns=$ns offset=$off got=$got"
-    ns=$(bptime sh -c "echo 1 > $T/events/kprobes/enable")
+    ns=$(printf '1\n' | bpwrite -t $T/events/kprobes/enable)
     echo "BENCH method=$1 n=$2 run=$3 phase=enable ns=$ns"
     sleep 0.5
-    ns=$(bptime sh -c "echo 0 > $T/events/kprobes/enable")
+    ns=$(printf '0\n' | bpwrite -t $T/events/kprobes/enable)
     echo "BENCH method=$1 n=$2 run=$3 phase=disable ns=$ns"
     sleep 0.5
-    ns=$(bptime sh -c "echo > $T/kprobe_events")
+    ns=$(bpwrite -T $T/kprobe_events < /dev/null)
     echo "BENCH method=$1 n=$2 run=$3 phase=unregister_complete ns=$ns"
 }
 
@@ -71,7 +71,7 @@ bp_run() { # method n run [create options]
     sleep 0.5
     bp_ctl "disable b$3\n"
     sleep 0.5
-    wall=$(bptime sh -c ". ./bp_lib.sh; bp_ctl 'unregister b$3\n'")
+    wall=$(printf 'unregister b%s\n' "$3" | bpwrite -t "$BP_CTL")
     bp_ctl "flush\n"
     for p in register enable disable disarm unregister_call teardown unregister_complete; do
         echo "BENCH method=$1 n=$2 run=$3 phase=$p ns=$(bp_timing "b$3" ${p}_ns) offset=$off got=$got"
@@ -134,15 +134,15 @@ entry_candidates() {
 
 entry_tracefs() { # n run: registers, times, leaves the accepted list in /tmp/bp-entry
     echo > $T/kprobe_events
-    ns=$(bptime sh -c "k=0; while read -r s; do echo \"p \$s\" >> $T/kprobe_events 2>/dev/null && k=\$((k + 1)); [ \$k -eq $1 ] && break; done < /tmp/bp-entry-candidates")
+    ns=$(sed 's/^/p /' /tmp/bp-entry-candidates | bplines "$1" $T/kprobe_events | cut -d' ' -f1)
     awk '{ print $2 }' $T/kprobe_events > /tmp/bp-entry
     got=$(wc -l < /tmp/bp-entry)
     echo "BENCH method=entry-tracefs n=$1 run=$2 phase=register ns=$ns got=$got"
-    ns=$(bptime sh -c "echo 1 > $T/events/kprobes/enable")
+    ns=$(printf '1\n' | bpwrite -t $T/events/kprobes/enable)
     echo "BENCH method=entry-tracefs n=$1 run=$2 phase=enable ns=$ns"
-    ns=$(bptime sh -c "echo 0 > $T/events/kprobes/enable")
+    ns=$(printf '0\n' | bpwrite -t $T/events/kprobes/enable)
     echo "BENCH method=entry-tracefs n=$1 run=$2 phase=disable ns=$ns"
-    ns=$(bptime sh -c "echo > $T/kprobe_events")
+    ns=$(bpwrite -T $T/kprobe_events < /dev/null)
     echo "BENCH method=entry-tracefs n=$1 run=$2 phase=unregister_complete ns=$ns"
 }
 
@@ -279,11 +279,11 @@ exit_run() { # method n run
     esac
     awk -v f="$fmt" -v s=$set '{ printf f, s, $1, s, NR, $1 }' /tmp/bp-exit-n > /tmp/bp-exit-lines
     bpwrite $BP_CTL < /tmp/bp-exit-lines || { cat $BP_DEBUGFS/last_error; return 1; }
-    ns=$(bptime sh -c ". ./bp_lib.sh; bp_ctl 'create $set $opts\nenable $set\n'") ||
+    ns=$(printf 'create %s %s\nenable %s\n' "$set" "$opts" "$set" | bpwrite -t "$BP_CTL") ||
         { cat $BP_DEBUGFS/last_error; return 1; }
     got=$(($(bp_field $set direct) + $(bp_field $set fprobes)))
     echo "BENCH method=$1 n=$2 run=$3 phase=attach ns=$ns got=$got"
-    ns=$(bptime sh -c ". ./bp_lib.sh; bp_ctl 'unregister $set --sync\n'")
+    ns=$(printf 'unregister %s --sync\n' "$set" | bpwrite -t "$BP_CTL")
     echo "BENCH method=$1 n=$2 run=$3 phase=detach ns=$ns got=$got"
     for p in register enable teardown; do
         echo "BENCHGP method=$1 n=$2 run=$3 phase=$p gp=$(bp_gps $set $p)"

@@ -9,7 +9,15 @@
  *                     file as one batch (shell builtins and cat may split
  *                     it); on failure print "bpwrite: <strerror> (errno N)";
  *                     -t: print the write(2)'s wall time in ns (what a
- *                     tool writing the batch waits, without our fork/exec)
+ *                     tool writing the batch waits, without our fork/exec);
+ *                     -T: open FILE with O_TRUNC, as `>` does (what clears
+ *                     kprobe_events), and print the wall time in ns of the
+ *                     open, the write and the close
+ *   bplines N FILE    each line of stdin appended to FILE with an open,
+ *                     one write(2) and a close of its own, as a shell's
+ *                     `echo LINE >> FILE` does (a refused line is skipped),
+ *                     until N were taken; print the wall time in ns of all
+ *                     of them, then how many were taken
  *   bptime CMD ARG..  run CMD, print its wall time in ns (CLOCK_MONOTONIC)
  *                     on stdout, exit with its status
  *   bphit N           call getppid() N times, print the ns per call
@@ -82,13 +90,13 @@ static int bpwrite(int argc, char **argv)
 	int fd, timed = 0;
 	ssize_t n;
 
-	if (argc == 3 && !strcmp(argv[1], "-t")) {
-		timed = 1;
+	if (argc == 3 && (!strcmp(argv[1], "-t") || !strcmp(argv[1], "-T"))) {
+		timed = argv[1][1] == 't' ? 1 : 2;
 		argc--;
 		argv++;
 	}
 	if (argc != 2 || !buf) {
-		fprintf(stderr, "usage: bpwrite [-t] FILE < batch\n");
+		fprintf(stderr, "usage: bpwrite [-t|-T] FILE < batch\n");
 		return 2;
 	}
 	while ((n = read(0, buf + len, cap - len)) > 0) {
@@ -100,14 +108,21 @@ static int bpwrite(int argc, char **argv)
 				return 2;
 		}
 	}
-	fd = open(argv[1], O_WRONLY);
+	t0 = now_ns();
+	fd = open(argv[1], O_WRONLY | (timed == 2 ? O_TRUNC : 0));
 	if (fd < 0) {
 		fprintf(stderr, "bpwrite: open: %s (errno %d)\n", strerror(errno), errno);
 		return 1;
 	}
-	t0 = now_ns();
+	if (timed == 1)
+		t0 = now_ns();
 	n = write(fd, buf, len);
-	t0 = now_ns() - t0;
+	if (timed == 1)
+		t0 = now_ns() - t0;
+	if (timed == 2) {
+		close(fd);
+		t0 = now_ns() - t0;
+	}
 	if (n < 0) {
 		fprintf(stderr, "bpwrite: %s (errno %d)\n", strerror(errno), errno);
 		return 1;
@@ -118,6 +133,38 @@ static int bpwrite(int argc, char **argv)
 	}
 	if (timed)
 		printf("%llu\n", t0);
+	return 0;
+}
+
+static int bplines(int argc, char **argv)
+{
+	unsigned long long t0, want, got = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int fd, ok;
+
+	if (argc != 3 || (want = strtoull(argv[1], NULL, 0)) == 0) {
+		fprintf(stderr, "usage: bplines N FILE < lines\n");
+		return 2;
+	}
+	t0 = now_ns();
+	while (got < want && (len = getline(&line, &cap, stdin)) > 0) {
+		if (line[len - 1] != '\n') {
+			/* getline() left room for the NUL: room for a newline. */
+			line[len++] = '\n';
+		}
+		fd = open(argv[2], O_WRONLY | O_APPEND);
+		if (fd < 0) {
+			fprintf(stderr, "bplines: open: %s (errno %d)\n", strerror(errno), errno);
+			return 1;
+		}
+		ok = write(fd, line, len) == len;
+		if (!close(fd) && ok)
+			got++;
+	}
+	printf("%llu %llu\n", now_ns() - t0, got);
+	free(line);
 	return 0;
 }
 
@@ -778,6 +825,7 @@ static const struct {
 	{ "bpwrite", bpwrite }, { "bptime", bptime }, { "bphit", bphit },
 	{ "bpsleep", bpsleep }, { "bpnocap", bpnocap }, { "bpuser", bpuser },
 	{ "bpfuzz", bpfuzz }, { "bpperf", bpperf }, { "bpopen", bpopen },
+	{ "bplines", bplines },
 };
 
 int main(int argc, char **argv)

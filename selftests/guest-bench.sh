@@ -70,15 +70,19 @@ DIRECT_SIZES=$(echo "$DIRECT_SIZES" | sed "s/all/$(wc -l < $T/available_filter_f
 # kernel log, where the host looks for warnings and splats.
 dmesg -n 2
 insmod "$BP_KO" || exit 1
-case "${BP_BENCH_ONLY:-}" in
-    peers) peers ;;
-    exit) exit_probes; per_call_exit ;;
-    percall) per_call_exit ;;
-    entry) entry_probes; per_hit ;;
-    records) per_record ;;
-    events) seed_args; events_cost ;;
-    *) bench_all ;;
-esac
+# BP_BENCH_ONLY: one part, or several in turn ("seed exit").
+for only in ${BP_BENCH_ONLY:-all}; do
+    case "$only" in
+        peers) peers ;;
+        exit) exit_probes; per_call_exit ;;
+        percall) per_call_exit ;;
+        entry) entry_probes; per_hit ;;
+        records) per_record ;;
+        events) seed_args; events_cost ;;
+        seed) bench_seed ;;
+        *) bench_all ;;
+    esac
+done
 rmmod batchprobe
 dmesg -n 7
 dmesg

@@ -31,17 +31,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0fx", a / b; els
 off=$(offset_for "$N")
 echo "== 1. The seed's workload: $N kprobes, tracefs vs one batchprobe set"
 echo "   (the first $N kallsyms text symbols that accept a probe at +$off, as the"
-echo "   seed script picks them; each phase is the wall time of its writes:"
+echo "   seed script picks them, beforehand; each phase is the wall time of its writes:"
 echo "   tracefs registers with one kprobe_events write per probe, as the seed"
 echo "   script does, batchprobe with one write for the whole set; both sleep"
 echo "   ${PAUSE} s after enable and after disable, as the seed script does)"
 echo > $T/kprobe_events
-t_reg=$(bptime sh -c ". ./bench_lib.sh; tracefs_register $N $off")
+t_reg=$(tracefs_register "$N" "$off")
 t_got=$(wc -l < $T/kprobe_events)
-# wtime FILE TEXT: the wall time of a shell writing TEXT (printf escapes)
-# to FILE, opened as `>` does (O_TRUNC: what clears kprobe_events), the same
+# wtime FILE TEXT: the wall time in ns of writing TEXT (printf escapes) to
+# FILE: its open as `>` does it (O_TRUNC: what clears kprobe_events), one
+# write and the close, timed in bpwrite (no shell in the time), the same
 # way on both sides.
-wtime() { bptime sh -c "printf '$2' > $1"; }
+wtime() { printf "$2" | bpwrite -T "$1"; }
 t_en=$(wtime $T/events/kprobes/enable '1\n')
 sleep "$PAUSE"
 t_dis=$(wtime $T/events/kprobes/enable '0\n')
@@ -74,8 +75,8 @@ echo "   (batchprobe's own timers: the disarm that disable queued took $(ms "$b_
 echo "   during the pause; the unregister write returned after $(ms "$b_call") ms,"
 echo "   the probes were gone after $(ms "$b_done") ms; teardown is asynchronous, one"
 echo "   unregister_kprobes batch on the module's workqueue, and remove above"
-echo "   waited for it with flush. The rest of each batchprobe figure is the"
-echo "   shell that wrote it. Under QEMU TCG a text patch costs about a grace"
+echo "   waited for it with flush. Each figure is the open, the write(2) and the"
+echo "   close alone, no shell. Under QEMU TCG a text patch costs about a grace"
 echo "   period: compare ratios, not times)"
 [ "$t_got" = "$N" ] && [ "$b_got" = "$N" ] || { echo "demo: expected $N probes on both sides"; exit 1; }
 
