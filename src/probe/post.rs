@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The no-op post handler that keeps the kprobe optimizer off a kprobe
+//! (`--noopt`): whether a probe gets one ([`Post`]), and the registration
+//! again with one of a probe the kernel did not make ftrace-based.
+
+use kernel::ffi::c_char;
+use kernel::prelude::*;
+
+use super::{How, Int3Kind};
+
+/// Whether a kprobe gets a (no-op) post handler: the kernel never
+/// optimizes a kprobe with one (`--noopt`).
+///
+/// Never at a function's ftrace call site (`SYM+0`, or `SYM+4` after the
+/// endbr64 under IBT), where kprobes makes the probe ftrace-based, which is
+/// never optimized anyway. There a post handler would make it an IPMODIFY
+/// ftrace user, and worse: kprobes arms an ftrace-based probe through
+/// `kprobe_ftrace_ops` or, when its aggregate has a post handler,
+/// `kprobe_ipmodify_ops`, and disarms it through whichever the post handler
+/// names at disarm time. A probe with one that joins a probe armed there
+/// without one (`add_new_kprobe()`) switches that, and the last disarm
+/// looks the address up in the ops that never had it: "Failed to disarm
+/// kprobe-ftrace" (a WARNING), and the kprobe stays registered after its
+/// owner freed it (6.12 and 7.3 alike; `test_noopt_ftrace_site.sh`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Post {
+    /// None: not `--noopt`, or at the ftrace call site.
+    No,
+    /// One: past the deepest the call site can be, or past it in fact.
+    Yes,
+    /// Not known before registering (the kernel resolves the symbol and
+    /// its address is not known here): registered without one, and
+    /// registered again with one if the kernel did not make it
+    /// ftrace-based ([`super::Int3Set::register`]).
+    IfNotFtrace,
+}
+
+/// Registers a probe that the kernel did not make ftrace-based again, with
+/// its post handler ([`Post::IfNotFtrace`]): an int3 kprobe after all
+/// (`SYM+4` of a function ftrace does not trace). One grace period, for
+/// this case only. On failure `raw` is left unregistered (`EAGAIN`: the
+/// kernel made it ftrace-based this time).
+///
+/// # Safety
+///
+/// `raw` is registered, disarmed, and known to nothing but the caller;
+/// `symbol` is what `raw`'s symbol name points to, and stays put until
+/// the caller frees `raw`.
+pub(super) unsafe fn register_with_post<B: Int3Kind>(
+    raw: *mut B::Raw,
+    symbol: *const c_char,
+    how: How,
+) -> Result {
+    let mut one = raw;
+    // SAFETY: `raw` is registered and nothing else knows it (caller); the
+    // kernel only reads the array.
+    unsafe { B::unregister_many(&mut one, 1) };
+    let mut again = B::Raw::default();
+    let how = How {
+        post: Post::Yes,
+        ..how
+    };
+    B::init(&mut again, symbol, how);
+    // SAFETY: Unregistered, and its grace period has passed: the kernel
+    // holds no pointer into it, and nothing else reads it (caller).
+    unsafe { raw.write(again) };
+    // SAFETY: Set up by `init`, not registered, and it stays allocated
+    // until a grace period after it is unregistered (the caller's).
+    unsafe { B::register(raw) }?;
+    // SAFETY: Just registered.
+    if unsafe { B::ftrace_based(raw) } {
+        // The name resolved elsewhere this time (a module came or went):
+        // a post handler at an ftrace call site is what must not be.
+        let mut one = raw;
+        // SAFETY: As above.
+        unsafe { B::unregister_many(&mut one, 1) };
+        return Err(EAGAIN);
+    }
+    Ok(())
+}
