@@ -3,6 +3,8 @@
 #include <linux/cache.h>
 #include <linux/compiler.h>
 #include <linux/math64.h>
+#include <linux/smp.h>
+#include <linux/cpumask.h>
 #include <linux/timekeeping.h>
 #include <asm/cpufeature.h>
 #include <asm/msr.h>
@@ -44,4 +46,28 @@ notrace u64 bp_clock_ns(void)
 		return mul_u64_u32_div(rdtsc_ordered(), USEC_PER_SEC, tsc_khz);
 #endif
 	return ktime_get_ns();
+}
+
+notrace u64 bp_clock_event_ns(void)
+{
+#ifdef CONFIG_X86_TSC
+	if (likely(READ_ONCE(bp_clock_tsc))) {
+		u64 tsc = rdtsc_ordered();
+
+		/* Later loads (the index entry checked again) come after. */
+		rmb();
+		return mul_u64_u32_div(tsc, USEC_PER_SEC, tsc_khz);
+	}
+#endif
+	return ktime_get_mono_fast_ns();
+}
+
+notrace unsigned int bp_this_cpu(void)
+{
+	return raw_smp_processor_id();
+}
+
+unsigned int bp_nr_cpu_ids(void)
+{
+	return nr_cpu_ids;
 }

@@ -110,6 +110,17 @@ unsigned long bp_max_set_probes(void);
 void bp_clock_init(void);
 bool bp_clock_is_tsc(void);
 u64 bp_clock_ns(void);
+/*
+ * The exit trampoline's clock for call durations (create --hist): the same
+ * TSC-based nanoseconds, read with rdtsc_ordered() and an lfence after it,
+ * so that no later load runs before the clock is read; NMI-safe. Without a
+ * trusted TSC, ktime_get_mono_fast_ns(). notrace.
+ */
+u64 bp_clock_event_ns(void);
+/* The CPU the caller runs on (preemption disabled by the caller). notrace. */
+unsigned int bp_this_cpu(void);
+/* nr_cpu_ids: the CPUs' ids are below it. */
+unsigned int bp_nr_cpu_ids(void);
 
 /* rust/ftrace.c: ftrace and fprobe helpers. */
 

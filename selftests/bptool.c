@@ -230,6 +230,29 @@ static int bpopen(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * bpmkdir PATH N: mkdirat(AT_FDCWD, PATH, 0755) N times (removing what it
+ * makes): a syscall a test can make fail with a chosen errno (EEXIST for
+ * an existing PATH). Prints how many failed.
+ */
+static int bpmkdir(int argc, char **argv)
+{
+	unsigned long long n, i, failed = 0;
+
+	if (argc != 3 || (n = strtoull(argv[2], NULL, 0)) == 0) {
+		fprintf(stderr, "usage: bpmkdir PATH N\n");
+		return 2;
+	}
+	for (i = 0; i < n; i++) {
+		if (syscall(SYS_mkdirat, AT_FDCWD, argv[1], 0755) < 0)
+			failed++;
+		else
+			rmdir(argv[1]);
+	}
+	printf("%llu\n", failed);
+	return 0;
+}
+
 /* The ring buffer's data pages (a power of two) for bpperf. */
 #define BPPERF_PAGES 8
 
@@ -825,7 +848,7 @@ static const struct {
 	{ "bpwrite", bpwrite }, { "bptime", bptime }, { "bphit", bphit },
 	{ "bpsleep", bpsleep }, { "bpnocap", bpnocap }, { "bpuser", bpuser },
 	{ "bpfuzz", bpfuzz }, { "bpperf", bpperf }, { "bpopen", bpopen },
-	{ "bplines", bplines },
+	{ "bplines", bplines }, { "bpmkdir", bpmkdir },
 };
 
 int main(int argc, char **argv)

@@ -29,6 +29,7 @@ use core::fmt::Write;
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
+use crate::aggregate::Summary;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{Failed, LineRef};
 use crate::events::program::FetchProgram;
@@ -171,6 +172,9 @@ pub(crate) struct ProbeView<'a> {
     pub(crate) exit: Option<(u64, u64)>,
     /// Its trace event's slot, for a probe that can have one (`p:`, `r:`).
     pub(crate) event: Option<&'a EventSlot>,
+    /// Direct calls of a set made with `--hist` or `--errors`: its
+    /// durations and error returns, every CPU's summed.
+    pub(crate) aggregate: Option<Summary>,
 }
 
 /// A kernel probe mechanism serving some of a set's probes.

@@ -14,6 +14,7 @@
 use kernel::c_str;
 use kernel::prelude::*;
 
+pub mod aggregate;
 pub mod api;
 mod backend;
 mod bindings;

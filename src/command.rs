@@ -24,7 +24,7 @@
 //!                          kretprobes (see below)
 //! d:SET/NAME SYM           ftrace-direct call on SYM (no offset)
 //! create SET [--noopt] [--one-by-one] [--bare] [--fprobe] [--exit]
-//!            [--events|--no-events]
+//!            [--hist] [--errors] [--events|--no-events]
 //!                          register the probes staged for SET as one batch;
 //!                          a p: or r: probe named on a line of its own, or
 //!                          whose line has fetch arguments, gets a trace
@@ -46,7 +46,11 @@
 //!                          + exit trampoline (mode exit), keeping only the
 //!                          functions it can call (src/direct/signature.rs): an
 //!                          explicit one it cannot fails the set, a glob
-//!                          member is skipped
+//!                          member is skipped; with --exit, --hist keeps
+//!                          a log2 histogram of each function's call
+//!                          durations and --errors counts its error
+//!                          returns by errno, per CPU, shown in stats
+//!                          (src/aggregate.rs)
 //! enable SET | disable SET
 //! unregister SET [--sync]  retire SET; --sync waits for its teardown
 //!                          (these three also take OWNER.NAME, a set that
@@ -275,6 +279,11 @@ pub struct CreateOptions {
     /// Which probes get a trace event, in tracefs (`events/SET/EVENT/`),
     /// that the probe writes records to while the set is enabled.
     pub events: Events,
+    /// With `exit`: a log2 histogram of each function's call durations
+    /// (`src/aggregate.rs`).
+    pub hist: bool,
+    /// With `exit`: each function's error returns counted by errno.
+    pub errors: bool,
 }
 
 impl CreateOptions {
@@ -385,6 +394,8 @@ impl fmt::Display for Command<'_> {
                     (options.bare, " --bare"),
                     (options.fprobe, " --fprobe"),
                     (options.exit, " --exit"),
+                    (options.hist, " --hist"),
+                    (options.errors, " --errors"),
                     (options.events == Events::All, " --events"),
                     (options.events == Events::Off, " --no-events"),
                 ] {
@@ -540,6 +551,8 @@ fn create<'a>(
             "--bare" => options.bare = true,
             "--fprobe" => options.fprobe = true,
             "--exit" => options.exit = true,
+            "--hist" => options.hist = true,
+            "--errors" => options.errors = true,
             "--events" | "--no-events" => {
                 let want = if w == "--events" {
                     Events::All
@@ -564,6 +577,12 @@ fn create<'a>(
     }
     if conflict.is_some() {
         return Err((ParseError::ConflictingOptions, conflict));
+    }
+    // They count returns: only the exit trampoline sees them; `--bare`
+    // handlers count nothing.
+    if (options.hist || options.errors) && (!options.exit || options.bare) {
+        let word = if options.hist { "--hist" } else { "--errors" };
+        return Err(at(ParseError::NeedsExit, word));
     }
     Ok(Command::Create { set, options })
 }

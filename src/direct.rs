@@ -14,7 +14,7 @@
 //! ([`index`], with the handlers themselves).
 
 use core::pin::Pin;
-use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use crate::gate::Gate;
 
@@ -37,6 +37,7 @@ use crate::rcu;
 // are `pub` for them.
 #[allow(unreachable_pub)]
 pub(crate) mod addrset;
+mod aggregate;
 mod attach;
 pub(crate) mod btf;
 pub(crate) mod exit;
@@ -44,10 +45,13 @@ mod index;
 // Pure, and host-tested as `addrset` is.
 #[allow(unreachable_pub)]
 pub(crate) mod signature;
+mod slot;
 pub(crate) mod trampoline;
 
+use aggregate::Aggregates;
 use btf::Prototypes;
 use signature::Refusal;
+pub(crate) use slot::DirectSlot;
 
 use exit::{exit_attached, exit_detached, exit_quiesce, exit_watchable};
 
@@ -72,120 +76,6 @@ impl From<AllocError> for AttachError {
         ENOMEM.into()
     }
 }
-
-/// One traced function of a direct set.
-pub(crate) struct DirectSlot {
-    start: usize,
-    end: usize,
-    /// The ftrace call site: what the filter is given.
-    fentry: usize,
-    /// Its hit counter, its set's gate, its names and its index.
-    meta: Meta,
-    /// Calls ftrace's recursion lock refused (see [`missed`]).
-    missed: AtomicU64,
-    last_arg: AtomicU64,
-    /// Exit mode: returns counted, and the last return value.
-    exits: AtomicU64,
-    last_ret: AtomicU64,
-    /// Unique among every slot made since load, never 0: the exit
-    /// trampoline's token for "the slot this call was counted in".
-    id: u64,
-    /// Named on a line of its own (or by an API client), not a glob member.
-    explicit: bool,
-    /// A glob member that another tracer holds (a foreign direct caller or
-    /// an IPMODIFY ftrace user): left out of the attach (see
-    /// [`DirectSet::attach_all`]). Set at most once, by the attach's
-    /// bisection, after the slot is in the published index (handlers may
-    /// be reading the slot's counters then), and before the set is
-    /// published to `sets` and `stats` readers, the only readers of this
-    /// flag besides the build itself: atomic, so that no `&mut` to a slot
-    /// a handler may see is ever made.
-    refused: AtomicBool,
-}
-
-impl DirectSlot {
-    /// Calls not delivered: refused by ftrace's recursion lock.
-    pub(crate) fn missed(&self) -> u64 {
-        self.missed.load(Ordering::Relaxed)
-    }
-
-    /// The first argument of the last recorded call (record mode).
-    pub(crate) fn last_arg(&self) -> u64 {
-        self.last_arg.load(Ordering::Relaxed)
-    }
-
-    /// Returns counted (exit mode).
-    pub(crate) fn exits(&self) -> u64 {
-        self.exits.load(Ordering::Relaxed)
-    }
-
-    /// The last return value recorded (exit mode).
-    pub(crate) fn last_ret(&self) -> u64 {
-        self.last_ret.load(Ordering::Relaxed)
-    }
-
-    /// The symbol.
-    pub(crate) fn symbol(&self) -> &[u8] {
-        self.meta.symbol()
-    }
-
-    /// Counts a call, records its first argument in record mode, and
-    /// hands it to the set's API client, if any, with the arguments the
-    /// trampoline saved below `frame` (null: none saved, as for fprobe).
-    /// Returns the slot's id if the call was counted (the set's gate was
-    /// open), else 0: the exit trampoline's token.
-    #[inline(always)]
-    fn hit(&self, arg0: usize, record: bool, frame: *const usize) -> u64 {
-        // Not `Meta::hit`: the argument is recorded between the count and
-        // the delivery, and the token depends on whether it counted.
-        let Some(gate) = self.meta.count() else {
-            return 0;
-        };
-        if record {
-            self.last_arg.store(arg0 as u64, Ordering::Relaxed);
-        }
-        if gate.has_client() {
-            let mut args = [0usize; 6];
-            args[0] = arg0;
-            if !frame.is_null() {
-                for (i, a) in args.iter_mut().enumerate() {
-                    // SAFETY: The trampoline pushed rdi, rsi, rdx, rcx,
-                    // r8 and r9 right below its frame pointer `frame`,
-                    // and they stay there until the handler returns.
-                    *a = unsafe { frame.sub(i + 1).read() };
-                }
-            }
-            let hit = bindings::batchprobe_hit {
-                kind: bindings::batchprobe_kind_BATCHPROBE_DIRECT,
-                ip: self.start,
-                regs: core::ptr::null_mut(),
-                args: args.map(|a| a),
-            };
-            gate.deliver(self.meta.index(), &hit);
-        }
-        self.id
-    }
-}
-
-impl DirectSlot {
-    /// Counts a return with its value, while the set's gate is open, if
-    /// the call was counted in this very slot (`token`, from [`Self::hit`]):
-    /// a task that entered through another set, or while the gate was
-    /// closed, or refused by the recursion guard, is not charged here.
-    #[inline(always)]
-    fn exit_hit(&self, retval: usize, token: u64) {
-        if token == 0 || token != self.id {
-            return;
-        }
-        if self.meta.is_open() {
-            self.exits.fetch_add(1, Ordering::Relaxed);
-            self.last_ret.store(retval as u64, Ordering::Relaxed);
-        }
-    }
-}
-
-/// The next [`DirectSlot::id`] (from 1: 0 is "not counted").
-static NEXT_SLOT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// The direct part of a set: its `ftrace_ops` and its functions.
 ///
@@ -225,6 +115,13 @@ pub(crate) struct DirectSet {
     /// go of (kept in `groups` or `per_function`): [`DirectSet::detach`]
     /// says so, and the set is kept for good.
     stuck: AtomicBool,
+    /// `create --hist`: the functions' call durations are timed.
+    timed: bool,
+    /// `create --errors`: their error returns are counted.
+    errors: bool,
+    /// Their aggregate counters (`--hist` or `--errors`), made by
+    /// `prepare`; the slots point into them.
+    aggregates: Option<Aggregates>,
     /// A switch to the exit trampoline failed half way and could not move
     /// every ops back: some are on it while `mode` says otherwise. That
     /// switch counted the set among the exit trampoline's users; the
@@ -268,7 +165,7 @@ unsafe extern "C" fn fprobe_entry(
     // SAFETY: fprobe calls its handlers holding ftrace's recursion lock,
     // that is with preemption disabled.
     let section = unsafe { rcu::PreemptDisabled::assume() };
-    count(&section, entry_ip, arg0, false, core::ptr::null());
+    count(&section, entry_ip, arg0, false, core::ptr::null(), false);
     0
 }
 
@@ -276,7 +173,7 @@ impl DirectSet {
     /// No functions yet, attached as `options` say: one ops for all, or
     /// a benchmark baseline (`--fprobe`, `--one-by-one`).
     pub(crate) fn for_options(options: &CreateOptions) -> Result<Self, AllocError> {
-        let set = Self::new(if options.fprobe {
+        let mut set = Self::new(if options.fprobe {
             Strategy::Fprobe
         } else if options.one_by_one {
             Strategy::OpsPerFunction
@@ -288,6 +185,8 @@ impl DirectSet {
             set.mode.store(DirectMode::Exit as u8, Ordering::Relaxed);
             set.exit_checked.store(true, Ordering::Relaxed);
         }
+        set.timed = options.hist;
+        set.errors = options.errors;
         Ok(set)
     }
 
@@ -311,6 +210,9 @@ impl DirectSet {
             prototypes: None,
             stuck: AtomicBool::new(false),
             partly_exit: AtomicBool::new(false),
+            timed: false,
+            errors: false,
+            aggregates: None,
         })
     }
 
@@ -351,8 +253,16 @@ impl DirectSet {
 
     /// Allocates what `attach` needs beyond the slots (before `attach`),
     /// and drops what only the build needed.
-    fn prepare(&mut self) -> Result {
+    fn prepare(&mut self) -> Result<(), Failed> {
         self.seen = KVVec::new();
+        if self.timed || self.errors {
+            let agg = Aggregates::new(self.slots.len())?;
+            for (i, s) in self.slots.iter_mut().enumerate() {
+                s.agg = agg.of(i);
+                s.timed = self.timed;
+            }
+            self.aggregates = Some(agg);
+        }
         if self.strategy == Strategy::OpsPerFunction {
             let mut v = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
             for _ in 0..self.slots.len() {
@@ -370,9 +280,9 @@ impl DirectSet {
         &mut self,
         gate: *const Gate,
         t: &Target<'_>,
-        start: usize,
-        size: usize,
+        (start, size): (usize, usize),
         fentry: usize,
+        error_return: signature::ErrorReturn,
     ) -> Result {
         if addrset::needs_growth(self.slots.len(), self.seen.len()) {
             let len = addrset::grown_len(self.seen.len());
@@ -387,19 +297,11 @@ impl DirectSet {
         }
         // `gate` is the owning set's gate (`Meta`'s invariant).
         let meta = Meta::new(gate, t)?;
+        let end = start.saturating_add(size.max(1));
         self.slots.push(
             DirectSlot {
-                start,
-                end: start.saturating_add(size.max(1)),
-                fentry,
-                meta,
-                missed: AtomicU64::new(0),
-                last_arg: AtomicU64::new(0),
-                exits: AtomicU64::new(0),
-                last_ret: AtomicU64::new(0),
-                id: NEXT_SLOT_ID.fetch_add(1, Ordering::Relaxed),
-                explicit: t.explicit,
-                refused: AtomicBool::new(false),
+                error_return,
+                ..DirectSlot::new(start, end, fentry, meta, t.explicit)
             },
             GFP_KERNEL,
         )?;
@@ -561,7 +463,11 @@ impl SetBackend for DirectSet {
                 return Ok(Added::refused(pure(signature::REFUSED_ERRNO), r.as_str()));
             }
         }
-        self.push(ctx.gate, t, addr, size, fentry)?;
+        let error_return = match &self.prototypes {
+            Some(p) if self.errors => p.error_return(t.symbol),
+            _ => signature::ErrorReturn::No,
+        };
+        self.push(ctx.gate, t, (addr, size), fentry, error_return)?;
         Ok(Added::Yes)
     }
 
@@ -638,6 +544,7 @@ impl SetBackend for DirectSet {
                     .then(|| (s.exits(), s.last_ret())),
                 // Direct sets write no records yet (issue 36).
                 event: None,
+                aggregate: s.summary(),
                 ..s.meta.view("direct", s.missed())
             })
             .then_some(())

@@ -296,6 +296,7 @@ impl Meta {
             last_arg: None,
             exit: None,
             event: Some(&self.event),
+            aggregate: None,
         }
     }
 }

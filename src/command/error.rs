@@ -59,6 +59,8 @@ pub enum ParseError {
     BadSkip,
     /// Options that do not go together (`--exit` with `--fprobe`).
     ConflictingOptions,
+    /// `--hist` or `--errors` without `--exit` (or with `--bare`).
+    NeedsExit,
     /// A `d:` line with fetch arguments: direct calls write no trace
     /// records yet (`docs/events.md`).
     FetchArgs,
@@ -108,6 +110,9 @@ impl ParseError {
             ParseError::BadLimit => "max=N needs a glob and a positive N",
             ParseError::BadSkip => "skip=GLOB needs a glob target and a valid pattern",
             ParseError::ConflictingOptions => "options that do not go together",
+            ParseError::NeedsExit => {
+                "--hist and --errors count returns: they need --exit (and not --bare)"
+            }
             ParseError::FetchArgs => {
                 "fetch arguments on d: probes are not supported yet: direct calls write no trace records"
             }

@@ -56,6 +56,14 @@ impl Prototypes {
         self.check(name).err()
     }
 
+    /// How `name`'s return value carries an error (`create --errors`).
+    pub(crate) fn error_return(&self, name: &[u8]) -> signature::ErrorReturn {
+        let v = &self.vmlinux;
+        v.btf().map_or(signature::ErrorReturn::No, |btf| {
+            btf.error_return(v.offsets(), v.funcs(), name)
+        })
+    }
+
     /// The argument registers `name` needs, or why the exit trampoline
     /// cannot call it.
     fn check(&self, name: &[u8]) -> Result<u32, Refusal> {

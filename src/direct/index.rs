@@ -117,6 +117,15 @@ impl IndexGuard {
         // Ours first among equal starts, so that a conflict is found as
         // (ours, another set's) in one pass over the sorted entries:
         // O(n log n), not every old entry against every new function.
+        // When the new slots went in: a timed call entered before was
+        // counted in another slot (`slot.rs`). Read under the lock, after
+        // any earlier slot of their functions left the index.
+        let born = super::slot::clock();
+        for s in slots.iter() {
+            let _ = s
+                .born
+                .compare_exchange(0, born, Ordering::Relaxed, Ordering::Relaxed);
+        }
         let is_mine = |e: &Entry| mine(e.slot.load(Ordering::Relaxed)).is_some();
         entries
             .as_mut_slice()
@@ -185,7 +194,7 @@ pub(crate) fn taken(addr: usize) -> bool {
 /// Returns the exit trampoline's token (see [`DirectSlot::hit`]): 0 when
 /// the call was not counted.
 #[inline(always)]
-fn handle(ret_ip: usize, arg0: usize, record: bool, frame: *const usize) -> u64 {
+fn handle(ret_ip: usize, arg0: usize, record: bool, frame: *const usize, exit: bool) -> u64 {
     // The return address is just past the fentry call, inside the function.
     let ip = ret_ip.wrapping_sub(1);
     let Some(section) = RecursionGuard::try_lock(ip) else {
@@ -200,13 +209,16 @@ fn handle(ret_ip: usize, arg0: usize, record: bool, frame: *const usize) -> u64 
         }
         return 0;
     };
-    count(&section, ip, arg0, record, frame)
+    count(&section, ip, arg0, record, frame, exit)
 }
 
-/// The slot of the attached function that contains `ip`, if any, alive as
-/// long as `section`.
+/// The index entry of the attached function that contains `ip`, if any,
+/// and its slot, alive as long as `section`.
 #[inline(always)]
-fn slot_at<'a, G: rcu::ReadSide>(section: &'a G, ip: usize) -> Option<&'a DirectSlot> {
+fn entry_at<'a, G: rcu::ReadSide>(
+    section: &'a G,
+    ip: usize,
+) -> Option<(&'a Entry, &'a DirectSlot)> {
     let index = INDEX.get(section)?;
     let i = index.entries.partition_point(|e| e.start <= ip);
     let e = index.entries.get(i.checked_sub(1)?)?;
@@ -217,11 +229,21 @@ fn slot_at<'a, G: rcu::ReadSide>(section: &'a G, ip: usize) -> Option<&'a Direct
     // SAFETY: A non-null slot pointer in a published index is a live slot:
     // detach clears the pointer before the set frees its slots with
     // `call_rcu`, and `section` is an RCU read-side critical section.
-    unsafe { slot.as_ref() }
+    let slot = unsafe { slot.as_ref() }?;
+    Some((e, slot))
+}
+
+/// The slot of the attached function that contains `ip`, if any, alive as
+/// long as `section`.
+#[inline(always)]
+fn slot_at<'a, G: rcu::ReadSide>(section: &'a G, ip: usize) -> Option<&'a DirectSlot> {
+    entry_at(section, ip).map(|(_, slot)| slot)
 }
 
 /// Counts a call at `ip` in the slot of the function that contains it.
 /// `section` keeps the index alive (an RCU read-side critical section).
+/// `exit`: the exit trampoline's entry, whose token a timed slot makes
+/// from the clock and whether the slot is still in the index after it.
 #[inline(always)]
 pub(super) fn count(
     section: &impl rcu::ReadSide,
@@ -229,8 +251,13 @@ pub(super) fn count(
     arg0: usize,
     record: bool,
     frame: *const usize,
+    exit: bool,
 ) -> u64 {
-    slot_at(section, ip).map_or(0, |slot| slot.hit(arg0, record, frame))
+    let Some((e, slot)) = entry_at(section, ip) else {
+        return 0;
+    };
+    let indexed = || core::ptr::eq(e.slot.load(Ordering::Acquire), slot);
+    slot.hit(arg0, record, frame, exit.then_some(indexed))
 }
 
 /// Direct calls not counted because ftrace's recursion lock was taken: the
@@ -248,13 +275,13 @@ pub(crate) fn missed() -> u64 {
 /// argument registers).
 #[no_mangle]
 extern "C" fn bp_direct_handle_count(ret_ip: usize, arg0: usize, frame: *const usize) {
-    let _ = handle(ret_ip, arg0, false, frame);
+    let _ = handle(ret_ip, arg0, false, frame, false);
 }
 
 /// The handler of `bp_direct_tramp_record` (called from `rust/trampolines.c`'s asm).
 #[no_mangle]
 extern "C" fn bp_direct_handle_record(ret_ip: usize, arg0: usize, frame: *const usize) {
-    let _ = handle(ret_ip, arg0, true, frame);
+    let _ = handle(ret_ip, arg0, true, frame, false);
 }
 
 /// The entry handler of `bp_direct_tramp_exit` (`rust/trampolines.c`): counts
@@ -265,7 +292,7 @@ extern "C" fn bp_direct_handle_record(ret_ip: usize, arg0: usize, frame: *const 
 #[no_mangle]
 extern "C" fn bp_direct_handle_exit_entry(ret_ip: usize, arg0: usize, frame: *const usize) -> u64 {
     tasks::count_in();
-    handle(ret_ip, arg0, true, frame)
+    handle(ret_ip, arg0, true, frame, true)
 }
 
 /// The exit handler of `bp_direct_tramp_exit`, called when the body has

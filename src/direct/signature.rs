@@ -19,6 +19,7 @@
 //! Pure logic on the parsed BTF ([`crate::btf`]), with no kernel types, so
 //! that `tests/` runs it on the host.
 
+pub use crate::aggregate::ErrorReturn;
 pub use crate::btf::Btf;
 use crate::btf::{
     u32_at, Type, KIND_ARRAY, KIND_ENUM, KIND_ENUM64, KIND_FLOAT, KIND_FUNC_PROTO, KIND_INT,
@@ -176,6 +177,46 @@ impl Refusal {
 
 /// The exit trampoline's rule, on the parsed blob.
 impl Btf<'_> {
+    /// How function `name`'s return value carries an error (`create
+    /// --errors`): a signed `int` or `long`, or a pointer (`ERR_PTR`), by
+    /// its BTF return type; the syscall wrappers return `long`. A name BTF
+    /// has with different return kinds (two static functions) counts none.
+    pub fn error_return(&self, offsets: &[u32], funcs: &[u32], name: &[u8]) -> ErrorReturn {
+        if SYSCALL_WRAPPERS.iter().any(|p| name.starts_with(p)) {
+            return ErrorReturn::Int64;
+        }
+        let mut kinds = self
+            .functions_named(offsets, funcs, name)
+            .iter()
+            .map(|&id| self.return_kind(offsets, id));
+        let first = kinds.next().unwrap_or_default();
+        if kinds.all(|k| k == first) {
+            first
+        } else {
+            ErrorReturn::No
+        }
+    }
+
+    /// The [`ErrorReturn`] of BTF function `id`.
+    fn return_kind(&self, offsets: &[u32], id: u32) -> ErrorReturn {
+        let ret = self
+            .get(offsets, id)
+            .and_then(|f| self.get(offsets, f.size_or_type))
+            .filter(|p| p.kind == KIND_FUNC_PROTO && p.size_or_type != 0)
+            .and_then(|p| self.skip_modifiers(offsets, p.size_or_type));
+        let Some(t) = ret else {
+            return ErrorReturn::No;
+        };
+        // BTF_KIND_INT's word: encoding in bits 24-27 (BTF_INT_SIGNED 1).
+        let signed = || u32_at(self.types, t.extra).is_some_and(|w| (w >> 24) & 1 == 1);
+        match (t.kind, t.size_or_type) {
+            (KIND_PTR, _) => ErrorReturn::Pointer,
+            (KIND_INT, 4) if signed() => ErrorReturn::Int32,
+            (KIND_INT, 8) if signed() => ErrorReturn::Int64,
+            _ => ErrorReturn::No,
+        }
+    }
+
     /// The registers function `name` needs for its arguments, or why the
     /// exit trampoline cannot serve it. `funcs` is [`Btf::index_functions`]'
     /// output.

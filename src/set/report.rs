@@ -11,9 +11,11 @@ use core::sync::atomic::Ordering;
 
 use super::build::Skipped;
 use super::Set;
+use crate::aggregate::{self, Summary};
 use crate::backend::ProbeView;
 use crate::bindings;
 use crate::error::BStr;
+use crate::errtext;
 use crate::gpcount;
 use crate::rcu;
 use crate::sched;
@@ -216,9 +218,56 @@ fn write_probe(w: &mut impl Write, v: &ProbeView<'_>) -> core::fmt::Result {
         write!(w, " last_arg={}", Kptr(a))?;
     }
     match v.exit {
-        Some((exits, ret)) => writeln!(w, " exits={} last_ret={}", exits, Kptr(ret)),
-        None => writeln!(w),
+        Some((exits, ret)) => writeln!(w, " exits={} last_ret={}", exits, Kptr(ret))?,
+        None => writeln!(w)?,
     }
+    match &v.aggregate {
+        Some(a) => write_aggregate(w, v.name, a),
+        None => Ok(()),
+    }
+}
+
+/// A direct function's aggregates (`create --hist`, `--errors`), a line
+/// each once there is something to show:
+/// `    hist NAME count=N mean_ns=M p50_lt_ns=A p90_lt_ns=B p99_lt_ns=C
+/// log2_ns=LOW:N,...` (the timed returns; a percentile is below the end
+/// of its power-of-two bucket, `inf` past the last; each bucket named by
+/// its least duration) and `    errors NAME total=N ENAME=N ... other=N`
+/// (the error returns by errno, most frequent first; `other`: not named,
+/// past the slots a function keeps per CPU).
+fn write_aggregate(w: &mut impl Write, name: &[u8], a: &Summary) -> core::fmt::Result {
+    if let Some(mean) = a.mean() {
+        write!(
+            w,
+            "    hist {} count={} mean_ns={}",
+            BStr(name),
+            a.count(),
+            mean
+        )?;
+        for (label, permille) in [("p50", 500), ("p90", 900), ("p99", 990)] {
+            match a.percentile_end(permille) {
+                Some(Some(end)) => write!(w, " {label}_lt_ns={end}")?,
+                _ => write!(w, " {label}_lt_ns=inf")?,
+            }
+        }
+        let mut sep = " log2_ns=";
+        for (i, &n) in a.buckets.iter().enumerate().filter(|(_, &n)| n != 0) {
+            write!(w, "{sep}{}:{}", aggregate::bucket_low(i), n)?;
+            sep = ",";
+        }
+        writeln!(w)?;
+    }
+    if a.errors() != 0 {
+        write!(w, "    errors {} total={}", BStr(name), a.errors())?;
+        for &(errno, n) in a.errnos.iter().filter(|e| e.1 != 0) {
+            match errtext::name(i32::from(errno)) {
+                Some(e) => write!(w, " {e}={n}")?,
+                None => write!(w, " errno{errno}={n}")?,
+            }
+        }
+        writeln!(w, " other={}", a.other)?;
+    }
+    Ok(())
 }
 
 /// The glob members the kernel refused: the first few by name, the rest

@@ -24,6 +24,9 @@ pub mod batchkeys;
 #[path = "../../src/btf/parse.rs"]
 pub mod btf;
 
+#[path = "../../src/aggregate.rs"]
+pub mod aggregate;
+
 #[path = "../../src/direct/signature.rs"]
 pub mod signature;
 

@@ -423,6 +423,22 @@ fn set_commands() {
         one("create s --bare --events"),
         Err(ParseError::ConflictingOptions)
     );
+    // The aggregates count returns: with --exit only, never --bare.
+    let o = opts("create s --exit --hist --errors");
+    assert!(o.exit && o.hist && o.errors);
+    let o = opts("create s --errors --exit");
+    assert!(o.exit && !o.hist && o.errors);
+    for l in [
+        "create s --hist",
+        "create s --errors",
+        "create s --hist --exit --bare",
+    ] {
+        assert_eq!(one(l), Err(ParseError::NeedsExit), "{l}");
+    }
+    for l in ["create s --exit --hist", "create s --exit --errors --hist"] {
+        let c = one(l).unwrap().unwrap();
+        assert_eq!(one(&c.to_string()), Ok(Some(c)), "{l}");
+    }
     assert_eq!(
         one("direct s exit"),
         Ok(Some(Command::Retarget {

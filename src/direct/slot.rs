@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! One traced function of a direct set ([`DirectSlot`]): its counters, and
+//! what the handlers do with a call once [`super::index`] has found the
+//! function's slot by address: count it, record its first argument, hand it
+//! to an API client, and, on the exit trampoline, count its return, time it
+//! and count its error ([`crate::aggregate`]).
+//!
+//! # The exit trampoline's token
+//!
+//! The entry handler returns a token that the trampoline keeps in its frame
+//! for the exit handler, which charges the return to the slot found at the
+//! function's address only if the call was counted in that very slot: not a
+//! task that entered through a set since detached, or through another set
+//! that held the function before, or while the gate was closed (token 0).
+//!
+//! - An untimed slot's token is its `id` with [`ID_TAG`] set: unique among
+//!   every slot made since load.
+//! - A timed slot's (`create --hist`) is the call's entry time, read with
+//!   [`clock`], which never has [`ID_TAG`] set (2^63 ns is 292 years): the
+//!   exit handler takes the duration from it. A timed call was counted in
+//!   this slot if its entry time is not before the slot's `born`, the time
+//!   it went into the index. Any other slot of the function was out of the
+//!   index before that (the index refuses two live slots at one address, and
+//!   updates are serialised by its lock, under which `born` is read), and
+//!   the entry handler reads the clock after it found the slot and checks
+//!   the slot is still in the index after the clock was read (the clock is
+//!   read with a fence on both sides): so a call counted in an earlier slot
+//!   read its clock before that slot left the index, before `born`.
+
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use super::aggregate::AggRef;
+use crate::aggregate::{self, ErrorReturn};
+use crate::bindings;
+use crate::probe::Meta;
+
+/// Set in an untimed slot's token: no entry time has it.
+const ID_TAG: u64 = 1 << 63;
+
+/// The clock of call durations: TSC nanoseconds, NMI-safe, notrace, fenced
+/// (`rust/clock.c`).
+#[inline(always)]
+pub(super) fn clock() -> u64 {
+    // SAFETY: A notrace read of the clock, from any context.
+    unsafe { bindings::bp_clock_event_ns() }
+}
+
+/// One traced function of a direct set.
+pub(crate) struct DirectSlot {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    /// The ftrace call site: what the filter is given.
+    pub(super) fentry: usize,
+    /// Its hit counter, its set's gate, its names and its index.
+    pub(super) meta: Meta,
+    /// Calls ftrace's recursion lock refused (see [`super::missed`]).
+    pub(super) missed: AtomicU64,
+    pub(super) last_arg: AtomicU64,
+    /// Exit mode: returns counted, and the last return value.
+    pub(super) exits: AtomicU64,
+    pub(super) last_ret: AtomicU64,
+    /// Unique among every slot made since load, never 0: an untimed
+    /// slot's token (see the module's documentation).
+    pub(super) id: u64,
+    /// Named on a line of its own (or by an API client), not a glob member.
+    pub(super) explicit: bool,
+    /// A glob member that another tracer holds (a foreign direct caller or
+    /// an IPMODIFY ftrace user): left out of the attach (see
+    /// [`super::DirectSet::attach_all`]). Set at most once, by the attach's
+    /// bisection, after the slot is in the published index (handlers may
+    /// be reading the slot's counters then), and before the set is
+    /// published to `sets` and `stats` readers, the only readers of this
+    /// flag besides the build itself: atomic, so that no `&mut` to a slot
+    /// a handler may see is ever made.
+    pub(super) refused: AtomicBool,
+    /// `create --hist`: the token is the call's entry time, and each
+    /// return's duration goes into the histogram.
+    pub(super) timed: bool,
+    /// When the slot went into the index ([`clock`]; 0 before).
+    pub(super) born: AtomicU64,
+    /// `create --errors`: how its return value carries an error (else
+    /// `No`).
+    pub(super) error_return: ErrorReturn,
+    /// Its aggregate blocks (`--hist` or `--errors`), from
+    /// [`super::DirectSet`]'s `prepare`, before the slot is in the index.
+    pub(super) agg: Option<AggRef>,
+}
+
+impl DirectSlot {
+    /// A slot for `[start, end)`, whose ftrace call site is `fentry`.
+    pub(super) fn new(start: usize, end: usize, fentry: usize, meta: Meta, explicit: bool) -> Self {
+        Self {
+            start,
+            end,
+            fentry,
+            meta,
+            missed: AtomicU64::new(0),
+            last_arg: AtomicU64::new(0),
+            exits: AtomicU64::new(0),
+            last_ret: AtomicU64::new(0),
+            id: NEXT_SLOT_ID.fetch_add(1, Ordering::Relaxed),
+            explicit,
+            refused: AtomicBool::new(false),
+            timed: false,
+            born: AtomicU64::new(0),
+            error_return: ErrorReturn::No,
+            agg: None,
+        }
+    }
+
+    /// Calls not delivered: refused by ftrace's recursion lock.
+    pub(crate) fn missed(&self) -> u64 {
+        self.missed.load(Ordering::Relaxed)
+    }
+
+    /// The first argument of the last recorded call (record mode).
+    pub(crate) fn last_arg(&self) -> u64 {
+        self.last_arg.load(Ordering::Relaxed)
+    }
+
+    /// Returns counted (exit mode).
+    pub(crate) fn exits(&self) -> u64 {
+        self.exits.load(Ordering::Relaxed)
+    }
+
+    /// The last return value recorded (exit mode).
+    pub(crate) fn last_ret(&self) -> u64 {
+        self.last_ret.load(Ordering::Relaxed)
+    }
+
+    /// The symbol.
+    pub(crate) fn symbol(&self) -> &[u8] {
+        self.meta.symbol()
+    }
+
+    /// Counts a call, records its first argument in record mode, and
+    /// hands it to the set's API client, if any, with the arguments the
+    /// trampoline saved below `frame` (null: none saved, as for fprobe).
+    /// `indexed`, given by the exit trampoline's entry handler, says
+    /// whether the slot is still in the index (for a timed token).
+    /// Returns the exit trampoline's token (0: not counted).
+    #[inline(always)]
+    pub(super) fn hit<F: Fn() -> bool>(
+        &self,
+        arg0: usize,
+        record: bool,
+        frame: *const usize,
+        indexed: Option<F>,
+    ) -> u64 {
+        let entered = match indexed {
+            Some(still) if self.timed => {
+                let t = clock();
+                if !still() {
+                    return 0;
+                }
+                Some(t)
+            }
+            _ => None,
+        };
+        // Not `Meta::hit`: the argument is recorded between the count and
+        // the delivery, and the token depends on whether it counted.
+        let Some(gate) = self.meta.count() else {
+            return 0;
+        };
+        if record {
+            self.last_arg.store(arg0 as u64, Ordering::Relaxed);
+        }
+        if gate.has_client() {
+            let mut args = [0usize; 6];
+            args[0] = arg0;
+            if !frame.is_null() {
+                for (i, a) in args.iter_mut().enumerate() {
+                    // SAFETY: The trampoline pushed rdi, rsi, rdx, rcx,
+                    // r8 and r9 right below its frame pointer `frame`,
+                    // and they stay there until the handler returns.
+                    *a = unsafe { frame.sub(i + 1).read() };
+                }
+            }
+            let hit = bindings::batchprobe_hit {
+                kind: bindings::batchprobe_kind_BATCHPROBE_DIRECT,
+                ip: self.start,
+                regs: core::ptr::null_mut(),
+                args: args.map(|a| a),
+            };
+            gate.deliver(self.meta.index(), &hit);
+        }
+        entered.unwrap_or(self.id | ID_TAG)
+    }
+
+    /// Counts a return with its value, while the set's gate is open, if
+    /// the call was counted in this very slot (`token`, from [`Self::hit`];
+    /// see the module's documentation), with its duration and error in
+    /// the aggregates the set keeps.
+    #[inline(always)]
+    pub(super) fn exit_hit(&self, retval: usize, token: u64) {
+        let duration = if self.timed {
+            if token == 0 || token & ID_TAG != 0 || token < self.born.load(Ordering::Relaxed) {
+                return;
+            }
+            Some(clock().saturating_sub(token))
+        } else {
+            if token != self.id | ID_TAG {
+                return;
+            }
+            None
+        };
+        if !self.meta.is_open() {
+            return;
+        }
+        self.exits.fetch_add(1, Ordering::Relaxed);
+        self.last_ret.store(retval as u64, Ordering::Relaxed);
+        if let Some(agg) = &self.agg {
+            let errno = self.error_return.errno(retval as u64);
+            if duration.is_some() || errno.is_some() {
+                if let Some(block) = agg.this_cpu() {
+                    aggregate::record(block, duration, errno);
+                }
+            }
+        }
+    }
+
+    /// Its aggregates, every CPU's summed (none without `--hist` or
+    /// `--errors`).
+    pub(crate) fn summary(&self) -> Option<aggregate::Summary> {
+        self.agg.as_ref().map(AggRef::summary)
+    }
+}
+
+/// The next [`DirectSlot::id`] (from 1: 0 is "not counted").
+static NEXT_SLOT_ID: AtomicU64 = AtomicU64::new(1);
