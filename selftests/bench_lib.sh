@@ -350,18 +350,24 @@ exit_probes() {
 }
 
 # Per call on getppid: entry + exit each way, and entry only, against no
-# probe at all.
+# probe at all; the exit set also with its aggregates (--hist: the clock
+# read at entry and exit and a histogram bucket; --errors too: the return
+# value checked, getppid returns no error).
 per_call_exit() {
     for r in $(seq 1 "$RUNS"); do
         echo "BENCH method=no-probe n=1 run=$r phase=per_call ns=$(bphit $HITS)"
-        for m in "exit d --exit" "direct-entry d" "fprobe-exit p" "entry-kretprobe d"; do
+        for m in "exit d --exit" "exit-hist d --exit --hist" "exit-hist-errors d --exit --hist --errors" \
+            "direct-entry d" "fprobe-exit p" "entry-kretprobe d"; do
             set -- $m
+            name=$1
+            shift 2
+            set -- "$name" "$*"
             case $1 in
                 fprobe-exit) lines='p:hx/ __x64_sys_getppid\nr:hx/r __x64_sys_getppid\n' ;;
                 entry-kretprobe) lines='d:hx/ __x64_sys_getppid\nr!:hx/r __x64_sys_getppid\n' ;;
                 *) lines='d:hx/ __x64_sys_getppid\n' ;;
             esac
-            bp_ctl "${lines}create hx ${3:-} --no-events\nenable hx\n"
+            bp_ctl "${lines}create hx ${2:-} --no-events\nenable hx\n"
             echo "BENCH method=$1 n=1 run=$r phase=per_call ns=$(bphit $HITS)"
             bp_ctl "unregister hx --sync\n"
         done

@@ -17,6 +17,9 @@
 #     per-function call counts.
 #  3. The debugfs files after one deliberate bad write: sets, stats,
 #     last_error.
+#  4. An exit set with --hist --errors on a few file-system entry points,
+#     a short workload, then the slowest functions by p99 and the error
+#     returns by errno, from stats.
 . ./bp_lib.sh
 . ./bench_lib.sh
 N=${BP_DEMO_N:-256}
@@ -109,7 +112,42 @@ sed 's/^/   /' "$BP_DEBUGFS/sets"
 grep -q '^oops ' "$BP_DEBUGFS/sets" && { echo "demo: the failed batch left set oops behind"; exit 1; }
 echo "   \$ head -4 stats"
 head -4 "$BP_DEBUGFS/stats" | sed 's/^/   /'
-bp_ctl 'unregister calls\nflush\n'
+
+echo
+echo "== 4. Where the time and the errors went: an exit set with --hist --errors"
+# Functions a short workload calls and none blocks in for long (a task
+# left inside a body keeps the module pinned: rmmod waits for it below).
+L='d:lat/ *_sys_openat\nd:lat/ do_*open*\nd:lat/ *mkdirat\nd:lat/ vfs_stat*\nd:lat/ vfs_getattr*\nd:lat/ *_sys_ppoll\n'
+echo "   \$ printf '$L' > control"
+echo "   \$ echo 'create lat --exit --hist --errors' > control; echo 'enable lat' > control"
+bp_ctl "${L}create lat --exit --hist --errors\nenable lat\n" || exit 1
+echo "   (a workload: two 20-ms sleeps, 5 opens of a missing file, 5 of /proc/version,"
+echo "   3 mkdir of /, ls -l /proc, stat of a missing file)"
+bpsleep 20; bpsleep 20
+bpopen /no/such/file 5 > /dev/null
+bpopen /proc/version 5 > /dev/null
+bpmkdir / 3 > /dev/null
+ls -l /proc > /dev/null
+stat /no/such/file > /dev/null 2>&1
+bp_ctl 'disable lat\n'
+echo "   $(bp_field lat direct) functions in one exit set; the slowest by p99 (stats' hist lines):"
+printf '\n   %-24s %7s %12s %14s\n' "function" "calls" "mean, us" "p99 below, us"
+awk '$1 == "set" { show = ($2 == "lat") } show && $1 == "hist"' "$BP_DEBUGFS/stats" |
+    awk '{ for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+           printf "%s %s %s %s\n", $2, v["count"], v["mean_ns"], v["p99_lt_ns"] }' |
+    sort -k4,4nr -k3,3nr | head -8 |
+    awk '{ printf "   %-24s %7d %12.1f %14.1f\n", $1, $2, $3 / 1000, $4 / 1000 }'
+echo
+echo "   Error returns by errno (stats' errors lines):"
+printf '\n   %-24s %-8s %6s\n' "function" "errno" "count"
+awk '$1 == "set" { show = ($2 == "lat") } show && $1 == "errors"' "$BP_DEBUGFS/stats" |
+    awk '{ for (i = 4; i <= NF; i++) { split($i, kv, "="); if (kv[1] != "other" && kv[2] > 0) printf "   %-24s %-8s %6d\n", $2, kv[1], kv[2] } }' |
+    sort -k3,3nr
+n_err=$(awk '$1 == "set" { show = ($2 == "lat") } show && $1 == "errors"' "$BP_DEBUGFS/stats" | grep -c ENOENT)
+[ "$n_err" -ge 1 ] || { echo "demo: no function of set lat counted an ENOENT"; exit 1; }
+echo "   (durations are under QEMU TCG: compare them with each other, not with hardware)"
+bp_ctl 'unregister calls\nunregister lat\nflush\n'
+bp_wait_unpinned || { echo "demo: a task stayed inside an exit-traced function"; exit 1; }
 rmmod batchprobe
 echo
 echo "== done: batchprobe unloaded"

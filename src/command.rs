@@ -46,11 +46,8 @@
 //!                          + exit trampoline (mode exit), keeping only the
 //!                          functions it can call (src/direct/signature.rs): an
 //!                          explicit one it cannot fails the set, a glob
-//!                          member is skipped; with --exit, --hist keeps
-//!                          a log2 histogram of each function's call
-//!                          durations and --errors counts its error
-//!                          returns by errno, per CPU, shown in stats
-//!                          (src/aggregate.rs)
+//!                          member is skipped; --hist, --errors: each
+//!                          function's durations, errors (src/aggregate.rs)
 //! enable SET | disable SET
 //! unregister SET [--sync]  retire SET; --sync waits for its teardown
 //!                          (these three also take OWNER.NAME, a set that
@@ -578,8 +575,7 @@ fn create<'a>(
     if conflict.is_some() {
         return Err((ParseError::ConflictingOptions, conflict));
     }
-    // They count returns: only the exit trampoline sees them; `--bare`
-    // handlers count nothing.
+    // Returns: only the exit trampoline sees them; `--bare` counts nothing.
     if (options.hist || options.errors) && (!options.exit || options.bare) {
         let word = if options.hist { "--hist" } else { "--errors" };
         return Err(at(ParseError::NeedsExit, word));

@@ -117,15 +117,7 @@ impl IndexGuard {
         // Ours first among equal starts, so that a conflict is found as
         // (ours, another set's) in one pass over the sorted entries:
         // O(n log n), not every old entry against every new function.
-        // When the new slots went in: a timed call entered before was
-        // counted in another slot (`slot.rs`). Read under the lock, after
-        // any earlier slot of their functions left the index.
-        let born = super::slot::clock();
-        for s in slots.iter() {
-            let _ = s
-                .born
-                .compare_exchange(0, born, Ordering::Relaxed, Ordering::Relaxed);
-        }
+        stamp_born(slots);
         let is_mine = |e: &Entry| mine(e.slot.load(Ordering::Relaxed)).is_some();
         entries
             .as_mut_slice()
@@ -166,6 +158,19 @@ impl IndexGuard {
     /// after a grace period.
     pub(super) fn drop_all(&self) {
         drop(INDEX.take());
+    }
+}
+
+/// Notes when `slots` go into the index (once): a timed call entered
+/// before was counted in another slot (`slot.rs`). Read under the index
+/// lock, after any earlier slot of their functions left the index, and
+/// before the index that has them is published.
+fn stamp_born(slots: &[DirectSlot]) {
+    let born = super::slot::clock();
+    for s in slots.iter() {
+        let _ = s
+            .born
+            .compare_exchange(0, born, Ordering::Relaxed, Ordering::Relaxed);
     }
 }
 
@@ -212,13 +217,10 @@ fn handle(ret_ip: usize, arg0: usize, record: bool, frame: *const usize, exit: b
     count(&section, ip, arg0, record, frame, exit)
 }
 
-/// The index entry of the attached function that contains `ip`, if any,
-/// and its slot, alive as long as `section`.
+/// The slot of the attached function that contains `ip`, if any, alive as
+/// long as `section`.
 #[inline(always)]
-fn entry_at<'a, G: rcu::ReadSide>(
-    section: &'a G,
-    ip: usize,
-) -> Option<(&'a Entry, &'a DirectSlot)> {
+fn slot_at<'a, G: rcu::ReadSide>(section: &'a G, ip: usize) -> Option<&'a DirectSlot> {
     let index = INDEX.get(section)?;
     let i = index.entries.partition_point(|e| e.start <= ip);
     let e = index.entries.get(i.checked_sub(1)?)?;
@@ -229,15 +231,7 @@ fn entry_at<'a, G: rcu::ReadSide>(
     // SAFETY: A non-null slot pointer in a published index is a live slot:
     // detach clears the pointer before the set frees its slots with
     // `call_rcu`, and `section` is an RCU read-side critical section.
-    let slot = unsafe { slot.as_ref() }?;
-    Some((e, slot))
-}
-
-/// The slot of the attached function that contains `ip`, if any, alive as
-/// long as `section`.
-#[inline(always)]
-fn slot_at<'a, G: rcu::ReadSide>(section: &'a G, ip: usize) -> Option<&'a DirectSlot> {
-    entry_at(section, ip).map(|(_, slot)| slot)
+    unsafe { slot.as_ref() }
 }
 
 /// Counts a call at `ip` in the slot of the function that contains it.
@@ -253,10 +247,12 @@ pub(super) fn count(
     frame: *const usize,
     exit: bool,
 ) -> u64 {
-    let Some((e, slot)) = entry_at(section, ip) else {
+    let Some(slot) = slot_at(section, ip) else {
         return 0;
     };
-    let indexed = || core::ptr::eq(e.slot.load(Ordering::Acquire), slot);
+    // Looked up again in the index published now, not the one found
+    // first: a detach clears its entries in the current index only.
+    let indexed = || slot_at(section, ip).is_some_and(|now| core::ptr::eq(now, slot));
     slot.hit(arg0, record, frame, exit.then_some(indexed))
 }
 

@@ -21,12 +21,16 @@
 //!   exit handler takes the duration from it. A timed call was counted in
 //!   this slot if its entry time is not before the slot's `born`, the time
 //!   it went into the index. Any other slot of the function was out of the
-//!   index before that (the index refuses two live slots at one address, and
-//!   updates are serialised by its lock, under which `born` is read), and
-//!   the entry handler reads the clock after it found the slot and checks
-//!   the slot is still in the index after the clock was read (the clock is
-//!   read with a fence on both sides): so a call counted in an earlier slot
-//!   read its clock before that slot left the index, before `born`.
+//!   index before that (the index refuses two live slots at one address,
+//!   and its updates are serialised by its lock, under which `born` is
+//!   read), and the entry handler reads the clock after it found the slot,
+//!   then looks the function up again in the index published by then and
+//!   counts the call only if the slot is still there (the clock is read
+//!   with a fence on both sides): so a call counted in an earlier slot read
+//!   its clock before that slot left the index, before `born`. Exact with
+//!   the TSC; on a kernel that does not trust its TSC the clock is
+//!   `ktime_get_mono_fast_ns()`, which may step back by a few ns across a
+//!   timekeeping update.
 
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 

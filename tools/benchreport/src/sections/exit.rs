@@ -15,6 +15,11 @@ pub(crate) fn exit_section(o: &mut String, b: &Bench, sum: &Summary) {
         .keys()
         .any(|k| EXIT_METHODS.contains(&k.0.as_str()) && k.1 != "per_call")
     {
+        // A per-call run alone (BP_BENCH_ONLY=percall): its table only.
+        if sum.keys().any(|k| k.0 == "exit" && k.1 == "per_call") {
+            let _ = writeln!(o, "## Entry and exit, per call");
+            exit_per_call(o, sum);
+        }
         return;
     }
     exit_intro(o, b);
@@ -107,7 +112,9 @@ fn exit_per_call(o: &mut String, sum: &Summary) {
     let _ = writeln!(
         o,
         "\nPer call on `getppid()` (a tight loop), each way on `__x64_sys_getppid` alone, \
-         against the unprobed call; `direct-entry` is the entry-only counting trampoline:\n\n\
+         against the unprobed call; `direct-entry` is the entry-only counting trampoline, \
+         `exit-hist` the exit set with `--hist` (durations in a log2 histogram), \
+         `exit-hist-errors` with `--errors` too:\n\n\
          | config | ns per call: median [min–max] | × unprobed |\n| --- | ---: | ---: |"
     );
     per_call_rows(
@@ -118,8 +125,23 @@ fn exit_per_call(o: &mut String, sum: &Summary) {
             "no-probe",
             "direct-entry",
             "exit",
+            "exit-hist",
+            "exit-hist-errors",
             "fprobe-exit",
             "entry-kretprobe",
         ],
     );
+    // The aggregates' goal: the histogram path within 1.2× of counting,
+    // as a whole call and as the cost the probe adds to it.
+    let m = |k: &str| median(sum, k, "per_call", 1);
+    if let (Some(base), Some(x), Some(h)) = (m("no-probe"), m("exit"), m("exit-hist")) {
+        let whole = h / x;
+        let added = (h - base) / (x - base);
+        let _ = writeln!(
+            o,
+            "- `--hist` vs counting: {h:.0} vs {x:.0} ns per call = {whole:.2}× \
+             (the probe's own cost: {added:.2}×; goal ≤ 1.2×: {}).\n",
+            if whole <= 1.2 { "met" } else { "not met" }
+        );
+    }
 }
