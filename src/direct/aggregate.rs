@@ -107,7 +107,7 @@ pub(crate) struct AggRef {
 impl AggRef {
     /// CPU `cpu`'s block.
     #[inline(always)]
-    fn block(&self, cpu: usize) -> Option<&[AtomicU64]> {
+    pub(crate) fn block(&self, cpu: usize) -> Option<&[AtomicU64]> {
         if cpu >= self.ncpu {
             return None;
         }
@@ -118,13 +118,12 @@ impl AggRef {
         })
     }
 
-    /// The block of the CPU the handler runs on (preemption is disabled:
-    /// the handlers hold ftrace's recursion lock).
+    /// The CPU the handler runs on (preemption is disabled: the handlers
+    /// hold ftrace's recursion lock).
     #[inline(always)]
-    pub(crate) fn this_cpu(&self) -> Option<&[AtomicU64]> {
+    pub(crate) fn this_cpu() -> usize {
         // SAFETY: A notrace read of the CPU number.
-        let cpu = unsafe { bindings::bp_this_cpu() } as usize;
-        self.block(cpu)
+        unsafe { bindings::bp_this_cpu() as usize }
     }
 
     /// Every CPU's block summed.

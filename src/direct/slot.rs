@@ -17,7 +17,8 @@
 //! - An untimed slot's token is its `id` with [`ID_TAG`] set: unique among
 //!   every slot made since load.
 //! - A timed slot's (`create --hist`) is the call's entry time, read with
-//!   [`clock`], which never has [`ID_TAG`] set (2^63 ns is 292 years): the
+//!   [`clock`] (TSC ticks, or ns), which never has [`ID_TAG`] set (2^63
+//!   ticks is 97 years at 3 GHz, 50 at 6): the
 //!   exit handler takes the duration from it. A timed call was counted in
 //!   this slot if its entry time is not before the slot's `born`, the time
 //!   it went into the index. Any other slot of the function was out of the
@@ -42,12 +43,31 @@ use crate::probe::Meta;
 /// Set in an untimed slot's token: no entry time has it.
 const ID_TAG: u64 = 1 << 63;
 
-/// The clock of call durations: TSC nanoseconds, NMI-safe, notrace, fenced
-/// (`rust/clock.c`).
+/// The clock of call durations, in ticks: the TSC, NMI-safe, notrace,
+/// fenced (`rust/clock.c`).
 #[inline(always)]
 pub(super) fn clock() -> u64 {
     // SAFETY: A notrace read of the clock, from any context.
-    unsafe { bindings::bp_clock_event_ns() }
+    unsafe { bindings::bp_clock_event_ticks() }
+}
+
+/// [`clock`], and the CPU the handler runs on, in one call.
+#[inline(always)]
+fn clock_on_cpu() -> (u64, usize) {
+    let mut cpu = 0;
+    // SAFETY: A notrace read of the clock and the CPU number (preemption
+    // is disabled: the handlers hold ftrace's recursion lock).
+    let t = unsafe { bindings::bp_clock_event_ticks_cpu(&mut cpu) };
+    (t, cpu as usize)
+}
+
+/// Nanoseconds in `ticks` of [`clock`] (no division on the hot path).
+#[inline(always)]
+fn ticks_to_ns(ticks: u64) -> u64 {
+    // SAFETY: Plain reads of two variables set once at module init.
+    let (mult, shift) = unsafe { (bindings::bp_event_mult, bindings::bp_event_shift) };
+    let ns = (u128::from(ticks) * u128::from(mult)) >> shift.min(127);
+    u64::try_from(ns).unwrap_or(u64::MAX)
 }
 
 /// One traced function of a direct set.
@@ -198,16 +218,17 @@ impl DirectSlot {
     /// the aggregates the set keeps.
     #[inline(always)]
     pub(super) fn exit_hit(&self, retval: usize, token: u64) {
-        let duration = if self.timed {
+        let (duration, cpu) = if self.timed {
             if token == 0 || token & ID_TAG != 0 || token < self.born.load(Ordering::Relaxed) {
                 return;
             }
-            Some(clock().saturating_sub(token))
+            let (now, cpu) = clock_on_cpu();
+            (Some(ticks_to_ns(now.saturating_sub(token))), Some(cpu))
         } else {
             if token != self.id | ID_TAG {
                 return;
             }
-            None
+            (None, None)
         };
         if !self.meta.is_open() {
             return;
@@ -217,7 +238,8 @@ impl DirectSlot {
         if let Some(agg) = &self.agg {
             let errno = self.error_return.errno(retval as u64);
             if duration.is_some() || errno.is_some() {
-                if let Some(block) = agg.this_cpu() {
+                let cpu = cpu.unwrap_or_else(AggRef::this_cpu);
+                if let Some(block) = agg.block(cpu) {
                     aggregate::record(block, duration, errno);
                 }
             }
