@@ -34,6 +34,16 @@
  *    disabled, notrace), in any context at all: NMI, the scheduler, RCU's
  *    own functions. A call made while the same context is already inside a
  *    tracer callback is not delivered; it counts as a miss.
+ *  - direct_exit, at entry: as direct (hit->flags without
+ *    BATCHPROBE_HIT_RETURN). At return: called from batchprobe's exit
+ *    trampoline once the traced function's body has returned, before its
+ *    caller resumes, in the same context as the call (the same task, and
+ *    the same CPU unless the body slept), under ftrace's recursion lock as
+ *    at entry (hit->flags has BATCHPROBE_HIT_RETURN). The return is
+ *    delivered only for a call whose entry was delivered by the same set,
+ *    and only while the set is enabled: a task inside the body when the set
+ *    is disabled or retired returns without a call, and a task that ends
+ *    inside (do_exit()) never returns.
  *
  * So a handler must not sleep, take sleeping locks, allocate with anything
  * but GFP_ATOMIC (better: not at all), or call batchprobe's API. Mark it
@@ -114,11 +124,20 @@ struct batchprobe_set;
  * @BATCHPROBE_KPROBE: a kprobe at symbol+offset
  * @BATCHPROBE_KRETPROBE: a kretprobe: the function's returns
  * @BATCHPROBE_DIRECT: an ftrace-direct call at its entry
+ * @BATCHPROBE_DIRECT_EXIT: an ftrace-direct call at its entry and at its
+ *	return (batchprobe's exit trampoline, as BPF's fexit): the handler
+ *	gets the arguments at entry, the return value and the call's duration
+ *	at return. Only functions whose arguments all travel in registers, by
+ *	their BTF prototype, that return (not do_exit() and the like): others
+ *	fail the set with -EOPNOTSUPP. A set's direct targets are all
+ *	BATCHPROBE_DIRECT or all BATCHPROBE_DIRECT_EXIT (-EINVAL otherwise).
+ *	Since batchprobe 2026-12-05.
  */
 enum batchprobe_kind {
 	BATCHPROBE_KPROBE = 1,
 	BATCHPROBE_KRETPROBE = 2,
 	BATCHPROBE_DIRECT = 3,
+	BATCHPROBE_DIRECT_EXIT = 4,
 };
 
 /* Most targets in one set (-E2BIG beyond). */
@@ -150,23 +169,40 @@ struct batchprobe_target {
 	unsigned int maxactive;
 };
 
+/* batchprobe_hit.flags: a direct_exit target's return, not its entry. */
+#define BATCHPROBE_HIT_RETURN		(1U << 0)
+
 /**
  * struct batchprobe_hit - What a handler is told about one hit.
  * @kind: the target's kind.
  * @ip: kprobe and kretprobe: the address the kernel put the probe at (for
- *      a function's entry under IBT, past its endbr64); direct: the
- *      function's address.
+ *      a function's entry under IBT, past its endbr64); direct and
+ *      direct_exit: the function's address.
  * @regs: kprobe: the registers at the probe; kretprobe: the registers at
  *        the return (regs_return_value() is the return value); NULL for
  *        direct calls. Read only.
- * @args: direct: the first six integer arguments (rdi, rsi, rdx, rcx, r8,
- *        r9 on x86-64) as the function received them; 0 for other kinds.
+ * @args: direct, and direct_exit at entry: the first six integer arguments
+ *        (rdi, rsi, rdx, rcx, r8, r9 on x86-64) as the function received
+ *        them; 0 for other kinds and at a return.
+ * @flags: BATCHPROBE_HIT_* bits (direct_exit only; 0 otherwise).
+ * @retval: direct_exit at return: the return value (rax; for a function
+ *          returning int, only its low 32 bits are the value); else 0.
+ * @duration_ns: direct_exit at return: nanoseconds from the entry's
+ *               delivery to the return's, the body's time (sleeps
+ *               included); else 0.
+ *
+ * @flags, @retval and @duration_ns are new (2026-12-05), after the fields
+ * older clients read: a client built against an older header never asks
+ * for direct_exit targets and reads only what it knows.
  */
 struct batchprobe_hit {
 	enum batchprobe_kind kind;
 	unsigned long ip;
 	struct pt_regs *regs;
 	unsigned long args[6];
+	unsigned int flags;
+	unsigned long retval;
+	u64 duration_ns;
 };
 
 /**

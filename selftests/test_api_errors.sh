@@ -7,16 +7,18 @@
 # requires: bpclient_c.ko
 . ./bp_lib.sh
 bp_skip_if_locked_down "the C client is driven through its debugfs files (control, targets), which lockdown refuses to open for writing"
-ktap_plan 30
+ktap_plan 32
 bp_load insmod_batchprobe
 before=$(kprobes_registered)
 ktap_check "insmod_client" insmod "$BP_CLIENT_C" enable=0 check_api=1
 err() { sed -n "s/^$1 //p" /sys/kernel/debug/bpclient_c/errors; }
-# The header's errnos: EINVAL 22, E2BIG 7, ENAMETOOLONG 36, ENOENT 2.
+# The header's errnos: EINVAL 22, E2BIG 7, ENAMETOOLONG 36, ENOENT 2,
+# EOPNOTSUPP 95.
 for c in null_desc:22 null_targets:22 zero_count:22 too_many:7 null_handler:22 null_owner:22 \
          null_name:22 long_name:36 bad_name:22 bad_flags:22 bad_kind:22 \
          symbol_and_addr:22 neither_symbol_nor_addr:22 addr_with_offset:22 kretprobe_offset:22 \
          unknown_symbol:2 unknown_direct_symbol:2 long_symbol:36 \
+         direct_exit_mixed:22 direct_exit_noreturn:95 \
          enable_null:22 unregister_null:22 read_counts_null:22; do
     name=${c%:*} want=-${c#*:}
     ktap_check "$name" test "$(err "$name")" = "$want"

@@ -78,7 +78,8 @@ fn target(t: &bindings::batchprobe_target, index: u32) -> Result<OwnedTarget> {
         bindings::batchprobe_kind_BATCHPROBE_KRETPROBE => ProbeKind::Kretprobe {
             maxactive: (t.maxactive > 0).then_some(t.maxactive),
         },
-        bindings::batchprobe_kind_BATCHPROBE_DIRECT => ProbeKind::Direct,
+        bindings::batchprobe_kind_BATCHPROBE_DIRECT
+        | bindings::batchprobe_kind_BATCHPROBE_DIRECT_EXIT => ProbeKind::Direct,
         _ => return Err(EINVAL),
     };
     if t.maxactive > 0
@@ -163,6 +164,13 @@ unsafe fn create(desc: *const bindings::batchprobe_set_desc) -> Result<Arc<Set>>
     command::set_name(name_str).map_err(|_| bad("bad set name"))?;
     // SAFETY: `targets` holds `count` targets (header).
     let given = unsafe { core::slice::from_raw_parts(desc.targets, desc.count as usize) };
+    // A set's direct calls are on one trampoline: its direct targets are
+    // all BATCHPROBE_DIRECT or all BATCHPROBE_DIRECT_EXIT.
+    let is = |k| given.iter().any(|t| t.kind == k);
+    let exit = is(bindings::batchprobe_kind_BATCHPROBE_DIRECT_EXIT);
+    if exit && is(bindings::batchprobe_kind_BATCHPROBE_DIRECT) {
+        return Err(bad("direct and direct_exit targets in one set"));
+    }
     let mut targets = KVVec::with_capacity(given.len(), GFP_KERNEL)?;
     for (i, t) in given.iter().enumerate() {
         if i % 1024 == 1023 {
@@ -184,9 +192,12 @@ unsafe fn create(desc: *const bindings::batchprobe_set_desc) -> Result<Arc<Set>>
         ctx: desc.ctx,
     };
     // A client's handler gets the hits: no trace events.
+    // The exit trampoline times each call for the handler's return.
     let options = command::CreateOptions {
         noopt: desc.flags & bindings::BATCHPROBE_F_NOOPT != 0,
         events: command::Events::Off,
+        exit,
+        timed: exit,
         ..Default::default()
     };
     let owner = Owner::new(desc.owner, targets.len())?;

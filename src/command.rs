@@ -281,6 +281,10 @@ pub struct CreateOptions {
     pub hist: bool,
     /// With `exit`: each function's error returns counted by errno.
     pub errors: bool,
+    /// With `exit`: each call's duration is measured, for the histogram
+    /// (`hist` implies it) or an API client's return handler (an API
+    /// set's `BATCHPROBE_DIRECT_EXIT` targets). No command word.
+    pub timed: bool,
 }
 
 impl CreateOptions {

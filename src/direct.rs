@@ -115,8 +115,11 @@ pub(crate) struct DirectSet {
     /// go of (kept in `groups` or `per_function`): [`DirectSet::detach`]
     /// says so, and the set is kept for good.
     stuck: AtomicBool,
-    /// `create --hist`: the functions' call durations are timed.
+    /// `create --hist` (or an API exit set): the functions' call
+    /// durations are timed.
     timed: bool,
+    /// `create --hist`: and kept in a histogram.
+    hist: bool,
     /// `create --errors`: their error returns are counted.
     errors: bool,
     /// Their aggregate counters (`--hist` or `--errors`), made by
@@ -185,7 +188,8 @@ impl DirectSet {
             set.mode.store(DirectMode::Exit as u8, Ordering::Relaxed);
             set.exit_checked.store(true, Ordering::Relaxed);
         }
-        set.timed = options.hist;
+        set.timed = options.hist || options.timed;
+        set.hist = options.hist;
         set.errors = options.errors;
         Ok(set)
     }
@@ -211,6 +215,7 @@ impl DirectSet {
             stuck: AtomicBool::new(false),
             partly_exit: AtomicBool::new(false),
             timed: false,
+            hist: false,
             errors: false,
             aggregates: None,
         })
@@ -255,11 +260,13 @@ impl DirectSet {
     /// and drops what only the build needed.
     fn prepare(&mut self) -> Result<(), Failed> {
         self.seen = KVVec::new();
-        if self.timed || self.errors {
+        for s in self.slots.iter_mut() {
+            s.timed = self.timed;
+        }
+        if self.hist || self.errors {
             let agg = Aggregates::new(self.slots.len())?;
             for (i, s) in self.slots.iter_mut().enumerate() {
                 s.agg = agg.of(i);
-                s.timed = self.timed;
             }
             self.aggregates = Some(agg);
         }

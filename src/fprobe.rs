@@ -257,7 +257,7 @@ impl Side {
                 kind,
                 ip,
                 regs: pt_regs(),
-                args: [0; 6],
+                ..Default::default()
             });
         }
     }

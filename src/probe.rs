@@ -254,6 +254,15 @@ impl Meta {
         Some(gate)
     }
 
+    /// The set's gate if the set is enabled, without counting a hit (a
+    /// return). Called from probe handlers.
+    #[inline(always)]
+    pub(crate) fn open_gate(&self) -> Option<&Gate> {
+        // SAFETY: By the type invariant `gate` outlives `self`.
+        let gate = unsafe { &*self.gate };
+        gate.is_open().then_some(gate)
+    }
+
     /// Whether the set is enabled (its gate is open). Called from probe
     /// handlers.
     #[inline(always)]

@@ -14,6 +14,11 @@
  *   parameter string holds at most 1024 bytes), then one per line written
  *   to bpclient_c/targets ("p SYM[+OFF]", "r SYM", "d SYM"; any number of
  *   writes, BPCLIENT_TARGETS_MAX bytes in all).
+ * With exits= (comma-separated SYM), a second set, "exits", of
+ * BATCHPROBE_DIRECT_EXIT targets, created and enabled at load: its own
+ * handler counts each target's entries and returns and keeps the last
+ * first argument, return value and duration (bpclient_c/exits); the
+ * control word retire_exits retires it (batchprobe_unregister_sync()).
  * The handler counts hits per target. With reenter=1 it also calls
  * jiffies_to_msecs() on every direct hit: with direct=jiffies_to_msecs it
  * re-enters its own set, as a handler that calls traced code does (the
@@ -79,6 +84,9 @@ module_param(reenter, bool, 0400);
 MODULE_PARM_DESC(reenter, "the handler calls jiffies_to_msecs() on every direct hit (a test hook)");
 static bool defer;
 module_param(defer, bool, 0400);
+static char *exits;
+module_param(exits, charp, 0400);
+MODULE_PARM_DESC(exits, "comma-separated SYM: a second set, \"exits\", of direct_exit targets");
 MODULE_PARM_DESC(defer, "create the set on a \"create\" control write, not at load");
 
 /* The most bytes of target lines bpclient_c/targets keeps. */
@@ -105,6 +113,54 @@ struct client {
 
 static struct client client;
 static struct dentry *dir;
+
+/* One direct_exit target's counts (the exits set). */
+struct exit_counts {
+	atomic64_t entries;
+	atomic64_t returns;
+	atomic64_t bad;			/* hits not as the header says */
+	atomic64_t sum_ns;		/* the returns' durations */
+	unsigned long last_arg0;	/* args[0] at the last entry */
+	unsigned long last_ret;		/* retval at the last return */
+	u64 last_ns;			/* duration_ns at the last return */
+};
+
+static struct {
+	struct batchprobe_set *set;
+	unsigned int count;
+	struct exit_counts *per;
+} xs;
+
+/*
+ * The exits set's handler: at entry (no BATCHPROBE_HIT_RETURN) the
+ * arguments, at return the return value and the duration; the other
+ * fields are 0. Same context rules as the other handler.
+ */
+static notrace void exit_handler(void *ctx, unsigned int index, const struct batchprobe_hit *hit)
+{
+	struct exit_counts *e;
+
+	if (index >= xs.count)
+		return;
+	e = &xs.per[index];
+	if (hit->kind != BATCHPROBE_DIRECT_EXIT || hit->regs) {
+		atomic64_inc(&e->bad);
+	} else if (hit->flags & BATCHPROBE_HIT_RETURN) {
+		if (hit->args[0] || hit->args[5])
+			atomic64_inc(&e->bad);
+		atomic64_inc(&e->returns);
+		atomic64_add(hit->duration_ns, &e->sum_ns);
+		WRITE_ONCE(e->last_ret, hit->retval);
+		WRITE_ONCE(e->last_ns, hit->duration_ns);
+	} else {
+		if (hit->flags || hit->retval || hit->duration_ns)
+			atomic64_inc(&e->bad);
+		atomic64_inc(&e->entries);
+		WRITE_ONCE(e->last_arg0, hit->args[0]);
+	}
+}
+
+NOKPROBE_SYMBOL(exit_handler);
 
 /*
  * Runs in the probed code's context (see the header): no locks, no
@@ -282,8 +338,22 @@ static void check_errors(struct client *c)
 	};
 	size_t len = 0;
 
+	struct batchprobe_target two[2] = {
+		{ .symbol = "version_proc_show", .kind = BATCHPROBE_DIRECT },
+		{ .symbol = "version_proc_show", .kind = BATCHPROBE_DIRECT_EXIT },
+	};
+	struct batchprobe_target noreturn = { .symbol = "do_exit",
+					      .kind = BATCHPROBE_DIRECT_EXIT };
+	struct batchprobe_set_desc e = d;
+
 	check_desc_errors(c, &len, &d);
 	check_target_errors(c, &len, &d, &good);
+	e.targets = two;
+	e.count = 2;
+	try_create(c, &len, "direct_exit_mixed", &e);
+	e.targets = &noreturn;
+	e.count = 1;
+	try_create(c, &len, "direct_exit_noreturn", &e);
 	len += scnprintf(c->errors + len, sizeof(c->errors) - len,
 			 "enable_null %d\n", batchprobe_enable(NULL));
 	len += scnprintf(c->errors + len, sizeof(c->errors) - len,
@@ -340,6 +410,71 @@ static int errors_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(errors);
+
+static int exits_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	if (!smp_load_acquire(&xs.set))
+		return 0;
+	for (i = 0; i < xs.count; i++) {
+		struct exit_counts *e = &xs.per[i];
+
+		seq_printf(m, "%u entries=%lld returns=%lld bad=%lld sum_ns=%lld last_arg0=%lx last_ret=%ld last_ns=%llu\n",
+			   i, atomic64_read(&e->entries), atomic64_read(&e->returns),
+			   atomic64_read(&e->bad), atomic64_read(&e->sum_ns),
+			   READ_ONCE(e->last_arg0), (long)READ_ONCE(e->last_ret),
+			   READ_ONCE(e->last_ns));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(exits);
+
+/* The exits set (exits=): created and enabled, or an error. */
+static int create_exits(void)
+{
+	struct batchprobe_set_desc desc = {
+		.owner = THIS_MODULE, .name = "exits", .handler = exit_handler,
+	};
+	struct batchprobe_target *t;
+	struct batchprobe_set *set;
+	unsigned int n = count_list(exits), i = 0;
+	char *list = kstrdup(exits, GFP_KERNEL);
+	int ret = -ENOMEM;
+
+	t = kvcalloc(n, sizeof(*t), GFP_KERNEL);
+	xs.per = kvcalloc(n, sizeof(*xs.per), GFP_KERNEL);
+	if (!list || !t || !xs.per)
+		goto out;
+	ret = add_list(t, &i, list, BATCHPROBE_DIRECT_EXIT);
+	if (ret)
+		goto out;
+	xs.count = i;
+	desc.targets = t;
+	desc.count = i;
+	set = batchprobe_create(&desc);
+	ret = PTR_ERR_OR_ZERO(set);
+	if (!ret) {
+		ret = batchprobe_enable(set);
+		if (ret) {
+			batchprobe_unregister_sync(set);
+			batchprobe_put(set);
+		} else {
+			smp_store_release(&xs.set, set);
+		}
+	}
+	if (ret)
+		pr_err("bpclient_c: exits set: %d\n", ret);
+out:
+	kfree(list);
+	kvfree(t);
+	if (ret) {
+		kvfree(xs.per);
+		xs.per = NULL;
+		xs.count = 0;
+	}
+	return ret;
+}
 
 
 /* Adds one target per line of @text ("p SYM[+OFF]", "r SYM", "d SYM"). */
@@ -494,6 +629,8 @@ static ssize_t control_write(struct file *f, const char __user *ubuf, size_t n, 
 	mutex_lock(&c->lock);
 	if (!strcmp(buf, "create")) {
 		ret = create_set(c);
+	} else if (!strcmp(buf, "retire_exits")) {
+		ret = xs.set ? batchprobe_unregister_sync(xs.set) : -ENOENT;
 	} else if (!c->set) {
 		ret = -ENOENT;
 	} else if (!strcmp(buf, "enable")) {
@@ -570,10 +707,20 @@ static int __init bpclient_init(void)
 		check_errors(c);
 	else
 		strscpy(c->errors, "not checked (check_api=0)\n", sizeof(c->errors));
-	if (!defer) {
-		ret = create_set(c);
+	if (exits && *exits) {
+		ret = create_exits();
 		if (ret)
 			return ret;
+	}
+	if (!defer) {
+		ret = create_set(c);
+		if (ret) {
+			if (xs.set) {
+				batchprobe_unregister_sync(xs.set);
+				batchprobe_put(xs.set);
+			}
+			return ret;
+		}
 	}
 	if (fail_init) {
 		/*
@@ -591,6 +738,7 @@ static int __init bpclient_init(void)
 	debugfs_create_file("status", 0400, dir, NULL, &status_fops);
 	debugfs_create_file("counts", 0400, dir, NULL, &counts_fops);
 	debugfs_create_file("errors", 0400, dir, NULL, &errors_fops);
+	debugfs_create_file("exits", 0400, dir, NULL, &exits_fops);
 	return 0;
 }
 
@@ -602,6 +750,8 @@ static void __exit bpclient_exit(void)
 {
 	debugfs_remove_recursive(dir);
 	batchprobe_put(client.set);	/* NULL (never created) is ignored */
+	batchprobe_put(xs.set);
+	kvfree(xs.per);
 	if (client.hits != fail_init_hits)
 		kvfree(client.hits);
 	kvfree(client.lines);

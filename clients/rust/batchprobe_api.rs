@@ -51,6 +51,9 @@ pub(crate) enum Kind {
     Kprobe,
     Kretprobe,
     Direct,
+    /// A direct call at entry and at return (`BATCHPROBE_DIRECT_EXIT`):
+    /// the handler is called twice per call ([`Hit::is_return`]).
+    DirectExit,
 }
 
 impl Kind {
@@ -59,6 +62,7 @@ impl Kind {
             Kind::Kprobe => sys::batchprobe_kind_BATCHPROBE_KPROBE,
             Kind::Kretprobe => sys::batchprobe_kind_BATCHPROBE_KRETPROBE,
             Kind::Direct => sys::batchprobe_kind_BATCHPROBE_DIRECT,
+            Kind::DirectExit => sys::batchprobe_kind_BATCHPROBE_DIRECT_EXIT,
         }
     }
 
@@ -67,6 +71,7 @@ impl Kind {
             sys::batchprobe_kind_BATCHPROBE_KPROBE => Some(Kind::Kprobe),
             sys::batchprobe_kind_BATCHPROBE_KRETPROBE => Some(Kind::Kretprobe),
             sys::batchprobe_kind_BATCHPROBE_DIRECT => Some(Kind::Direct),
+            sys::batchprobe_kind_BATCHPROBE_DIRECT_EXIT => Some(Kind::DirectExit),
             _ => None,
         }
     }
@@ -114,13 +119,24 @@ impl Hit<'_> {
         }
     }
 
-    /// Kretprobes: the return value (`ax`).
+    /// Kretprobes, and direct exits at return: the return value (`ax`).
     pub(crate) fn return_value(&self) -> Option<isize> {
-        if self.kind() != Some(Kind::Kretprobe) {
-            return None;
+        match self.kind() {
+            // SAFETY: As in `arg0`.
+            Some(Kind::Kretprobe) => unsafe { self.0.regs.as_ref() }.map(|r| r.ax as isize),
+            Some(Kind::DirectExit) if self.is_return() => Some(self.0.retval as isize),
+            _ => None,
         }
-        // SAFETY: As in `arg0`.
-        unsafe { self.0.regs.as_ref() }.map(|r| r.ax as isize)
+    }
+
+    /// Direct exits: whether this is the call's return (else its entry).
+    pub(crate) fn is_return(&self) -> bool {
+        self.0.flags & sys::BATCHPROBE_HIT_RETURN != 0
+    }
+
+    /// Direct exits at return: the call's duration, in ns.
+    pub(crate) fn duration_ns(&self) -> Option<u64> {
+        (self.kind() == Some(Kind::DirectExit) && self.is_return()).then_some(self.0.duration_ns)
     }
 }
 

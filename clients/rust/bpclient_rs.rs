@@ -9,11 +9,15 @@
 //!   retires it and waits for its teardown;
 //! - the set `bpclient_rs.live`, the same three targets, is created and
 //!   enabled, and kept. `cat /proc/version` calls `version_proc_show` once
-//!   per read, so each of its targets counts one hit per `cat`.
+//!   per read, so each of its targets counts one hit per `cat`;
+//! - the set `bpclient_rs.exits`, one entry + exit target
+//!   ([`Kind::DirectExit`]) on `cmdline_proc_show`, is created and enabled,
+//!   and kept: each `cat /proc/cmdline` is one entry and one return, whose
+//!   value (0) and duration its handler checks.
 //!
-//! batchprobe holds a reference on this module while `live` exists, so the
-//! module unloads only after `live` was retired (by batchprobe's debugfs:
-//! `unregister bpclient_rs.live`). On unload it prints what its handler
+//! batchprobe holds a reference on this module while `live` or `exits`
+//! exists, so the module unloads only after both were retired (by
+//! batchprobe's debugfs: `unregister bpclient_rs.live`). On unload it prints what its handler
 //! counted per target and what batchprobe counted, which a selftest
 //! compares with the number of reads it made.
 
@@ -54,6 +58,39 @@ const TARGETS: [Target; 3] = [
         kind: Kind::Direct,
     },
 ];
+
+const EXIT_TARGETS: [Target; 1] = [Target {
+    symbol: c_str!("cmdline_proc_show"),
+    kind: Kind::DirectExit,
+}];
+
+/// Counts an entry + exit target's entries and returns, and checks each.
+struct ExitCounter {
+    entries: AtomicU64,
+    returns: AtomicU64,
+    /// Hits not as the header says: another kind, an entry with a return
+    /// value, a return with a value other than 0 or no duration.
+    wrong: AtomicU64,
+}
+
+impl Handler for ExitCounter {
+    fn hit(&self, _index: u32, hit: &Hit<'_>) {
+        let ok = hit.kind() == Some(Kind::DirectExit)
+            && if hit.is_return() {
+                // cmdline_proc_show() returns 0, after some time.
+                hit.return_value() == Some(0) && hit.duration_ns() > Some(0)
+            } else {
+                hit.return_value().is_none() && hit.arg0() != 0
+            };
+        if !ok {
+            self.wrong.fetch_add(1, Ordering::Relaxed);
+        } else if hit.is_return() {
+            self.returns.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.entries.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
 
 /// Counts hits per target, and checks each hit's kind and first argument.
 struct Counter {
@@ -98,12 +135,14 @@ impl Handler for Counter {
                     self.wrong_kind.fetch_add(1, Ordering::Relaxed);
                 }
             }
+            Kind::DirectExit => {}
         }
     }
 }
 
 struct BpClient {
     live: ProbeSet<Counter>,
+    exits: ProbeSet<ExitCounter>,
 }
 
 impl kernel::Module for BpClient {
@@ -121,7 +160,18 @@ impl kernel::Module for BpClient {
             "bpclient_rs: set live: {} targets, enabled\n",
             TARGETS.len()
         );
-        Ok(BpClient { live })
+        let exits = ProbeSet::new(
+            module,
+            c_str!("exits"),
+            &EXIT_TARGETS,
+            ExitCounter {
+                entries: AtomicU64::new(0),
+                returns: AtomicU64::new(0),
+                wrong: AtomicU64::new(0),
+            },
+        )?;
+        exits.enable()?;
+        Ok(BpClient { live, exits })
     }
 }
 
@@ -146,6 +196,16 @@ impl Drop for BpClient {
             counts[1].0,
             counts[2].0,
             n
+        );
+        let x = self.exits.handler();
+        let mut xc = [(0u64, 0u64); 1];
+        let _ = self.exits.counts(&mut xc);
+        pr_info!(
+            "exits entries={} returns={} wrong={} batchprobe hits={}\n",
+            x.entries.load(Ordering::Relaxed),
+            x.returns.load(Ordering::Relaxed),
+            x.wrong.load(Ordering::Relaxed),
+            xc[0].0
         );
     }
 }

@@ -98,8 +98,9 @@ pub(crate) struct DirectSlot {
     /// flag besides the build itself: atomic, so that no `&mut` to a slot
     /// a handler may see is ever made.
     pub(super) refused: AtomicBool,
-    /// `create --hist`: the token is the call's entry time, and each
-    /// return's duration goes into the histogram.
+    /// `create --hist`, or an API set's `BATCHPROBE_DIRECT_EXIT` target:
+    /// the token is the call's entry time, and each return's duration goes
+    /// into the histogram (if any) and to the client's handler (if any).
     pub(super) timed: bool,
     /// When the slot went into the index ([`clock`]; 0 before).
     pub(super) born: AtomicU64,
@@ -202,10 +203,11 @@ impl DirectSlot {
                 }
             }
             let hit = bindings::batchprobe_hit {
-                kind: bindings::batchprobe_kind_BATCHPROBE_DIRECT,
+                kind: self.client_kind(),
                 ip: self.start,
                 regs: core::ptr::null_mut(),
                 args: args.map(|a| a),
+                ..Default::default()
             };
             gate.deliver(self.meta.index(), &hit);
         }
@@ -230,11 +232,22 @@ impl DirectSlot {
             }
             (None, None)
         };
-        if !self.meta.is_open() {
+        let Some(gate) = self.meta.open_gate() else {
             return;
-        }
+        };
         self.exits.fetch_add(1, Ordering::Relaxed);
         self.last_ret.store(retval as u64, Ordering::Relaxed);
+        if gate.has_client() {
+            let hit = bindings::batchprobe_hit {
+                kind: self.client_kind(),
+                ip: self.start,
+                flags: bindings::BATCHPROBE_HIT_RETURN,
+                retval: retval as kernel::ffi::c_ulong,
+                duration_ns: duration.unwrap_or(0),
+                ..Default::default()
+            };
+            gate.deliver(self.meta.index(), &hit);
+        }
         if let Some(agg) = &self.agg {
             let errno = self.error_return.errno(retval as u64);
             if duration.is_some() || errno.is_some() {
@@ -243,6 +256,18 @@ impl DirectSlot {
                     aggregate::record(block, duration, errno);
                 }
             }
+        }
+    }
+
+    /// The kind an API client's handler is told: an API set's timed slots
+    /// are its `BATCHPROBE_DIRECT_EXIT` targets (the control file's
+    /// `--hist` sets, timed too, have no client).
+    #[inline(always)]
+    fn client_kind(&self) -> bindings::batchprobe_kind {
+        if self.timed {
+            bindings::batchprobe_kind_BATCHPROBE_DIRECT_EXIT
+        } else {
+            bindings::batchprobe_kind_BATCHPROBE_DIRECT
         }
     }
 

@@ -40,7 +40,7 @@ unsafe extern "C" fn pre_handler(p: *mut bindings::kprobe, regs: *mut bindings::
             kind: bindings::batchprobe_kind_BATCHPROBE_KPROBE,
             ip: ip(),
             regs,
-            args: [0; 6],
+            ..Default::default()
         },
     );
     0

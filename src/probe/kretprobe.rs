@@ -67,7 +67,7 @@ unsafe extern "C" fn ret_handler(
         kind: bindings::batchprobe_kind_BATCHPROBE_KRETPROBE,
         ip: func(),
         regs,
-        args: [0; 6],
+        ..Default::default()
     });
     0
 }
