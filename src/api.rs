@@ -129,6 +129,34 @@ fn target(t: &bindings::batchprobe_target, index: u32) -> Result<OwnedTarget> {
     })
 }
 
+/// Validates and copies the targets; says whether they are entry + exit
+/// targets (`BATCHPROBE_DIRECT_EXIT`). A set's direct calls are on one
+/// trampoline: its direct targets are all `BATCHPROBE_DIRECT` or all
+/// `BATCHPROBE_DIRECT_EXIT`.
+fn targets(
+    engine: &crate::engine::Engine,
+    given: &[bindings::batchprobe_target],
+) -> Result<(KVVec<OwnedTarget>, bool)> {
+    let is = |k| given.iter().any(|t| t.kind == k);
+    let exit = is(bindings::batchprobe_kind_BATCHPROBE_DIRECT_EXIT);
+    if exit && is(bindings::batchprobe_kind_BATCHPROBE_DIRECT) {
+        return Err(engine.api_error(
+            EINVAL,
+            format_args!("direct and direct_exit targets in one set"),
+        ));
+    }
+    let mut targets = KVVec::with_capacity(given.len(), GFP_KERNEL)?;
+    for (i, t) in given.iter().enumerate() {
+        if i % 1024 == 1023 {
+            crate::sched::cond_resched();
+        }
+        let t = target(t, i as u32)
+            .map_err(|e| engine.api_error(e, format_args!("target {i}: bad target")))?;
+        targets.push(t, GFP_KERNEL)?;
+    }
+    Ok((targets, exit))
+}
+
 /// `batchprobe_create` without the ERR_PTR encoding.
 ///
 /// # Safety
@@ -164,22 +192,7 @@ unsafe fn create(desc: *const bindings::batchprobe_set_desc) -> Result<Arc<Set>>
     command::set_name(name_str).map_err(|_| bad("bad set name"))?;
     // SAFETY: `targets` holds `count` targets (header).
     let given = unsafe { core::slice::from_raw_parts(desc.targets, desc.count as usize) };
-    // A set's direct calls are on one trampoline: its direct targets are
-    // all BATCHPROBE_DIRECT or all BATCHPROBE_DIRECT_EXIT.
-    let is = |k| given.iter().any(|t| t.kind == k);
-    let exit = is(bindings::batchprobe_kind_BATCHPROBE_DIRECT_EXIT);
-    if exit && is(bindings::batchprobe_kind_BATCHPROBE_DIRECT) {
-        return Err(bad("direct and direct_exit targets in one set"));
-    }
-    let mut targets = KVVec::with_capacity(given.len(), GFP_KERNEL)?;
-    for (i, t) in given.iter().enumerate() {
-        if i % 1024 == 1023 {
-            crate::sched::cond_resched();
-        }
-        let t = target(t, i as u32)
-            .map_err(|e| engine.api_error(e, format_args!("target {i}: bad target")))?;
-        targets.push(t, GFP_KERNEL)?;
-    }
+    let (targets, exit) = targets(engine, given)?;
     // The set's name: OWNER.NAME.
     // SAFETY: `owner` is the caller's live module (not null: checked above).
     let owner_name = unsafe { bindings::bp_module_name(desc.owner) };
