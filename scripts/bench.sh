@@ -14,7 +14,8 @@
 # BP_BENCH_ONLY=exit (only entry + exit, on kernels with BTF: the distro
 # flavor; BENCHMARKS-exit.md), BP_BENCH_PEER_ENTRY_SIZES ("256 1000 4000 all"),
 # BP_BENCH_PEER_EXIT_SIZES ("256 1000"), BP_BENCH_PEER_BUDGET_S (300),
-# BP_BENCH_ONLY=peers (only batchprobe against the BPF peers;
+# BP_BENCH_ONLY=percall, peercall (only the per-call costs of entry + exit,
+# and of the BPF peers), BP_BENCH_ONLY=peers (only batchprobe against the BPF peers;
 # BENCHMARKS-peers.md), BP_BENCH_ONLY=seed (only the seed's kprobes,
 # tracefs against batchprobe, and the direct sets beside them: the first
 # part of the full run), several parts in turn ("seed exit"), BP_BENCH_ONLY=records (only the cost of a trace

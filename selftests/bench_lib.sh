@@ -506,8 +506,11 @@ peer_round() {
 peer_per_call() {
     for r in $(seq 1 "$RUNS"); do
         echo "BENCH method=peer-no-probe n=1 run=$r phase=per_call ns=$(bphit $HITS)"
-        for m in "bp-direct d" "bp-fprobe p" "bp-exit d --exit"; do
+        for m in "bp-direct d" "bp-fprobe p" "bp-exit d --exit" "bp-exit-hist d --exit --hist"; do
             set -- $m
+            name=$1 kind=$2
+            shift 2
+            set -- "$name" "$kind" "$*"
             bp_ctl "$2:hq/ $PEER_FUNC\ncreate hq ${3:-} --no-events\nenable hq\n"
             echo "BENCH method=peer-$1 n=1 run=$r phase=per_call ns=$(bphit $HITS)"
             bp_ctl "unregister hq --sync\n"

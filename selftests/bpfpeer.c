@@ -100,6 +100,8 @@ static const struct mode modes[] = {
 	{ "kprobe-multi-ret", KPROBE_MULTI, false, { "kmulti_entry", "kmulti_exit" } },
 	{ "fentry", PER_FUNCTION, false, { "fentry_entry", NULL } },
 	{ "fentry-fexit", PER_FUNCTION, false, { "fentry_entry", "fexit_exit" } },
+	/* funclatency's way: entry time in a hash map, a log2 histogram. */
+	{ "fentry-fexit-hist", PER_FUNCTION, false, { "hist_entry", "hist_exit" } },
 #ifdef PEER_MULTI_OBJ
 	{ "fentry-multi", TRACING_MULTI, true, { "tmulti_entry", NULL } },
 	{ "fentry-fexit-multi", TRACING_MULTI, true, { "tmulti_entry", "tmulti_exit" } },

@@ -7,7 +7,8 @@
 #
 # BP_BENCH_ONLY picks a part: entry (the entry-probe comparison and the
 # per-hit costs), exit (entry + exit, on a kernel with BTF), percall (only
-# entry + exit's per-call costs), peers (only the BPF peers), records
+# entry + exit's per-call costs), peers (only the BPF peers), peercall
+# (only the BPF peers' per-call costs), records
 # (only the cost of a trace record with fetch arguments), events (the seed
 # with fetch arguments, and what a set's events cost at create and
 # teardown); unset: all.
@@ -76,6 +77,7 @@ for only in ${BP_BENCH_ONLY:-all}; do
         peers) peers ;;
         exit) exit_probes; per_call_exit ;;
         percall) per_call_exit ;;
+        peercall) [ -x ./bpfpeer ] && [ -r /sys/kernel/btf/vmlinux ] && peer_per_call ;;
         entry) entry_probes; per_hit ;;
         records) per_record ;;
         events) seed_args; events_cost ;;

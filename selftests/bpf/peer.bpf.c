@@ -27,3 +27,85 @@ COUNTER("kretprobe.multi", kmulti_exit, 1)
  */
 COUNTER("fentry", fentry_entry, 0)
 COUNTER("fexit", fexit_exit, 1)
+
+/*
+ * funclatency's way (bcc's tools/funclatency, bpftrace's hist()): fentry
+ * keeps the entry time per thread in a hash map, fexit takes it out and
+ * counts the duration in a per-CPU log2 histogram: what batchprobe's exit
+ * set keeps with --hist (bucket 0 for 0 ns, i for [2^(i-1), 2^i), the
+ * last from 2^38 on), for the per-call comparison.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, __u64);
+} hist_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 40);
+	__type(key, __u32);
+	__type(value, __u64);
+} hist_slots SEC(".maps");
+
+/* bcc's log2(): the highest bit set, without a loop. */
+static __always_inline __u32 log2_32(__u32 v)
+{
+	__u32 r, shift;
+
+	r = (v > 0xFFFF) << 4;
+	v >>= r;
+	shift = (v > 0xFF) << 3;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xF) << 2;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0x3) << 1;
+	v >>= shift;
+	r |= shift;
+	r |= (v >> 1);
+	return r;
+}
+
+static __always_inline __u32 hist_bucket(__u64 ns)
+{
+	__u32 hi = ns >> 32, b;
+
+	if (!ns)
+		return 0;
+	b = (hi ? log2_32(hi) + 32 : log2_32(ns)) + 1;
+	return b > 39 ? 39 : b;
+}
+
+SEC("fentry")
+int hist_entry(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 t;
+
+	if (!counted())
+		return 0;
+	t = bpf_ktime_get_ns();
+	bpf_map_update_elem(&hist_start, &tid, &t, BPF_ANY);
+	return count(0);
+}
+
+SEC("fexit")
+int hist_exit(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), slot;
+	__u64 *tsp, *n, delta;
+
+	tsp = bpf_map_lookup_elem(&hist_start, &tid);
+	if (!tsp)
+		return 0;
+	delta = bpf_ktime_get_ns() - *tsp;
+	bpf_map_delete_elem(&hist_start, &tid);
+	slot = hist_bucket(delta);
+	n = bpf_map_lookup_elem(&hist_slots, &slot);
+	if (n)
+		*n += 1;
+	return count(1);
+}

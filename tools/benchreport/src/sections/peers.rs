@@ -18,7 +18,15 @@ pub(crate) fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSum
         .chain(PEER_EXIT_METHODS.iter())
         .copied()
         .collect();
-    if !sum.keys().any(|k| all.contains(&k.0.as_str())) {
+    if !sum
+        .keys()
+        .any(|k| all.contains(&k.0.as_str()) && k.1 != "per_call")
+    {
+        // A per-call run alone (BP_BENCH_ONLY=peercall): its table only.
+        if sum.keys().any(|k| k.0 == "peer-no-probe") {
+            let _ = writeln!(o, "## The BPF peers, per call\n");
+            peers_per_call(o, sum);
+        }
         return;
     }
     peers_intro(o, b);
@@ -40,6 +48,11 @@ pub(crate) fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSum
     );
     peers_speedups(o, b, sum);
     peers_gp_table(o, gp, &all);
+    peers_per_call(o, sum);
+}
+
+/// Writes the per-call table of every way, and the histogram's verdict.
+fn peers_per_call(o: &mut String, sum: &Summary) {
     let _ = writeln!(
         o,
         "Per call on `getppid()` (a tight loop), each way on `__task_pid_nr_ns` alone (getppid \
@@ -48,6 +61,16 @@ pub(crate) fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSum
          | config | ns per call: median [min–max] | × unprobed |\n| --- | ---: | ---: |"
     );
     per_call_rows(o, sum, "peer-no-probe", &PEER_PER_CALL);
+    let m = |k: &str| median(sum, k, "per_call", 1);
+    if let (Some(b), Some(f)) = (m("peer-bp-exit-hist"), m("peer-fentry-fexit-hist")) {
+        let _ = writeln!(
+            o,
+            "- Durations in a log2 histogram: batchprobe's exit set with `--hist` vs BPF \
+             fentry + fexit the funclatency way (entry time in a hash map by thread, a \
+             per-CPU log2 histogram): {b:.0} vs {f:.0} ns per call = {:.2}×.\n",
+            b / f
+        );
+    }
 }
 
 /// Writes the section's heading and what each way and phase is.
