@@ -187,9 +187,11 @@ struct batchprobe_target {
  * @flags: BATCHPROBE_HIT_* bits (direct_exit only; 0 otherwise).
  * @retval: direct_exit at return: the return value (rax; for a function
  *          returning int, only its low 32 bits are the value); else 0.
- * @duration_ns: direct_exit at return: nanoseconds from the entry's
- *               delivery to the return's, the body's time (sleeps
- *               included); else 0.
+ * @duration_ns: direct_exit at return: nanoseconds (CLOCK_MONOTONIC, as
+ *               bpf_ktime_get_ns()) from the clock read at entry, just
+ *               before the entry's delivery (so the entry handler's own
+ *               time is in it), to the return's; the body's time, sleeps
+ *               included; else 0.
  *
  * @flags, @retval and @duration_ns are new (2026-12-05), after the fields
  * older clients read: a client built against an older header never asks

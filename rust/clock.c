@@ -2,7 +2,6 @@
 /* The clock batchprobe's phase timings read. */
 #include <linux/cache.h>
 #include <linux/compiler.h>
-#include <linux/clocksource.h>
 #include <linux/math64.h>
 #include <linux/smp.h>
 #include <linux/cpumask.h>
@@ -27,19 +26,11 @@
  */
 static bool bp_clock_tsc __read_mostly;
 
-/* Ticks of bp_clock_event_ticks() to ns: (ticks * mult) >> shift. */
-u32 bp_event_mult __read_mostly = 1;
-u32 bp_event_shift __read_mostly;
-
 void bp_clock_init(void)
 {
 #ifdef CONFIG_X86_TSC
 	WRITE_ONCE(bp_clock_tsc, boot_cpu_has(X86_FEATURE_TSC) && tsc_khz &&
 				 !check_tsc_unstable());
-	/* kHz to ns per ms; precise to a few parts in 10^7 for 10 minutes. */
-	if (bp_clock_tsc)
-		clocks_calc_mult_shift(&bp_event_mult, &bp_event_shift, tsc_khz,
-				       NSEC_PER_MSEC, 600);
 #endif
 }
 
@@ -57,24 +48,25 @@ notrace u64 bp_clock_ns(void)
 	return ktime_get_ns();
 }
 
-notrace u64 bp_clock_event_ticks(void)
+/*
+ * CLOCK_MONOTONIC as BPF's bpf_ktime_get_ns() reads it: NMI-safe and notrace
+ * (the TSC's read_tsc() is built without fentry), right across a suspend
+ * (the TSC may be reset on resume; timekeeping is not) and a TSC the
+ * watchdog marks unstable after load (timekeeping moves to another
+ * clocksource). Then an lfence, so that later loads come after the read.
+ */
+notrace u64 bp_clock_event_ns(void)
 {
-#ifdef CONFIG_X86_TSC
-	if (likely(READ_ONCE(bp_clock_tsc))) {
-		u64 tsc = rdtsc_ordered();
+	u64 ns = ktime_get_mono_fast_ns();
 
-		/* Later loads (the index looked up again) come after. */
-		rmb();
-		return tsc;
-	}
-#endif
-	return ktime_get_mono_fast_ns();
+	rmb();
+	return ns;
 }
 
-notrace u64 bp_clock_event_ticks_cpu(unsigned int *cpu)
+notrace u64 bp_clock_event_ns_cpu(unsigned int *cpu)
 {
 	*cpu = raw_smp_processor_id();
-	return bp_clock_event_ticks();
+	return bp_clock_event_ns();
 }
 
 notrace unsigned int bp_this_cpu(void)

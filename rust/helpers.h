@@ -111,17 +111,13 @@ void bp_clock_init(void);
 bool bp_clock_is_tsc(void);
 u64 bp_clock_ns(void);
 /*
- * The exit trampoline's clock for call durations (create --hist): TSC
- * ticks, read with rdtsc_ordered() and an lfence after it, so that no
- * later load runs before the clock is read; NMI-safe; notrace. Ticks to
- * ns: (ticks * bp_event_mult) >> bp_event_shift. Without a trusted TSC,
- * ktime_get_mono_fast_ns() (then mult 1, shift 0).
+ * The exit trampoline's clock for call durations (create --hist, API exit
+ * sets): ktime_get_mono_fast_ns(), NMI-safe, notrace, with an lfence after
+ * it so that no later load runs before the clock is read.
  */
-u64 bp_clock_event_ticks(void);
+u64 bp_clock_event_ns(void);
 /* The same, and the CPU it runs on (preemption disabled by the caller). */
-u64 bp_clock_event_ticks_cpu(unsigned int *cpu);
-extern u32 bp_event_mult;
-extern u32 bp_event_shift;
+u64 bp_clock_event_ns_cpu(unsigned int *cpu);
 /* The CPU the caller runs on (preemption disabled by the caller). notrace. */
 unsigned int bp_this_cpu(void);
 /* nr_cpu_ids: the CPUs' ids are below it. */

@@ -46,8 +46,10 @@ declare -A kdirs
 for f in $flavors; do
     kdirs[$f]=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
     ko=$(KDIR="${kdirs[$f]}" "$BP_ROOT/scripts/build-module.sh")
+    # The C sample client: the exit benchmark's API way (exit-api).
+    clients=$(KDIR="${kdirs[$f]}" "$BP_ROOT/scripts/build-clients.sh")
     mkdir -p "$BP_ROOT/out/bench/$f"
-    "$BP_ROOT/scripts/build-initramfs.sh" "$BP_ROOT/out/bench/$f/initramfs.cpio.gz" "$ko" "${kdirs[$f]}"
+    BP_EXTRA_KO="$clients" "$BP_ROOT/scripts/build-initramfs.sh" "$BP_ROOT/out/bench/$f/initramfs.cpio.gz" "$ko" "${kdirs[$f]}"
 done
 args=bp.mode=bench
 for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES PEER_ENTRY_SIZES PEER_EXIT_SIZES PEER_BUDGET_S SEED_ARGS_SIZES SEED_ARGS_RUNS EVENT_SIZES EVENT_RUNS ONLY; do

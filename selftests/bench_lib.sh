@@ -268,7 +268,27 @@ exit_candidates() {
     echo "BENCHINFO exit_candidates=$(wc -l < /tmp/bp-exit-candidates)"
 }
 
+# The in-kernel API's way (BATCHPROBE_DIRECT_EXIT targets): the C sample
+# client makes one exit set of the same functions, its "x SYM" lines
+# written first; attach is the wall time of its create_exits control
+# write (batchprobe_create and batchprobe_enable), detach that of
+# retire_exits (batchprobe_unregister_sync). The client is loaded for
+# each run, outside the timing.
+exit_api_run() { # n run
+    head -n "$1" /tmp/bp-exit-candidates | sed 's/^/x /' > /tmp/bp-exit-x
+    c=/sys/kernel/debug/bpclient_c
+    insmod "$BP_CLIENT_C" defer=1 || return 1
+    bpwrite $c/targets < /tmp/bp-exit-x || return 1
+    ns=$(printf create_exits | bpwrite -t $c/control) || { cat $BP_DEBUGFS/last_error; rmmod bpclient_c; return 1; }
+    got=$(bp_field bpclient_c.exits direct)
+    echo "BENCH method=exit-api n=$1 run=$2 phase=attach ns=$ns got=$got"
+    ns=$(printf retire_exits | bpwrite -t $c/control)
+    echo "BENCH method=exit-api n=$1 run=$2 phase=detach ns=$ns got=$got"
+    rmmod bpclient_c
+}
+
 exit_run() { # method n run
+    [ "$1" = exit-api ] && { exit_api_run "$2" "$3"; return; }
     head -n "$2" /tmp/bp-exit-candidates > /tmp/bp-exit-n
     set=x$3 opts=
     case $1 in
@@ -332,7 +352,11 @@ exit_probes() {
         # The slow baselines past the N where one run (attach and detach)
         # would take minutes here: projected from the largest N they ran.
         todo=
-        for m in exit fprobe-exit entry-kretprobe exit-ops-per-function; do
+        # exit-api: where the C client is there and its debugfs files can
+        # be written (not locked down).
+        api=
+        [ -f "$BP_CLIENT_C" ] && ! bp_locked_down && api=exit-api
+        for m in exit $api fprobe-exit entry-kretprobe exit-ops-per-function; do
             within_budget exit "$m" "$n" "$BUDGET_S" && todo="$todo $m"
         done
         # The methods take turns within each repeat, as direct and fprobe

@@ -108,6 +108,18 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
     /// reads the array.
     unsafe fn unregister_many(ptrs: *mut *mut Self::Raw, n: c_int);
 
+    /// Unregisters one registered probe (one grace period).
+    ///
+    /// # Safety
+    ///
+    /// `raw` is registered.
+    unsafe fn unregister_one(raw: *mut Self::Raw) {
+        let mut one = raw;
+        // SAFETY: One registered probe (caller); the kernel only reads the
+        // array.
+        unsafe { Self::unregister_many(&mut one, 1) };
+    }
+
     /// Arms a registered probe.
     ///
     /// # Safety
@@ -535,10 +547,9 @@ impl<B: Int3Kind> Int3Set<B> {
             }
         }
         if let Err(r) = verify(raw) {
-            let mut one = raw;
             // SAFETY: `raw` was just registered (disarmed) and nothing else
-            // knows it; the kernel only reads the array.
-            unsafe { B::unregister_many(&mut one, 1) };
+            // knows it.
+            unsafe { B::unregister_one(raw) };
             // Unregistered, and its grace period has passed: the kernel
             // holds no pointer into it any more.
             chunk.drop_last();
@@ -641,10 +652,9 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
             // The naive path batchprobe exists to avoid, kept as a
             // benchmark baseline: one call and one grace period per probe.
             for &raw in self.ptrs.iter() {
-                let mut one = raw;
                 // SAFETY: The type invariant: registered, and `retire`
                 // runs once.
-                unsafe { B::unregister_many(&mut one, 1) };
+                unsafe { B::unregister_one(raw) };
             }
         } else {
             let n = c_int::try_from(self.ptrs.len()).unwrap_or(c_int::MAX);

@@ -15,10 +15,12 @@
  *   to bpclient_c/targets ("p SYM[+OFF]", "r SYM", "d SYM"; any number of
  *   writes, BPCLIENT_TARGETS_MAX bytes in all).
  * With exits= (comma-separated SYM), a second set, "exits", of
- * BATCHPROBE_DIRECT_EXIT targets, created and enabled at load: its own
- * handler counts each target's entries and returns and keeps the last
- * first argument, return value and duration (bpclient_c/exits); the
- * control word retire_exits retires it (batchprobe_unregister_sync()).
+ * BATCHPROBE_DIRECT_EXIT targets, created and enabled at load; or, from
+ * the "x SYM" lines written to bpclient_c/targets, by the control word
+ * create_exits (the bench times it). Its own handler counts each target's
+ * entries and returns and keeps the last first argument, return value and
+ * duration (bpclient_c/exits); the control word retire_exits retires it
+ * (batchprobe_unregister_sync()).
  * The handler counts hits per target. With reenter=1 it also calls
  * jiffies_to_msecs() on every direct hit: with direct=jiffies_to_msecs it
  * re-enters its own set, as a handler that calls traced code does (the
@@ -430,24 +432,56 @@ static int exits_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(exits);
 
-/* The exits set (exits=): created and enabled, or an error. */
-static int create_exits(void)
+static unsigned int count_lines(const char *s);
+
+/* Adds one DIRECT_EXIT target per "x SYM" line of @text (modified). */
+static int add_exit_lines(struct batchprobe_target *t, unsigned int *i, unsigned int max,
+			  char *text)
+{
+	char *line;
+
+	while (text && (line = strsep(&text, "\n")) != NULL) {
+		line = strim(line);
+		if (line[0] != 'x' || line[1] != ' ')
+			continue;
+		if (*i >= max)
+			return -E2BIG;
+		t[*i].kind = BATCHPROBE_DIRECT_EXIT;
+		t[*i].symbol = skip_spaces(line + 2);
+		(*i)++;
+	}
+	return 0;
+}
+
+/*
+ * The exits set (exits=, or the "x SYM" lines written to targets):
+ * created and enabled, or an error. Called with the client's lock held,
+ * or from init.
+ */
+static int create_exits(struct client *c)
 {
 	struct batchprobe_set_desc desc = {
 		.owner = THIS_MODULE, .name = "exits", .handler = exit_handler,
 	};
 	struct batchprobe_target *t;
 	struct batchprobe_set *set;
-	unsigned int n = count_list(exits), i = 0;
-	char *list = kstrdup(exits, GFP_KERNEL);
+	unsigned int n = count_list(exits) + count_lines(c->lines), i = 0;
+	char *list = exits ? kstrdup(exits, GFP_KERNEL) : NULL;
+	char *lines = c->lines ? kvmemdup(c->lines, c->lines_len + 1, GFP_KERNEL) : NULL;
 	int ret = -ENOMEM;
 
+	if (xs.set || xs.per)
+		return -EEXIST;
 	t = kvcalloc(n, sizeof(*t), GFP_KERNEL);
 	xs.per = kvcalloc(n, sizeof(*xs.per), GFP_KERNEL);
-	if (!list || !t || !xs.per)
+	if ((exits && !list) || (c->lines && !lines) || !t || !xs.per)
 		goto out;
-	ret = add_list(t, &i, list, BATCHPROBE_DIRECT_EXIT);
+	ret = add_list(t, &i, list, BATCHPROBE_DIRECT_EXIT) ?:
+	      add_exit_lines(t, &i, n, lines);
 	if (ret)
+		goto out;
+	ret = -ENOENT;
+	if (!i)
 		goto out;
 	xs.count = i;
 	desc.targets = t;
@@ -467,6 +501,7 @@ static int create_exits(void)
 		pr_err("bpclient_c: exits set: %d\n", ret);
 out:
 	kfree(list);
+	kvfree(lines);
 	kvfree(t);
 	if (ret) {
 		kvfree(xs.per);
@@ -495,6 +530,7 @@ static int add_lines(struct batchprobe_target *t, unsigned int *i, unsigned int 
 		case 'p': kind = BATCHPROBE_KPROBE; break;
 		case 'r': kind = BATCHPROBE_KRETPROBE; break;
 		case 'd': kind = BATCHPROBE_DIRECT; break;
+		case 'x': continue;	/* the exits set's (create_exits) */
 		default: return -EINVAL;
 		}
 		if (*i >= max)
@@ -629,6 +665,8 @@ static ssize_t control_write(struct file *f, const char __user *ubuf, size_t n, 
 	mutex_lock(&c->lock);
 	if (!strcmp(buf, "create")) {
 		ret = create_set(c);
+	} else if (!strcmp(buf, "create_exits")) {
+		ret = create_exits(c);
 	} else if (!strcmp(buf, "retire_exits")) {
 		ret = xs.set ? batchprobe_unregister_sync(xs.set) : -ENOENT;
 	} else if (!c->set) {
@@ -708,7 +746,7 @@ static int __init bpclient_init(void)
 	else
 		strscpy(c->errors, "not checked (check_api=0)\n", sizeof(c->errors));
 	if (exits && *exits) {
-		ret = create_exits();
+		ret = create_exits(c);
 		if (ret)
 			return ret;
 	}
@@ -716,9 +754,11 @@ static int __init bpclient_init(void)
 		ret = create_set(c);
 		if (ret) {
 			if (xs.set) {
+				/* No handler runs once this returns. */
 				batchprobe_unregister_sync(xs.set);
 				batchprobe_put(xs.set);
 			}
+			kvfree(xs.per);
 			return ret;
 		}
 	}

@@ -119,7 +119,8 @@ impl Hit<'_> {
         }
     }
 
-    /// Kretprobes, and direct exits at return: the return value (`ax`).
+    /// Kretprobes, and direct exits at return: the return value (`ax`; for
+    /// a function returning `int`, only its low 32 bits are the value).
     pub(crate) fn return_value(&self) -> Option<isize> {
         match self.kind() {
             // SAFETY: As in `arg0`.

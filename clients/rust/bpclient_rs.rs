@@ -17,7 +17,8 @@
 //!
 //! batchprobe holds a reference on this module while `live` or `exits`
 //! exists, so the module unloads only after both were retired (by
-//! batchprobe's debugfs: `unregister bpclient_rs.live`). On unload it prints what its handler
+//! batchprobe's debugfs: `unregister bpclient_rs.live`, `unregister
+//! bpclient_rs.exits`). On unload it prints what its handler
 //! counted per target and what batchprobe counted, which a selftest
 //! compares with the number of reads it made.
 
@@ -77,8 +78,9 @@ impl Handler for ExitCounter {
     fn hit(&self, _index: u32, hit: &Hit<'_>) {
         let ok = hit.kind() == Some(Kind::DirectExit)
             && if hit.is_return() {
-                // cmdline_proc_show() returns 0, after some time.
-                hit.return_value() == Some(0) && hit.duration_ns() > Some(0)
+                // cmdline_proc_show() returns int 0 (eax: rax's upper half
+                // is undefined for an int), after some time.
+                hit.return_value().map(|v| v as i32) == Some(0) && hit.duration_ns() > Some(0)
             } else {
                 hit.return_value().is_none() && hit.arg0() != 0
             };

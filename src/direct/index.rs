@@ -166,6 +166,9 @@ impl IndexGuard {
 /// lock, after any earlier slot of their functions left the index, and
 /// before the index that has them is published.
 fn stamp_born(slots: &[DirectSlot]) {
+    // A full barrier: an earlier clear of these functions' older slots is
+    // visible before the clock is read, whichever lock section it was in.
+    core::sync::atomic::fence(Ordering::SeqCst);
     let born = super::slot::clock();
     for s in slots.iter() {
         let _ = s

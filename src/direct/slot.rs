@@ -17,8 +17,8 @@
 //! - An untimed slot's token is its `id` with [`ID_TAG`] set: unique among
 //!   every slot made since load.
 //! - A timed slot's (`create --hist`) is the call's entry time, read with
-//!   [`clock`] (TSC ticks, or ns), which never has [`ID_TAG`] set (2^63
-//!   ticks is 97 years at 3 GHz, 50 at 6): the
+//!   [`clock`] (ns since boot), which never has [`ID_TAG`] set (2^63 ns is
+//!   292 years): the
 //!   exit handler takes the duration from it. A timed call was counted in
 //!   this slot if its entry time is not before the slot's `born`, the time
 //!   it went into the index. Any other slot of the function was out of the
@@ -28,10 +28,11 @@
 //!   then looks the function up again in the index published by then and
 //!   counts the call only if the slot is still there (the clock is read
 //!   with a fence on both sides): so a call counted in an earlier slot read
-//!   its clock before that slot left the index, before `born`. Exact with
-//!   the TSC; on a kernel that does not trust its TSC the clock is
-//!   `ktime_get_mono_fast_ns()`, which may step back by a few ns across a
-//!   timekeeping update.
+//!   its clock before that slot left the index, before `born`. The clock,
+//!   `ktime_get_mono_fast_ns()`, may step back by a few ns across a
+//!   timekeeping update (its documented leeway): a call counted in an
+//!   older slot within those ns of the newer slot's `born` could pass
+//!   for the newer's.
 
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -43,12 +44,13 @@ use crate::probe::Meta;
 /// Set in an untimed slot's token: no entry time has it.
 const ID_TAG: u64 = 1 << 63;
 
-/// The clock of call durations, in ticks: the TSC, NMI-safe, notrace,
-/// fenced (`rust/clock.c`).
+/// The clock of call durations: CLOCK_MONOTONIC in ns, as BPF's
+/// `bpf_ktime_get_ns()` reads it (`ktime_get_mono_fast_ns()`), NMI-safe,
+/// notrace, fenced (`rust/clock.c`).
 #[inline(always)]
 pub(super) fn clock() -> u64 {
     // SAFETY: A notrace read of the clock, from any context.
-    unsafe { bindings::bp_clock_event_ticks() }
+    unsafe { bindings::bp_clock_event_ns() }
 }
 
 /// [`clock`], and the CPU the handler runs on, in one call.
@@ -57,17 +59,8 @@ fn clock_on_cpu() -> (u64, usize) {
     let mut cpu = 0;
     // SAFETY: A notrace read of the clock and the CPU number (preemption
     // is disabled: the handlers hold ftrace's recursion lock).
-    let t = unsafe { bindings::bp_clock_event_ticks_cpu(&mut cpu) };
+    let t = unsafe { bindings::bp_clock_event_ns_cpu(&mut cpu) };
     (t, cpu as usize)
-}
-
-/// Nanoseconds in `ticks` of [`clock`] (no division on the hot path).
-#[inline(always)]
-fn ticks_to_ns(ticks: u64) -> u64 {
-    // SAFETY: Plain reads of two variables set once at module init.
-    let (mult, shift) = unsafe { (bindings::bp_event_mult, bindings::bp_event_shift) };
-    let ns = (u128::from(ticks) * u128::from(mult)) >> shift.min(127);
-    u64::try_from(ns).unwrap_or(u64::MAX)
 }
 
 /// One traced function of a direct set.
@@ -224,8 +217,10 @@ impl DirectSlot {
             if token == 0 || token & ID_TAG != 0 || token < self.born.load(Ordering::Relaxed) {
                 return;
             }
+            // A few ns back across a timekeeping update (the fast
+            // accessor's one leeway) is a duration of 0.
             let (now, cpu) = clock_on_cpu();
-            (Some(ticks_to_ns(now.saturating_sub(token))), Some(cpu))
+            (Some(now.saturating_sub(token)), Some(cpu))
         } else {
             if token != self.id | ID_TAG {
                 return;

@@ -52,10 +52,8 @@ pub(super) unsafe fn register_with_post<B: Int3Kind>(
     symbol: *const c_char,
     how: How,
 ) -> Result {
-    let mut one = raw;
-    // SAFETY: `raw` is registered and nothing else knows it (caller); the
-    // kernel only reads the array.
-    unsafe { B::unregister_many(&mut one, 1) };
+    // SAFETY: `raw` is registered and nothing else knows it (caller).
+    unsafe { B::unregister_one(raw) };
     let mut again = B::Raw::default();
     let how = How {
         post: Post::Yes,
@@ -72,9 +70,8 @@ pub(super) unsafe fn register_with_post<B: Int3Kind>(
     if unsafe { B::ftrace_based(raw) } {
         // The name resolved elsewhere this time (a module came or went):
         // a post handler at an ftrace call site is what must not be.
-        let mut one = raw;
         // SAFETY: As above.
-        unsafe { B::unregister_many(&mut one, 1) };
+        unsafe { B::unregister_one(raw) };
         return Err(EAGAIN);
     }
     Ok(())

@@ -22,8 +22,9 @@ pub(crate) const PHASES: [&str; 8] = [
 ];
 pub(crate) const PLOTTED: [&str; 4] = ["register", "enable", "disable", "unregister_complete"];
 /// Entry + exit on the same N functions (`exit_probes` in selftests/bench_lib.sh).
-pub(crate) const EXIT_METHODS: [&str; 4] = [
+pub(crate) const EXIT_METHODS: [&str; 5] = [
     "exit",
+    "exit-api",
     "fprobe-exit",
     "entry-kretprobe",
     "exit-ops-per-function",

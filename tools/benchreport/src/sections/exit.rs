@@ -96,6 +96,18 @@ fn exit_goals(o: &mut String, sum: &Summary) {
             if r >= 10.0 { "met" } else { "not met" }
         );
     }
+    if let (Some(x), Some(a)) = (x1000, median(sum, "exit-api", "attach", 1000)) {
+        let _ = writeln!(
+            o,
+            "- the in-kernel API's entry + exit kind (`exit-api`, the C sample client's \
+             BATCHPROBE_DIRECT_EXIT set) vs a control-file exit set: {} ms vs {} ms = {:.2}× \
+             (goal: as fast, ≤ 1.1×: {}).",
+            fmt_ms(a),
+            fmt_ms(x),
+            a / x,
+            if a / x <= 1.1 { "met" } else { "not met" }
+        );
+    }
     if let (Some(x), Some(f)) = (x1000, f1000) {
         let _ = writeln!(
             o,
