@@ -140,6 +140,13 @@ fn count_errno(block: &[AtomicU64], errno: u16) {
     }
 }
 
+/// What can sum a function's blocks into a [`Summary`] (listings ask only
+/// when they show it).
+pub trait Summarize {
+    /// Every CPU's block summed.
+    fn summary(&self) -> Summary;
+}
+
 /// A function's aggregates, its CPUs' blocks summed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {

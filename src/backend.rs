@@ -29,7 +29,7 @@ use core::fmt::Write;
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
-use crate::aggregate::Summary;
+use crate::aggregate::Summarize;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{Failed, LineRef};
 use crate::events::program::FetchProgram;
@@ -173,8 +173,8 @@ pub(crate) struct ProbeView<'a> {
     /// Its trace event's slot, for a probe that can have one (`p:`, `r:`).
     pub(crate) event: Option<&'a EventSlot>,
     /// Direct calls of a set made with `--hist` or `--errors`: its
-    /// durations and error returns, every CPU's summed.
-    pub(crate) aggregate: Option<Summary>,
+    /// durations and error returns, summed over the CPUs when shown.
+    pub(crate) aggregate: Option<&'a dyn Summarize>,
 }
 
 /// A kernel probe mechanism serving some of a set's probes.

@@ -260,9 +260,6 @@ impl DirectSet {
     /// and drops what only the build needed.
     fn prepare(&mut self) -> Result<(), Failed> {
         self.seen = KVVec::new();
-        for s in self.slots.iter_mut() {
-            s.timed = self.timed;
-        }
         if self.hist || self.errors {
             let agg = Aggregates::new(self.slots.len())?;
             for (i, s) in self.slots.iter_mut().enumerate() {
@@ -307,6 +304,7 @@ impl DirectSet {
         let end = start.saturating_add(size.max(1));
         self.slots.push(
             DirectSlot {
+                timed: self.timed,
                 error_return,
                 ..DirectSlot::new(start, end, fentry, meta, t.explicit)
             },
@@ -551,7 +549,7 @@ impl SetBackend for DirectSet {
                     .then(|| (s.exits(), s.last_ret())),
                 // Direct sets write no records yet (issue 36).
                 event: None,
-                aggregate: s.summary(),
+                aggregate: s.aggregate(),
                 ..s.meta.view("direct", s.missed())
             })
             .then_some(())

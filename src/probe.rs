@@ -279,8 +279,7 @@ impl Meta {
     /// handlers.
     #[inline(always)]
     pub(crate) fn is_open(&self) -> bool {
-        // SAFETY: By the type invariant `gate` outlives `self`.
-        unsafe { (*self.gate).is_open() }
+        self.open_gate().is_some()
     }
 
     /// The target's index (see [`crate::api`]).

@@ -14,7 +14,7 @@ use core::sync::atomic::AtomicU64;
 
 use kernel::prelude::*;
 
-use crate::aggregate::{Summary, WORDS};
+use crate::aggregate::{Summarize, Summary, WORDS};
 use crate::bindings;
 use crate::error::Failed;
 use crate::sched;
@@ -125,9 +125,10 @@ impl AggRef {
         // SAFETY: A notrace read of the CPU number.
         unsafe { bindings::bp_this_cpu() as usize }
     }
+}
 
-    /// Every CPU's block summed.
-    pub(crate) fn summary(&self) -> Summary {
+impl Summarize for AggRef {
+    fn summary(&self) -> Summary {
         let mut s = Summary::default();
         for cpu in 0..self.ncpu {
             if let Some(b) = self.block(cpu) {

@@ -114,10 +114,10 @@ impl IndexGuard {
                 GFP_KERNEL,
             );
         }
+        stamp_born(slots);
         // Ours first among equal starts, so that a conflict is found as
         // (ours, another set's) in one pass over the sorted entries:
         // O(n log n), not every old entry against every new function.
-        stamp_born(slots);
         let is_mine = |e: &Entry| mine(e.slot.load(Ordering::Relaxed)).is_some();
         entries
             .as_mut_slice()

@@ -96,6 +96,11 @@ pub const SYSCALL_WRAPPERS: &[&[u8]] = &[
     b"__ia32_compat_sys_",
 ];
 
+/// Whether `name` is an x86 syscall wrapper ([`SYSCALL_WRAPPERS`]).
+pub fn is_syscall_wrapper(name: &[u8]) -> bool {
+    SYSCALL_WRAPPERS.iter().any(|p| name.starts_with(p))
+}
+
 /// The errno of a refusal: operation not supported (for this function).
 pub const REFUSED_ERRNO: i32 = crate::errno::EOPNOTSUPP;
 
@@ -182,7 +187,7 @@ impl Btf<'_> {
     /// its BTF return type; the syscall wrappers return `long`. A name BTF
     /// has with different return kinds (two static functions) counts none.
     pub fn error_return(&self, offsets: &[u32], funcs: &[u32], name: &[u8]) -> ErrorReturn {
-        if SYSCALL_WRAPPERS.iter().any(|p| name.starts_with(p)) {
+        if is_syscall_wrapper(name) {
             return ErrorReturn::Int64;
         }
         let mut kinds = self
@@ -224,7 +229,7 @@ impl Btf<'_> {
         if never_returns(name) {
             return Err(Refusal::NoReturn);
         }
-        if SYSCALL_WRAPPERS.iter().any(|p| name.starts_with(p)) {
+        if is_syscall_wrapper(name) {
             return Ok(1);
         }
         let same = self.functions_named(offsets, funcs, name);

@@ -266,10 +266,9 @@ impl DirectSlot {
         }
     }
 
-    /// Its aggregates, every CPU's summed (none without `--hist` or
-    /// `--errors`).
-    pub(crate) fn summary(&self) -> Option<aggregate::Summary> {
-        self.agg.as_ref().map(AggRef::summary)
+    /// Its aggregates, to be summed (none without `--hist` or `--errors`).
+    pub(crate) fn aggregate(&self) -> Option<&dyn aggregate::Summarize> {
+        self.agg.as_ref().map(|a| a as &dyn aggregate::Summarize)
     }
 }
 

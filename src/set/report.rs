@@ -221,8 +221,8 @@ fn write_probe(w: &mut impl Write, v: &ProbeView<'_>) -> core::fmt::Result {
         Some((exits, ret)) => writeln!(w, " exits={} last_ret={}", exits, Kptr(ret))?,
         None => writeln!(w)?,
     }
-    match &v.aggregate {
-        Some(a) => write_aggregate(w, v.name, a),
+    match v.aggregate {
+        Some(a) => write_aggregate(w, v.name, &a.summary()),
         None => Ok(()),
     }
 }
