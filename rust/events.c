@@ -26,6 +26,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/unaligned.h>
 #include <linux/trace_events.h>
 #include <linux/trace_seq.h>
 #include <linux/workqueue.h>
@@ -53,7 +54,7 @@ struct bp_event {
 	struct list_head files;		/* bp_event_link, RCU */
 	struct list_head orphan;	/* on bp_orphans while busy at removal */
 	atomic_t perf_users;		/* perf events registered on it */
-	bool is_return;
+	u8 rec_head;			/* enum bp_head */
 	bool added;
 	bool orphaned;			/* on bp_orphans (event_mutex held) */
 	/*
@@ -81,6 +82,13 @@ struct bp_return_rec {
 	unsigned long ret_ip;
 };
 
+/*
+ * A direct exit set's return record is a return's, and after the
+ * arguments' fixed fields (so that theirs are where an fprobe return
+ * event has them), the call's duration in ns: its tail.
+ */
+#define BP_EXIT_TAIL sizeof(u64)
+
 /* ---- the records ---- */
 
 /*
@@ -93,16 +101,24 @@ struct bp_return_rec {
 /* The probe's own fields: the record's head, before the arguments'. */
 static __always_inline size_t bp_rec_head(struct bp_event *ev)
 {
-	return ev->is_return ? sizeof(struct bp_return_rec) : sizeof(struct bp_entry_rec);
+	return ev->rec_head == BP_HEAD_ENTRY ? sizeof(struct bp_entry_rec) :
+		sizeof(struct bp_return_rec);
+}
+
+/* The fields after the arguments' fixed ones, before their strings. */
+static __always_inline size_t bp_rec_tail(struct bp_event *ev)
+{
+	return ev->rec_head == BP_HEAD_EXIT ? BP_EXIT_TAIL : 0;
 }
 
 /*
- * One record being written: the probe's fields (@a, @b are ip, 0 or func,
- * ret_ip), its registers for the arguments, and the bytes their strings
+ * One record being written: the probe's fields (@a, @b, @c are ip, 0, 0 or
+ * func, ret_ip, 0 or func, ret_ip, duration), its registers for the arguments, and the bytes their strings
  * take (found once per hit, as __get_data_size() is per instance).
  */
 struct bp_fire {
 	unsigned long a, b;
+	u64 c;
 	struct pt_regs *regs;		/* perf's */
 	const void *fetch;		/* the firing probe's programs, or NULL */
 	struct pt_regs *fetch_regs;	/* what they read */
@@ -112,7 +128,7 @@ struct bp_fire {
 
 static __always_inline size_t bp_rec_size(struct bp_event *ev, struct bp_fire *f)
 {
-	return bp_rec_head(ev) + ev->fixed + f->dsize;
+	return bp_rec_head(ev) + ev->fixed + bp_rec_tail(ev) + f->dsize;
 }
 
 /* Fills a record (perf's may be longer: it is aligned). */
@@ -121,15 +137,20 @@ static __always_inline void bp_rec_fill(struct bp_event *ev, void *rec, struct b
 	struct bp_return_rec *ret = rec;
 	struct bp_entry_rec *entry = rec;
 
-	if (ev->is_return) {
+	switch (ev->rec_head) {
+	case BP_HEAD_EXIT:
+		put_unaligned(f->c, (u64 *)((u8 *)rec + sizeof(*ret) + ev->fixed));
+		fallthrough;
+	case BP_HEAD_RETURN:
 		ret->func = f->a;
 		ret->ret_ip = f->b;
-	} else {
+		break;
+	default:
 		entry->ip = f->a;
 	}
 	if (f->fetch)
 		bp_rust_fetch_store(f->fetch, f->fetch_regs, f->edata, rec, bp_rec_head(ev),
-				    bp_rec_size(ev, f));
+				    bp_rec_tail(ev), bp_rec_size(ev, f));
 }
 
 /*
@@ -234,6 +255,19 @@ void notrace bp_event_return(struct bp_event *ev, unsigned long func, unsigned l
 	bp_event_write(ev, &f);
 }
 NOKPROBE_SYMBOL(bp_event_return);
+
+void notrace bp_event_exit(struct bp_event *ev, unsigned long func, unsigned long ret_ip,
+			   u64 duration, const void *fetch, struct pt_regs *fetch_regs,
+			   const void *edata, size_t dsize)
+{
+	struct bp_fire f = {
+		.a = func, .b = ret_ip, .c = duration, .fetch = fetch,
+		.fetch_regs = fetch_regs, .edata = edata, .dsize = dsize,
+	};
+
+	bp_event_write(ev, &f);
+}
+NOKPROBE_SYMBOL(bp_event_exit);
 
 /* ---- what fetch arguments read (process_fetch_insn()'s loads) ---- */
 
@@ -465,6 +499,16 @@ static int bp_return_fields(struct trace_event_call *call)
 	return ret ?: bp_arg_fields(call);
 }
 
+static int bp_exit_fields(struct trace_event_call *call)
+{
+	struct bp_event *ev = container_of(call, struct bp_event, call);
+
+	return bp_return_fields(call) ?:
+		trace_define_field(call, "u64", "duration",
+				   sizeof(struct bp_return_rec) + ev->fixed,
+				   sizeof(u64), 0, FILTER_OTHER);
+}
+
 static struct trace_event_fields bp_entry_fields_array[] = {
 	{ .type = TRACE_FUNCTION_TYPE, .define_fields = bp_entry_fields },
 	{}
@@ -472,6 +516,11 @@ static struct trace_event_fields bp_entry_fields_array[] = {
 
 static struct trace_event_fields bp_return_fields_array[] = {
 	{ .type = TRACE_FUNCTION_TYPE, .define_fields = bp_return_fields },
+	{}
+};
+
+static struct trace_event_fields bp_exit_fields_array[] = {
+	{ .type = TRACE_FUNCTION_TYPE, .define_fields = bp_exit_fields },
 	{}
 };
 
@@ -606,11 +655,15 @@ static enum print_line_t bp_return_print(struct trace_iterator *iter, int flags,
 	bp_print_ip_sym(&iter->seq, rec->func, false);
 	trace_seq_putc(&iter->seq, ')');
 	bp_print_args(&iter->seq, ev, rec);
+	if (ev->rec_head == BP_HEAD_EXIT)
+		trace_seq_printf(&iter->seq, " duration=%llu",
+				 get_unaligned((u64 *)((u8 *)rec + sizeof(*rec) + ev->fixed)));
 	trace_seq_putc(&iter->seq, '\n');
 	return trace_handle_return(&iter->seq);
 }
 
 static struct trace_event_functions bp_entry_funcs = { .trace = bp_entry_print };
+/* A direct exit set's too: the duration after the arguments. */
 static struct trace_event_functions bp_return_funcs = { .trace = bp_return_print };
 
 /* ---- enabling: the files that take records ---- */
@@ -686,7 +739,7 @@ static const char *bp_copy_string(char **at, const char *src)
 	return dst;
 }
 
-struct bp_event *bp_event_new(const char *system, const char *name, bool is_return,
+struct bp_event *bp_event_new(const char *system, const char *name, enum bp_head kind,
 			      const struct bp_event_arg *args, u32 nargs,
 			      const char *print_fmt, u32 fixed)
 {
@@ -723,21 +776,32 @@ struct bp_event *bp_event_new(const char *system, const char *name, bool is_retu
 	INIT_LIST_HEAD(&ev->orphan);
 	atomic_set(&ev->perf_users, 0);
 	atomic_set(&ev->head.users, 0);
-	ev->is_return = is_return;
+	ev->rec_head = kind;
 	INIT_LIST_HEAD(&ev->class.fields);
 	ev->class.system = ev->names;
 	ev->class.reg = bp_event_reg;
-	ev->class.fields_array = is_return ? bp_return_fields_array : bp_entry_fields_array;
 	ev->call.class = &ev->class;
 	ev->call.name = ev->names + ls;
 	ev->call.flags = TRACE_EVENT_FL_DYNAMIC;
-	ev->call.event.funcs = is_return ? &bp_return_funcs : &bp_entry_funcs;
+	switch (kind) {
+	case BP_HEAD_RETURN:
+		ev->class.fields_array = bp_return_fields_array;
+		ev->call.event.funcs = &bp_return_funcs;
+		ev->call.print_fmt = "\"(%lx <- %lx)\", REC->__probe_func, REC->__probe_ret_ip";
+		break;
+	case BP_HEAD_EXIT:
+		ev->class.fields_array = bp_exit_fields_array;
+		ev->call.event.funcs = &bp_return_funcs;
+		ev->call.print_fmt = "\"(%lx <- %lx) duration=%llu\", "
+			"REC->__probe_func, REC->__probe_ret_ip, REC->duration";
+		break;
+	default:
+		ev->class.fields_array = bp_entry_fields_array;
+		ev->call.event.funcs = &bp_entry_funcs;
+		ev->call.print_fmt = "\"(%lx)\", REC->__probe_ip";
+	}
 	if (print_fmt)
 		ev->call.print_fmt = (char *)bp_copy_string(&at, print_fmt);
-	else
-		ev->call.print_fmt = is_return ?
-			"\"(%lx <- %lx)\", REC->__probe_func, REC->__probe_ret_ip" :
-			"\"(%lx)\", REC->__probe_ip";
 	return ev;
 }
 

@@ -299,11 +299,22 @@ struct bp_event_arg {
 };
 
 /*
+ * A record's own fields, before its arguments': an entry's (__probe_ip, as
+ * kprobe and fprobe entry events), a return's (__probe_func,
+ * __probe_ret_ip), a direct exit set's return (and duration, in ns).
+ */
+enum bp_head {
+	BP_HEAD_ENTRY,
+	BP_HEAD_RETURN,
+	BP_HEAD_EXIT,
+};
+
+/*
  * A new event, not in tracefs yet (NULL: out of memory). @args, @print_fmt
  * (NULL: the probe's own fields only) are copied; @fixed: bytes of the
  * arguments' fixed fields.
  */
-struct bp_event *bp_event_new(const char *system, const char *name, bool is_return,
+struct bp_event *bp_event_new(const char *system, const char *name, enum bp_head head,
 			      const struct bp_event_arg *args, u32 nargs,
 			      const char *print_fmt, u32 fixed);
 /* Frees an event that is not in tracefs (NULL is ignored). */
@@ -352,6 +363,9 @@ void bp_event_entry(struct bp_event *ev, unsigned long ip, struct pt_regs *regs,
 void bp_event_return(struct bp_event *ev, unsigned long func, unsigned long ret_ip,
 		     struct pt_regs *regs, const void *fetch, struct pt_regs *fetch_regs,
 		     const void *edata, size_t dsize);
+/* A direct exit set's return, which took @duration ns (perf: the caller's registers). */
+void bp_event_exit(struct bp_event *ev, unsigned long func, unsigned long ret_ip, u64 duration,
+		   const void *fetch, struct pt_regs *fetch_regs, const void *edata, size_t dsize);
 
 /*
  * What a record's fetch arguments read (src/events/program.rs), as

@@ -40,11 +40,12 @@ void bp_rust_module_going(struct module *mod);
  * src/events/program.rs: a record's fetch arguments (rust/events.c), from
  * the probe's registers (and what a return probe kept at entry, @edata):
  * the record filled (@rec is @len bytes, the probe's own fields are
- * @head). The strings' bytes were measured by the Rust caller of
- * bp_event_entry()/bp_event_return().
+ * @head, @tail more follow the arguments' fixed fields, before their
+ * strings). The strings' bytes were measured by the Rust caller of
+ * bp_event_entry()/_return()/_exit().
  */
 void bp_rust_fetch_store(const void *fetch, struct pt_regs *regs, const void *edata,
-			 void *rec, u32 head, u32 len);
+			 void *rec, u32 head, u32 tail, u32 len);
 
 /*
  * src/direct/index.rs: the handlers the ftrace-direct trampolines call
@@ -57,7 +58,7 @@ void bp_direct_handle_record(unsigned long ret_ip, unsigned long arg0,
 u64 bp_direct_handle_exit_entry(unsigned long ret_ip, unsigned long arg0,
 				const unsigned long *frame);
 void bp_direct_handle_exit_return(unsigned long ret_ip, unsigned long retval,
-				  u64 token);
+				  u64 token, const unsigned long *caller);
 
 /*
  * src/direct/exit.rs: one round of the exit trampoline's release poll

@@ -207,6 +207,8 @@ asm(
 "	movq 24(%rsp), %rdi\n"
 "	movq %rax, %rsi\n"
 "	movq 16(%rsp), %rdx\n"
+	/* Where the return address into the caller is, for its record. */
+"	leaq 32(%rsp), %rcx\n"
 "	call bp_direct_handle_exit_return\n"
 "	popq %rdx\n"
 "	popq %rax\n"

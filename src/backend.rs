@@ -62,6 +62,9 @@ pub(crate) struct Target<'a> {
     pub(crate) line: Option<LineRef<'a>>,
     /// The line's fetch arguments, compiled (`None`: none).
     pub(crate) args: Option<&'a Arc<FetchProgram>>,
+    /// Its set is made with `--exit`: a `d:` probe's records are return
+    /// records.
+    pub(crate) exit: bool,
 }
 
 /// A target that owns its symbol: an API client's, copied out of its
@@ -95,6 +98,7 @@ impl OwnedTarget {
             addr,
             line: None,
             args: None,
+            exit: false,
         }
     }
 }

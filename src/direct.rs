@@ -25,7 +25,7 @@ use kernel::types::Opaque;
 
 use crate::backend::{Added, Ctx, Fit, Found, ProbeView, SetBackend, Target};
 use crate::bindings;
-use crate::command::{CreateOptions, DirectMode, ProbeKind};
+use crate::command::{CreateOptions, DirectMode, Events, ProbeKind};
 use crate::error::{pure, refusal, Failed};
 use crate::errtext::Site;
 use crate::ftrace::{self, FtraceOps, Switch};
@@ -287,6 +287,7 @@ impl DirectSet {
         (start, size): (usize, usize),
         fentry: usize,
         error_return: signature::ErrorReturn,
+        events: Events,
     ) -> Result {
         if addrset::needs_growth(self.slots.len(), self.seen.len()) {
             let len = addrset::grown_len(self.seen.len());
@@ -302,9 +303,11 @@ impl DirectSet {
         // `gate` is the owning set's gate (`Meta`'s invariant).
         let meta = Meta::new(gate, t)?;
         let end = start.saturating_add(size.max(1));
+        // Return records carry the call's duration.
+        let records = self.mode() == DirectMode::Exit && meta.event().made_for(events);
         self.slots.push(
             DirectSlot {
-                timed: self.timed,
+                timed: self.timed || records,
                 error_return,
                 ..DirectSlot::new(start, end, fentry, meta, t.explicit)
             },
@@ -472,7 +475,8 @@ impl SetBackend for DirectSet {
             Some(p) if self.errors => p.error_return(t.symbol),
             _ => signature::ErrorReturn::No,
         };
-        self.push(ctx.gate, t, (addr, size), fentry, error_return)?;
+        let events = ctx.options.events();
+        self.push(ctx.gate, t, (addr, size), fentry, error_return, events)?;
         Ok(Added::Yes)
     }
 
@@ -547,8 +551,6 @@ impl SetBackend for DirectSet {
                 last_arg: Some(s.last_arg()),
                 exit: (self.mode() == DirectMode::Exit || s.exits() != 0)
                     .then(|| (s.exits(), s.last_ret())),
-                // Direct sets write no records yet (issue 36).
-                event: None,
                 aggregate: s.aggregate(),
                 ..s.meta.view("direct", s.missed())
             })

@@ -255,7 +255,11 @@ impl Engine {
             registry.lock().check_address(addr, line, text)?;
         }
         let btf = registry.lock().function_btf(spec);
-        let r = match FetchProgram::compile(spec, btf, symbols) {
+        // A `d:` line is checked as a return's (an exit set's), which
+        // takes all an entry takes and `$retval`: which of the two its
+        // set is, `create` says (`Registry::check_direct_args`).
+        let exit = spec.kind == command::ProbeKind::Direct;
+        let r = match FetchProgram::compile(spec, btf, symbols, exit) {
             Ok(_) => return Ok(()),
             Err(CompileError::NoMemory) => return Err(ENOMEM),
             Err(CompileError::Refused(r)) => r,

@@ -27,6 +27,7 @@ use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{self, BStr, Failed};
 use crate::errtext;
+use crate::events::format::Head;
 use crate::events::tracefs::{EventSlot, Fired};
 use crate::gate::Gate;
 use crate::kvec;
@@ -226,7 +227,12 @@ impl Meta {
             offset: t.offset,
             index: t.index,
             event: EventSlot::new(
-                matches!(t.kind, ProbeKind::Kretprobe { .. }),
+                match t.kind {
+                    ProbeKind::Kretprobe { .. } => (Head::Return, false),
+                    ProbeKind::Direct if t.exit => (Head::Exit, true),
+                    ProbeKind::Direct => (Head::Entry, true),
+                    _ => (Head::Entry, false),
+                },
                 t.name.is_some(),
                 t.explicit,
                 t.args.cloned(),
@@ -291,6 +297,11 @@ impl Meta {
     /// Whether the probe's records carry fetch arguments.
     pub(crate) fn has_args(&self) -> bool {
         self.event.has_args()
+    }
+
+    /// Its trace event (a direct slot writes its records itself).
+    pub(crate) fn event(&self) -> &EventSlot {
+        &self.event
     }
 
     /// The symbol, NUL-terminated, for the kernel.

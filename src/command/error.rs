@@ -61,9 +61,6 @@ pub enum ParseError {
     ConflictingOptions,
     /// `--hist` or `--errors` without `--exit` (or with `--bare`).
     NeedsExit,
-    /// A `d:` line with fetch arguments: direct calls write no trace
-    /// records yet (`docs/events.md`).
-    FetchArgs,
 }
 
 impl ParseError {
@@ -71,7 +68,7 @@ impl ParseError {
     pub fn errno(self) -> i32 {
         match self {
             ParseError::LineTooLong => E2BIG,
-            ParseError::FetchArgs | ParseError::ModuleGlob => EOPNOTSUPP,
+            ParseError::ModuleGlob => EOPNOTSUPP,
             _ => EINVAL,
         }
     }
@@ -112,9 +109,6 @@ impl ParseError {
             ParseError::ConflictingOptions => "options that do not go together",
             ParseError::NeedsExit => {
                 "--hist and --errors count returns: they need --exit (and not --bare)"
-            }
-            ParseError::FetchArgs => {
-                "fetch arguments on d: probes are not supported yet: direct calls write no trace records"
             }
         }
     }

@@ -52,12 +52,10 @@ pub enum Events {
     /// address: every `kprobe_events` line is one), and every probe of a
     /// line with fetch arguments, gets one; a glob's members without
     /// arguments get none (batchprobe's own form for thousands of
-    /// functions: counted, at no event's cost), nor do `d:` probes (direct
-    /// calls write no records yet).
+    /// functions: counted, at no event's cost). `d:` probes likewise.
     #[default]
     Lines,
-    /// `--events`: every `p:` and `r:` probe (and a set with `d:` lines
-    /// is refused).
+    /// `--events`: every probe.
     All,
     /// `--no-events`: none (and a line with fetch arguments is refused).
     Off,

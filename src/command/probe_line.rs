@@ -43,11 +43,6 @@ pub(super) fn probe_line<'a>(
         }
     };
     let (limit, skip, args) = options_and_args(line, words, &target)?;
-    if kind == ProbeKind::Direct {
-        if let Some(w) = args.words().next() {
-            return Err(at(ParseError::FetchArgs, w));
-        }
-    }
     Ok(ProbeSpec {
         kind,
         int3,

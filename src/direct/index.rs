@@ -298,13 +298,19 @@ extern "C" fn bp_direct_handle_exit_entry(ret_ip: usize, arg0: usize, frame: *co
 /// returned `retval`: counts the return in the function's slot if it is
 /// the slot the call was counted in (`token`; the set may have gone while
 /// the task was inside, and another set may hold the function now), then
-/// counts the task out.
+/// counts the task out. `caller`: where the return address into the
+/// traced function's caller is, on the task's stack.
 #[no_mangle]
-extern "C" fn bp_direct_handle_exit_return(ret_ip: usize, retval: usize, token: u64) {
+extern "C" fn bp_direct_handle_exit_return(
+    ret_ip: usize,
+    retval: usize,
+    token: u64,
+    caller: *const usize,
+) {
     let ip = ret_ip.wrapping_sub(1);
     if let Some(section) = RecursionGuard::try_lock(ip) {
         if let Some(slot) = slot_at(&section, ip) {
-            slot.exit_hit(retval, token);
+            slot.exit_hit(retval, token, caller);
         }
     } else {
         MISSED.fetch_add(1, Ordering::Relaxed);

@@ -39,6 +39,8 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use super::aggregate::AggRef;
 use crate::aggregate::{self, ErrorReturn};
 use crate::bindings;
+use crate::events::format::Head;
+use crate::events::tracefs::Fired;
 use crate::probe::Meta;
 
 /// Set in an untimed slot's token: no entry time has it.
@@ -184,6 +186,10 @@ impl DirectSlot {
         if record {
             self.last_arg.store(arg0 as u64, Ordering::Relaxed);
         }
+        let event = self.meta.event();
+        if event.head() == Head::Entry && event.taken() {
+            self.record_entry(frame);
+        }
         if gate.has_client() {
             let mut args = [0usize; 6];
             args[0] = arg0;
@@ -207,12 +213,65 @@ impl DirectSlot {
         entered.unwrap_or(self.id | ID_TAG)
     }
 
+    /// Writes the call's entry record (`d:` in a set made without
+    /// `--exit`), as an fprobe entry event writes it: at the function's
+    /// ftrace call site, the arguments read from the registers the
+    /// trampoline saved below `frame` (null: none saved, the `--fprobe`
+    /// baseline, which `create` refuses fetch arguments).
+    #[inline(never)]
+    fn record_entry(&self, frame: *const usize) {
+        let event = self.meta.event();
+        let mut regs = Regs::zeroed();
+        let fetch_regs = if event.has_args() && !frame.is_null() {
+            // SAFETY: The trampoline saved the argument registers below
+            // its frame pointer `frame` (rdi at -8 ... r9 at -48, rax at
+            // -56), above which are the saved rbp, the fentry call's
+            // return address and the caller's: the traced function's
+            // stack pointer at entry is `frame + 16`. They stay there
+            // until the handler returns.
+            unsafe { regs.at_entry(frame, self.fentry) }
+        } else {
+            core::ptr::null_mut()
+        };
+        event.fire(|| Fired::Entry {
+            ip: self.fentry,
+            regs: core::ptr::null_mut(),
+            fetch_regs,
+        });
+    }
+
+    /// Writes the call's return record (`d:` in a set made with `--exit`),
+    /// as an fprobe return event writes it, with the call's `duration`:
+    /// `caller` points to the return address into the caller, above which
+    /// the caller's stack goes on.
+    #[inline(never)]
+    fn record_exit(&self, retval: usize, duration: u64, caller: *const usize) {
+        let event = self.meta.event();
+        let mut regs = Regs::zeroed();
+        // SAFETY: The exit trampoline hands the address of the return
+        // address into the caller, on the task's stack, still there.
+        let ret_ip = unsafe { caller.read() };
+        let fetch_regs = if event.has_args() {
+            regs.at_return(retval, ret_ip, caller as usize + 8)
+        } else {
+            core::ptr::null_mut()
+        };
+        event.fire(|| Fired::Exit {
+            func: self.fentry,
+            ret_ip,
+            duration,
+            fetch_regs,
+            edata: core::ptr::null(),
+        });
+    }
+
     /// Counts a return with its value, while the set's gate is open, if
     /// the call was counted in this very slot (`token`, from [`Self::hit`];
     /// see the module's documentation), with its duration and error in
-    /// the aggregates the set keeps.
+    /// the aggregates the set keeps, and writes its return record if its
+    /// event is on (`caller`: see [`Self::record_exit`]).
     #[inline(always)]
-    pub(super) fn exit_hit(&self, retval: usize, token: u64) {
+    pub(super) fn exit_hit(&self, retval: usize, token: u64, caller: *const usize) {
         let (duration, cpu) = if self.timed {
             if token == 0 || token & ID_TAG != 0 || token < self.born.load(Ordering::Relaxed) {
                 return;
@@ -232,6 +291,10 @@ impl DirectSlot {
         };
         self.exits.fetch_add(1, Ordering::Relaxed);
         self.last_ret.store(retval as u64, Ordering::Relaxed);
+        let event = self.meta.event();
+        if event.head() == Head::Exit && event.taken() {
+            self.record_exit(retval, duration.unwrap_or(0), caller);
+        }
         if gate.has_client() {
             let hit = bindings::batchprobe_hit {
                 kind: self.client_kind(),
@@ -269,6 +332,56 @@ impl DirectSlot {
     /// Its aggregates, to be summed (none without `--hist` or `--errors`).
     pub(crate) fn aggregate(&self) -> Option<&dyn aggregate::Summarize> {
         self.agg.as_ref().map(|a| a as &dyn aggregate::Summarize)
+    }
+}
+
+/// The registers a direct call's record reads, as an fprobe's handler has
+/// them (`ftrace_regs`: the argument registers, the stack pointer, the
+/// return value), built on the handler's stack only when a record has
+/// fetch arguments to read.
+struct Regs(bindings::pt_regs);
+
+impl Regs {
+    fn zeroed() -> Self {
+        // SAFETY: `pt_regs` is plain integers: all zeros is a valid value.
+        Self(unsafe { core::mem::zeroed() })
+    }
+
+    /// At a function's entry, from the trampoline frame at `frame`, the
+    /// function's ftrace call site being `ip`.
+    ///
+    /// # Safety
+    ///
+    /// `frame` is a live counting or exit trampoline's frame pointer.
+    #[inline(always)]
+    unsafe fn at_entry(&mut self, frame: *const usize, ip: usize) -> *mut bindings::pt_regs {
+        // SAFETY: By the caller, the saved registers are at these offsets
+        // below `frame`, the saved rbp at `frame` itself.
+        let at = |i: usize| unsafe { frame.sub(i).read() };
+        let r = &mut self.0;
+        r.di = at(1);
+        r.si = at(2);
+        r.dx = at(3);
+        r.cx = at(4);
+        r.r8 = at(5);
+        r.r9 = at(6);
+        r.ax = at(7);
+        // SAFETY: As above.
+        r.bp = unsafe { frame.read() };
+        r.sp = frame as usize + 16;
+        r.ip = ip;
+        &mut self.0
+    }
+
+    /// At a function's return of `retval` to `ret_ip`, the caller's stack
+    /// pointer being `sp` again.
+    #[inline(always)]
+    fn at_return(&mut self, retval: usize, ret_ip: usize, sp: usize) -> *mut bindings::pt_regs {
+        let r = &mut self.0;
+        r.ax = retval;
+        r.ip = ret_ip;
+        r.sp = sp;
+        &mut self.0
     }
 }
 

@@ -68,8 +68,12 @@ pub(super) struct Staged {
     text: KVec<u8>,
     /// Its fetch arguments, compiled; int3 probes serve such a line when
     /// they need what only those give (`int3` is set then: see
-    /// [`FetchProgram::needs_int3`]).
-    args: Option<Arc<FetchProgram>>,
+    /// [`FetchProgram::needs_int3`]). A `d:` line's for entry records;
+    /// `Err`: they read what only a return has (an exit set's), and why
+    /// an entry refuses them.
+    args: Result<Option<Arc<FetchProgram>>, &'static str>,
+    /// A `d:` line's arguments for an exit set's return records.
+    exit_args: Option<Arc<FetchProgram>>,
 }
 
 impl Staged {
@@ -80,6 +84,7 @@ impl Staged {
         symbol: &'a [u8],
         explicit: bool,
         text: Option<(usize, usize)>,
+        exit: bool,
     ) -> ProbeTarget<'a> {
         ProbeTarget {
             kind: self.kind,
@@ -96,8 +101,24 @@ impl Staged {
             index: 0,
             addr: self.addr,
             line: Some(self.line_ref()),
-            args: self.args.as_ref(),
+            args: self.args_for(exit),
+            exit,
         }
+    }
+
+    /// Its compiled arguments, for a set made with `--exit` (`exit`) or
+    /// not. (`create` has refused a `d:` line whose arguments an entry
+    /// refuses in a set without `--exit`.)
+    fn args_for(&self, exit: bool) -> Option<&Arc<FetchProgram>> {
+        if exit && self.kind == ProbeKind::Direct {
+            return self.exit_args.as_ref();
+        }
+        self.args.as_ref().ok().and_then(Option::as_ref)
+    }
+
+    /// Whether the line has fetch arguments.
+    fn has_args(&self) -> bool {
+        self.exit_args.is_some() || self.args.as_ref().map_or(true, Option::is_some)
     }
 
     /// The line, as a refusal names it.
@@ -497,19 +518,36 @@ impl Registry {
         };
         // Checked when the write was parsed (`Engine::write`): only
         // memory can fail here.
-        let btf = self.function_btf(&spec);
         let mut lookup = |n: &str| symbols.lookup(n);
-        let args = match FetchProgram::compile(&spec, btf, &mut lookup) {
-            Ok(a) => a,
+        let mut compile = |exit| {
+            let btf = self.function_btf(&spec);
+            FetchProgram::compile(&spec, btf, &mut lookup, exit)
+        };
+        let args = match compile(false) {
+            Ok(a) => Ok(a),
             Err(CompileError::NoMemory) => return Err(ENOMEM),
+            // A `d:` line whose arguments only a return has (`$retval`):
+            // taken by an exit set only (`Staged::args`).
+            Err(CompileError::Refused(r)) if spec.kind == ProbeKind::Direct => Err(r.reason),
             Err(CompileError::Refused(_)) => return Err(EINVAL),
+        };
+        let exit_args = match spec.kind {
+            ProbeKind::Direct => match compile(true) {
+                Ok(a) => a,
+                Err(CompileError::NoMemory) => return Err(ENOMEM),
+                Err(CompileError::Refused(_)) => return Err(EINVAL),
+            },
+            _ => None,
         };
         Ok(pending.push(
             Staged {
                 set: to_vec(spec.set.as_bytes())?,
                 name,
                 kind: spec.kind,
-                int3: spec.int3 || args.as_ref().is_some_and(|a| a.needs_int3()),
+                int3: spec.int3
+                    || args
+                        .as_ref()
+                        .is_ok_and(|a| a.as_ref().is_some_and(|a| a.needs_int3())),
                 target,
                 offset,
                 glob,
@@ -522,6 +560,7 @@ impl Registry {
                 earlier: false,
                 text: to_vec(trimmed(text))?,
                 args,
+                exit_args,
             },
             GFP_KERNEL,
         )?)

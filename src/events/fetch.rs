@@ -284,6 +284,8 @@ pub struct Compiler<'p, 'n> {
     /// kernel's `ctx->btf`, after which a function without parameters
     /// reports a name as not found rather than as no BTF entry).
     btf_queried: bool,
+    /// An fprobe event's arguments (`TPARG_FL_FPROBE`): no `%REG`.
+    fprobe: bool,
 }
 
 impl<'p, 'n> Compiler<'p, 'n> {
@@ -301,7 +303,18 @@ impl<'p, 'n> Compiler<'p, 'n> {
             last_btf: None,
             regs: false,
             btf_queried: false,
+            fprobe: false,
         }
+    }
+
+    /// The same, for an fprobe event's arguments (`TPARG_FL_FPROBE`), as
+    /// `trace_fprobe_create()` parses them: a register (`%REG`) is refused,
+    /// the rest is a function entry's (or return's) grammar. batchprobe's
+    /// `d:` lines are compiled so: their records are read from the saved
+    /// argument registers of an ftrace-direct trampoline.
+    pub fn fprobe(mut self) -> Self {
+        self.fprobe = true;
+        self
     }
 
     /// Bytes of the probe's fixed fields so far.

@@ -18,6 +18,22 @@ pub enum Head {
     Entry,
     /// `__probe_func`, `__probe_ret_ip`.
     Return,
+    /// A return's, and `duration` (ns, `u64`) after the arguments' fixed
+    /// fields (theirs are where an fprobe return event has them): a
+    /// return record of a direct exit set (`d:` in `create --exit`),
+    /// printed after the arguments.
+    Exit,
+}
+
+impl Head {
+    /// Bytes of the record's own fields before the arguments' (the common
+    /// ones included).
+    pub fn bytes(self) -> u32 {
+        match self {
+            Head::Entry => 16,
+            Head::Return | Head::Exit => 24,
+        }
+    }
 }
 
 /// The C type `format` gives an argument's field: the type's, or
@@ -34,7 +50,7 @@ pub fn field_type(arg: &ProbeArg<'_>, w: &mut impl Write) -> fmt::Result {
 pub fn print_fmt(head: Head, args: &[ProbeArg<'_>], w: &mut impl Write) -> fmt::Result {
     let (fmt, fields) = match head {
         Head::Entry => ("(%lx)", ", REC->__probe_ip"),
-        Head::Return => ("(%lx <- %lx)", ", REC->__probe_func, REC->__probe_ret_ip"),
+        Head::Return | Head::Exit => ("(%lx <- %lx)", ", REC->__probe_func, REC->__probe_ret_ip"),
     };
     write!(w, "\"{fmt}")?;
     for a in args {
@@ -48,6 +64,9 @@ pub fn print_fmt(head: Head, args: &[ProbeArg<'_>], w: &mut impl Write) -> fmt::
             }
             w.write_char('}')?;
         }
+    }
+    if head == Head::Exit {
+        w.write_str(" duration=%llu")?;
     }
     write!(w, "\"{fields}")?;
     for a in args {
@@ -63,6 +82,9 @@ pub fn print_fmt(head: Head, args: &[ProbeArg<'_>], w: &mut impl Write) -> fmt::
                 write!(w, "{open}{}[{j}]{close}", a.name)?;
             }
         }
+    }
+    if head == Head::Exit {
+        w.write_str(", REC->duration")?;
     }
     Ok(())
 }

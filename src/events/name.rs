@@ -70,6 +70,18 @@ pub fn auto_event_name(ret: bool, symbol: &str, offset: u32) -> EventName {
     n
 }
 
+/// `trace_fprobe_create()`'s name for an unnamed fprobe event on
+/// `symbol`: `SYM__entry`, or `SYM__exit` for a return (`exit`), cut at
+/// 63 bytes and sanitized as the kernel does. A `d:` probe's event takes
+/// it: an entry record from a direct set, a return record from an exit
+/// set, as `f:SYM` and `f:SYM%return` write them.
+pub fn fprobe_event_name(exit: bool, symbol: &str) -> EventName {
+    let mut n = EventName::new("");
+    let _ = write!(n, "{}__{}", symbol, if exit { "exit" } else { "entry" });
+    sanitize(&mut n);
+    n
+}
+
 /// `made` (as `snprintf` made it) after `sanitize_event_name()`: the name
 /// of an unnamed probe on an address, `p_0x%p`, whose hashed pointer only
 /// the kernel's `%p` gives (`crate::events::address`).

@@ -91,9 +91,13 @@ impl From<AllocError> for CompileError {
 /// function's start (`+0`), or inside one. At an address the kernel
 /// looks for no function (its `TPARG_FL_*` flags stay unset): neither
 /// `$argN` nor `$retval` there, `r:` included.
-fn site(kind: ProbeKind, target: &Target<'_>) -> Site {
+/// A `d:` line's are an fprobe event's: at the function's entry, or, in
+/// an exit set (`exit`), at its return.
+fn site(kind: ProbeKind, target: &Target<'_>, exit: bool) -> Site {
     match (kind, target) {
         (_, Target::Address { .. }) => Site::Inside,
+        (ProbeKind::Direct, _) if exit => Site::Return,
+        (ProbeKind::Direct, _) => Site::Entry,
         (ProbeKind::Kretprobe { .. }, _) => Site::Return,
         (_, Target::Symbol { offset: 0, .. } | Target::Glob { offset: 0, .. }) => Site::Entry,
         _ => Site::Inside,
@@ -128,11 +132,13 @@ impl FetchProgram {
     /// Compiles the fetch arguments of the probe line `spec`, with `btf`,
     /// the probed function's BTF (`None`: a glob's or an address's line,
     /// or a kernel that reads no BTF for probe events); `None` for a line
-    /// without any.
+    /// without any. `exit`: a `d:` line's for an exit set's return records
+    /// (else its entry records); other lines ignore it.
     pub(crate) fn compile(
         spec: &ProbeSpec<'_>,
         btf: Option<FunctionBtf<'_>>,
         symbols: &mut dyn FnMut(&str) -> Option<u64>,
+        exit: bool,
     ) -> Result<Option<Arc<Self>>, CompileError> {
         let (args, kind) = (&spec.args, spec.kind);
         if args.is_empty() {
@@ -148,6 +154,7 @@ impl FetchProgram {
         };
         let head = match kind {
             ProbeKind::Kretprobe { .. } => Head::Return,
+            ProbeKind::Direct if exit => Head::Exit,
             _ => Head::Entry,
         };
         let vmlinux = btf.as_ref().map(|b| b.vmlinux.clone());
@@ -167,7 +174,7 @@ impl FetchProgram {
         };
         let (compiled, fixed, entry) = compile_words(
             args.with_text(copy),
-            site(kind, &spec.target),
+            (site(kind, &spec.target, exit), kind == ProbeKind::Direct),
             copy,
             proto.get(),
             symbols,
@@ -315,13 +322,13 @@ impl FetchProgram {
 }
 
 /// Compiles the argument words of `args` (slices of `text`) at `site`, as
-/// `trace_kprobe_create()` does: the checks of the whole line first, then
+/// `trace_kprobe_create()` does (`trace_fprobe_create()` where `fprobe`): the checks of the whole line first, then
 /// each argument in order, its `@SYM`s given their addresses by `symbols`
 /// (as `traceprobe_update_arg()` gives them when the probe is registered).
 /// The arguments and their fixed fields' bytes.
 fn compile_words<'a>(
     args: FetchArgs<'a>,
-    site: Site,
+    (site, fprobe): (Site, bool),
     text: &'a str,
     proto: &dyn Prototype<'a>,
     symbols: &mut dyn FnMut(&str) -> Option<u64>,
@@ -336,6 +343,9 @@ fn compile_words<'a>(
         })
     };
     let mut c = Compiler::new(d, site, proto);
+    if fprobe {
+        c = c.fprobe();
+    }
     let words = args.words();
     if let Err((i, e)) = c.check_words(words.clone()) {
         let w = words.clone().nth(i).unwrap_or(text);
@@ -544,7 +554,9 @@ impl Source for Regs {
 }
 
 /// Fills the arguments of a record of `fetch`'s event: `rec`, `len` bytes,
-/// of which the probe's own fields are the first `head`.
+/// of which the probe's own fields are the first `head`, and `tail` more
+/// follow the arguments' fixed fields, before their strings (a direct
+/// exit record's duration).
 ///
 /// # Safety
 ///
@@ -558,6 +570,7 @@ unsafe extern "C" fn bp_rust_fetch_store(
     edata: *const c_void,
     rec: *mut c_void,
     head: u32,
+    tail: u32,
     len: u32,
 ) {
     // SAFETY: By the function's contract.
@@ -569,6 +582,6 @@ unsafe extern "C" fn bp_rust_fetch_store(
         &p.source(regs, edata),
         rec,
         head as usize,
-        p.fixed() as usize,
+        p.fixed() as usize + tail as usize,
     );
 }

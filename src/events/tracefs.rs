@@ -29,9 +29,13 @@ use core::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, Ordering};
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
-use super::name::{auto_event_name, EventName, ProbeEventName, MAX_EVENT_NAME_LEN};
+use super::format::Head;
+use super::name::{
+    auto_event_name, fprobe_event_name, EventName, ProbeEventName, MAX_EVENT_NAME_LEN,
+};
 use super::program::FetchProgram;
 use crate::bindings;
+use crate::command::Events;
 use crate::error::{BStr, Failed};
 use crate::kvec;
 use crate::sched::Pacer;
@@ -57,6 +61,16 @@ pub(crate) enum Fired {
         fetch_regs: *mut bindings::pt_regs,
         edata: *const u8,
     },
+    /// A return as [`Fired::Return`], from a direct exit set's function,
+    /// which took `duration` ns; no registers for perf (the caller's are
+    /// taken); `edata`: the entry's saved argument registers, or null.
+    Exit {
+        func: usize,
+        ret_ip: usize,
+        duration: u64,
+        fetch_regs: *mut bindings::pt_regs,
+        edata: *const u8,
+    },
 }
 
 /// A probe's event, as its handler sees it: none until its set's events
@@ -68,8 +82,12 @@ pub(crate) enum Fired {
 /// removed it, one no handler reads again: the probe is unregistered).
 pub(crate) struct EventSlot {
     ev: AtomicPtr<bindings::bp_event>,
-    /// A return probe.
-    ret: bool,
+    /// Its records' head: an entry's, a return probe's, a direct exit
+    /// set's return (with the duration).
+    head: Head,
+    /// A `d:` probe: an unnamed one's event is named as an fprobe
+    /// event's (`SYM__entry`, `SYM__exit`).
+    fentry: bool,
     /// The line named the probe (else its event gets `p_SYM_OFF`).
     named: bool,
     /// The probe gets an event unless its set is made with `--no-events`:
@@ -126,30 +144,52 @@ impl EventSlot {
         self.args.is_some()
     }
 
-    /// No event yet, for a probe that is a return probe (`ret`), that its
-    /// line named (`named`), and that was named on a line of its own
-    /// (`explicit`: not a glob's member).
+    /// No event yet, for a probe whose records have `head`, a `d:` probe
+    /// (`fentry`) or not, that its line named (`named`), and that was
+    /// named on a line of its own (`explicit`: not a glob's member).
     pub(crate) fn new(
-        ret: bool,
+        (head, fentry): (Head, bool),
         named: bool,
         explicit: bool,
         args: Option<Arc<FetchProgram>>,
     ) -> Self {
         Self {
             ev: AtomicPtr::new(core::ptr::null_mut()),
-            ret,
+            head,
+            fentry,
             named,
             wanted: explicit || args.is_some(),
             args,
         }
     }
 
-    /// Whether the probe gets an event when its set is created without
-    /// `--events` or `--no-events` ([`crate::command::Events::Lines`]): it
-    /// was named on a line of its own (as every `kprobe_events` line names
-    /// one), or its line has fetch arguments (which only records show).
-    pub(crate) fn wanted(&self) -> bool {
-        self.wanted
+    /// Whether the probe gets an event in a set created with `which`:
+    /// with neither `--events` nor `--no-events` ([`Events::Lines`]), if
+    /// it was named on a line of its own (as every `kprobe_events` line
+    /// names one), or its line has fetch arguments (which only records
+    /// show).
+    pub(crate) fn made_for(&self, which: Events) -> bool {
+        match which {
+            Events::All => true,
+            Events::Lines => self.wanted,
+            Events::Off => false,
+        }
+    }
+
+    /// Whether anyone takes the probe's records now (its event is in
+    /// tracefs, enabled in an instance or open by perf): a handler that
+    /// must gather much for a record asks first. [`EventSlot::fire`]
+    /// asks again.
+    #[inline(always)]
+    pub(crate) fn taken(&self) -> bool {
+        let ev = self.ev.load(Ordering::Acquire);
+        // SAFETY: By the type invariant `ev` is null or an event in tracefs.
+        !ev.is_null() && unsafe { used(ev) }
+    }
+
+    /// Its records' head.
+    pub(crate) fn head(&self) -> Head {
+        self.head
     }
 
     /// Writes the probe's record, as `fired` describes it, into every
@@ -209,6 +249,30 @@ impl EventSlot {
                     )
                 }
             }
+            Fired::Exit {
+                func,
+                ret_ip,
+                duration,
+                fetch_regs,
+                edata,
+            } => {
+                // SAFETY: As above; `edata` is null or the entry's saved
+                // argument registers.
+                let dsize = unsafe { data_size(args, fetch_regs, edata.cast()) };
+                // SAFETY: As above.
+                unsafe {
+                    bindings::bp_event_exit(
+                        ev,
+                        func,
+                        ret_ip,
+                        duration,
+                        fetch,
+                        fetch_regs,
+                        edata.cast(),
+                        dsize,
+                    )
+                }
+            }
         }
     }
 
@@ -232,11 +296,14 @@ impl EventSlot {
     /// The event name of a probe on `symbol` at `offset`, named `name`.
     fn event_name<'a>(&self, name: &'a [u8], symbol: &[u8], offset: u32) -> ProbeEventName<'a> {
         if self.named {
-            ProbeEventName::Given(name)
-        } else {
-            let symbol = core::str::from_utf8(symbol).unwrap_or("");
-            ProbeEventName::Auto(auto_event_name(self.ret, symbol, offset))
+            return ProbeEventName::Given(name);
         }
+        let symbol = core::str::from_utf8(symbol).unwrap_or("");
+        ProbeEventName::Auto(if self.fentry {
+            fprobe_event_name(self.head == Head::Exit, symbol)
+        } else {
+            auto_event_name(self.head == Head::Return, symbol, offset)
+        })
     }
 }
 
@@ -253,25 +320,24 @@ pub(crate) struct ProbeEvent<'a> {
 /// each, in the same order every time.
 pub(crate) type EachProbe<'a> = &'a dyn Fn(&mut dyn FnMut(&ProbeEvent<'_>));
 
-/// A probe as [`SetEvents::add`] makes its event: the event's name, a
-/// return probe, its fetch arguments.
-type Probe = (EventName, bool, Option<Arc<FetchProgram>>);
-
-/// Bytes of an entry record's own fields (`kprobe_trace_entry_head`: the
-/// common fields and `__probe_ip`) and of a return record's (and
-/// `__probe_func`, `__probe_ret_ip`), after which the arguments' start.
-const ENTRY_HEAD: u32 = 16;
-const RETURN_HEAD: u32 = 24;
+/// A probe as [`SetEvents::add`] makes its event: the event's name, its
+/// records' head, its fetch arguments.
+type Probe = (EventName, Head, Option<Arc<FetchProgram>>);
 
 /// A new event `system/name` (both NUL-terminated), not in tracefs yet,
-/// whose records `args` fill (null: out of memory).
+/// whose records have `head` and are filled by `args` (null: out of
+/// memory).
 fn new_event(
     system: &[u8],
     name: &[u8],
-    ret: bool,
+    head: Head,
     args: Option<&Arc<FetchProgram>>,
 ) -> Result<*mut bindings::bp_event, Failed> {
-    let head = if ret { RETURN_HEAD } else { ENTRY_HEAD };
+    let kind = match head {
+        Head::Entry => bindings::bp_head_BP_HEAD_ENTRY,
+        Head::Return => bindings::bp_head_BP_HEAD_RETURN,
+        Head::Exit => bindings::bp_head_BP_HEAD_EXIT,
+    };
     let new = |descs: &[bindings::bp_event_arg], print_fmt: Option<&[u8]>, fixed| {
         // SAFETY: The strings are NUL-terminated, `descs` holds valid
         // descriptors; the C side copies them all.
@@ -279,7 +345,7 @@ fn new_event(
             bindings::bp_event_new(
                 system.as_ptr().cast(),
                 name.as_ptr().cast(),
-                ret,
+                kind,
                 descs.as_ptr(),
                 descs.len() as u32,
                 print_fmt.map_or(core::ptr::null(), |p| p.as_ptr().cast()),
@@ -290,7 +356,7 @@ fn new_event(
     match args {
         None => Ok(new(&[], None, 0)),
         Some(a) => a
-            .describe(head, |descs, print_fmt| {
+            .describe(head.bytes(), |descs, print_fmt| {
                 new(descs, Some(print_fmt), a.fixed())
             })
             .map_err(|_| Failed::oom()),
@@ -407,7 +473,7 @@ impl SetEvents {
                     ),
                 ));
             } else if probes
-                .push((name.owned(), p.slot.ret, p.slot.args.clone()), GFP_KERNEL)
+                .push((name.owned(), p.slot.head, p.slot.args.clone()), GFP_KERNEL)
                 .is_err()
             {
                 failed = Some(Failed::oom());
@@ -425,22 +491,22 @@ impl SetEvents {
         let oom = |_| Failed::oom();
         let events = self.events.get_mut();
         let system = c_string(set)?;
-        // (name, return probe, walk index), ordered by name.
+        // (name, head, walk index), ordered by name.
         let mut sorted = KVVec::with_capacity(probes.len(), GFP_KERNEL).map_err(oom)?;
         let mut event_of = KVVec::with_capacity(probes.len(), GFP_KERNEL).map_err(oom)?;
-        for (i, (name, ret, args)) in (0u32..).zip(probes.iter()) {
+        for (i, (name, head, args)) in (0u32..).zip(probes.iter()) {
             sorted
-                .push((*name, *ret, i, args.as_ref()), GFP_KERNEL)
+                .push((*name, *head, i, args.as_ref()), GFP_KERNEL)
                 .map_err(oom)?;
             event_of.push(0u32, GFP_KERNEL).map_err(oom)?;
         }
         sorted.sort_unstable_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
         let mut pace = Pacer::new(256);
         for run in sorted.chunk_by(|a, b| a.0.as_str() == b.0.as_str()) {
-            let Some(&(name, ret, _, args)) = run.first() else {
+            let Some(&(name, head, _, args)) = run.first() else {
                 continue;
             };
-            if run.iter().any(|p| p.1 != ret) {
+            if run.iter().any(|p| p.1 != head) {
                 return Err(Failed::new(
                     EEXIST,
                     format_args!(
@@ -465,7 +531,7 @@ impl SetEvents {
                     ),
                 ));
             }
-            Self::make(events, &system, set, name.as_str().as_bytes(), ret, args)?;
+            Self::make(events, &system, set, name.as_str().as_bytes(), head, args)?;
             let e = events.len() as u32 - 1;
             for p in run {
                 if let Some(slot) = event_of.get_mut(p.2 as usize) {
@@ -484,7 +550,7 @@ impl SetEvents {
         system: &[u8],
         set: &[u8],
         name: &[u8],
-        ret: bool,
+        head: Head,
         args: Option<&Arc<FetchProgram>>,
     ) -> Result<(), Failed> {
         let cname = c_string(name)?;
@@ -501,7 +567,7 @@ impl SetEvents {
             ));
         }
         events.reserve(1, GFP_KERNEL).map_err(|_| Failed::oom())?;
-        let ev = new_event(system, &cname, ret, args)?;
+        let ev = new_event(system, &cname, head, args)?;
         if ev.is_null() {
             return Err(Failed::oom());
         }

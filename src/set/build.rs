@@ -13,11 +13,10 @@ use kernel::sync::{Arc, UniqueArc};
 use kernel::workqueue::new_work;
 
 use super::{Backends, Owner, Parts, Probes, Set, Stamp, Timings};
-use crate::backend::{Added, Ctx, Refused, SetBackend, Target};
+use crate::backend::{Added, Ctx, Refused, Target};
 use crate::bindings;
 use crate::command::{CreateOptions, Events, ProbeKind};
 use crate::direct::btf::Prototypes;
-use crate::errno;
 use crate::error::{BStr, Failed};
 use crate::events::tracefs::{EventSlot, ProbeEvent, SetEvents};
 use crate::gate::{Client, Gate};
@@ -230,20 +229,7 @@ fn add_events(
     name: &[u8],
     which: Events,
 ) -> Result<(), Failed> {
-    if which == Events::All && backends.direct.probes() > 0 {
-        return Err(Failed::errno(
-            errno::EOPNOTSUPP,
-            format_args!(
-                "set {}: --events on d: probes: direct sets write no records yet",
-                BStr(name)
-            ),
-        ));
-    }
-    let wants = |slot: &EventSlot| match which {
-        Events::All => true,
-        Events::Lines => slot.wanted(),
-        Events::Off => false,
-    };
+    let wants = |slot: &EventSlot| slot.made_for(which);
     let mut any = false;
     backends.each(&mut |v| any |= v.event.is_some_and(wants));
     if !any {

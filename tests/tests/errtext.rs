@@ -195,9 +195,9 @@ fn parse_errors_put_a_caret_under_the_word() {
     );
     // Tabs stay tabs under the line.
     assert_eq!(
-        parse_report("d:s/\tfoo bar"),
-        "line 1: d:s/\tfoo bar: fetch arguments on d: probes are not supported yet: direct calls \
-         write no trace records (EOPNOTSUPP)\n  d:s/\tfoo bar\n      \t    ^\n"
+        parse_report("r:s/\tvfs_read+4"),
+        "line 1: r:s/\tvfs_read+4: offset not allowed on this probe kind (EINVAL)\n  \
+         r:s/\tvfs_read+4\n      \t         ^\n"
     );
 }
 

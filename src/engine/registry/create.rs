@@ -20,6 +20,7 @@ use kernel::sync::Arc;
 use super::{Registry, Staged, MAX_SETS};
 use crate::backend::OwnedTarget;
 use crate::command::{CreateOptions, Events, ProbeKind};
+use crate::errno;
 use crate::error::{BStr, BlamedLine, Failed};
 use crate::gate::Client;
 use crate::kallsyms::{TextSymbol, TextTable};
@@ -140,7 +141,7 @@ impl Registry {
             || Iterator::chain(staged.iter(), pending.iter()).filter(move |e| e.consumed == gen);
         // Arguments fill records: without events there are none to fill.
         let no_events = options.events() == Events::Off;
-        if let Some(e) = mine().find(|e| e.args.is_some() && no_events) {
+        if let Some(e) = mine().find(|e| e.has_args() && no_events) {
             let why = if options.bare {
                 "--bare handlers write none"
             } else {
@@ -154,19 +155,21 @@ impl Registry {
             )
             .on_line(Some(&e.line_ref())));
         }
+        Self::check_direct_args(name, &options, mine())?;
         // Each explicit line is one probe, its room held from the start.
         let budget = self.budget(mine().filter(|e| !e.glob).count());
         let walks = mine().any(|e| e.glob || e.walked_explicitly());
         let direct = mine().any(|e| e.kind == ProbeKind::Direct);
         let (text, prototypes) = self.caches.for_create(walks, options.exit && direct)?;
         let locked = self.locked();
+        let exit = options.exit;
         let set = Set::register(locked, name_b, options, None, None, budget, |b| {
             if let Some(p) = prototypes {
                 b.use_prototypes(p);
             }
             // Explicit lines the kernel resolves by name: int3 probes.
             for e in mine().filter(|e| !e.glob && !e.walked_explicitly()) {
-                b.add(&e.target(&e.target, true, None))?;
+                b.add(&e.target(&e.target, true, None, exit))?;
             }
             // Globs and explicit lines that need addresses: one walk. A
             // function named on its own line belongs to that line, whatever
@@ -186,8 +189,8 @@ impl Registry {
                 text.as_deref(),
                 &mut explicit,
                 any_glob,
-                |b, sym| glob_matches(b, &mut globs, &mut pace, sym),
-                |b, e, text| b.add(&e.target(&e.target, true, text)).map(|_| ()),
+                |b, sym| glob_matches(b, &mut globs, &mut pace, sym, exit),
+                |b, e, text| b.add(&e.target(&e.target, true, text, exit)).map(|_| ()),
             )
         })
         .map_err(|mut f| {
@@ -197,6 +200,37 @@ impl Registry {
         // The finished set of this name stays listed until the whole write
         // went through ([`Registry::forget_freed_taken`]).
         self.keep(set)
+    }
+
+    /// A set's `d:` lines with fetch arguments: in a set made without
+    /// `--exit`, an entry must take them (`$retval` only a return has),
+    /// and the `--fprobe` baseline writes no records (its handler has no
+    /// trampoline frame to read the arguments from).
+    fn check_direct_args<'e>(
+        name: &str,
+        options: &CreateOptions,
+        mut lines: impl Iterator<Item = &'e Staged>,
+    ) -> Result<(), Failed> {
+        let direct = |e: &&Staged| e.kind == ProbeKind::Direct && e.has_args();
+        let Some(e) =
+            lines.find(|e| direct(e) && (options.fprobe || (!options.exit && e.args.is_err())))
+        else {
+            return Ok(());
+        };
+        let f = match e.args {
+            _ if options.fprobe => Failed::errno(
+                errno::EOPNOTSUPP,
+                format_args!("set {name}: the --fprobe baseline writes no records (fetch arguments)"),
+            ),
+            Err(why) => Failed::new(
+                EINVAL,
+                format_args!(
+                    "set {name}: {why}: a d: line's records are entry records unless the set is made with --exit"
+                ),
+            ),
+            Ok(_) => return Ok(()),
+        };
+        Err(f.on_line(Some(&e.line_ref())))
     }
 
     /// See [`super::Engine::create_api`].
@@ -336,6 +370,7 @@ fn glob_matches(
     globs: &mut [(&Staged, u32)],
     pace: &mut Pacer,
     sym: &TextSymbol<'_>,
+    exit: bool,
 ) -> Result<bool, Failed> {
     let name = sym.name.as_bytes();
     let text = Some((sym.addr, sym.size));
@@ -352,7 +387,7 @@ fn glob_matches(
             .as_deref()
             .is_some_and(|s| glob_match(core::str::from_utf8(s).unwrap_or(""), sym.name));
         if !skipped && glob_candidate(sym.name, pattern) && glob_match(pattern, sym.name) {
-            if b.add(&e.target(name, false, text))? {
+            if b.add(&e.target(name, false, text, exit))? {
                 *count += 1;
             }
         }

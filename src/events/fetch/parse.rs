@@ -29,6 +29,13 @@ impl Compiler<'_, '_> {
         let mut left = at;
         match arg.as_bytes().first() {
             Some(b'$') => self.var(arg, code, at)?,
+            // "eprobe and fprobe do not handle registers": 7.3 returns at
+            // BAD_VAR; 6.12 logs it, then BAD_FETCH_ARG at the same byte,
+            // the one its `error_log` shows last.
+            Some(b'%') if self.fprobe => {
+                let kind = if d.linux_7_3 { BadVar } else { BadFetchArg };
+                return Err(FetchError::at(kind, at));
+            }
             Some(b'%') => match REGISTERS.iter().find(|r| r.0 == sub(arg, 1..)) {
                 Some(&(_, off)) => {
                     code.set(Insn::Reg(off));
