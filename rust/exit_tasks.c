@@ -69,8 +69,13 @@ static atomic_long_t bp_exit_gone = ATOMIC_LONG_INIT(0);
  */
 static bool bp_exit_watch;
 
-/* The trampoline's return point, as an offset into bp_direct_tramp_exit. */
+/*
+ * The exit trampolines' return points, as offsets into each
+ * (rust/trampolines.c: the one with the 24-byte frame, and the one that
+ * keeps the arguments).
+ */
 extern const int bp_direct_tramp_exit_ret_off;
+extern const int bp_direct_tramp_exit_args_ret_off;
 
 /* notrace: the exit trampoline's handlers call these. */
 notrace void bp_exit_count_in(void)
@@ -136,6 +141,8 @@ void bp_exit_set_watch(bool on)
 static notrace unsigned long bp_exit_frames_inside(struct pt_regs *regs)
 {
 	unsigned long ret = (unsigned long)bp_direct_tramp_exit + bp_direct_tramp_exit_ret_off;
+	unsigned long ret_args = (unsigned long)bp_direct_tramp_exit_args +
+				 bp_direct_tramp_exit_args_ret_off;
 	struct unwind_state state;
 	unsigned long n = 0, addr;
 	int depth = 0;
@@ -149,7 +156,7 @@ static notrace unsigned long bp_exit_frames_inside(struct pt_regs *regs)
 		addr = unwind_get_return_address(&state);
 		if (!addr)
 			break;
-		if (addr == ret)
+		if (addr == ret || addr == ret_args)
 			n++;
 	}
 	return n;

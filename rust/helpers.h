@@ -172,14 +172,16 @@ unsigned long bp_ftrace_direct_call(struct ftrace_ops *ops);
 /*
  * Not C functions: only their addresses are used. count and record call
  * the Rust functions bp_direct_handle_count/_record(ret_ip, arg0, frame) of
- * src/direct/index.rs; exit calls bp_direct_handle_exit_entry(ret_ip, arg0, frame)
- * and bp_direct_handle_exit_return(ret_ip, retval, token). All four are
- * declared in rust/rust_entry.h.
+ * src/direct/index.rs; exit and exit_args call
+ * bp_direct_handle_exit_entry(ret_ip, arg0, frame) and
+ * bp_direct_handle_exit_return(ret_ip, retval, token, caller, saved). All
+ * four are declared in rust/rust_entry.h.
  */
 void bp_direct_tramp_count(void);
 void bp_direct_tramp_record(void);
 void bp_direct_tramp_empty(void);
 void bp_direct_tramp_exit(void);
+void bp_direct_tramp_exit_args(void);
 
 /* rust/exit_tasks.c: tasks inside the exit trampoline's bodies. */
 

@@ -58,7 +58,8 @@ void bp_direct_handle_record(unsigned long ret_ip, unsigned long arg0,
 u64 bp_direct_handle_exit_entry(unsigned long ret_ip, unsigned long arg0,
 				const unsigned long *frame);
 void bp_direct_handle_exit_return(unsigned long ret_ip, unsigned long retval,
-				  u64 token, const unsigned long *caller);
+				  u64 token, const unsigned long *caller,
+				  const unsigned long *saved);
 
 /*
  * src/direct/exit.rs: one round of the exit trampoline's release poll

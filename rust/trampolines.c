@@ -168,69 +168,101 @@ asm(
  */
 /* BP_INTRA_FUNCTION_CALL: see rust/kcompat.h. */
 
-asm(
-"	.pushsection	.text, \"ax\", @progbits\n"
-	BP_TRAMP_ALIGN
-"	.type		bp_direct_tramp_exit, @function\n"
-"	.globl		bp_direct_tramp_exit\n"
-"bp_direct_tramp_exit:"
-	BP_TRAMP_ENTER
-"	call bp_direct_handle_exit_entry\n"
-"	movq %rax, %r11\n"
-"	popq %rax\n"
-"	popq %r9\n"
-"	popq %r8\n"
-"	popq %rcx\n"
-"	popq %rdx\n"
-"	popq %rsi\n"
-"	popq %rdi\n"
-"	leave\n"
-	/* The token, above it the fentry return address: 8(%rsp). */
-"	pushq %r11\n"
-	CALL_DEPTH_ACCOUNT
-	/*
-	 * Never taken (rsp is not 0). objtool takes an annotated call to a
-	 * local label for a jump, so it would find 1: unreachable and give it
-	 * no ORC entry; this branch shows it that 1: is reached with this
-	 * very frame, as it is when the body returns there.
-	 */
-"	testq %rsp, %rsp\n"
-"	jz 1f\n"
-	/* The body's address, for 2: (r11 is no argument register). */
-"	movq 8(%rsp), %r11\n"
-	BP_INTRA_FUNCTION_CALL
-"	call 2f\n"
-"1:\n"
-".Lbp_exit_ret:\n"
-"	pushq %rax\n"
-"	pushq %rdx\n"
-"	movq 24(%rsp), %rdi\n"
-"	movq %rax, %rsi\n"
-"	movq 16(%rsp), %rdx\n"
-	/* Where the return address into the caller is, for its record. */
-"	leaq 32(%rsp), %rcx\n"
-"	call bp_direct_handle_exit_return\n"
-"	popq %rdx\n"
-"	popq %rax\n"
-	/* The token and the fentry return address: back to the caller. */
-"	addq $16, %rsp\n"
-	UNWIND_HINT_FUNC
-	ASM_RET
-"2:\n"
-"	pushq %r11\n"
-	UNWIND_HINT_FUNC
-	ASM_RET
-"	.size		bp_direct_tramp_exit, .-bp_direct_tramp_exit\n"
-"	.popsection\n"
-	/*
-	 * Where the body returns to, as an offset (an assembly-time constant:
-	 * no relocation to text that objtool would want an endbr64 at), for
-	 * rust/exit_tasks.c, which looks for it on exiting tasks' stacks.
-	 */
-"	.pushsection	.rodata, \"a\"\n"
-"	.balign 4\n"
-"	.globl		bp_direct_tramp_exit_ret_off\n"
-"bp_direct_tramp_exit_ret_off:\n"
-"	.long .Lbp_exit_ret - bp_direct_tramp_exit\n"
-"	.popsection\n"
-);
+/*
+ * Two of them, from one text: bp_direct_tramp_exit, with the 24-byte frame
+ * above, and bp_direct_tramp_exit_args, for the exit sets whose return
+ * records read the call's arguments ($argN: fprobe's entry data, BPF
+ * fsession's saved arguments), which keeps rdi, rsi, rdx, rcx, r8 and r9
+ * in its frame while the body runs, between the fentry return address and
+ * the token: 72 bytes, and the exit handler gets their address. The
+ * arguments of the macro, by frame: @keep pushes the saved arguments
+ * (r9 first, so that rdi is the lowest); @body, @fentry and @caller are
+ * where the fentry return address (before the body is called; after it
+ * has returned, past rax and rdx) and the return address into the caller
+ * are; @saved puts the saved arguments' address (or 0) in r8; @drop is
+ * what the return pops before its ret (the token, the saved arguments,
+ * the fentry return address).
+ */
+#define BP_EXIT_TRAMPOLINE(name, keep, body, fentry, caller, saved, drop)	\
+asm(									\
+"	.pushsection	.text, \"ax\", @progbits\n"			\
+	BP_TRAMP_ALIGN							\
+"	.type		" #name ", @function\n"				\
+"	.globl		" #name "\n"					\
+#name ":"								\
+	BP_TRAMP_ENTER							\
+"	call bp_direct_handle_exit_entry\n"				\
+"	movq %rax, %r11\n"						\
+"	popq %rax\n"							\
+"	popq %r9\n"							\
+"	popq %r8\n"							\
+"	popq %rcx\n"							\
+"	popq %rdx\n"							\
+"	popq %rsi\n"							\
+"	popq %rdi\n"							\
+"	leave\n"							\
+	keep								\
+	/* The token, above it the rest of the frame. */		\
+"	pushq %r11\n"							\
+	CALL_DEPTH_ACCOUNT						\
+	/*								\
+	 * Never taken (rsp is not 0). objtool takes an annotated call	\
+	 * to a local label for a jump, so it would find 1: unreachable	\
+	 * and give it no ORC entry; this branch shows it that 1: is	\
+	 * reached with this very frame, as it is when the body returns	\
+	 * there.							\
+	 */								\
+"	testq %rsp, %rsp\n"						\
+"	jz 1f\n"							\
+	/* The body's address, for 2: (r11 is no argument register). */	\
+"	movq " body "(%rsp), %r11\n"					\
+	BP_INTRA_FUNCTION_CALL						\
+"	call 2f\n"							\
+"1:\n"									\
+".L" #name "_ret:\n"							\
+"	pushq %rax\n"							\
+"	pushq %rdx\n"							\
+"	movq " fentry "(%rsp), %rdi\n"					\
+"	movq %rax, %rsi\n"						\
+"	movq 16(%rsp), %rdx\n"						\
+	/* Where the return address into the caller is, for records. */	\
+"	leaq " caller "(%rsp), %rcx\n"					\
+"	" saved "\n"							\
+"	call bp_direct_handle_exit_return\n"				\
+"	popq %rdx\n"							\
+"	popq %rax\n"							\
+"	addq $" drop ", %rsp\n"						\
+	UNWIND_HINT_FUNC						\
+	ASM_RET								\
+"2:\n"									\
+"	pushq %r11\n"							\
+	UNWIND_HINT_FUNC						\
+	ASM_RET								\
+"	.size		" #name ", .-" #name "\n"			\
+"	.popsection\n"							\
+	/*								\
+	 * Where the body returns to, as an offset (an assembly-time	\
+	 * constant: no relocation to text that objtool would want an	\
+	 * endbr64 at), for rust/exit_tasks.c, which looks for it on	\
+	 * exiting tasks' stacks.					\
+	 */								\
+"	.pushsection	.rodata, \"a\"\n"				\
+"	.balign 4\n"							\
+"	.globl		" #name "_ret_off\n"				\
+#name "_ret_off:\n"							\
+"	.long .L" #name "_ret - " #name "\n"				\
+"	.popsection\n"							\
+)
+
+BP_EXIT_TRAMPOLINE(bp_direct_tramp_exit, "", "8", "24", "32", "xorl %r8d, %r8d", "16");
+
+#define BP_EXIT_KEEP_ARGS						\
+"	pushq %r9\n"							\
+"	pushq %r8\n"							\
+"	pushq %rcx\n"							\
+"	pushq %rdx\n"							\
+"	pushq %rsi\n"							\
+"	pushq %rdi\n"
+
+BP_EXIT_TRAMPOLINE(bp_direct_tramp_exit_args, BP_EXIT_KEEP_ARGS, "56", "72", "80",
+		   "leaq 24(%rsp), %r8", "64");

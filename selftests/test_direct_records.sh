@@ -13,11 +13,16 @@
 #   $stack0 (the return address into the caller), $comm. Format and record
 #   text equal to f:'s, but for name and ID.
 # - Return records (a set made with --exit), on openat's syscall function:
-#   $retval (BTF-typed, and as x32), $comm; the same as f:SYM%return's, but
+#   $retval (BTF-typed, and as x32), $comm, and the call's arguments, kept
+#   at entry (the exit trampoline that keeps the argument registers in its
+#   frame): the syscall's pt_regs pointer, dereferenced at return for dfd and
+#   the path (a user string); the same as f:SYM%return's, but
 #   for the caller (the fprobe's own return hook on that call moves the
 #   return address each sees) and the duration: a field of ours after the
 #   arguments' fixed fields, printed last; the format is f:'s with it.
 # - Durations: a return record of a 70-ms sleep says at least 70 ms.
+# - A task killed inside a function of a set on that trampoline is counted
+#   gone (rust/exit_tasks.c knows its return point), and the module unloads.
 # - Names: an unnamed d: line's event is SYM__entry, in an exit set
 #   SYM__exit, as fprobe events name them.
 # - Refusals: %REG (fprobe events take no register: the kernel's words),
@@ -40,13 +45,13 @@ if ! echo "f:kpdr/k_probe $F" >> $T/dynamic_events 2>/dev/null; then
     bp_skip_all "dynamic_events takes no fprobe event (CONFIG_FPROBE_EVENTS)"
 fi
 echo > $T/dynamic_events
-ktap_plan 32
+ktap_plan 35
 EINVAL=22 EOPNOTSUPP=95
 PATHNAME=/bpdr-no-such-file
 bpopen=$(command -v bpopen) bpsleep=$(command -v bpsleep)
 
 ENTRY="G/e $F \$arg1 filename:ustring \$arg3 m=+8(\$arg3):x32 s0=\$stack0:x64 c=\$comm"
-EXIT="G/x $SYS \$retval rx=\$retval:x32 c=\$comm"
+EXIT="G/x $SYS \$retval rx=\$retval:x32 c=\$comm dfd=+112(\$arg1):s32 name=+0(+104(\$arg1)):ustring"
 
 echo 0 > $T/tracing_on
 echo > $T/trace
@@ -97,6 +102,7 @@ exits=$(records x)
 want=$(records k_x) got=$(echo "$exits" | sed 's/ duration=[0-9]*$//')
 bp_same_records "exit_records_but_duration" "$want" "$got" 3
 ktap_check "exit_returns_enoent" test "$(echo "$exits" | grep -c ' rx=0xfffffffe ')" = 3
+ktap_check "exit_reads_the_args" test "$(echo "$exits" | grep -c "dfd=-100 name=\"$PATHNAME\"")" = 3
 ktap_check "exit_records_have_durations" test "$(echo "$exits" | grep -c ' duration=[1-9][0-9]*$')" = 3
 ktap_check "counts_too" test "$(bp_probe_hits bpdr e)" -ge 3
 
@@ -127,6 +133,21 @@ else
 fi
 bp_ctl 'unregister bpdr --sync\nunregister bpdx --sync\n'
 ktap_check "events_gone" test ! -e $T/events/bpdr/e
+
+# A task killed inside get_signal's body (its return record reads an
+# argument: the trampoline that keeps them) is counted gone.
+hdr() { head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+before=$(hdr exit_gone)
+ktap_check "args_exit_set_on_get_signal" bp_ctl "d:bpdk/g get_signal \$arg1\ncreate bpdk --exit\nenable bpdk\n"
+sleep 100 &
+victim=$!
+usleep 300000
+kill -9 $victim
+wait $victim 2>/dev/null
+after=$(hdr exit_gone)
+echo "# exit_gone: ${before:-0} before, ${after:-0} after"
+ktap_check "killed_inside_counted_gone" test "${after:-0}" -gt "${before:-0}"
+bp_ctl 'unregister bpdk --sync\n'
 echo > $T/dynamic_events
 
 # Refusals. An fprobe event takes no register, in the kernel's words.

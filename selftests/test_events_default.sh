@@ -9,15 +9,16 @@
 # each probe of a line with fetch arguments (a glob's members too: records
 # are what arguments are for). A glob's members without arguments get none
 # (batchprobe's own form for thousands of functions: counted, at no
-# event's cost), nor do d: probes (no records yet). --events gives every
-# p:/r: probe one (and refuses d: lines), --no-events none (and refuses
-# arguments), --bare none. Counting is the same whichever. And a set
+# event's cost). d: lines likewise (a d: probe's event is named as an
+# fprobe event's: SYM__entry). --events gives every probe one, a direct
+# glob's members too, --no-events none (and refuses arguments), --bare
+# none. Counting is the same whichever. And a set
 # retired without --sync keeps its events until its teardown ends: a set of
 # the same name made at once waits for that, and gets its own.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 25
-EINVAL=22 EOPNOTSUPP=95
+ktap_plan 26
+EINVAL=22
 S=$BP_GETPPID
 # One function by a glob on every kernel (a syscall with arguments has no
 # __do_sys_ symbol on a GCC-built one).
@@ -38,7 +39,7 @@ ktap_check "address_has_one" has dfl/at
 ktap_check "unnamed_address_has_its_made_name" sh -c "ls $T/events/dfl | grep -q '^r_0x'"
 ktap_check "glob_with_args_has_one" has dfl/p_${G}_0
 ktap_check "glob_without_args_none" sh -c "! ls $T/events/dfl | grep -q '^p_ksys_rea'"
-ktap_check "direct_none" sh -c "! ls $T/events/dfl | grep -q getuid"
+ktap_check "direct_has_one" has dfl/${BP_SYS}getuid__entry
 # Its records, while it counts.
 echo > $T/trace
 echo 'comm == "bphit"' > $T/events/dfl/named/filter
@@ -64,11 +65,12 @@ ktap_check "default_events_gone" test ! -d $T/events/dfl
 # --events: a glob's members too.
 ktap_check "events_create" bp_ctl "p:dall/ $S\np:dall/ ksys_rea* max=2\ncreate dall --events\n"
 ktap_check "events_gives_members_one" test "$(ls $T/events/dall | grep -c '^p_ksys_rea')" -eq 2
-bp_expect_err "events_refuses_direct" "$EOPNOTSUPP" "d:dd/ ${BP_SYS}getuid\ncreate dd --events\n"
+ktap_check "events_gives_direct_members_one" bp_ctl "d:dd/ ${BP_SYS}getuid*\ncreate dd --events\n"
+ktap_check "direct_member_has_one" has dd/${BP_SYS}getuid__entry
 # --no-events and --bare: none; arguments refused.
 ktap_check "no_events_create" bp_ctl "p:dno/ $S\nr:dno/ret $S\ncreate dno --no-events\np:dbare/ $S\ncreate dbare --bare\n"
 ktap_check "no_events_none" sh -c "! test -d $T/events/dno && ! test -d $T/events/dbare"
 bp_expect_err "no_events_refuses_args" "$EINVAL" "p:dna/ $S c=\$comm\ncreate dna --no-events\n"
-ktap_check "unregister" bp_ctl 'unregister dall\nunregister dno\nunregister dbare --sync\n'
+ktap_check "unregister" bp_ctl 'unregister dall\nunregister dd\nunregister dno\nunregister dbare --sync\n'
 ktap_check "rmmod" rmmod batchprobe
 ktap_finish

@@ -26,12 +26,13 @@
 # as the function returns, at entry and at return.
 #
 # Then what is refused, each with its reason and the kernel's caret: a bad
-# fetch argument (the kernel's error_log words and column), an @SYM the kernel lacks, arguments on a d: line, and a set with arguments
+# fetch argument (the kernel's error_log words and column), an @SYM the kernel lacks, a register on a d: line (an fprobe event's
+# arguments), and a set with arguments
 # created with --no-events; and a refused line changes nothing.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
 ktap_plan 68
-ENOENT=2 EINVAL=22 EOPNOTSUPP=95
+ENOENT=2 EINVAL=22
 F=__x64_sys_openat
 F2=do_sys_openat2
 PATHNAME=/bpfa-no-such-file
@@ -160,7 +161,9 @@ ktap_check "unknown_sym_says_why" grep -q 'Invalid probed address or symbol' $BP
 # one reported: the unknown symbol's, before a later bad argument's.
 bp_expect_err "earlier_unknown_sym_first" "$ENOENT" "p:bpe/x $F j=@no_such_symbol_bp\np:bpe/y $F a=%%zz\n"
 ktap_check "earlier_unknown_sym_line" grep -q '^line 1: ' $BP_DEBUGFS/last_error
-bp_expect_err "direct_args_refused" "$EOPNOTSUPP" "d:bpe/x $F a=%%di\n"
+# A d: line's arguments are an fprobe event's: no register (the rest:
+# test_direct_records.sh).
+bp_expect_err "direct_register_refused" "$EINVAL" "d:bpe/x $F a=%%di\n"
 bp_expect_err "args_need_events" "$EINVAL" "p:bpe/x $F a=%%di\ncreate bpe --no-events\n"
 ktap_check "args_need_events_says_why" grep -q 'fill trace records: --no-events makes none' $BP_DEBUGFS/last_error
 ktap_check "nothing_left" sh -c "! grep -q '^bpe ' $BP_DEBUGFS/sets"

@@ -120,6 +120,10 @@ pub(crate) struct DirectSet {
     timed: bool,
     /// `create --hist`: and kept in a histogram.
     hist: bool,
+    /// An exit set whose return records read the call's arguments: its
+    /// mode `exit` is the trampoline that keeps them
+    /// ([`trampoline::addr`]). Set by `add`, before `attach`.
+    keep_args: bool,
     /// `create --errors`: their error returns are counted.
     errors: bool,
     /// Their aggregate counters (`--hist` or `--errors`), made by
@@ -216,6 +220,7 @@ impl DirectSet {
             partly_exit: AtomicBool::new(false),
             timed: false,
             hist: false,
+            keep_args: false,
             errors: false,
             aggregates: None,
         })
@@ -305,6 +310,8 @@ impl DirectSet {
         let end = start.saturating_add(size.max(1));
         // Return records carry the call's duration.
         let records = self.mode() == DirectMode::Exit && meta.event().made_for(events);
+        // Return records that read the arguments: kept by the trampoline.
+        self.keep_args |= records && t.args.is_some_and(|a| a.entry_data_size() != 0);
         self.slots.push(
             DirectSlot {
                 timed: self.timed || records,
@@ -396,11 +403,16 @@ impl DirectSet {
     /// on failure the ones already moved are moved back (the error says
     /// whether all were).
     fn switch_to(&self, mode: DirectMode) -> core::result::Result<(), Switch> {
-        let from = trampoline::addr(self.mode());
+        let from = self.trampoline(self.mode());
         // SAFETY: Every ops `registered` yields is registered (attached)
         // with the trampoline of the current mode (type invariant); both
         // trampolines are valid.
-        unsafe { FtraceOps::switch_all(self.registered(), from, trampoline::addr(mode)) }
+        unsafe { FtraceOps::switch_all(self.registered(), from, self.trampoline(mode)) }
+    }
+
+    /// The trampoline of `mode` for this set's functions.
+    pub(super) fn trampoline(&self, mode: DirectMode) -> usize {
+        trampoline::addr(mode, self.keep_args)
     }
 }
 

@@ -11,7 +11,7 @@ use kernel::error::to_result;
 use kernel::prelude::*;
 
 use super::exit::{exit_attached, exit_detached};
-use super::{index, trampoline, AttachError, DirectSet, DirectSlot, Strategy};
+use super::{index, AttachError, DirectSet, DirectSlot, Strategy};
 use crate::bindings;
 use crate::command::DirectMode;
 use crate::ftrace::{FtraceOps, Unwound};
@@ -176,7 +176,7 @@ impl DirectSet {
         self.groups.reserve(1, GFP_KERNEL)?;
         // SAFETY: A new ops, unregistered, kept in `groups` once
         // registered; the trampoline is valid.
-        match unsafe { ops.register(&mut ips, trampoline::addr(self.mode())) } {
+        match unsafe { ops.register(&mut ips, self.trampoline(self.mode())) } {
             Err(e) if e == EBUSY => return Ok(false),
             res => res?,
         }
@@ -211,7 +211,7 @@ impl DirectSet {
         // SAFETY: `ops` is unregistered (not attached), and dropped only
         // with the set, once `detach` unregistered it (after a failed
         // detach the set is kept for good); the trampoline is valid.
-        unsafe { self.ops.register(ips, trampoline::addr(self.mode())) }
+        unsafe { self.ops.register(ips, self.trampoline(self.mode())) }
     }
 
     /// The baseline: one ops, one filter update and one patching pass per
@@ -222,7 +222,7 @@ impl DirectSet {
         // before the first registration), dropped only with the set, as
         // `ops` is.
         let res = unsafe {
-            FtraceOps::register_each(&self.per_function, ips, trampoline::addr(self.mode()))
+            FtraceOps::register_each(&self.per_function, ips, self.trampoline(self.mode()))
         };
         res.map_err(|Unwound { error, released }| {
             if !released {

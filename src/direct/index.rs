@@ -299,18 +299,21 @@ extern "C" fn bp_direct_handle_exit_entry(ret_ip: usize, arg0: usize, frame: *co
 /// the slot the call was counted in (`token`; the set may have gone while
 /// the task was inside, and another set may hold the function now), then
 /// counts the task out. `caller`: where the return address into the
-/// traced function's caller is, on the task's stack.
+/// traced function's caller is, on the task's stack; `saved`: the call's
+/// argument registers (rdi ... r9) where the trampoline that keeps them
+/// kept them, or null.
 #[no_mangle]
 extern "C" fn bp_direct_handle_exit_return(
     ret_ip: usize,
     retval: usize,
     token: u64,
     caller: *const usize,
+    saved: *const usize,
 ) {
     let ip = ret_ip.wrapping_sub(1);
     if let Some(section) = RecursionGuard::try_lock(ip) {
         if let Some(slot) = slot_at(&section, ip) {
-            slot.exit_hit(retval, token, caller);
+            slot.exit_hit(retval, token, (caller, saved));
         }
     } else {
         MISSED.fetch_add(1, Ordering::Relaxed);

@@ -243,9 +243,11 @@ impl DirectSlot {
     /// Writes the call's return record (`d:` in a set made with `--exit`),
     /// as an fprobe return event writes it, with the call's `duration`:
     /// `caller` points to the return address into the caller, above which
-    /// the caller's stack goes on.
+    /// the caller's stack goes on; `saved` to the argument registers the
+    /// trampoline kept (null: it keeps none, and the set's records read
+    /// none).
     #[inline(never)]
-    fn record_exit(&self, retval: usize, duration: u64, caller: *const usize) {
+    fn record_exit(&self, retval: usize, duration: u64, (caller, saved): Frame) {
         let event = self.meta.event();
         let mut regs = Regs::zeroed();
         // SAFETY: The exit trampoline hands the address of the return
@@ -261,7 +263,7 @@ impl DirectSlot {
             ret_ip,
             duration,
             fetch_regs,
-            edata: core::ptr::null(),
+            edata: saved.cast(),
         });
     }
 
@@ -269,9 +271,9 @@ impl DirectSlot {
     /// the call was counted in this very slot (`token`, from [`Self::hit`];
     /// see the module's documentation), with its duration and error in
     /// the aggregates the set keeps, and writes its return record if its
-    /// event is on (`caller`: see [`Self::record_exit`]).
+    /// event is on (`frame`: see [`Self::record_exit`]).
     #[inline(always)]
-    pub(super) fn exit_hit(&self, retval: usize, token: u64, caller: *const usize) {
+    pub(super) fn exit_hit(&self, retval: usize, token: u64, frame: Frame) {
         let (duration, cpu) = if self.timed {
             if token == 0 || token & ID_TAG != 0 || token < self.born.load(Ordering::Relaxed) {
                 return;
@@ -293,7 +295,7 @@ impl DirectSlot {
         self.last_ret.store(retval as u64, Ordering::Relaxed);
         let event = self.meta.event();
         if event.head() == Head::Exit && event.taken() {
-            self.record_exit(retval, duration.unwrap_or(0), caller);
+            self.record_exit(retval, duration.unwrap_or(0), frame);
         }
         if gate.has_client() {
             let hit = bindings::batchprobe_hit {
@@ -334,6 +336,11 @@ impl DirectSlot {
         self.agg.as_ref().map(|a| a as &dyn aggregate::Summarize)
     }
 }
+
+/// What the exit trampoline's frame holds for a return record: where the
+/// return address into the caller is, and the argument registers it kept
+/// (or null).
+pub(super) type Frame = (*const usize, *const usize);
 
 /// The registers a direct call's record reads, as an fprobe's handler has
 /// them (`ftrace_regs`: the argument registers, the stack pointer, the

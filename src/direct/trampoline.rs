@@ -19,6 +19,11 @@
 //! with its return value before returning to the caller; see its comment in
 //! `rust/trampolines.c`, and [`super::signature`] for the functions it serves.
 //!
+//! A second exit trampoline (`bp_direct_tramp_exit_args`) keeps the
+//! argument registers in its frame while the body runs, for the sets whose
+//! return records read the call's arguments (`$argN`): the exit handler
+//! reads them there. Such a set's mode `exit` means that one.
+//!
 //! There are several, so that a live set can be switched between them with
 //! `modify_ftrace_direct`.
 
@@ -48,8 +53,9 @@ const MODES: [DirectMode; 4] = [
 /// would be worse than slow: ftrace (`CONFIG_DYNAMIC_FTRACE_WITH_JMP`, 6.19
 /// on) reads its bit 0 as "jump" and enters one byte early.
 pub(crate) fn check_alignment() -> Result {
-    for mode in MODES {
-        let a = addr(mode);
+    let all = MODES.iter().map(|&m| (m, false));
+    for (mode, keep) in Iterator::chain(all, [(DirectMode::Exit, true)]) {
+        let a = addr(mode, keep);
         if a % 16 != 0 {
             // The misalignment, never the address (the kernel log is
             // readable where dmesg_restrict is 0).
@@ -64,12 +70,14 @@ pub(crate) fn check_alignment() -> Result {
     Ok(())
 }
 
-/// The trampoline's address, for `register_ftrace_direct`.
-pub(crate) fn addr(mode: DirectMode) -> usize {
+/// The trampoline's address, for `register_ftrace_direct`: mode `exit`'s
+/// keeps the arguments for the exit handler if `keep_args`.
+pub(crate) fn addr(mode: DirectMode, keep_args: bool) -> usize {
     let f: unsafe extern "C" fn() = match mode {
         DirectMode::Count => bindings::bp_direct_tramp_count,
         DirectMode::Record => bindings::bp_direct_tramp_record,
         DirectMode::Empty => bindings::bp_direct_tramp_empty,
+        DirectMode::Exit if keep_args => bindings::bp_direct_tramp_exit_args,
         DirectMode::Exit => bindings::bp_direct_tramp_exit,
     };
     f as usize

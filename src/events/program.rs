@@ -126,7 +126,14 @@ pub(crate) struct FetchProgram {
     fixed: u32,
     /// An argument is a string (its record's size depends on the hit).
     strings: bool,
+    /// A direct exit set's return records: what the probe kept at entry
+    /// is not `entry`'s words but the six argument registers, rdi ... r9,
+    /// as the exit trampoline that keeps them keeps them.
+    saved_regs: bool,
 }
+
+/// The argument registers the exit trampoline keeps (rdi ... r9).
+const SAVED_REGS: usize = 6;
 
 impl FetchProgram {
     /// Compiles the fetch arguments of the probe line `spec`, with `btf`,
@@ -190,6 +197,7 @@ impl FetchProgram {
                 head,
                 fixed,
                 strings,
+                saved_regs: head == Head::Exit,
             },
             GFP_KERNEL,
         )?))
@@ -232,11 +240,16 @@ impl FetchProgram {
     }
 
     /// What the programs read, for one hit.
-    fn source(&self, regs: *mut bindings::pt_regs, edata: *const c_void) -> Regs {
+    fn source(&self, regs: *mut bindings::pt_regs, edata: *const c_void) -> Regs<'_> {
         Regs {
             regs,
             edata: edata.cast(),
-            edata_len: self.entry_data_size(),
+            edata_len: if self.saved_regs {
+                SAVED_REGS * 8
+            } else {
+                self.entry_data_size()
+            },
+            saved: self.saved_regs.then_some(&self.entry[..]),
         }
     }
 
@@ -427,10 +440,15 @@ impl CBuf {
 /// none: then every load fails, and the fields stay zero), what a return
 /// probe kept at entry (`edata`, [`FetchProgram::entry_data_size`] bytes,
 /// or null), the current task, and memory through the nofault copies.
-struct Regs {
+struct Regs<'p> {
     regs: *mut bindings::pt_regs,
     edata: *const u8,
     edata_len: usize,
+    /// `edata` is the saved argument registers (a direct exit set's): the
+    /// function argument each entry-data word stands for (one past the
+    /// registers, a stack argument, reads as a fault: the exit trampoline
+    /// serves no function with stack arguments).
+    saved: Option<&'p [u32]>,
 }
 
 /// `regs_get_kernel_argument(regs, n)` on x86-64: the six argument
@@ -455,11 +473,14 @@ unsafe fn kernel_argument(regs: *mut bindings::pt_regs, n: u32) -> u64 {
     }) as u64
 }
 
-impl Source for Regs {
+impl Source for Regs<'_> {
     #[inline(always)]
     fn load(&self, insn: Insn<'_>) -> Option<u64> {
         if let Insn::EntryData(off) = insn {
-            let off = off as usize;
+            let mut off = off as usize;
+            if let Some(map) = self.saved {
+                off = *map.get(off / 8)? as usize * 8;
+            }
             if self.edata.is_null() || off + 8 > self.edata_len {
                 return None;
             }

@@ -217,12 +217,9 @@ fn attach(backends: &mut Backends, skipped: &mut Skipped) -> Result<(), Failed> 
 }
 
 /// Gives the probes that `which` says their trace events, all added to
-/// tracefs in one step: with [`Events::All`] every probe that can have one
-/// (direct calls write no records yet: a set with them is refused), with
-/// [`Events::Lines`] those that want one ([`EventSlot::wanted`]), with
-/// [`Events::Off`] none.
+/// tracefs in one step ([`EventSlot::made_for`]).
 ///
-/// [`EventSlot::wanted`]: crate::events::tracefs::EventSlot::wanted
+/// [`EventSlot::made_for`]: crate::events::tracefs::EventSlot::made_for
 fn add_events(
     backends: &Backends,
     events: &mut SetEvents,
