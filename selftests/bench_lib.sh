@@ -527,6 +527,24 @@ peer_round() {
     done
 }
 
+# The record peer of an exit set: a return record per call with the
+# function's first argument and return value (and, as every exit record,
+# the duration), its event enabled in the top tracefs instance, no reader
+# (the ring buffer overwrites, as BPF's peer writes without one).
+peer_bp_records() { # run
+    T=/sys/kernel/tracing
+    bp_ctl "d:hq/r $PEER_FUNC a=\$arg1:x64 ret=\$retval:x64\ncreate hq --exit\nenable hq\n"
+    echo > $T/trace
+    echo 1 > $T/events/hq/r/enable
+    echo 1 > $T/tracing_on
+    echo "BENCH method=peer-bp-exit-rec n=1 run=$1 phase=per_call ns=$(bphit $HITS)"
+    echo 0 > $T/events/hq/r/enable
+    # Records written: the ring buffer's entries plus those it overwrote.
+    echo "BENCHINFO records.bp-exit-rec.run$1=$(awk '/^entries:/ { e += $2 } /^overrun:/ { e += $2 } END { print e + 0 }' $T/per_cpu/cpu*/stats)"
+    echo > $T/trace
+    bp_ctl "unregister hq --sync\n"
+}
+
 peer_per_call() {
     for r in $(seq 1 "$RUNS"); do
         echo "BENCH method=peer-no-probe n=1 run=$r phase=per_call ns=$(bphit $HITS)"
@@ -539,9 +557,13 @@ peer_per_call() {
             echo "BENCH method=peer-$1 n=1 run=$r phase=per_call ns=$(bphit $HITS)"
             bp_ctl "unregister hq --sync\n"
         done
+        peer_bp_records "$r"
         for m in $(./bpfpeer modes); do
-            ns=$(./bpfpeer run "$m" $PEER_FUNC -- bphit $HITS | head -1)
-            echo "BENCH method=peer-$m n=1 run=$r phase=per_call ns=$ns"
+            out=$(./bpfpeer run "$m" $PEER_FUNC -- bphit $HITS)
+            echo "BENCH method=peer-$m n=1 run=$r phase=per_call ns=$(echo "$out" | head -1)"
+            case $m in
+                *-rb) echo "$out" | sed -n "s/^bpfpeer: .*exit=\([0-9]*\) rb_drops=\([0-9]*\).*/BENCHINFO records.$m.run$r=\1 rb_drops.$m.run$r=\2/p" ;;
+            esac
         done
     done
 }

@@ -102,10 +102,13 @@ static const struct mode modes[] = {
 	{ "fentry-fexit", PER_FUNCTION, false, { "fentry_entry", "fexit_exit" } },
 	/* funclatency's way: entry time in a hash map, a log2 histogram. */
 	{ "fentry-fexit-hist", PER_FUNCTION, false, { "hist_entry", "hist_exit" } },
+	/* A record per call into a BPF ring buffer (rb_exit, record_exit). */
+	{ "fentry-fexit-rb", PER_FUNCTION, false, { "rb_entry", "rb_exit" } },
 #ifdef PEER_MULTI_OBJ
 	{ "fentry-multi", TRACING_MULTI, true, { "tmulti_entry", NULL } },
 	{ "fentry-fexit-multi", TRACING_MULTI, true, { "tmulti_entry", "tmulti_exit" } },
 	{ "fsession-multi", TRACING_MULTI, true, { "tsession", NULL } },
+	{ "fsession-rb", TRACING_MULTI, true, { "tsession_rb", NULL } },
 #endif
 };
 #define NMODES (sizeof(modes) / sizeof(modes[0]))
@@ -374,10 +377,19 @@ static int peer_pick(struct peer *p)
 {
 	const struct mode *m = p->m;
 	struct bpf_program *prog;
+	struct bpf_map *map;
 	int side, err;
 
 	bpf_object__for_each_program(prog, p->obj)
 		bpf_program__set_autoload(prog, false);
+	/*
+	 * The record peers' maps (a 16-MiB ring buffer) are made only for
+	 * them: the other modes' loads, which the bench times, stay as they
+	 * were.
+	 */
+	bpf_object__for_each_map(map, p->obj)
+		if (!strcmp(bpf_map__name(map), "peer_rb") || !strcmp(bpf_map__name(map), "rb_start"))
+			bpf_map__set_autocreate(map, strstr(m->name, "-rb") != NULL);
 	for (side = 0; side < 2; side++) {
 		if (!m->prog[side])
 			continue;
@@ -782,8 +794,9 @@ static int cmd_run(const char *mode, const char *func, char **argv)
 	p.state->target_tgid = pid;
 	if (write(go[1], &c, 1) != 1 || waitpid(pid, &status, 0) < 0)
 		return 2;
-	printf("bpfpeer: entry=%llu exit=%llu\n", (unsigned long long)p.state->entry_hits,
-	       (unsigned long long)p.state->exit_hits);
+	printf("bpfpeer: entry=%llu exit=%llu rb_drops=%llu\n",
+	       (unsigned long long)p.state->entry_hits, (unsigned long long)p.state->exit_hits,
+	       (unsigned long long)p.state->rb_drops);
 	peer_detach(&p);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }

@@ -19,7 +19,9 @@
 #     last_error.
 #  4. An exit set with --hist --errors on a few file-system entry points,
 #     a short workload, then the slowest functions by p99 and the error
-#     returns by errno, from stats.
+#     returns by errno, from stats, and a few of the return records one
+#     of its lines writes (its arguments, the return value and the
+#     duration), from trace_pipe.
 . ./bp_lib.sh
 . ./bench_lib.sh
 N=${BP_DEMO_N:-256}
@@ -117,10 +119,17 @@ echo
 echo "== 4. Where the time and the errors went: an exit set with --hist --errors"
 # Functions a short workload calls and none blocks in for long (a task
 # left inside a body keeps the module pinned: rmmod waits for it below).
-L='d:lat/ *_sys_openat\nd:lat/ do_*open*\nd:lat/ *mkdirat\nd:lat/ vfs_stat*\nd:lat/ vfs_getattr*\nd:lat/ *_sys_ppoll\n'
+# One line with fetch arguments: its function's return records (a named
+# line's function is its own, not the glob's that also matches it).
+R='d:lat/opens do_sys_openat2 dfd=$arg1 path=filename:ustring ret=$retval\n'
+L="${R}d:lat/ *_sys_openat\nd:lat/ do_*open*\nd:lat/ *mkdirat\nd:lat/ vfs_stat*\nd:lat/ vfs_getattr*\nd:lat/ *_sys_ppoll\n"
 echo "   \$ printf '$L' > control"
 echo "   \$ echo 'create lat --exit --hist --errors' > control; echo 'enable lat' > control"
 bp_ctl "${L}create lat --exit --hist --errors\nenable lat\n" || exit 1
+T=/sys/kernel/tracing
+echo "   \$ echo 1 > $T/events/lat/opens/enable"
+echo > $T/trace
+echo 1 > $T/events/lat/opens/enable
 echo "   (a workload: two 20-ms sleeps, 5 opens of a missing file, 5 of /proc/version,"
 echo "   3 mkdir of /, ls -l /proc, stat of a missing file)"
 bpsleep 20; bpsleep 20
@@ -130,6 +139,11 @@ bpmkdir / 3 > /dev/null
 ls -l /proc > /dev/null
 stat /no/such/file > /dev/null 2>&1
 bp_ctl 'disable lat\n'
+echo 0 > $T/events/lat/opens/enable
+echo "   \$ grep bpopen $T/trace_pipe | head -3   (return records: the arguments, the return"
+echo "     value, the call's duration in ns)"
+grep -m 3 bpopen $T/trace_pipe | sed 's/^ */   /'
+echo
 echo "   $(bp_field lat direct) functions in one exit set; the slowest by p99 (stats' hist lines):"
 printf '\n   %-24s %7s %12s %14s\n' "function" "calls" "mean, us" "p99 below, us"
 awk '$1 == "set" { show = ($2 == "lat") } show && $1 == "hist"' "$BP_DEBUGFS/stats" |

@@ -315,6 +315,7 @@ impl DirectSet {
         self.slots.push(
             DirectSlot {
                 timed: self.timed || records,
+                hist: self.hist,
                 error_return,
                 ..DirectSlot::new(start, end, fentry, meta, t.explicit)
             },

@@ -109,3 +109,44 @@ int hist_exit(void *ctx)
 		*n += 1;
 	return count(1);
 }
+
+/*
+ * A record per call (retsnoop's, or bpftrace's fexit writing its fields
+ * out): fentry keeps the entry time per thread, as funclatency does;
+ * fexit writes the call's record (record_exit: the function, its first
+ * argument, its return value, the duration) into a BPF ring buffer. The
+ * peer of an exit set's return records.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, __u64);
+} rb_start SEC(".maps");
+
+SEC("fentry")
+int rb_entry(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 t;
+
+	if (!counted())
+		return 0;
+	t = bpf_ktime_get_ns();
+	bpf_map_update_elem(&rb_start, &tid, &t, BPF_ANY);
+	return count(0);
+}
+
+SEC("fexit")
+int rb_exit(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *tsp, delta;
+
+	tsp = bpf_map_lookup_elem(&rb_start, &tid);
+	if (!tsp)
+		return 0;
+	delta = bpf_ktime_get_ns() - *tsp;
+	bpf_map_delete_elem(&rb_start, &tid);
+	return record_exit(ctx, delta);
+}

@@ -13,6 +13,23 @@ struct peer_state {
 	__u32 pad;
 	__u64 entry_hits;
 	__u64 exit_hits;
+	/* Records the ring buffer had no room for (the record peers). */
+	__u64 rb_drops;
+};
+
+/*
+ * What the record peers write per call into their BPF ring buffer: the
+ * fields a batchprobe exit set's return record carries (the function, its
+ * first argument, its return value, the call's duration in ns) and the
+ * thread, as a tracer that reads calls writes them.
+ */
+struct peer_record {
+	__u64 func;
+	__u64 arg1;
+	__u64 ret;
+	__u64 duration;
+	__u32 pid;
+	__u32 pad;
 };
 
 #endif

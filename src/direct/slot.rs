@@ -97,6 +97,9 @@ pub(crate) struct DirectSlot {
     /// the token is the call's entry time, and each return's duration goes
     /// into the histogram (if any) and to the client's handler (if any).
     pub(super) timed: bool,
+    /// `create --hist`: its durations go into the histogram. (A slot may
+    /// be timed for an API client or for its return records alone.)
+    pub(super) hist: bool,
     /// When the slot went into the index ([`clock`]; 0 before).
     pub(super) born: AtomicU64,
     /// `create --errors`: how its return value carries an error (else
@@ -123,6 +126,7 @@ impl DirectSlot {
             explicit,
             refused: AtomicBool::new(false),
             timed: false,
+            hist: false,
             born: AtomicU64::new(0),
             error_return: ErrorReturn::No,
             agg: None,
@@ -310,6 +314,8 @@ impl DirectSlot {
         }
         if let Some(agg) = &self.agg {
             let errno = self.error_return.errno(retval as u64);
+            // A slot timed for its records alone keeps no histogram.
+            let duration = duration.filter(|_| self.hist);
             if duration.is_some() || errno.is_some() {
                 let cpu = cpu.unwrap_or_else(AggRef::this_cpu);
                 if let Some(block) = agg.block(cpu) {

@@ -54,20 +54,23 @@ pub(crate) const PEER_EXIT_METHODS: [&str; 5] = [
 ];
 pub(crate) const PEER_PHASES: [&str; 4] = ["attach", "detach", "load", "link"];
 /// Per call on `__task_pid_nr_ns`, each way, against no probe.
-pub(crate) const PEER_PER_CALL: [&str; 13] = [
+pub(crate) const PEER_PER_CALL: [&str; 16] = [
     "peer-no-probe",
     "peer-bp-direct",
     "peer-bp-fprobe",
     "peer-bp-exit",
     "peer-bp-exit-hist",
+    "peer-bp-exit-rec",
     "peer-kprobe-multi",
     "peer-kprobe-multi-ret",
     "peer-fentry",
     "peer-fentry-fexit",
     "peer-fentry-fexit-hist",
+    "peer-fentry-fexit-rb",
     "peer-fentry-multi",
     "peer-fentry-fexit-multi",
     "peer-fsession-multi",
+    "peer-fsession-rb",
 ];
 pub(crate) const ENTRY_PHASES: [&str; 6] = [
     "register",

@@ -71,6 +71,29 @@ fn peers_per_call(o: &mut String, sum: &Summary) {
             b / f
         );
     }
+    // The record path's goal: no slower than the BPF pair writing the same
+    // fields to a BPF ring buffer (and fsession, where the kernel has it).
+    if let Some(b) = m("peer-bp-exit-rec") {
+        for (peer, what) in [
+            (
+                "peer-fentry-fexit-rb",
+                "BPF fentry + fexit (entry time in a hash map by thread)",
+            ),
+            (
+                "peer-fsession-rb",
+                "BPF fsession.multi (entry time in the session cookie)",
+            ),
+        ] {
+            if let Some(f) = m(peer) {
+                let verdict = if b <= f { "met" } else { "not met" };
+                let _ = writeln!(
+                    o,
+                    "- A record per call (the function, its first argument, its return value,                      the duration): batchprobe's exit set writing its return records to the                      tracefs ring buffer vs {what} writing them to a BPF ring buffer: {b:.0}                      vs {f:.0} ns per call = {:.2}× (goal: no slower, {verdict}).\n",
+                    b / f
+                );
+            }
+        }
+    }
 }
 
 /// Writes the section's heading and what each way and phase is.
