@@ -27,7 +27,6 @@ use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{self, BStr, Failed};
 use crate::errtext;
-use crate::events::format::Head;
 use crate::events::tracefs::{EventSlot, Fired};
 use crate::gate::Gate;
 use crate::kvec;
@@ -227,12 +226,7 @@ impl Meta {
             offset: t.offset,
             index: t.index,
             event: EventSlot::new(
-                match t.kind {
-                    ProbeKind::Kretprobe { .. } => (Head::Return, false),
-                    ProbeKind::Direct if t.exit => (Head::Exit, true),
-                    ProbeKind::Direct => (Head::Entry, true),
-                    _ => (Head::Entry, false),
-                },
+                (t.kind, t.exit),
                 t.name.is_some(),
                 t.explicit,
                 t.args.cloned(),

@@ -71,10 +71,14 @@ pub(super) struct Staged {
     /// [`FetchProgram::needs_int3`]). A `d:` line's for entry records;
     /// `Err`: they read what only a return has (an exit set's), and why
     /// an entry refuses them.
-    args: Result<Option<Arc<FetchProgram>>, &'static str>,
+    args: StagedArgs,
     /// A `d:` line's arguments for an exit set's return records.
     exit_args: Option<Arc<FetchProgram>>,
 }
+
+/// A staged line's compiled arguments for its probes, or, for a `d:`
+/// line an entry refuses, why (see [`Staged::args`]).
+type StagedArgs = Result<Option<Arc<FetchProgram>>, &'static str>;
 
 impl Staged {
     /// The line as a backend target: `text` is the symbol's address and
@@ -488,6 +492,38 @@ impl Registry {
         })
     }
 
+    /// A line's fetch arguments, compiled: for its probes (a `d:` line's:
+    /// for entry records, `Err` with the reason if an entry refuses them),
+    /// and a `d:` line's for an exit set's return records.
+    fn compile_args(
+        &mut self,
+        spec: &command::ProbeSpec<'_>,
+        symbols: &SymbolAddrs,
+    ) -> Result<(StagedArgs, Option<Arc<FetchProgram>>)> {
+        let mut lookup = |n: &str| symbols.lookup(n);
+        let mut compile = |exit| {
+            let btf = self.function_btf(spec);
+            FetchProgram::compile(spec, btf, &mut lookup, exit)
+        };
+        let args = match compile(false) {
+            Ok(a) => Ok(a),
+            Err(CompileError::NoMemory) => return Err(ENOMEM),
+            // A `d:` line whose arguments only a return has (`$retval`):
+            // taken by an exit set only (`Staged::args`).
+            Err(CompileError::Refused(r)) if spec.kind == ProbeKind::Direct => Err(r.reason),
+            Err(CompileError::Refused(_)) => return Err(EINVAL),
+        };
+        let exit_args = match spec.kind {
+            ProbeKind::Direct => match compile(true) {
+                Ok(a) => a,
+                Err(CompileError::NoMemory) => return Err(ENOMEM),
+                Err(CompileError::Refused(_)) => return Err(EINVAL),
+            },
+            _ => None,
+        };
+        Ok((args, exit_args))
+    }
+
     pub(super) fn stage(
         &mut self,
         pending: &mut KVVec<Staged>,
@@ -518,27 +554,7 @@ impl Registry {
         };
         // Checked when the write was parsed (`Engine::write`): only
         // memory can fail here.
-        let mut lookup = |n: &str| symbols.lookup(n);
-        let mut compile = |exit| {
-            let btf = self.function_btf(&spec);
-            FetchProgram::compile(&spec, btf, &mut lookup, exit)
-        };
-        let args = match compile(false) {
-            Ok(a) => Ok(a),
-            Err(CompileError::NoMemory) => return Err(ENOMEM),
-            // A `d:` line whose arguments only a return has (`$retval`):
-            // taken by an exit set only (`Staged::args`).
-            Err(CompileError::Refused(r)) if spec.kind == ProbeKind::Direct => Err(r.reason),
-            Err(CompileError::Refused(_)) => return Err(EINVAL),
-        };
-        let exit_args = match spec.kind {
-            ProbeKind::Direct => match compile(true) {
-                Ok(a) => a,
-                Err(CompileError::NoMemory) => return Err(ENOMEM),
-                Err(CompileError::Refused(_)) => return Err(EINVAL),
-            },
-            _ => None,
-        };
+        let (args, exit_args) = self.compile_args(&spec, symbols)?;
         Ok(pending.push(
             Staged {
                 set: to_vec(spec.set.as_bytes())?,

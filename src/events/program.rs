@@ -104,6 +104,16 @@ fn site(kind: ProbeKind, target: &Target<'_>, exit: bool) -> Site {
     }
 }
 
+/// The head of the records a line's probes write: a return probe's, a
+/// direct exit set's return (`exit`), else an entry's.
+pub(crate) fn head(kind: ProbeKind, exit: bool) -> Head {
+    match kind {
+        ProbeKind::Kretprobe { .. } => Head::Return,
+        ProbeKind::Direct if exit => Head::Exit,
+        _ => Head::Entry,
+    }
+}
+
 /// One line's compiled fetch arguments, shared by the line's probes (a
 /// glob's members all have them) and read by their handlers.
 ///
@@ -159,11 +169,7 @@ impl FetchProgram {
         let copy: &'static str = unsafe {
             &*core::ptr::from_ref::<str>(core::str::from_utf8_unchecked(text.as_slice()))
         };
-        let head = match kind {
-            ProbeKind::Kretprobe { .. } => Head::Return,
-            ProbeKind::Direct if exit => Head::Exit,
-            _ => Head::Entry,
-        };
+        let head = head(kind, exit);
         let vmlinux = btf.as_ref().map(|b| b.vmlinux.clone());
         let function = btf.as_ref().map_or(&[][..], |b| b.function);
         let blob: Option<&'static VmlinuxBtf> = vmlinux.as_deref().map(|v| {

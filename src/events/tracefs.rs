@@ -33,9 +33,9 @@ use super::format::Head;
 use super::name::{
     auto_event_name, fprobe_event_name, EventName, ProbeEventName, MAX_EVENT_NAME_LEN,
 };
-use super::program::FetchProgram;
+use super::program::{self, FetchProgram};
 use crate::bindings;
-use crate::command::Events;
+use crate::command::{Events, ProbeKind};
 use crate::error::{BStr, Failed};
 use crate::kvec;
 use crate::sched::Pacer;
@@ -137,6 +137,65 @@ unsafe fn data_size(
     }
 }
 
+/// Writes one record of `ev`, as `fired` says, its arguments filled by
+/// `args` (none: `None`).
+///
+/// # Safety
+///
+/// `ev` is an event in tracefs; `fired`'s registers are the handler's own
+/// (or null), its `edata` null or what the probe kept at entry; the
+/// caller is a probe handler (preemption disabled).
+#[inline(always)]
+unsafe fn write(ev: *mut bindings::bp_event, args: Option<&FetchProgram>, fired: Fired) {
+    let fetch = args.map_or(core::ptr::null(), |a| {
+        core::ptr::from_ref::<FetchProgram>(a).cast::<core::ffi::c_void>()
+    });
+    // Each call below: `ev`, the registers and the entry data are as the
+    // function's contract says; the record writers are notrace and take no
+    // lock; `fetch` is null or the probe's programs, which it keeps.
+    match fired {
+        Fired::Entry {
+            ip,
+            regs,
+            fetch_regs,
+        } => {
+            // SAFETY: See above.
+            let dsize = unsafe { data_size(args, fetch_regs, core::ptr::null()) };
+            // SAFETY: See above.
+            unsafe { bindings::bp_event_entry(ev, ip, regs, fetch, fetch_regs, dsize) }
+        }
+        Fired::Return {
+            func,
+            ret_ip,
+            regs,
+            fetch_regs,
+            edata,
+        } => {
+            // SAFETY: See above.
+            let dsize = unsafe { data_size(args, fetch_regs, edata.cast()) };
+            let (data, f) = (edata.cast(), fetch);
+            // SAFETY: See above.
+            unsafe { bindings::bp_event_return(ev, func, ret_ip, regs, f, fetch_regs, data, dsize) }
+        }
+        Fired::Exit {
+            func,
+            ret_ip,
+            duration,
+            fetch_regs,
+            edata,
+        } => {
+            // SAFETY: See above; `edata` is null or the saved argument
+            // registers.
+            let dsize = unsafe { data_size(args, fetch_regs, edata.cast()) };
+            let (data, f) = (edata.cast(), fetch);
+            // SAFETY: See above.
+            unsafe {
+                bindings::bp_event_exit(ev, func, ret_ip, duration, f, fetch_regs, data, dsize)
+            }
+        }
+    }
+}
+
 impl EventSlot {
     /// Whether the probe's records carry fetch arguments (its handler
     /// then gathers the registers they read).
@@ -144,19 +203,20 @@ impl EventSlot {
         self.args.is_some()
     }
 
-    /// No event yet, for a probe whose records have `head`, a `d:` probe
-    /// (`fentry`) or not, that its line named (`named`), and that was
-    /// named on a line of its own (`explicit`: not a glob's member).
+    /// No event yet, for a probe of `kind` in a set made with `--exit` or
+    /// not (`exit`: a `d:` probe's records are then return records), that
+    /// its line named (`named`), and that was named on a line of its own
+    /// (`explicit`: not a glob's member).
     pub(crate) fn new(
-        (head, fentry): (Head, bool),
+        (kind, exit): (ProbeKind, bool),
         named: bool,
         explicit: bool,
         args: Option<Arc<FetchProgram>>,
     ) -> Self {
         Self {
             ev: AtomicPtr::new(core::ptr::null_mut()),
-            head,
-            fentry,
+            head: program::head(kind, exit),
+            fentry: kind == ProbeKind::Direct,
             named,
             wanted: explicit || args.is_some(),
             args,
@@ -206,74 +266,12 @@ impl EventSlot {
         // This probe's own programs: probes that share an event may read
         // different things into its fields.
         let args = self.args.as_deref();
-        let fetch = args.map_or(core::ptr::null(), |a| {
-            core::ptr::from_ref::<FetchProgram>(a).cast::<core::ffi::c_void>()
-        });
         // Everything below is inlined into the handler: one C call per
         // record (see `rust/events.c`).
-        match fired() {
-            Fired::Entry {
-                ip,
-                regs,
-                fetch_regs,
-            } => {
-                // SAFETY: `fetch_regs` is the handler's own, or null.
-                let dsize = unsafe { data_size(args, fetch_regs, core::ptr::null()) };
-                // SAFETY: By the type invariant `ev` is an event in tracefs;
-                // the record writers are notrace and take no lock; handlers
-                // run with preemption disabled. `regs` and `fetch_regs` are
-                // the handler's own, or null; `fetch` is null or this
-                // probe's programs, which it keeps.
-                unsafe { bindings::bp_event_entry(ev, ip, regs, fetch, fetch_regs, dsize) }
-            }
-            Fired::Return {
-                func,
-                ret_ip,
-                regs,
-                fetch_regs,
-                edata,
-            } => {
-                // SAFETY: As above; `edata` is null or the entry's data.
-                let dsize = unsafe { data_size(args, fetch_regs, edata.cast()) };
-                // SAFETY: As above; `edata` is null or the probe's entry data.
-                unsafe {
-                    bindings::bp_event_return(
-                        ev,
-                        func,
-                        ret_ip,
-                        regs,
-                        fetch,
-                        fetch_regs,
-                        edata.cast(),
-                        dsize,
-                    )
-                }
-            }
-            Fired::Exit {
-                func,
-                ret_ip,
-                duration,
-                fetch_regs,
-                edata,
-            } => {
-                // SAFETY: As above; `edata` is null or the entry's saved
-                // argument registers.
-                let dsize = unsafe { data_size(args, fetch_regs, edata.cast()) };
-                // SAFETY: As above.
-                unsafe {
-                    bindings::bp_event_exit(
-                        ev,
-                        func,
-                        ret_ip,
-                        duration,
-                        fetch,
-                        fetch_regs,
-                        edata.cast(),
-                        dsize,
-                    )
-                }
-            }
-        }
+        // SAFETY: By the type invariant `ev` is an event in tracefs; the
+        // backends' `Fired` carry their handler's own registers and entry
+        // data; handlers run with preemption disabled.
+        unsafe { write(ev, args, fired()) }
     }
 
     /// Keeps, at a return probe's entry, what its arguments read then
