@@ -543,6 +543,14 @@ peer_bp_records() { # run
     echo "BENCHINFO records.bp-exit-rec.run$1=$(awk '/^entries:/ { e += $2 } /^overrun:/ { e += $2 } END { print e + 0 }' $T/per_cpu/cpu*/stats)"
     echo > $T/trace
     bp_ctl "unregister hq --sync\n"
+    # The kernel's own: an fprobe return event with the same arguments.
+    if echo "f:kq/r $PEER_FUNC%return a=\$arg1:x64 ret=\$retval:x64" >> $T/dynamic_events 2>/dev/null; then
+        echo 1 > $T/events/kq/r/enable
+        echo "BENCH method=peer-kernel-fexit-event n=1 run=$1 phase=per_call ns=$(bphit $HITS)"
+        echo 0 > $T/events/kq/r/enable
+        echo '-:kq/r' >> $T/dynamic_events
+        echo > $T/trace
+    fi
 }
 
 peer_per_call() {

@@ -54,13 +54,14 @@ pub(crate) const PEER_EXIT_METHODS: [&str; 5] = [
 ];
 pub(crate) const PEER_PHASES: [&str; 4] = ["attach", "detach", "load", "link"];
 /// Per call on `__task_pid_nr_ns`, each way, against no probe.
-pub(crate) const PEER_PER_CALL: [&str; 16] = [
+pub(crate) const PEER_PER_CALL: [&str; 17] = [
     "peer-no-probe",
     "peer-bp-direct",
     "peer-bp-fprobe",
     "peer-bp-exit",
     "peer-bp-exit-hist",
     "peer-bp-exit-rec",
+    "peer-kernel-fexit-event",
     "peer-kprobe-multi",
     "peer-kprobe-multi-ret",
     "peer-fentry",
