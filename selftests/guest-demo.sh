@@ -121,7 +121,7 @@ echo "== 4. Where the time and the errors went: an exit set with --hist --errors
 # left inside a body keeps the module pinned: rmmod waits for it below).
 # One line with fetch arguments: its function's return records (a named
 # line's function is its own, not the glob's that also matches it).
-R='d:lat/opens do_sys_openat2 dfd=$arg1 path=filename:ustring ret=$retval\n'
+R='d:lat/opens do_sys_openat2 $arg1 filename:ustring ret=$retval\n'
 L="${R}d:lat/ *_sys_openat\nd:lat/ do_*open*\nd:lat/ *mkdirat\nd:lat/ vfs_stat*\nd:lat/ vfs_getattr*\nd:lat/ *_sys_ppoll\n"
 echo "   \$ printf '$L' > control"
 echo "   \$ echo 'create lat --exit --hist --errors' > control; echo 'enable lat' > control"
