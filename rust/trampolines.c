@@ -61,6 +61,20 @@
 "	movq %rbp, %rdx\n"
 
 /*
+ * What every trampoline does after its entry handler: the argument
+ * registers and rax restored, the frame gone.
+ */
+#define BP_TRAMP_LEAVE							\
+"	popq %rax\n"							\
+"	popq %r9\n"							\
+"	popq %r8\n"							\
+"	popq %rcx\n"							\
+"	popq %rdx\n"							\
+"	popq %rsi\n"							\
+"	popq %rdi\n"							\
+"	leave\n"
+
+/*
  * Every trampoline starts on a 16-byte boundary, as the kernel's functions
  * do. Never at an odd address: from 6.19 on (CONFIG_DYNAMIC_FTRACE_WITH_JMP)
  * ftrace takes bit 0 of a direct call's address to mean "jump, not call"
@@ -80,14 +94,7 @@ asm(									\
 #name ":"								\
 	BP_TRAMP_ENTER							\
 "	call " #handler "\n"						\
-"	popq %rax\n"							\
-"	popq %r9\n"							\
-"	popq %r8\n"							\
-"	popq %rcx\n"							\
-"	popq %rdx\n"							\
-"	popq %rsi\n"							\
-"	popq %rdi\n"							\
-"	leave\n"							\
+	BP_TRAMP_LEAVE							\
 	ASM_RET								\
 "	.size		" #name ", .-" #name "\n"				\
 "	.popsection\n"							\
@@ -193,14 +200,7 @@ asm(									\
 	BP_TRAMP_ENTER							\
 "	call bp_direct_handle_exit_entry\n"				\
 "	movq %rax, %r11\n"						\
-"	popq %rax\n"							\
-"	popq %r9\n"							\
-"	popq %r8\n"							\
-"	popq %rcx\n"							\
-"	popq %rdx\n"							\
-"	popq %rsi\n"							\
-"	popq %rdi\n"							\
-"	leave\n"							\
+	BP_TRAMP_LEAVE							\
 	keep								\
 	/* The token, above it the rest of the frame. */		\
 "	pushq %r11\n"							\

@@ -79,8 +79,8 @@ static __always_inline __u32 hist_bucket(__u64 ns)
 	return b > 39 ? 39 : b;
 }
 
-SEC("fentry")
-int hist_entry(void *ctx)
+/* At entry: this thread's entry time into @start (a hash map by thread). */
+static __always_inline int keep_start(void *start)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u64 t;
@@ -88,21 +88,38 @@ int hist_entry(void *ctx)
 	if (!counted())
 		return 0;
 	t = bpf_ktime_get_ns();
-	bpf_map_update_elem(&hist_start, &tid, &t, BPF_ANY);
+	bpf_map_update_elem(start, &tid, &t, BPF_ANY);
 	return count(0);
+}
+
+/* At exit: the call's duration, its entry time taken out of @start. */
+static __always_inline int take_duration(void *start, __u64 *delta)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *tsp;
+
+	tsp = bpf_map_lookup_elem(start, &tid);
+	if (!tsp)
+		return 0;
+	*delta = bpf_ktime_get_ns() - *tsp;
+	bpf_map_delete_elem(start, &tid);
+	return 1;
+}
+
+SEC("fentry")
+int hist_entry(void *ctx)
+{
+	return keep_start(&hist_start);
 }
 
 SEC("fexit")
 int hist_exit(void *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), slot;
-	__u64 *tsp, *n, delta;
+	__u64 *n, delta;
+	__u32 slot;
 
-	tsp = bpf_map_lookup_elem(&hist_start, &tid);
-	if (!tsp)
+	if (!take_duration(&hist_start, &delta))
 		return 0;
-	delta = bpf_ktime_get_ns() - *tsp;
-	bpf_map_delete_elem(&hist_start, &tid);
 	slot = hist_bucket(delta);
 	n = bpf_map_lookup_elem(&hist_slots, &slot);
 	if (n)
@@ -127,26 +144,15 @@ struct {
 SEC("fentry")
 int rb_entry(void *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 t;
-
-	if (!counted())
-		return 0;
-	t = bpf_ktime_get_ns();
-	bpf_map_update_elem(&rb_start, &tid, &t, BPF_ANY);
-	return count(0);
+	return keep_start(&rb_start);
 }
 
 SEC("fexit")
 int rb_exit(void *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 *tsp, delta;
+	__u64 delta;
 
-	tsp = bpf_map_lookup_elem(&rb_start, &tid);
-	if (!tsp)
+	if (!take_duration(&rb_start, &delta))
 		return 0;
-	delta = bpf_ktime_get_ns() - *tsp;
-	bpf_map_delete_elem(&rb_start, &tid);
 	return record_exit(ctx, delta);
 }

@@ -93,9 +93,11 @@ pub(crate) struct DirectSlot {
     /// flag besides the build itself: atomic, so that no `&mut` to a slot
     /// a handler may see is ever made.
     pub(super) refused: AtomicBool,
-    /// `create --hist`, or an API set's `BATCHPROBE_DIRECT_EXIT` target:
-    /// the token is the call's entry time, and each return's duration goes
-    /// into the histogram (if any) and to the client's handler (if any).
+    /// `create --hist`, an API set's `BATCHPROBE_DIRECT_EXIT` target, or a
+    /// function of an exit set with return records: the token is the
+    /// call's entry time, and each return's duration goes into the
+    /// histogram (`hist`), to the client's handler and into the return
+    /// record (if any).
     pub(super) timed: bool,
     /// `create --hist`: its durations go into the histogram. (A slot may
     /// be timed for an API client or for its return records alone.)
