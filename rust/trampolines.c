@@ -85,13 +85,17 @@
  */
 #define BP_TRAMP_ALIGN "	.balign 16, 0xcc\n"
 
-#define BP_DIRECT_TRAMPOLINE(name, handler)				\
-asm(									\
+/* A trampoline's start: its section, alignment, symbol and label. */
+#define BP_TRAMP_BEGIN(name)						\
 "	.pushsection	.text, \"ax\", @progbits\n"			\
 	BP_TRAMP_ALIGN							\
 "	.type		" #name ", @function\n"				\
 "	.globl		" #name "\n"					\
-#name ":"								\
+#name ":"
+
+#define BP_DIRECT_TRAMPOLINE(name, handler)				\
+asm(									\
+	BP_TRAMP_BEGIN(name)						\
 	BP_TRAMP_ENTER							\
 "	call " #handler "\n"						\
 	BP_TRAMP_LEAVE							\
@@ -108,11 +112,7 @@ BP_DIRECT_TRAMPOLINE(bp_direct_tramp_record, bp_direct_handle_record);
  * does nothing, in the style of samples/ftrace/ftrace-direct-multi.c.
  */
 asm(
-"	.pushsection	.text, \"ax\", @progbits\n"
-	BP_TRAMP_ALIGN
-"	.type		bp_direct_tramp_empty, @function\n"
-"	.globl		bp_direct_tramp_empty\n"
-"bp_direct_tramp_empty:"
+	BP_TRAMP_BEGIN(bp_direct_tramp_empty)
 	ASM_ENDBR
 "	pushq %rbp\n"
 "	movq %rsp, %rbp\n"
@@ -192,11 +192,7 @@ asm(
  */
 #define BP_EXIT_TRAMPOLINE(name, keep, body, fentry, caller, saved, drop)	\
 asm(									\
-"	.pushsection	.text, \"ax\", @progbits\n"			\
-	BP_TRAMP_ALIGN							\
-"	.type		" #name ", @function\n"				\
-"	.globl		" #name "\n"					\
-#name ":"								\
+	BP_TRAMP_BEGIN(name)						\
 	BP_TRAMP_ENTER							\
 "	call bp_direct_handle_exit_entry\n"				\
 "	movq %rax, %r11\n"						\
