@@ -461,20 +461,23 @@ peer_candidates() {
 }
 
 peer_bp() { # method n run: batchprobe on the names in /tmp/bp-peer-n
-    set=q$3 opts=
+    set=q$3 opts=--no-events args=
     case $1 in
         peer-bp-fprobe) kind=p ;;
         peer-bp-direct) kind=d ;;
-        peer-bp-exit) kind=d opts=--exit ;;
+        peer-bp-exit) kind=d opts="--exit --no-events" ;;
+        # Return records on: an event per function, its first argument kept
+        # at entry (the trampoline that keeps them), its return value.
+        peer-bp-exit-rec) kind=d opts=--exit args=' a=$arg1:x64 r=$retval:x64' ;;
     esac
     rm -f /tmp/bp-peer-part.*
-    awk -v k=$kind -v s=$set '{ printf "%s:%s/ %s\n", k, s, $1 > ("/tmp/bp-peer-part." int((NR - 1) / 20000)) }' /tmp/bp-peer-n
+    awk -v k=$kind -v s=$set -v a="$args" '{ printf "%s:%s/ %s%s\n", k, s, $1, a > ("/tmp/bp-peer-part." int((NR - 1) / 20000)) }' /tmp/bp-peer-n
     for f in /tmp/bp-peer-part.*; do
         bpwrite $BP_CTL < "$f" || return 1
     done
     rm -f /tmp/bp-peer-part.*
     g=$(gp_now)
-    ns=$(printf "create $set $opts --no-events\nenable $set\n" | bpwrite -t $BP_CTL) ||
+    ns=$(printf "create $set $opts\nenable $set\n" | bpwrite -t $BP_CTL) ||
         { cat $BP_DEBUGFS/last_error; return 1; }
     echo "BENCHGP method=$1 n=$2 run=$3 phase=attach gp=$(gp_since "$g")"
     got=$(($(bp_field $set direct) + $(bp_field $set fprobes) + $(bp_field $set kprobes)))
@@ -582,8 +585,8 @@ peers() {
     peer_r=0
     peer_round /tmp/bp-peer-entry "$PEER_ENTRY_SIZES" peer-bp-fprobe peer-bp-direct peer-kprobe-multi
     multi=
-    ./bpfpeer modes | grep -qx fentry-fexit-multi && multi="peer-fentry-fexit-multi peer-fsession-multi"
-    peer_round /tmp/bp-peer-exit "$PEER_EXIT_SIZES" peer-bp-exit peer-kprobe-multi-ret peer-fentry-fexit $multi
+    ./bpfpeer modes | grep -qx fentry-fexit-multi && multi="peer-fentry-fexit-multi peer-fsession-multi peer-fsession-rb"
+    peer_round /tmp/bp-peer-exit "$PEER_EXIT_SIZES" peer-bp-exit peer-bp-exit-rec peer-kprobe-multi-ret peer-fentry-fexit $multi
     peer_per_call
 }
 

@@ -45,12 +45,14 @@ pub(crate) const ENTRY_METHODS: [&str; 3] = ["entry-tracefs", "entry-kprobe", "e
 pub(crate) const PEER_ENTRY_METHODS: [&str; 3] =
     ["peer-bp-fprobe", "peer-bp-direct", "peer-kprobe-multi"];
 /// The BPF peers, entry + exit.
-pub(crate) const PEER_EXIT_METHODS: [&str; 5] = [
+pub(crate) const PEER_EXIT_METHODS: [&str; 7] = [
     "peer-bp-exit",
+    "peer-bp-exit-rec",
     "peer-kprobe-multi-ret",
     "peer-fentry-fexit",
     "peer-fentry-fexit-multi",
     "peer-fsession-multi",
+    "peer-fsession-rb",
 ];
 pub(crate) const PEER_PHASES: [&str; 4] = ["attach", "detach", "load", "link"];
 /// Per call on `__task_pid_nr_ns`, each way, against no probe.

@@ -122,12 +122,14 @@ fn peers_intro(o: &mut String, b: &Bench) {
          `peer-kprobe-multi` one kprobe_multi link. Entry + exit: those of them the exit \
          trampoline accepts that have one traceable BTF function, that fentry and fexit \
          programs load on and, where the kernel has tracing_multi, that one link takes ({} \
-         here); `peer-bp-exit` is a set made with `--exit`, `peer-kprobe-multi-ret` a \
+         here); `peer-bp-exit` is a set made with `--exit`, `peer-bp-exit-rec` the same \
+         with return records (an event per function, each line reading its first argument \
+         kept at entry and its return value), `peer-kprobe-multi-ret` a \
          kprobe_multi plus a kretprobe_multi link, `peer-fentry-fexit` one fentry and one fexit \
          program and link per function (as retsnoop and bpftrace's fentry probes attach), \
          `peer-fentry-fexit-multi` one fentry.multi and one fexit.multi link (tracing_multi, \
          Linux 7.2 on), `peer-fsession-multi` one fsession.multi link (one program, entry and \
-         exit). `attach` is, for batchprobe, the wall time of the write(2) `create; enable` \
+         exit), `peer-fsession-rb` the same writing a record per call to a BPF ring buffer. `attach` is, for batchprobe, the wall time of the write(2) `create; enable` \
          (timed around the call, as bpfpeer times its own); for BPF, `load` (the verifier, per program) plus `link`. `detach` is batchprobe's \
          `unregister --sync` write, and for BPF the closing of every link and program until \
          each program has left the kernel's id table. Methods take turns within each repeat; \
