@@ -16,7 +16,7 @@
 # events on (they stay until off, then go) and the module unloads while a
 # reader still has trace_pipe open; no warning from the kernel.
 . ./bp_lib.sh
-ktap_plan 13
+ktap_plan 12
 T=/sys/kernel/tracing
 secs=${BP_EVENTS_LOAD_S:-10}
 n=$(bp_sized 1000)

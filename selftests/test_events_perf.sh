@@ -11,10 +11,11 @@
 # alone), then for a set's events on the same lines (p: by the fprobe, p!:
 # by a kprobe, r: by the return fprobe, r!: by a kretprobe), the three must
 # be the same; and for a line with fetch arguments, through the fprobe
-# and a kprobe, the raw records too. A set's event counts only while the set is enabled: perf
+# and a kprobe, and a d: line's entry records, the raw records too. A
+# set's event counts only while the set is enabled: perf
 # arms nothing (the set's enable does), unlike a kprobe event.
 . ./bp_lib.sh
-ktap_plan 14
+ktap_plan 16
 T=/sys/kernel/tracing
 S=$BP_GETPPID
 
@@ -58,6 +59,10 @@ printf '%s\n' "p:pa/getppid_a $S $ARGS" "p!:pa/getppid_ak $S $ARGS" "create pa -
 ktap_check "args_set" bpwrite $BP_CTL < /tmp/pa.batch
 check "perf_fprobe_args" pa getppid_a "$ka"
 check "perf_kprobe_args" pa getppid_ak "$ka"
-bp_ctl 'unregister pf\nunregister pk\nunregister pa\nflush\n'
+# A d: line's entry records (its fentry site is the fprobe's address).
+printf '%s\n' "d:pd/getppid_a $S $ARGS" "create pd" "enable pd" > /tmp/pd.batch
+ktap_check "direct_args_set" bpwrite $BP_CTL < /tmp/pd.batch
+check "perf_direct_args" pd getppid_a "$ka"
+bp_ctl 'unregister pf\nunregister pk\nunregister pa\nunregister pd\nflush\n'
 ktap_check "rmmod" rmmod batchprobe
 ktap_finish
