@@ -59,10 +59,12 @@ printf '%s\n' "p:pa/getppid_a $S $ARGS" "p!:pa/getppid_ak $S $ARGS" "create pa -
 ktap_check "args_set" bpwrite $BP_CTL < /tmp/pa.batch
 check "perf_fprobe_args" pa getppid_a "$ka"
 check "perf_kprobe_args" pa getppid_ak "$ka"
-# A d: line's entry records (its fentry site is the fprobe's address).
-printf '%s\n' "d:pd/getppid_a $S $ARGS" "create pd" "enable pd" > /tmp/pd.batch
+# A d: line's entry records (its fentry site is the fprobe's address),
+# alone on getppid: pk's kretprobe would have replaced the return address
+# that +0($stack) reads before the direct call runs.
+printf '%s\n' "unregister pf" "unregister pk" "unregister pa" "flush" "d:pd/getppid_a $S $ARGS" "create pd" "enable pd" > /tmp/pd.batch
 ktap_check "direct_args_set" bpwrite $BP_CTL < /tmp/pd.batch
 check "perf_direct_args" pd getppid_a "$ka"
-bp_ctl 'unregister pf\nunregister pk\nunregister pa\nunregister pd\nflush\n'
+bp_ctl 'unregister pd\nflush\n'
 ktap_check "rmmod" rmmod batchprobe
 ktap_finish
