@@ -22,11 +22,13 @@
 //! p:SET/NAME SYM%return    return probe on SYM (no offset, or +0)
 //! p!:... r!:... rN!:...    the same, always served by int3 kprobes and
 //!                          kretprobes (see below)
-//! d:SET/NAME SYM           ftrace-direct call on SYM (no offset)
+//! d:SET/NAME SYM           ftrace-direct call on SYM (no offset); its
+//!                          fetch arguments are an fprobe event's (entry
+//!                          records, or return records in an --exit set)
 //! create SET [--noopt] [--one-by-one] [--bare] [--fprobe] [--exit]
 //!            [--hist] [--errors] [--events|--no-events]
 //!                          register the probes staged for SET as one batch;
-//!                          a p: or r: probe named on a line of its own, or
+//!                          a probe named on a line of its own, or
 //!                          whose line has fetch arguments, gets a trace
 //!                          event, events/SET/EVENT/ in tracefs, that it
 //!                          writes kprobe_events' records to while SET is
