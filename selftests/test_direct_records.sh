@@ -27,7 +27,8 @@
 #   SYM__exit, as fprobe events name them.
 # - Refusals: %REG (fprobe events take no register: the kernel's words),
 #   $retval in a set made without --exit (the line named), fetch arguments
-#   on the --fprobe baseline; a refused write changes nothing.
+#   on the --fprobe baseline, an argument named duration in an exit set;
+#   a refused write changes nothing.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
 
@@ -45,7 +46,7 @@ if ! echo "f:kpdr/k_probe $F" >> $T/dynamic_events 2>/dev/null; then
     bp_skip_all "dynamic_events takes no fprobe event (CONFIG_FPROBE_EVENTS)"
 fi
 echo > $T/dynamic_events
-ktap_plan 35
+ktap_plan 37
 EINVAL=22 EOPNOTSUPP=95
 PATHNAME=/bpdr-no-such-file
 bpopen=$(command -v bpopen) bpsleep=$(command -v bpsleep)
@@ -162,6 +163,9 @@ bp_expect_err "retval_needs_exit" "$EINVAL" "d:bpe/x $F \$retval\ncreate bpe\n"
 ktap_check "retval_needs_exit_says_so" grep -q -- "unless the set is made with --exit" $BP_DEBUGFS/last_error
 ktap_check "retval_needs_exit_names_line" grep -q "d:bpe/x $F" $BP_DEBUGFS/last_error
 bp_expect_err "fprobe_baseline_refused" "$EOPNOTSUPP" "d:bpe/x $F \$arg1\ncreate bpe --fprobe\n"
+# duration is an exit record's own field.
+bp_expect_err "duration_name_refused" "$EINVAL" "d:bpe/x $F duration=\$arg1\ncreate bpe --exit\n"
+ktap_check "duration_name_says_why" grep -q "an argument named duration" $BP_DEBUGFS/last_error
 ktap_check "nothing_left" test -z "$(bp_live_sets)"
 # The exit trampoline keeps the module until no task can be inside it.
 ktap_check "unpinned" bp_wait_unpinned

@@ -314,8 +314,9 @@ impl DirectSet {
         self.keep_args |= records && t.args.is_some_and(|a| a.entry_data_size() != 0);
         self.slots.push(
             DirectSlot {
-                timed: self.timed || records,
+                timed: self.timed,
                 hist: self.hist,
+                records,
                 error_return,
                 ..DirectSlot::new(start, end, fentry, meta, t.explicit)
             },

@@ -33,6 +33,11 @@
 //!   timekeeping update (its documented leeway): a call counted in an
 //!   older slot within those ns of the newer slot's `born` could pass
 //!   for the newer's.
+//! - A slot of an exit set with return records (`records`) makes either:
+//!   an entry time, the same way, while its record is taken when the call
+//!   enters (only then is there a record to give a duration), else its
+//!   id; its exit handler tells the two apart by [`ID_TAG`]. So such a
+//!   set reads no clock while its events are off.
 
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -93,15 +98,19 @@ pub(crate) struct DirectSlot {
     /// flag besides the build itself: atomic, so that no `&mut` to a slot
     /// a handler may see is ever made.
     pub(super) refused: AtomicBool,
-    /// `create --hist`, an API set's `BATCHPROBE_DIRECT_EXIT` target, or a
-    /// function of an exit set with return records: the token is the
-    /// call's entry time, and each return's duration goes into the
-    /// histogram (`hist`), to the client's handler and into the return
-    /// record (if any).
+    /// `create --hist`, or an API set's `BATCHPROBE_DIRECT_EXIT` target:
+    /// the token is the call's entry time, and each return's duration goes
+    /// into the histogram (`hist`), to the client's handler (if any) and
+    /// into the return record (if taken).
     pub(super) timed: bool,
     /// `create --hist`: its durations go into the histogram. (A slot may
-    /// be timed for an API client or for its return records alone.)
+    /// be timed for an API client alone.)
     pub(super) hist: bool,
+    /// A function of an exit set with return records: a call is timed
+    /// (its token the entry time) only if the record is taken when it
+    /// enters; a call that entered untimed writes no record (a call
+    /// cannot be timed after its entry).
+    pub(super) records: bool,
     /// When the slot went into the index ([`clock`]; 0 before).
     pub(super) born: AtomicU64,
     /// `create --errors`: how its return value carries an error (else
@@ -129,6 +138,7 @@ impl DirectSlot {
             refused: AtomicBool::new(false),
             timed: false,
             hist: false,
+            records: false,
             born: AtomicU64::new(0),
             error_return: ErrorReturn::No,
             agg: None,
@@ -175,7 +185,7 @@ impl DirectSlot {
         indexed: Option<F>,
     ) -> u64 {
         let entered = match indexed {
-            Some(still) if self.timed => {
+            Some(still) if self.timed || (self.records && self.meta.event().taken()) => {
                 let t = clock();
                 if !still() {
                     return 0;
@@ -280,8 +290,11 @@ impl DirectSlot {
     /// event is on (`frame`: see [`Self::record_exit`]).
     #[inline(always)]
     pub(super) fn exit_hit(&self, retval: usize, token: u64, frame: Frame) {
-        let (duration, cpu) = if self.timed {
-            if token == 0 || token & ID_TAG != 0 || token < self.born.load(Ordering::Relaxed) {
+        // An entry time (a timed slot's token; a records slot's while its
+        // record was taken), else the slot's id.
+        let time_token = token != 0 && token & ID_TAG == 0;
+        let (duration, cpu) = if self.timed || (self.records && time_token) {
+            if !time_token || token < self.born.load(Ordering::Relaxed) {
                 return;
             }
             // A few ns back across a timekeeping update (the fast
@@ -300,8 +313,8 @@ impl DirectSlot {
         self.exits.fetch_add(1, Ordering::Relaxed);
         self.last_ret.store(retval as u64, Ordering::Relaxed);
         let event = self.meta.event();
-        if event.head() == Head::Exit && event.taken() {
-            self.record_exit(retval, duration.unwrap_or(0), frame);
+        if let Some(d) = duration.filter(|_| event.head() == Head::Exit && event.taken()) {
+            self.record_exit(retval, d, frame);
         }
         if gate.has_client() {
             let hit = bindings::batchprobe_hit {

@@ -176,7 +176,8 @@ pub enum ArgName<'a> {
 }
 
 impl ArgName<'_> {
-    fn is(&self, name: &str) -> bool {
+    /// Whether the field is named `name`.
+    pub fn is(&self, name: &str) -> bool {
         match *self {
             ArgName::Given(n) => n == name,
             ArgName::Nth(i) => {

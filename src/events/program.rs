@@ -214,6 +214,11 @@ impl FetchProgram {
         &self.args
     }
 
+    /// Whether one of the arguments' fields is named `name`.
+    pub(crate) fn has_field(&self, name: &str) -> bool {
+        self.args.iter().any(|a| a.name.is(name))
+    }
+
     /// Whether only int3 kprobes and kretprobes can serve the line: an
     /// argument reads a register other than through `$argN`, `$stack` or
     /// `$retval` (`%REG`: an fprobe's registers on 7.3 are the argument

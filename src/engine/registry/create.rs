@@ -212,12 +212,21 @@ impl Registry {
         mut lines: impl Iterator<Item = &'e Staged>,
     ) -> Result<(), Failed> {
         let direct = |e: &&Staged| e.kind == ProbeKind::Direct && e.has_args();
-        let Some(e) =
-            lines.find(|e| direct(e) && (options.fprobe || (!options.exit && e.args.is_err())))
-        else {
+        // An exit record's own field, after the arguments'.
+        let duration =
+            |e: &&Staged| options.exit && e.args_for(true).is_some_and(|a| a.has_field("duration"));
+        let Some(e) = lines.find(|e| {
+            direct(e) && (options.fprobe || (!options.exit && e.args.is_err()) || duration(e))
+        }) else {
             return Ok(());
         };
         let f = match e.args {
+            _ if duration(&e) => Failed::new(
+                EINVAL,
+                format_args!(
+                    "set {name}: an argument named duration: an exit set's return records have a field of that name (the call's duration)"
+                ),
+            ),
             _ if options.fprobe => Failed::errno(
                 errno::EOPNOTSUPP,
                 format_args!("set {name}: the --fprobe baseline writes no records (fetch arguments)"),
