@@ -467,8 +467,9 @@ peer_bp() { # method n run: batchprobe on the names in /tmp/bp-peer-n
         peer-bp-direct) kind=d ;;
         peer-bp-exit) kind=d opts="--exit --no-events" ;;
         # Return records on: an event per function, its first argument kept
-        # at entry (the trampoline that keeps them), its return value.
-        peer-bp-exit-rec) kind=d opts=--exit args=' a=$arg1:x64 r=$retval:x64' ;;
+        # at entry (the trampoline that keeps them). Not $retval: BTF makes
+        # the kernel (and batchprobe) refuse it on a void function.
+        peer-bp-exit-rec) kind=d opts=--exit args=' a=$arg1:x64' ;;
     esac
     rm -f /tmp/bp-peer-part.*
     awk -v k=$kind -v s=$set -v a="$args" '{ printf "%s:%s/ %s%s\n", k, s, $1, a > ("/tmp/bp-peer-part." int((NR - 1) / 20000)) }' /tmp/bp-peer-n

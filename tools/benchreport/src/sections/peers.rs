@@ -124,7 +124,7 @@ fn peers_intro(o: &mut String, b: &Bench) {
          programs load on and, where the kernel has tracing_multi, that one link takes ({} \
          here); `peer-bp-exit` is a set made with `--exit`, `peer-bp-exit-rec` the same \
          with return records (an event per function, each line reading its first argument \
-         kept at entry and its return value), `peer-kprobe-multi-ret` a \
+         kept at entry), `peer-kprobe-multi-ret` a \
          kprobe_multi plus a kretprobe_multi link, `peer-fentry-fexit` one fentry and one fexit \
          program and link per function (as retsnoop and bpftrace's fentry probes attach), \
          `peer-fentry-fexit-multi` one fentry.multi and one fexit.multi link (tracing_multi, \
