@@ -4,12 +4,15 @@
 #   make demo     install, build, boot QEMU, show the module working
 #   make check    host tests + QEMU selftests, ends with "N passed, N failed"
 #   make bench    every method side by side in one boot: BENCHMARKS.md + plot
+#   make bench-stock  the BPF peers at 1000, 10000 and every function, and the
+#                 seed, on Debian's own image (BENCHMARKS-stock.md; needs root)
 #   make bundle   one self-contained archive (QEMU, kernels, initramfs, runner)
 #                 that runs check/demo/bench on any x86-64 Linux host, KVM or TCG
 #   make bundle-test  run that archive in a chroot holding nothing else
 #   make bench-report FROM=DIR  the report of a bundle's `./run bench` results
 #   make profile-direct  where a direct set's attach spends its time
 #   make profile-records where a trace record's time goes (sampled under TCG)
+#   make profile-create  where a set's create and enable spend their time (sampled)
 #   make module   build batchprobe.ko (KDIR=/path/to/6.12+ tree to use your own)
 #   make clients  build the in-kernel API's sample clients (clients/c, clients/rust)
 #   make clippy   build with CLIPPY=1
@@ -28,7 +31,7 @@
 KDIR ?=
 export KDIR
 
-.PHONY: all demo check bench bundle bundle-test bench-report profile-direct profile-records module clients clippy kernel stock-kernel deps sign install uninstall host-test fmt clean
+.PHONY: all demo check bench bench-stock bundle bundle-test bench-report profile-direct profile-records profile-create module clients clippy kernel stock-kernel deps sign install uninstall host-test fmt clean
 
 all: module
 
@@ -40,6 +43,13 @@ check:
 
 bench:
 	@scripts/bench.sh
+
+# About an hour under TCG: not part of `make bench`'s default.
+bench-stock:
+	@BP_BENCH_FLAVORS=stock-7.3 BP_BENCH_ONLY="seed peers" BP_BENCH_SIZES=256 \
+	    BP_BENCH_RUNS=3 BP_BENCH_DIRECT_SIZES=256 BP_BENCH_DIRECT_RUNS=3 \
+	    BP_BENCH_PEER_ENTRY_SIZES="1000 10000 all" \
+	    BP_BENCH_PEER_EXIT_SIZES="1000 10000" BP_BENCH_REPORT=stock scripts/bench.sh
 
 bundle:
 	@scripts/bundle.sh
@@ -56,6 +66,9 @@ profile-direct:
 
 profile-records:
 	@scripts/profile-records.sh
+
+profile-create:
+	@BP_PROFILE_MODE=profile-create scripts/profile-records.sh
 
 module:
 	@scripts/build-module.sh

@@ -10,6 +10,8 @@
 #include <linux/mutex.h>
 #include <linux/trace_recursion.h>
 #include <linux/uaccess.h>
+#include <asm/nops.h>
+#include <asm/text-patching.h>
 
 #include "helpers.h"
 
@@ -91,6 +93,50 @@ int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry)
 	if (!ret)
 		*fentry = ip;
 	return ret;
+}
+
+/*
+ * Where ftrace's call site would be in the function at @ip, from the
+ * function's own bytes: after its endbr64 under IBT, else at @ip; 0 when
+ * the instruction there is none that ftrace leaves at a call site. On x86
+ * ftrace turns every site into its 5-byte NOP at boot and later into a
+ * call to a tracer or a direct trampoline (ftrace_call_replace(); with
+ * CONFIG_DYNAMIC_FTRACE_WITH_JMP, 7.x, a jmp to a BPF trampoline that
+ * calls the function itself) and back, each change made with
+ * text_poke_bp (an int3 on the first byte while it lasts): any other
+ * instruction is no site. A site the guess names is only a candidate:
+ * bp_ftrace_check_sites() asks ftrace.
+ */
+unsigned long bp_ftrace_site_guess(unsigned long ip)
+{
+	static const u8 nop5[] = { BYTES_NOP5 };
+	u8 insn[MCOUNT_INSN_SIZE];
+	u32 endbr;
+
+	BUILD_BUG_ON(sizeof(nop5) != MCOUNT_INSN_SIZE);
+	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) &&
+	    !copy_from_kernel_nofault(&endbr, (void *)ip, sizeof(endbr)) &&
+	    bp_is_endbr(endbr))
+		ip += ENDBR_INSN_SIZE;
+	if (copy_from_kernel_nofault(insn, (void *)ip, sizeof(insn)))
+		return 0;
+	if (insn[0] == INT3_INSN_OPCODE || insn[0] == CALL_INSN_OPCODE ||
+	    insn[0] == JMP32_INSN_OPCODE || !memcmp(insn, nop5, sizeof(insn)))
+		return ip;
+	return 0;
+}
+
+/*
+ * Whether ftrace has a call site at each of @sites: one filter update of
+ * the scratch ops for them all (0 if so; -EINVAL if not at some, without
+ * saying which). The filter stays until the next update replaces it (the
+ * old one freed after a grace period) or unload: 6.12's
+ * ftrace_free_filter() leaves the freed hash in the ops, which the next
+ * update would free again.
+ */
+int bp_ftrace_check_sites(unsigned long *sites, unsigned int cnt)
+{
+	return ftrace_set_filter_ips(&bp_scratch_ops, sites, cnt, 0, 1);
 }
 
 unsigned int bp_fentry_max_offset(void)

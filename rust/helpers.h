@@ -151,6 +151,18 @@ void bp_direct_unlock(void);
  * IBT), which ftrace then finds without a kallsyms lookup. Callers serialise.
  */
 int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry);
+/*
+ * From the function's bytes at @ip, where its ftrace call site would be
+ * (past an endbr64 under IBT), or 0: no instruction ftrace leaves at a
+ * call site is there, so ftrace cannot trace it. A candidate only.
+ */
+unsigned long bp_ftrace_site_guess(unsigned long ip);
+/*
+ * Whether ftrace has a call site at every one of @sites: 0, or the -errno
+ * of setting them all as the scratch ftrace_ops' filter (-EINVAL: not at
+ * some). Callers serialise.
+ */
+int bp_ftrace_check_sites(unsigned long *sites, unsigned int cnt);
 /* Frees the scratch ftrace_ops' filter (module unload). */
 void bp_ftrace_scratch_free(void);
 /*

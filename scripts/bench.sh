@@ -6,7 +6,9 @@
 # SVG plots (tools/benchreport), and refresh BENCHMARKS.md.
 # Environment: BP_BENCH_FLAVORS ("bench distro distro-7.3": the test kernel
 # without lockdep, and the distro-like preemptible, mitigated kernel on 6.12
-# and on 7.3), BP_BENCH_RUNS (5),
+# and on 7.3; stock-7.3 is Debian's own image as shipped, its modules built
+# by scripts/stock-kernel.sh, needs root; `make bench-stock` runs the peers
+# and the seed on it), BP_BENCH_RUNS (5),
 # BP_BENCH_SIZES ("64 256 1024 4096"), BP_BENCH_BUDGET_S (60: a method skips an
 # N whose one run would take longer), BP_BENCH_ENTRY_SIZES ("256 1024 4096 all"),
 # BP_BENCH_ONLY=entry (only the +0 entry-probe comparison and per-hit costs,
@@ -14,6 +16,7 @@
 # BP_BENCH_ONLY=exit (only entry + exit, on kernels with BTF: the distro
 # flavor; BENCHMARKS-exit.md), BP_BENCH_PEER_ENTRY_SIZES ("256 1000 4000 all"),
 # BP_BENCH_PEER_EXIT_SIZES ("256 1000"), BP_BENCH_PEER_BUDGET_S (300),
+# BP_BENCH_PEER_RUNS (3, at every N),
 # BP_BENCH_ONLY=percall, peercall (only the per-call costs of entry + exit,
 # and of the BPF peers), BP_BENCH_ONLY=peers (only batchprobe against the BPF peers;
 # BENCHMARKS-peers.md), BP_BENCH_ONLY=seed (only the seed's kprobes,
@@ -42,17 +45,24 @@ done
 # in lib.sh: one per host core under single-threaded TCG; BP_JOBS). Every
 # ratio is within one boot, so a boot beside another changes absolute
 # times, not what the report compares.
-declare -A kdirs
+declare -A kdirs images
 for f in $flavors; do
+    mkdir -p "$BP_ROOT/out/bench/$f"
+    if [ "$(flavor_base "$f")" = stock ]; then
+        # Debian's vmlinuz, with our initramfs of modules built in its
+        # chroot (as make check boots it).
+        images[$f]=$("$BP_ROOT/scripts/stock-kernel.sh" initramfs "$BP_ROOT/out/bench/$f/initramfs.cpio.gz")
+        continue
+    fi
     kdirs[$f]=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
+    images[$f]=${kdirs[$f]}/arch/x86/boot/bzImage
     ko=$(KDIR="${kdirs[$f]}" "$BP_ROOT/scripts/build-module.sh")
     # The C sample client: the exit benchmark's API way (exit-api).
     clients=$(KDIR="${kdirs[$f]}" "$BP_ROOT/scripts/build-clients.sh")
-    mkdir -p "$BP_ROOT/out/bench/$f"
     BP_EXTRA_KO="$clients" "$BP_ROOT/scripts/build-initramfs.sh" "$BP_ROOT/out/bench/$f/initramfs.cpio.gz" "$ko" "${kdirs[$f]}"
 done
 args=bp.mode=bench
-for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES PEER_ENTRY_SIZES PEER_EXIT_SIZES PEER_BUDGET_S SEED_ARGS_SIZES SEED_ARGS_RUNS EVENT_SIZES EVENT_RUNS ONLY; do
+for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES PEER_ENTRY_SIZES PEER_EXIT_SIZES PEER_BUDGET_S PEER_RUNS SEED_ARGS_SIZES SEED_ARGS_RUNS EVENT_SIZES EVENT_RUNS ONLY; do
     eval "val=\${BP_BENCH_$v:-}"
     [ -n "$val" ] && args="$args bp.bench_$v=${val// /,}"
 done
@@ -65,7 +75,7 @@ boot() {
     # slower host.
     log "bench ($f kernel): booting the guest (${BP_ACCEL:-tcg} ${BP_TCG_THREAD:-single}, $smp vCPUs); console log: $out/console.log"
     BP_QUIET=1 BP_SMP=$smp BP_TIMEOUT=${BP_TIMEOUT:-3600} "$BP_ROOT/scripts/run-qemu.sh" \
-        "${kdirs[$f]}/arch/x86/boot/bzImage" "$out/initramfs.cpio.gz" "$out/console.log" $args || true
+        "${images[$f]}" "$out/initramfs.cpio.gz" "$out/console.log" $args || true
     log "bench ($f kernel): guest done in $(( $(date +%s) - t )) s"
 }
 log "bench: $(wc -w <<<"$flavors") boots, $jobs at a time: $flavors"

@@ -9,17 +9,27 @@
 # extra calls in the sixteenth session (docs/events.md). Environment also:
 # BP_PROFILE_LOOPS (40, of 200,000 calls), BP_PROFILE_TOP (40),
 # BP_KERNEL_FLAVOR (distro-7.3), BP_SMP, BP_TIMEOUT. Under TCG only.
+# `make profile-create` (BP_PROFILE_MODE=profile-create): where a set's
+# `create; enable` write spends its time instead
+# (selftests/guest-profile-create.sh), BP_PROFILE_CFG fprobe, direct or
+# exit, on BP_PROFILE_N functions (all), BP_PROFILE_LOOPS writes (3).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-cfg=${BP_PROFILE_CFG:-bp-kprobe}
+mode=${BP_PROFILE_MODE:-profile-records}
+case $mode in
+    profile-records) cfg=${BP_PROFILE_CFG:-bp-kprobe} ;;
+    profile-create) cfg=${BP_PROFILE_CFG:-fprobe} ;;
+    *) die "profile: BP_PROFILE_MODE is profile-records or profile-create" ;;
+esac
 kdir=$(KDIR= BP_KERNEL_FLAVOR=${BP_KERNEL_FLAVOR:-distro-7.3} "$BP_ROOT/scripts/build-kernel.sh")
 ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh")
-out=$BP_ROOT/out/profile-records/$cfg
+out=$BP_ROOT/out/$mode/$cfg
 mkdir -p "$out"
 rm -f "$out/monitor.sock" "$out/samples.txt"
 "$BP_ROOT/scripts/build-initramfs.sh" "$out/initramfs.cpio.gz" "$ko" "$kdir"
-args="nokaslr bp.mode=profile-records bp.bench_CFG=$cfg"
+args="nokaslr bp.mode=$mode bp.bench_CFG=$cfg"
+[ -n "${BP_PROFILE_N:-}" ] && args="$args bp.bench_N=$BP_PROFILE_N"
 [ -n "${BP_PROFILE_ARGS:-}" ] && args="$args bp.bench_ARGS=${BP_PROFILE_ARGS// /,}"
 [ -n "${BP_PROFILE_LOOPS:-}" ] && args="$args bp.bench_LOOPS=$BP_PROFILE_LOOPS"
 python3 "$BP_ROOT/scripts/profile-sample.py" sample "$out/monitor.sock" "$out/console.log" \
@@ -45,3 +55,4 @@ wait "$sampler"
 log "profile: $cfg ${BP_PROFILE_ARGS:-(no arguments)}, samples in $out/samples.txt"
 python3 "$BP_ROOT/scripts/profile-sample.py" report "$out/samples.txt" "$kdir/System.map" \
     "$out/console.log" "${BP_PROFILE_TOP:-40}"
+tr -d '\r' < "$out/console.log" | grep -a -e '^PROFILE functions' -e '^PROFILE-FIRST' -e '^PROFILE-TIME' || true

@@ -6,17 +6,19 @@ maps them to symbols (scripts/profile-records.sh).
 Usage: profile-sample.py sample MONITOR_SOCKET CONSOLE_LOG OUT
        profile-sample.py report OUT SYSTEM_MAP CONSOLE_LOG [TOP]
 
-`sample` waits for PROFILE-START in the console log, then asks the monitor
-for every vCPU's registers (`info registers -a`) as fast as it answers,
-until PROFILE-END. Under TCG a vCPU stops for the monitor between
+`sample` waits for PROFILE-START (or PROFILE-RESUME) in the console log,
+then asks the monitor for every vCPU's registers (`info registers -a`) as
+fast as it answers, until PROFILE-END; between a PROFILE-PAUSE and the next
+PROFILE-RESUME it takes none. Under TCG a vCPU stops for the monitor between
 translation blocks, so a sample names where the next block starts: a
 function's count is the time of the blocks that lead into it, roughly.
 Read sums over a path and compare runs of one boot's kind, not single
 instructions. `report` maps the samples with System.map (the guest boots
 with nokaslr) and the module's symbols and ftrace's and kprobes'
 trampolines (PROFILE-SYM lines), leaves out the
-idle loop, and prints each symbol's samples per sample of do_syscall_64:
-per call of the loop, as near as sampling gives it.
+idle loop, and prints each symbol's samples, its share of all, and its
+samples per sample of do_syscall_64: per call of a syscall loop, as near
+as sampling gives it.
 """
 import bisect
 import collections
@@ -37,8 +39,19 @@ def wait_for(log, word):
         time.sleep(0.2)
 
 
+MARK = re.compile(r"PROFILE-(START|RESUME|PAUSE|END)")
+
+
+def state(log):
+    """The console log's last marker: START, RESUME, PAUSE, END or None."""
+    with open(log, errors="ignore") as f:
+        marks = MARK.findall(f.read())
+    return marks[-1] if marks else None
+
+
 def sample(sock_path, log, out):
-    wait_for(log, "PROFILE-START")
+    while state(log) not in ("START", "RESUME"):
+        time.sleep(0.2)
     s = socket.socket(socket.AF_UNIX)
     s.connect(sock_path)
     buf = b""
@@ -69,10 +82,13 @@ def sample(sock_path, log, out):
             for m in re.finditer(r"CPU#(\d+).*?RIP=([0-9a-f]+)", r, re.S):
                 f.write(f"{m.group(1)} {m.group(2)}\n")
             n += 1
-            if n % 50 == 0:
-                with open(log, errors="ignore") as lf:
-                    if "PROFILE-END" in lf.read():
-                        break
+            if n % 10 == 0:
+                st = state(log)
+                while st == "PAUSE":
+                    time.sleep(0.05)
+                    st = state(log)
+                if st == "END":
+                    break
     print(f"profile: {n} samples")
 
 
@@ -103,10 +119,12 @@ def report(out, system_map, log, top=40):
     for idle in [k for k in count if "idle" in k]:
         del count[idle]
     per = count.get("do_syscall_64", 0) or 1
-    print(f"| symbol | samples | per do_syscall_64 |")
-    print(f"| --- | ---: | ---: |")
+    total = sum(count.values()) or 1
+    print(f"{total} samples (idle left out)")
+    print(f"| symbol | samples | share | per do_syscall_64 |")
+    print(f"| --- | ---: | ---: | ---: |")
     for name, n in count.most_common(top):
-        print(f"| {name} | {n} | {n / per:.2f} |")
+        print(f"| {name} | {n} | {100 * n / total:.1f}% | {n / per:.2f} |")
 
 
 if __name__ == "__main__":

@@ -419,6 +419,9 @@ per_call_exit() {
 PEER_ENTRY_SIZES=${BP_BENCH_PEER_ENTRY_SIZES:-"256 1000 4000 all"}
 PEER_EXIT_SIZES=${BP_BENCH_PEER_EXIT_SIZES:-"256 1000"}
 PEER_BUDGET_S=${BP_BENCH_PEER_BUDGET_S:-300}  # one run of one method at one N
+# Repeats at every N (the goals are medians of at least 3 runs), but one
+# for a method whose run passes BUDGET_S.
+PEER_RUNS=${BP_BENCH_PEER_RUNS:-3}
 PEER_FUNC=__task_pid_nr_ns
 
 # The module's running totals: "RCU RCU_TASKS RCU_TASKS_RUDE" ("-" if none).
@@ -516,7 +519,7 @@ peer_round() {
             [ "$projected" -gt "$BUDGET_S" ] && once="$once $m"
             todo="$todo $m"
         done
-        for i in $(seq 1 "$(repeats "$n")"); do
+        for i in $(seq 1 "$PEER_RUNS"); do
             for m in $todo; do
                 [ "$i" -gt 1 ] && case " $once " in *" $m "*) continue ;; esac
                 peer_r=$((peer_r + 1))

@@ -103,9 +103,9 @@ bp_cleanup_on_exit() {
 # bp_cleanup: what a program left behind goes, so that the next one starts
 # from a clean kernel: the API clients and the foreign tracer, every live
 # set (retired in one write, and waited for), batchprobe, and tracefs'
-# kprobe events. Silent when nothing is left (a program that ran to its end
-# undid everything itself); else each step is a KTAP comment. The program's
-# exit status stays.
+# kprobe events; and the ring buffer is on again. Silent when nothing is
+# left (a program that ran to its end undid everything itself); else each
+# step is a KTAP comment. The program's exit status stays.
 bp_cleanup() {
     _rc=$?
     trap - EXIT INT TERM
@@ -135,6 +135,9 @@ bp_cleanup() {
         echo 0 > /sys/kernel/tracing/events/kprobes/enable 2>/dev/null
         echo > "$_kev"
     fi
+    # The ring buffer on, as at boot: a program that turned it off to read
+    # a quiet buffer leaves it so for the next.
+    echo 1 > /sys/kernel/tracing/tracing_on 2>/dev/null
     exit "$_rc"
 }
 

@@ -22,6 +22,7 @@ bench_info() {
     echo "BENCHINFO big_runs=$BIG_RUNS"
     echo "BENCHINFO budget_s=$BUDGET_S"
     echo "BENCHINFO peer_budget_s=$PEER_BUDGET_S"
+    echo "BENCHINFO peer_runs=$PEER_RUNS"
     echo "BENCHINFO text_symbols=$(grep -ci ' t ' /proc/kallsyms)"
     echo "BENCHINFO ftrace_functions=$(wc -l < $T/available_filter_functions)"
     if [ -e /proc/lockdep ]; then echo "BENCHINFO lockdep=on"; else echo "BENCHINFO lockdep=off"; fi

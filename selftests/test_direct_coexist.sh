@@ -18,8 +18,12 @@ bp_load
 echo ${BP_GETPPID} > $T/set_ftrace_filter
 echo function > $T/current_tracer
 echo > $T/trace
+# Whatever a program before this one left (test_kprobe_address.sh ran with
+# the ring buffer off).
+echo 1 > $T/tracing_on
 ktap_check "coexist_with_tracer_and_kprobe" bp_ctl 'p!:co/kp '"${BP_GETPPID}"'\nd:co/dc '"${BP_GETPPID}"'\ncreate co\nenable co\n'
 bphit 20 > /dev/null
+echo "# of 20 calls: kprobe $(bp_probe_hits co kp), direct call $(bp_probe_hits co dc), function tracer $(grep -c getppid $T/trace)"
 ktap_check "all_three_see_the_calls" sh -c ". ./bp_lib.sh; test \$(bp_probe_hits co kp) -ge 20 && test \$(bp_probe_hits co dc) -ge 20 && test \$(grep -c getppid $T/trace) -ge 20"
 echo nop > $T/current_tracer
 echo > $T/set_ftrace_filter

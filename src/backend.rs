@@ -54,6 +54,10 @@ pub(crate) struct Target<'a> {
     /// The symbol's address and size when known (a walk of the kernel's
     /// text symbols found it); kprobes resolve names themselves.
     pub(crate) text: Option<(usize, usize)>,
+    /// Where ftrace calls the function at `text`'s address, when the set's
+    /// builder knew ([`crate::ftrace::CallSites`]; `Some(None)`: ftrace
+    /// cannot); `None`: ftrace is asked.
+    pub(crate) site: Option<Option<usize>>,
     /// The target's index in an API client's array (0 otherwise).
     pub(crate) index: u32,
     /// An address to probe instead of the symbol (API targets; 0: none).
@@ -94,6 +98,7 @@ impl OwnedTarget {
             offset: self.offset,
             explicit: true,
             text,
+            site: None,
             index: self.index,
             addr,
             line: None,

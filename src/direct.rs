@@ -470,7 +470,7 @@ impl SetBackend for DirectSet {
                 "already has a direct call from another batchprobe set",
             ));
         }
-        let fentry = match ftrace::traceable(ctx.locked, addr) {
+        let fentry = match ftrace::traceable(ctx.locked, addr, t.site) {
             Ok(fentry) => fentry,
             Err(e) => return Ok(Added::refused(e, refusal(Site::Ftrace, e))),
         };

@@ -565,7 +565,7 @@ impl SetBackend for FprobeSet {
         let Some((addr, _)) = t.text.filter(|_| kind_fits && !t.int3 && t.addr == 0) else {
             return no;
         };
-        match ftrace::traceable(ctx.locked, addr) {
+        match ftrace::traceable(ctx.locked, addr, t.site) {
             Ok(fentry) => (
                 Fit::Best,
                 Found {
@@ -583,7 +583,7 @@ impl SetBackend for FprobeSet {
         // `fit` found the call site (it serves nothing else).
         let fentry = match found
             .call_site
-            .map_or_else(|| ftrace::traceable(ctx.locked, addr), Ok)
+            .map_or_else(|| ftrace::traceable(ctx.locked, addr, t.site), Ok)
         {
             Ok(f) => f,
             Err(e) => return Ok(Added::refused(e, refusal(Site::Ftrace, e))),

@@ -16,12 +16,36 @@ use kernel::types::Opaque;
 use crate::bindings;
 use crate::locked::Locked;
 
+mod sites;
+
+pub(crate) use sites::CallSites;
+
 /// Whether ftrace can trace the function at `addr`: the address of its
-/// ftrace call site if so, else why not.
-pub(crate) fn traceable(_locked: Locked<'_>, addr: usize) -> Result<usize> {
+/// ftrace call site if so, else why not. `known`: the answer for `addr`
+/// from [`CallSites`], when the walk that found the function had them
+/// (`Some(None)`: ftrace cannot, `EINVAL` as `ftrace_set_filter_ip` says
+/// it); `None`: ftrace is asked now.
+pub(crate) fn traceable(
+    _locked: Locked<'_>,
+    addr: usize,
+    known: Option<Option<usize>>,
+) -> Result<usize> {
+    match known {
+        Some(Some(site)) => Ok(site),
+        Some(None) => Err(EINVAL),
+        // `_locked` proves the registry lock held, which serialises the
+        // users of the scratch ops.
+        None => check_ip(addr),
+    }
+}
+
+/// Asks ftrace about one function: sets it as the only filter of the
+/// scratch ops. The registry lock must be held (the scratch ops' users
+/// serialise on it).
+fn check_ip(addr: usize) -> Result<usize> {
     let mut fentry: kernel::ffi::c_ulong = 0;
-    // SAFETY: Only the module's scratch ops is touched; `_locked` proves
-    // the registry lock held, which serialises all users of it. `fentry`
+    // SAFETY: Only the module's scratch ops is touched, and the callers
+    // hold the registry lock, which serialises all users of it. `fentry`
     // is writable.
     to_result(unsafe { bindings::bp_ftrace_check_ip(addr, &mut fentry) })?;
     Ok(fentry as usize)

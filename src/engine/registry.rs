@@ -102,6 +102,7 @@ impl Staged {
             offset: self.offset,
             explicit,
             text,
+            site: None,
             index: 0,
             addr: self.addr,
             line: Some(self.line_ref()),

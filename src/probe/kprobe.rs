@@ -147,7 +147,8 @@ unsafe impl Int3Kind for Kprobe {
             (0, None) => return Post::IfNotFtrace,
             (addr, _) => (addr, true),
         };
-        match ftrace::traceable(ctx.locked, at) {
+        // Never at +0 here (above): no call site known for `at`.
+        match ftrace::traceable(ctx.locked, at, None) {
             Ok(_) => Post::No,
             // ftrace_location() knows no call site there.
             Err(e) if e == EINVAL && by_address => Post::Yes,

@@ -19,6 +19,7 @@ use crate::command::{CreateOptions, Events, ProbeKind};
 use crate::direct::btf::Prototypes;
 use crate::error::{BStr, Failed};
 use crate::events::tracefs::{EventSlot, ProbeEvent, SetEvents};
+use crate::ftrace::CallSites;
 use crate::gate::{Client, Gate};
 use crate::gpcount;
 use crate::lifecycle::SetState;
@@ -162,6 +163,7 @@ fn fill(
         pace: Pacer::new(256),
         backends: &mut *backends,
         skipped: &mut *skipped,
+        sites: None,
     };
     build(&mut builder)?;
     let return_pool = builder.pools.bytes;
@@ -386,6 +388,9 @@ pub(crate) struct Builder<'a> {
     pub(super) pace: Pacer,
     pub(super) backends: &'a mut Backends,
     pub(super) skipped: &'a mut Skipped,
+    /// Where ftrace calls each core-kernel function, when the caller had
+    /// them ([`Builder::use_sites`]).
+    pub(super) sites: Option<Arc<CallSites>>,
 }
 
 impl Builder<'_> {
@@ -393,6 +398,12 @@ impl Builder<'_> {
     /// exit set checks each function against: before its first `d:`.
     pub(crate) fn use_prototypes(&mut self, p: Arc<Prototypes>) {
         self.backends.direct.use_prototypes(p);
+    }
+
+    /// Takes where ftrace calls each core-kernel function, which the
+    /// backends then read instead of asking ftrace per function.
+    pub(crate) fn use_sites(&mut self, s: Arc<CallSites>) {
+        self.sites = Some(s);
     }
 
     /// Adds a probe on `t` through the backend that serves it best. A
@@ -406,6 +417,11 @@ impl Builder<'_> {
         if !self.admit(t)? || !self.reserve_instances(t)? {
             return Ok(false);
         }
+        let site = match (&self.sites, t.text, t.site) {
+            (Some(s), Some((addr, _)), None) => s.of(addr),
+            _ => t.site,
+        };
+        let t = &Target { site, ..*t };
         let ctx = self.ctx;
         let (backends, skipped) = (&mut *self.backends, &mut *self.skipped);
         let Some((b, found)) = Backends::route(backends, &ctx, t) else {

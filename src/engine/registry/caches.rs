@@ -17,15 +17,25 @@ use kernel::sync::Arc;
 use crate::btf::VmlinuxBtf;
 use crate::direct::btf::{self, Prototypes};
 use crate::error::Failed;
+use crate::ftrace::CallSites;
 use crate::kallsyms::TextTable;
+use crate::locked::Locked;
 
 /// What a `create` reads from the caches (see [`Caches::for_create`]).
-pub(crate) type ForCreate = (Option<Arc<TextTable>>, Option<Arc<Prototypes>>);
+pub(crate) struct ForCreate {
+    /// The kernel's text symbols, if the `create` walks them.
+    pub(crate) text: Option<Arc<TextTable>>,
+    /// Where ftrace calls each of them, with the text symbols.
+    pub(crate) sites: Option<Arc<CallSites>>,
+    /// The prototypes, for an exit set of direct calls.
+    pub(crate) prototypes: Option<Arc<Prototypes>>,
+}
 
 /// The engine's caches, each filled on first use.
 #[derive(Default)]
 pub(crate) struct Caches {
     text: Option<Arc<TextTable>>,
+    sites: Option<Arc<CallSites>>,
     btf: Option<Arc<VmlinuxBtf>>,
     prototypes: Option<Arc<Prototypes>>,
 }
@@ -38,6 +48,20 @@ impl Caches {
         }
         let t = Arc::new(TextTable::new()?, GFP_KERNEL)?;
         Ok(self.text.insert(t).clone())
+    }
+
+    /// Where ftrace calls each of the kernel's text functions, asked on
+    /// the first call (after the text symbols' walk, if that is first too).
+    pub(crate) fn sites(&mut self) -> Result<Arc<CallSites>> {
+        if let Some(s) = &self.sites {
+            return Ok(s.clone());
+        }
+        let text = self.text()?;
+        // SAFETY: The caches are reachable only through the registry, under
+        // the engine's mutex (module documentation), held while `self` is.
+        let locked = unsafe { Locked::assume(&*self) };
+        let s = Arc::new(CallSites::new(locked, text)?, GFP_KERNEL)?;
+        Ok(self.sites.insert(s).clone())
     }
 
     /// The kernel's BTF, read on the first call (`ENOENT` on a kernel
@@ -63,14 +87,32 @@ impl Caches {
     }
 
     /// What a `create` reads: the text symbols if it walks them (`walks`),
-    /// the prototypes if it makes an exit set of direct calls (`exit`).
-    pub(crate) fn for_create(&mut self, walks: bool, exit: bool) -> Result<ForCreate, Failed> {
+    /// and their call sites if it also has lines ftrace may serve
+    /// (`ftrace`: without them, the backends ask ftrace one function at a
+    /// time, as they also do when the call sites cannot be found: ftrace
+    /// dead, or out of memory); the prototypes if it makes an exit set of
+    /// direct calls (`exit`).
+    pub(crate) fn for_create(
+        &mut self,
+        walks: bool,
+        ftrace: bool,
+        exit: bool,
+    ) -> Result<ForCreate, Failed> {
         let text = if walks { Some(self.text()?) } else { None };
+        let sites = if walks && ftrace {
+            self.sites().ok()
+        } else {
+            None
+        };
         let prototypes = if exit {
             Some(self.prototypes().map_err(btf::unreadable)?)
         } else {
             None
         };
-        Ok((text, prototypes))
+        Ok(ForCreate {
+            text,
+            sites,
+            prototypes,
+        })
     }
 }

@@ -98,9 +98,9 @@ fn runs_text(b: &Bench, sum: &Summary) -> String {
         )
     } else if !sum.keys().any(|k| !k.0.starts_with("peer-")) {
         format!(
-            "{} runs per peer point up to 1000 functions (one beyond, and one for a way \
-             whose run passes {} s), {} per per-call figure",
-            info("big_runs"),
+            "{} runs per peer point (one for a way whose run passes {} s), {} per per-call \
+             figure",
+            info("peer_runs"),
             info("budget_s"),
             info("runs")
         )

@@ -250,6 +250,16 @@ pub fn speedup(base: Option<f64>, x: Option<f64>) -> Option<f64> {
     }
 }
 
+/// A median (ns) over N functions, in µs per function.
+pub fn per_function_us(ns: f64, n: u64) -> f64 {
+    ns / n.max(1) as f64 / 1e3
+}
+
+/// µs with three significant digits (as `fmt_ms` writes ms).
+pub fn fmt_us(us: f64) -> String {
+    fmt_ms(us * 1e6)
+}
+
 /// Milliseconds with a sensible number of digits.
 pub fn fmt_ms(ns: f64) -> String {
     let ms = ns / 1e6;

@@ -145,6 +145,7 @@ fn plots(
             format!("bench-{name}.svg"),
             &METHODS[..],
             &PLOTTED[..],
+            Scale::Total,
             format!(
                 "{name}: kprobes, batchprobe vs tracefs: phase time vs number of probes (log-log)"
             ),
@@ -153,15 +154,32 @@ fn plots(
             format!("bench-direct-{name}.svg"),
             &DIRECT_METHODS[..],
             &DIRECT_PLOTTED[..],
+            Scale::Total,
             format!("{name}: ftrace-direct: attach / detach time vs number of functions (log-log)"),
         ),
+        (
+            format!("bench-peers-{name}.svg"),
+            &PEER_ENTRY_METHODS[..],
+            &PEER_PLOTTED[..],
+            Scale::PerFunction,
+            format!(
+                "{name}: entry only, batchprobe vs kprobe_multi: µs per function vs N (log-log)"
+            ),
+        ),
+        (
+            format!("bench-peers-exit-{name}.svg"),
+            &PEER_EXIT_PLOTTED_METHODS[..],
+            &PEER_PLOTTED[..],
+            Scale::PerFunction,
+            format!("{name}: entry + exit, batchprobe vs BPF: µs per function vs N (log-log)"),
+        ),
     ];
-    for (file, methods, phases, title) in plots {
+    for (file, methods, phases, scale, title) in plots {
         let svg = dir.join(&file);
-        if sizes(sum, b, methods).is_empty() {
+        if plotted_sizes(sum, b, methods, phases).is_empty() {
             continue;
         }
-        plot(sum, b, methods, phases, &title, &svg)?;
+        plot(sum, b, (methods, phases), scale, &title, &svg)?;
         if let Some(d) = &a.svg_dir {
             std::fs::create_dir_all(d)?;
             std::fs::copy(&svg, d.join(&file))?;

@@ -44,6 +44,15 @@ pub(crate) const ENTRY_METHODS: [&str; 3] = ["entry-tracefs", "entry-kprobe", "e
 /// The BPF peers, entry only (`peers` in selftests/bench_lib.sh).
 pub(crate) const PEER_ENTRY_METHODS: [&str; 3] =
     ["peer-bp-fprobe", "peer-bp-direct", "peer-kprobe-multi"];
+/// The peers' phases plotted per function.
+pub(crate) const PEER_PLOTTED: [&str; 2] = ["attach", "detach"];
+/// The entry + exit peers plotted per function: batchprobe's exit set, the
+/// kprobe_multi pair, and one tracing_multi link where the kernel has it.
+pub(crate) const PEER_EXIT_PLOTTED_METHODS: [&str; 3] = [
+    "peer-bp-exit",
+    "peer-kprobe-multi-ret",
+    "peer-fsession-multi",
+];
 /// The BPF peers, entry + exit.
 pub(crate) const PEER_EXIT_METHODS: [&str; 7] = [
     "peer-bp-exit",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The SVG plot: phase time against N, log-log.
+//! The SVG plots: phase time against N, log-log; or the time per function
+//! against N (the scaling: a flat line is a constant cost per function).
 
 use std::path::Path;
 
@@ -9,12 +10,39 @@ use plotters::prelude::*;
 
 use crate::tables::*;
 
-/// One log-log plot: a line per method × phase, median ms against N.
+/// What a plot's y axis shows.
+#[derive(Clone, Copy)]
+pub(crate) enum Scale {
+    /// The median, ms.
+    Total,
+    /// The median over N, µs per function.
+    PerFunction,
+}
+
+impl Scale {
+    /// The plotted value of a median of `ns` nanoseconds at N = `n`.
+    fn value(self, ns: f64, n: u64) -> f64 {
+        match self {
+            Scale::Total => ns / 1e6,
+            Scale::PerFunction => per_function_us(ns, n),
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Scale::Total => "ms (median)",
+            Scale::PerFunction => "µs per function (median / N)",
+        }
+    }
+}
+
+/// One log-log plot: a line per method × phase, its median (or median per
+/// function, `scale`) against N.
 pub(crate) fn plot(
     sum: &Summary,
     b: &Bench,
-    methods: &[&str],
-    phases: &[&str],
+    (methods, phases): (&[&str], &[&str]),
+    scale: Scale,
     title: &str,
     path: &Path,
 ) -> Result<(), Box<dyn std::error::Error>> {
@@ -22,7 +50,7 @@ pub(crate) fn plot(
     let (Some(&xmin), Some(&xmax)) = (ns.first(), ns.last()) else {
         return Err("no data to plot".into());
     };
-    let (ymin, ymax) = y_range(sum, methods, phases);
+    let (ymin, ymax) = y_range(sum, methods, phases, scale);
     let root = SVGBackend::new(path, (1100, 700)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
@@ -37,9 +65,9 @@ pub(crate) fn plot(
     chart
         .configure_mesh()
         .x_desc("probes (N)")
-        .y_desc("ms (median)")
+        .y_desc(scale.label())
         .draw()?;
-    lines(&mut chart, sum, methods, phases, &ns, ymin)?;
+    lines(&mut chart, sum, (methods, phases), (&ns, scale), ymin)?;
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
@@ -52,7 +80,12 @@ pub(crate) fn plot(
 }
 
 /// The N at which some method measured some phase, in order.
-fn plotted_sizes(sum: &Summary, b: &Bench, methods: &[&str], phases: &[&str]) -> Vec<u64> {
+pub(crate) fn plotted_sizes(
+    sum: &Summary,
+    b: &Bench,
+    methods: &[&str],
+    phases: &[&str],
+) -> Vec<u64> {
     sizes(sum, b, methods)
         .into_iter()
         .filter(|&n| {
@@ -63,14 +96,14 @@ fn plotted_sizes(sum: &Summary, b: &Bench, methods: &[&str], phases: &[&str]) ->
         .collect()
 }
 
-/// The smallest and largest median plotted, ms (at least 1 µs, a decade apart).
-fn y_range(sum: &Summary, methods: &[&str], phases: &[&str]) -> (f64, f64) {
+/// The smallest and largest value plotted (at least 0.001, a decade apart).
+fn y_range(sum: &Summary, methods: &[&str], phases: &[&str], scale: Scale) -> (f64, f64) {
     let values: Vec<f64> = sum
         .iter()
         .filter(|(k, _)| {
             methods.contains(&k.0.as_str()) && phases.contains(&k.1.as_str()) && k.2 > 1
         })
-        .map(|(_, (s, _, _))| s.median / 1e6)
+        .map(|(k, (s, _, _))| scale.value(s.median, k.2))
         .filter(|v| *v > 0.0)
         .collect();
     let ymin = values
@@ -86,9 +119,8 @@ fn y_range(sum: &Summary, methods: &[&str], phases: &[&str]) -> (f64, f64) {
 fn lines(
     chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>,
     sum: &Summary,
-    methods: &[&str],
-    phases: &[&str],
-    ns: &[u64],
+    (methods, phases): (&[&str], &[&str]),
+    (ns, scale): (&[u64], Scale),
     ymin: f64,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let palette = [
@@ -102,7 +134,7 @@ fn lines(
             let pts: Vec<(f64, f64)> = ns
                 .iter()
                 .filter_map(|&n| {
-                    median(sum, m, p, n).map(|v| (n as f64, (v / 1e6).max(ymin / 2.0)))
+                    median(sum, m, p, n).map(|v| (n as f64, scale.value(v, n).max(ymin / 2.0)))
                 })
                 .collect();
             if pts.is_empty() {

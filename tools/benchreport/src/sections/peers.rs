@@ -47,6 +47,7 @@ pub(crate) fn peers_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSum
         &PEER_PHASES,
     );
     peers_speedups(o, b, sum);
+    peers_per_function(o, b, sum);
     peers_gp_table(o, gp, &all);
     peers_per_call(o, sum);
 }
@@ -165,6 +166,29 @@ fn peers_speedups(o: &mut String, b: &Bench, sum: &Summary) {
                 None => "–".into(),
             };
         table(o, title, &ns, (&others, &EXIT_PHASES), has, cell);
+    }
+}
+
+/// Writes the scaling: each way's median attach and detach per function
+/// (µs), against N; constant per-function cost is a flat row.
+fn peers_per_function(o: &mut String, b: &Bench, sum: &Summary) {
+    for (title, methods) in [
+        (
+            "Entry only, µs per function (median / N)",
+            &PEER_ENTRY_METHODS[..],
+        ),
+        (
+            "Entry + exit, µs per function (median / N)",
+            &PEER_EXIT_METHODS[..],
+        ),
+    ] {
+        let ns = sizes(sum, b, methods);
+        let has = |m: &str, p: &str, n| median(sum, m, p, n).is_some();
+        let cell = |m: &str, p: &str, n: u64| match median(sum, m, p, n) {
+            Some(v) if n > 0 => fmt_us(per_function_us(v, n)),
+            _ => "–".into(),
+        };
+        table(o, title, &ns, (methods, &EXIT_PHASES), has, cell);
     }
 }
 

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Which core-kernel functions ftrace can call, and where: asked once for
+//! every text symbol, in batches, instead of once per function per
+//! `create`.
+//!
+//! Asking ftrace about one function ([`super::traceable`]) sets it as the
+//! only filter of a scratch `ftrace_ops`: a filter hash allocated, zeroed,
+//! moved and freed after a grace period, per function. At tens of thousands
+//! of functions that was the largest part of a `create` of our own (144 ms
+//! of a 257 ms `create` of 17,349 functions, the twentieth session's
+//! profile). [`CallSites`] asks for a whole batch in one
+//! `ftrace_set_filter_ips` call instead, the filter update that takes an
+//! array, and keeps the answers for every text symbol until unload: core
+//! kernel text and its ftrace call sites do not change after boot.
+//!
+//! Most text symbols are no function ftrace calls (assembly, `notrace`
+//! code, the IBT padding symbols), and one refusal fails a whole batch:
+//! the function's own first instruction ([`bindings::bp_ftrace_site_guess`]:
+//! ftrace's 5-byte NOP, a call or jmp it wrote, or the int3 of a patch
+//! under way) leaves out every symbol whose bytes are no ftrace call site,
+//! and ftrace decides about the rest. A batch it refuses is halved until the refused
+//! functions stand alone, and each of those is asked the old way, which
+//! also finds a call site the guess did not.
+
+use kernel::error::to_result;
+use kernel::ffi::c_ulong;
+use kernel::prelude::*;
+use kernel::sync::Arc;
+
+use crate::bindings;
+use crate::kallsyms::TextTable;
+use crate::kvec;
+use crate::locked::Locked;
+
+/// Functions asked about in one filter update. ftrace's scratch hash
+/// starts with 1,024 buckets: a batch of that many keeps its chains short.
+const BATCH: usize = 1024;
+
+/// Where ftrace calls each core-kernel text function, if it can: one byte
+/// per symbol of the [`TextTable`] it was made from, in the table's order
+/// (as much as the table's own addresses: a few hundred KiB on a
+/// distribution kernel).
+///
+/// # Invariants
+///
+/// `offsets[i]` is 0 when ftrace cannot call the table's symbol `i`, else
+/// its call site's offset from the symbol's start, plus one (at most
+/// `ENDBR_INSN_SIZE + 1`).
+pub(crate) struct CallSites {
+    text: Arc<TextTable>,
+    offsets: KVVec<u8>,
+}
+
+impl CallSites {
+    /// Asks ftrace about every symbol of `text`, a batch at a time.
+    /// `_locked` proves the registry lock held, which serialises the users
+    /// of the scratch ops.
+    pub(crate) fn new(_locked: Locked<'_>, text: Arc<TextTable>) -> Result<Self> {
+        let mut offsets = KVVec::from_elem(0u8, text.len(), GFP_KERNEL)?;
+        let mut batch = Batch {
+            syms: KVVec::with_capacity(BATCH, GFP_KERNEL)?,
+            sites: KVVec::with_capacity(BATCH, GFP_KERNEL)?,
+        };
+        text.for_each(|sym| -> Result<bool> {
+            // SAFETY: Reads the kernel text at a text symbol's address with
+            // copy_from_kernel_nofault, which survives any address.
+            let site = unsafe { bindings::bp_ftrace_site_guess(sym.addr as c_ulong) } as usize;
+            if site != 0 {
+                batch.syms.push((sym.index, sym.addr, site), GFP_KERNEL)?;
+                batch.sites.push(site as c_ulong, GFP_KERNEL)?;
+            }
+            if batch.syms.len() == BATCH {
+                batch.settle(&mut offsets)?;
+            }
+            Ok(true)
+        })?;
+        batch.settle(&mut offsets)?;
+        Ok(Self { text, offsets })
+    }
+
+    /// Where ftrace calls the text function that starts at `addr`:
+    /// `Some(Some(site))`, `Some(None)` if it cannot; `None` if no text
+    /// symbol starts there (ask ftrace).
+    pub(crate) fn of(&self, addr: usize) -> Option<Option<usize>> {
+        let index = self.text.index_of(addr)?;
+        Some(match self.offsets.get(index).copied() {
+            None | Some(0) => None,
+            Some(o) => Some(addr.wrapping_add(usize::from(o)).wrapping_sub(1)),
+        })
+    }
+}
+
+/// The candidates not asked about yet: each one's symbol (index, address)
+/// and its guessed call site; the sites again, as ftrace takes them.
+struct Batch {
+    syms: KVVec<(usize, usize, usize)>,
+    sites: KVVec<c_ulong>,
+}
+
+impl Batch {
+    /// Asks ftrace about every candidate, writes the answers, and empties
+    /// the batch. Fails only when ftrace refuses for another reason than a
+    /// missing call site (`ENODEV` once ftrace is dead, `ENOMEM`).
+    fn settle(&mut self, offsets: &mut [u8]) -> Result {
+        let res = settle(&self.syms, &mut self.sites, offsets);
+        kvec::clear(&mut self.syms);
+        kvec::clear(&mut self.sites);
+        crate::sched::cond_resched();
+        res
+    }
+}
+
+/// Asks ftrace whether every one of `sites` is a call site, halving on a
+/// refusal down to single functions (recursion depth at most
+/// log2([`BATCH`]) + 1).
+fn settle(syms: &[(usize, usize, usize)], sites: &mut [c_ulong], offsets: &mut [u8]) -> Result {
+    if syms.is_empty() {
+        return Ok(());
+    }
+    let n = u32::try_from(sites.len()).map_err(|_| EINVAL)?;
+    // SAFETY: `sites` holds `n` addresses, which ftrace only reads; the
+    // caller holds the registry lock (`CallSites::new`).
+    let ret = unsafe { bindings::bp_ftrace_check_sites(sites.as_mut_ptr(), n) };
+    if ret == 0 {
+        for &(index, addr, site) in syms {
+            if let Some(o) = offsets.get_mut(index) {
+                // The guess is at `addr` or past its endbr64.
+                *o = u8::try_from(site.wrapping_sub(addr).wrapping_add(1)).unwrap_or(0);
+            }
+        }
+        return Ok(());
+    }
+    if ret != EINVAL.to_errno() {
+        to_result(ret)?;
+    }
+    if let [(index, addr, _)] = *syms {
+        // ftrace has no call site where the bytes suggested one: asked the
+        // old way, which also tries the symbol's own address. Only its
+        // "no call site" is an answer to keep.
+        match super::check_ip(addr) {
+            Ok(site) => {
+                if let Some(o) = offsets.get_mut(index) {
+                    *o = u8::try_from(site.wrapping_sub(addr).wrapping_add(1)).unwrap_or(0);
+                }
+            }
+            Err(e) if e == EINVAL => (),
+            Err(e) => return Err(e),
+        }
+        return Ok(());
+    }
+    let half = syms.len() / 2;
+    let (s0, s1) = syms.split_at(half);
+    let (t0, t1) = sites.split_at_mut(half);
+    settle(s0, t0, offsets)?;
+    settle(s1, t1, offsets)
+}
