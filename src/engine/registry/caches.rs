@@ -20,15 +20,31 @@ use crate::error::Failed;
 use crate::ftrace::CallSites;
 use crate::kallsyms::TextTable;
 use crate::locked::Locked;
+use crate::set::Builder;
 
 /// What a `create` reads from the caches (see [`Caches::for_create`]).
 pub(crate) struct ForCreate {
     /// The kernel's text symbols, if the `create` walks them.
-    pub(crate) text: Option<Arc<TextTable>>,
+    text: Option<Arc<TextTable>>,
     /// Where ftrace calls each of them, with the text symbols.
-    pub(crate) sites: Option<Arc<CallSites>>,
+    sites: Option<Arc<CallSites>>,
     /// The prototypes, for an exit set of direct calls.
-    pub(crate) prototypes: Option<Arc<Prototypes>>,
+    prototypes: Option<Arc<Prototypes>>,
+}
+
+impl ForCreate {
+    /// Hands the set's builder what its backends read (the prototypes, the
+    /// call sites), before its first target; returns the text symbols, for
+    /// the walk.
+    pub(crate) fn equip(self, b: &mut Builder<'_>) -> Option<Arc<TextTable>> {
+        if let Some(p) = self.prototypes {
+            b.use_prototypes(p);
+        }
+        if let Some(s) = self.sites {
+            b.use_sites(s);
+        }
+        self.text
+    }
 }
 
 /// The engine's caches, each filled on first use.

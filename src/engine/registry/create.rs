@@ -17,7 +17,6 @@
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
-use super::caches::ForCreate;
 use super::{Registry, Staged, MAX_SETS};
 use crate::backend::OwnedTarget;
 use crate::command::{CreateOptions, Events, ProbeKind};
@@ -163,22 +162,13 @@ impl Registry {
         let direct = mine().any(|e| e.kind == ProbeKind::Direct);
         // Lines an fprobe or ftrace-based kprobe may serve (not `p!:`).
         let ftrace = direct || mine().any(|e| !e.int3);
-        let ForCreate {
-            text,
-            sites,
-            prototypes,
-        } = self
+        let found = self
             .caches
             .for_create(walks, ftrace, options.exit && direct)?;
         let locked = self.locked();
         let exit = options.exit;
         let set = Set::register(locked, name_b, options, None, None, budget, |b| {
-            if let Some(p) = prototypes {
-                b.use_prototypes(p);
-            }
-            if let Some(s) = sites {
-                b.use_sites(s);
-            }
+            let text = found.equip(b);
             // Explicit lines the kernel resolves by name: int3 probes.
             for e in mine().filter(|e| !e.glob && !e.walked_explicitly()) {
                 b.add(&e.target(&e.target, true, None, exit))?;
@@ -269,22 +259,13 @@ impl Registry {
         let budget = self.budget(targets.len());
         let walks = targets.iter().any(|t| by_symbol(&t));
         let direct = targets.iter().any(|t| t.kind == ProbeKind::Direct);
-        let ForCreate {
-            text,
-            sites,
-            prototypes,
-        } = self
+        let found = self
             .caches
             .for_create(walks, direct, options.exit && direct)?;
         let locked = self.locked();
         let (client, owner) = (Some(client), Some(owner));
         let set = Set::register(locked, name, options, client, owner, budget, |b| {
-            if let Some(p) = prototypes {
-                b.use_prototypes(p);
-            }
-            if let Some(s) = sites {
-                b.use_sites(s);
-            }
+            let text = found.equip(b);
             for t in targets.iter().filter(|t| !by_symbol(t)) {
                 b.add(&t.target(t.text, t.addr))?;
             }
