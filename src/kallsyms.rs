@@ -159,20 +159,24 @@ pub(crate) struct TextSymbol<'a> {
 ///
 /// Core-kernel text (`_stext` to `_etext`) is fixed once the kernel has
 /// booted, so the table never goes stale. Its size follows the kernel's
-/// symbol count, never user input: the names plus three words per symbol
-/// (about 1 MiB for 25,000 symbols), in `KVVec`s.
+/// symbol count, never user input: the names plus three words and a half
+/// per symbol (about 1 MiB for 25,000 symbols), in `KVVec`s.
 ///
 /// # Invariants
 ///
 /// `names` is the symbols' names one after another, each stored whole from
 /// a `&str`; the third word of `syms[i]` is where name `i` ends (it starts
-/// where name `i - 1` ends, or at 0).
+/// where name `i - 1` ends, or at 0). `by_name` holds every index of `syms`
+/// once, sorted by name, then by index.
 pub(crate) struct TextTable {
     /// Every symbol's name, one after another.
     names: KVVec<u8>,
     /// Per symbol, in address order: its address, its size, and where its
     /// name ends in `names` (it starts where the previous one ends).
     syms: KVVec<(usize, usize, usize)>,
+    /// The symbols by name (the first of a name first): where a name is
+    /// found without a walk of every symbol.
+    by_name: KVVec<u32>,
 }
 
 impl TextTable {
@@ -185,12 +189,51 @@ impl TextTable {
             syms.push((s.addr, s.size, names.len()), GFP_KERNEL)?;
             Ok(true)
         })?;
-        Ok(Self { names, syms })
+        let n = u32::try_from(syms.len()).map_err(|_| E2BIG)?;
+        let mut by_name = KVVec::with_capacity(syms.len(), GFP_KERNEL)?;
+        for i in 0..n {
+            by_name.push(i, GFP_KERNEL)?;
+        }
+        let mut table = Self {
+            names,
+            syms,
+            by_name: KVVec::new(),
+        };
+        by_name.sort_unstable_by(|&a, &b| {
+            (table.name(a as usize), a).cmp(&(table.name(b as usize), b))
+        });
+        table.by_name = by_name;
+        Ok(table)
     }
 
     /// How many symbols it holds.
     pub(crate) fn len(&self) -> usize {
         self.syms.len()
+    }
+
+    /// Symbol `i`'s name (empty past the end).
+    fn name(&self, i: usize) -> &[u8] {
+        let from = match i.checked_sub(1) {
+            Some(p) => self.syms.get(p).map_or(0, |s| s.2),
+            None => 0,
+        };
+        let end = self.syms.get(i).map_or(from, |s| s.2);
+        self.names.get(from..end).unwrap_or(&[])
+    }
+
+    /// The index of the first symbol named `name`, in address order (the
+    /// one a walk meets first).
+    pub(crate) fn first_named(&self, name: &[u8]) -> Option<usize> {
+        let at = self
+            .by_name
+            .partition_point(|&i| self.name(i as usize) < name);
+        let i = *self.by_name.get(at)? as usize;
+        (self.name(i) == name).then_some(i)
+    }
+
+    /// Symbol `i`'s address and size.
+    pub(crate) fn get(&self, i: usize) -> Option<(usize, usize)> {
+        self.syms.get(i).map(|&(addr, size, _)| (addr, size))
     }
 
     /// The index of the symbol that starts at `addr`, if one does.

@@ -32,6 +32,13 @@ impl EventName {
         n
     }
 
+    /// The name's bytes, as [`EventName::as_str`] has them, without
+    /// checking them again: what sorting and comparing names reads (a
+    /// `create` of 18,000 probes compares them some 300,000 times).
+    pub fn as_bytes(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&[])
+    }
+
     /// The name.
     pub fn as_str(&self) -> &str {
         // The bytes are the symbol's (UTF-8, as `command.rs` takes it) cut
@@ -120,7 +127,7 @@ impl ProbeEventName<'_> {
     pub fn bytes(&self) -> &[u8] {
         match self {
             ProbeEventName::Given(n) => n,
-            ProbeEventName::Auto(n) => n.as_str().as_bytes(),
+            ProbeEventName::Auto(n) => n.as_bytes(),
         }
     }
 

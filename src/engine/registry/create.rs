@@ -29,71 +29,80 @@ use crate::sched::Pacer;
 use crate::set::{Builder, Owner, Set};
 use crate::symname::{glob_candidate, glob_match};
 
-/// Explicit names a walk of the kernel's text symbols resolves, sorted by
-/// name (stable: the given order among equals). Each takes the first
-/// symbol of its name.
+/// Where no symbol of an item's name is.
+const NOWHERE: usize = usize::MAX;
+
+/// Explicit names the kernel's text symbols resolve: each takes the first
+/// symbol of its name, in the order a walk in address order meets them
+/// (the given order among items of one name), the names no symbol has
+/// last, by name.
 struct ByName<'a, T> {
-    /// Each item, its place in the given order (what keeps the sort
-    /// stable), and whether a symbol took it.
-    items: KVVec<(&'a T, usize, bool)>,
+    /// Each item, the index of its symbol ([`NOWHERE`] until
+    /// [`ByName::place`] found it, or if it found none), and its place in
+    /// the given order (what keeps the sorts stable).
+    items: KVVec<(&'a T, usize, usize)>,
     key: fn(&T) -> &[u8],
-    /// Items not met yet.
-    left: usize,
+    /// The first item a walk has not handed on yet.
+    next: usize,
 }
 
 impl<'a, T> ByName<'a, T> {
     fn new(items: impl Iterator<Item = &'a T>, key: fn(&T) -> &[u8]) -> Result<Self, Failed> {
         let mut v = KVVec::new();
         for (seq, t) in items.enumerate() {
-            v.push((t, seq, false), GFP_KERNEL)?;
+            v.push((t, NOWHERE, seq), GFP_KERNEL)?;
         }
-        v.sort_unstable_by(|a, b| (key(a.0), a.1).cmp(&(key(b.0), b.1)));
-        let left = v.len();
+        v.sort_unstable_by(|a, b| (key(a.0), a.2).cmp(&(key(b.0), b.2)));
         Ok(Self {
             items: v,
             key,
-            left,
+            next: 0,
         })
     }
 
-    /// Hands `add` every item named `name` that no symbol took yet.
-    fn meet(
-        &mut self,
-        name: &[u8],
-        mut add: impl FnMut(&'a T) -> Result<(), Failed>,
-    ) -> Result<(), Failed> {
+    /// Finds each item's symbol in `table` (by name, not by a walk of every
+    /// symbol), and puts them in the order a walk would meet them.
+    fn place(&mut self, table: &TextTable) {
         let key = self.key;
-        let from = self.items.partition_point(|(t, _, _)| key(t) < name);
-        for (t, _, met) in self.items.get_mut(from..).unwrap_or(&mut []).iter_mut() {
-            if key(t) != name {
-                break;
-            }
-            if !*met {
-                *met = true;
-                self.left -= 1;
-                add(t)?;
-            }
+        for (t, at, _) in self.items.iter_mut() {
+            *at = table.first_named(key(t)).unwrap_or(NOWHERE);
         }
-        Ok(())
+        self.items
+            .sort_unstable_by(|a, b| (a.1, key(a.0), a.2).cmp(&(b.1, key(b.0), b.2)));
     }
 
-    /// The items no symbol took.
+    /// Whether an item a symbol took is still to be handed on.
+    fn left(&self) -> bool {
+        self.items.get(self.next).is_some_and(|i| i.1 != NOWHERE)
+    }
+
+    /// The next item if its symbol is `index` (the walk's current one).
+    fn take_at(&mut self, index: usize) -> Option<&'a T> {
+        let &(t, at, _) = self.items.get(self.next)?;
+        (at == index).then(|| {
+            self.next += 1;
+            t
+        })
+    }
+
+    /// The items no symbol took (all of them before [`ByName::place`]).
     fn unmet(&self) -> impl Iterator<Item = &'a T> + '_ {
         self.items
             .iter()
-            .filter(|(_, _, met)| !met)
+            .filter(|(_, at, _)| *at == NOWHERE)
             .map(|(t, _, _)| *t)
     }
 }
 
 /// Resolves `names` (and, through `globs`, whatever else needs the walk)
-/// in one walk of the kernel's text symbols, handing each to `add` with
-/// its symbol's address and size; then hands `add` the names the walk
-/// never met, with no address. `globs` is called for every symbol while it
-/// says some glob still takes more; `any_glob`: whether there is one.
-/// `text`: the kernel's text symbols, which the caller read from the
-/// registry's caches if there is anything to resolve (`None`: nothing to
-/// walk, every name goes to the builder by name).
+/// as one walk of the kernel's text symbols would, handing each to `add`
+/// with its symbol's address and size in address order; then hands `add`
+/// the names no symbol has, with no address. The names are looked up in
+/// the table's name index; only globs walk it. `globs` is called for every
+/// symbol while it says some glob still takes more; `any_glob`: whether
+/// there is one. `text`: the kernel's text symbols, which the caller read
+/// from the registry's caches if there is anything to resolve (`None`:
+/// every name goes to the builder by name).
 fn resolve<'a, T>(
     b: &mut Builder<'_>,
     text: Option<&TextTable>,
@@ -102,22 +111,32 @@ fn resolve<'a, T>(
     mut globs: impl FnMut(&mut Builder<'_>, &TextSymbol<'_>) -> Result<bool, Failed>,
     add: impl Fn(&mut Builder<'_>, &'a T, Option<(usize, usize)>) -> Result<(), Failed>,
 ) -> Result<(), Failed> {
-    let Some(table) = text.filter(|_| names.left > 0 || any_glob) else {
+    let Some(table) = text.filter(|_| !names.items.is_empty() || any_glob) else {
         for t in names.unmet() {
             add(b, t, None)?;
         }
         return Ok(());
     };
-    let mut globs_open = any_glob;
-    let mut visit = |sym: TextSymbol<'_>| -> Result<bool, Failed> {
-        let text = Some((sym.addr, sym.size));
-        names.meet(sym.name.as_bytes(), |t| add(b, t, text))?;
-        if globs_open {
-            globs_open = globs(b, &sym)?;
+    names.place(table);
+    if !any_glob {
+        while let Some(&(t, at, _)) = names.items.get(names.next).filter(|i| i.1 != NOWHERE) {
+            names.next += 1;
+            add(b, t, table.get(at))?;
         }
-        Ok(names.left > 0 || globs_open)
-    };
-    table.for_each(&mut visit)?;
+    } else {
+        let mut globs_open = true;
+        let mut visit = |sym: TextSymbol<'_>| -> Result<bool, Failed> {
+            let text = Some((sym.addr, sym.size));
+            while let Some(t) = names.take_at(sym.index) {
+                add(b, t, text)?;
+            }
+            if globs_open {
+                globs_open = globs(b, &sym)?;
+            }
+            Ok(names.left() || globs_open)
+        };
+        table.for_each(&mut visit)?;
+    }
     for t in names.unmet() {
         add(b, t, None)?;
     }
