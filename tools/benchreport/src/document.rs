@@ -203,11 +203,11 @@ fn entry_exit_peer_rows() -> [(&'static str, Cell); 8] {
         ),
         (
             "vs BPF, entry + exit attach 1000, ms: exit set / kprobe_multi + ret / fentry + fexit per function / tracing_multi",
-            |f| Some(peers_at(f, &PEER_EXIT_METHODS[..4], "attach", 1000)),
+            |f| Some(peers_at(f, &PEER_EXIT_SIDE_BY_SIDE, "attach", 1000)),
         ),
         (
             "vs BPF, entry + exit detach 1000, ms: exit set / kprobe_multi + ret / fentry + fexit per function / tracing_multi",
-            |f| Some(peers_at(f, &PEER_EXIT_METHODS[..4], "detach", 1000)),
+            |f| Some(peers_at(f, &PEER_EXIT_SIDE_BY_SIDE, "detach", 1000)),
         ),
     ]
 }

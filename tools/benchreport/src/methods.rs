@@ -53,6 +53,13 @@ pub(crate) const PEER_EXIT_PLOTTED_METHODS: [&str; 3] = [
     "peer-kprobe-multi-ret",
     "peer-fsession-multi",
 ];
+/// The entry + exit peers of the side-by-side rows, in their labels' order.
+pub(crate) const PEER_EXIT_SIDE_BY_SIDE: [&str; 4] = [
+    "peer-bp-exit",
+    "peer-kprobe-multi-ret",
+    "peer-fentry-fexit",
+    "peer-fentry-fexit-multi",
+];
 /// The BPF peers, entry + exit.
 pub(crate) const PEER_EXIT_METHODS: [&str; 7] = [
     "peer-bp-exit",
