@@ -71,14 +71,16 @@ impl<'a, T> ByName<'a, T> {
             .sort_unstable_by(|a, b| (a.1, key(a.0), a.2).cmp(&(b.1, key(b.0), b.2)));
     }
 
-    /// Whether an item a symbol took is still to be handed on.
-    fn left(&self) -> bool {
-        self.items.get(self.next).is_some_and(|i| i.1 != NOWHERE)
+    /// The next item a symbol took that is still to be handed on, and
+    /// the index of its symbol.
+    fn next_placed(&self) -> Option<(&'a T, usize)> {
+        let &(t, at, _) = self.items.get(self.next)?;
+        (at != NOWHERE).then_some((t, at))
     }
 
     /// The next item if its symbol is `index` (the walk's current one).
     fn take_at(&mut self, index: usize) -> Option<&'a T> {
-        let &(t, at, _) = self.items.get(self.next)?;
+        let (t, at) = self.next_placed()?;
         (at == index).then(|| {
             self.next += 1;
             t
@@ -119,7 +121,7 @@ fn resolve<'a, T>(
     };
     names.place(table);
     if !any_glob {
-        while let Some(&(t, at, _)) = names.items.get(names.next).filter(|i| i.1 != NOWHERE) {
+        while let Some((t, at)) = names.next_placed() {
             names.next += 1;
             add(b, t, table.get(at))?;
         }
@@ -133,7 +135,7 @@ fn resolve<'a, T>(
             if globs_open {
                 globs_open = globs(b, &sym)?;
             }
-            Ok(names.left() || globs_open)
+            Ok(names.next_placed().is_some() || globs_open)
         };
         table.for_each(&mut visit)?;
     }
