@@ -8,6 +8,7 @@
 #include <linux/compiler.h>
 #include <linux/ftrace.h>
 #include <linux/mutex.h>
+#include <linux/string.h>
 #include <linux/trace_recursion.h>
 #include <linux/uaccess.h>
 #include <asm/nops.h>
@@ -104,26 +105,38 @@ int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry)
  * CONFIG_DYNAMIC_FTRACE_WITH_JMP, 7.x, a jmp to a BPF trampoline that
  * calls the function itself) and back, each change made with
  * text_poke_bp (an int3 on the first byte while it lasts): any other
- * instruction is no site. A site the guess names is only a candidate:
- * bp_ftrace_check_sites() asks ftrace.
+ * instruction is no site. *@target is where a call or jmp there goes,
+ * which tells a tail call or a cold part's first call (into core-kernel
+ * text, not to ftrace_caller) from ftrace's; 0 for ftrace's NOP; the site
+ * itself for an int3, which goes nowhere known (a patch under way, or the
+ * int3 padding between text sections). A site the guess names is only a
+ * candidate: bp_ftrace_check_sites() asks ftrace.
  */
-unsigned long bp_ftrace_site_guess(unsigned long ip)
+unsigned long bp_ftrace_site_guess(unsigned long ip, unsigned long *target)
 {
 	static const u8 nop5[] = { BYTES_NOP5 };
 	u8 insn[MCOUNT_INSN_SIZE];
 	u32 endbr;
+	s32 rel;
 
 	BUILD_BUG_ON(sizeof(nop5) != MCOUNT_INSN_SIZE);
+	*target = 0;
 	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) &&
 	    !copy_from_kernel_nofault(&endbr, (void *)ip, sizeof(endbr)) &&
 	    bp_is_endbr(endbr))
 		ip += ENDBR_INSN_SIZE;
 	if (copy_from_kernel_nofault(insn, (void *)ip, sizeof(insn)))
 		return 0;
-	if (insn[0] == INT3_INSN_OPCODE || insn[0] == CALL_INSN_OPCODE ||
-	    insn[0] == JMP32_INSN_OPCODE || !memcmp(insn, nop5, sizeof(insn)))
+	if (insn[0] == CALL_INSN_OPCODE || insn[0] == JMP32_INSN_OPCODE) {
+		memcpy(&rel, insn + 1, sizeof(rel));
+		*target = ip + MCOUNT_INSN_SIZE + (long)rel;
 		return ip;
-	return 0;
+	}
+	if (insn[0] == INT3_INSN_OPCODE) {
+		*target = ip;
+		return ip;
+	}
+	return memcmp(insn, nop5, sizeof(insn)) ? 0 : ip;
 }
 
 /*

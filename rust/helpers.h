@@ -154,9 +154,10 @@ int bp_ftrace_check_ip(unsigned long ip, unsigned long *fentry);
 /*
  * From the function's bytes at @ip, where its ftrace call site would be
  * (past an endbr64 under IBT), or 0: no instruction ftrace leaves at a
- * call site is there, so ftrace cannot trace it. A candidate only.
+ * call site is there, so ftrace cannot trace it. A candidate only;
+ * *@target: where a call or jmp there goes (else 0).
  */
-unsigned long bp_ftrace_site_guess(unsigned long ip);
+unsigned long bp_ftrace_site_guess(unsigned long ip, unsigned long *target);
 /*
  * Whether ftrace has a call site at every one of @sites: 0, or the -errno
  * of setting them all as the scratch ftrace_ops' filter (-EINVAL: not at
@@ -216,10 +217,12 @@ void bp_exit_set_watch(bool on);
 int bp_exit_tasks_start(void);
 void bp_exit_tasks_exit(void);
 
-/* rust/kallsyms.c: /proc/kallsyms for @SYM fetch arguments. */
+/* rust/kallsyms.c: /proc/kallsyms for @SYM fetch arguments; the end of core-kernel text. */
 
 /* /proc/kallsyms, as the writer may read it, into *buf (vmalloc, at most @max bytes): its length, or -errno. */
 long bp_kallsyms_read(void **buf, size_t max);
+/* Whether @addr is mapped executable (core-kernel text is, what follows _etext is not). */
+bool bp_kernel_text_mapped(unsigned long addr);
 
 /* rust/btf.c: the kernel's BTF. */
 

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* /proc/kallsyms, read for the addresses of @SYM fetch arguments (src/events/symbols.rs). */
+/*
+ * /proc/kallsyms, read for the addresses of @SYM fetch arguments
+ * (src/events/symbols.rs); where core-kernel text ends, for the walk of
+ * its symbols (src/kallsyms.rs).
+ */
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -13,6 +17,8 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+
+#include <asm/pgtable_types.h>
 
 #include "helpers.h"
 
@@ -133,4 +139,21 @@ fail:
 out:
 	fput(file);
 	return ret;
+}
+
+/*
+ * Whether @addr is mapped executable in the kernel's page tables. Core
+ * kernel text (_stext to _etext) is; from _etext on nothing is
+ * (mark_rodata_ro() makes rodata, data and bss NX; freed init text is
+ * made NX or unmapped, free_init_pages()): the end of a walk of text
+ * symbols, where _etext shares its address with the first rodata symbol
+ * and kallsyms names that one. On a CPU without NX every mapped address
+ * is executable.
+ */
+bool bp_kernel_text_mapped(unsigned long addr)
+{
+	unsigned int level;
+	pte_t *pte = lookup_address(addr, &level);
+
+	return pte && pte_present(*pte) && !(pte_flags(*pte) & _PAGE_NX);
 }

@@ -18,7 +18,7 @@ use crate::locked::Locked;
 
 mod sites;
 
-pub(crate) use sites::CallSites;
+pub(crate) use sites::{CallSites, SiteSource};
 
 /// Whether ftrace can trace the function at `addr`: the address of its
 /// ftrace call site if so, else why not. `known`: the answer for `addr`

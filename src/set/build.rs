@@ -19,7 +19,7 @@ use crate::command::{CreateOptions, Events, ProbeKind};
 use crate::direct::btf::Prototypes;
 use crate::error::{BStr, Failed};
 use crate::events::tracefs::{EventSlot, ProbeEvent, SetEvents};
-use crate::ftrace::CallSites;
+use crate::ftrace::{CallSites, SiteSource};
 use crate::gate::{Client, Gate};
 use crate::gpcount;
 use crate::lifecycle::SetState;
@@ -163,7 +163,7 @@ fn fill(
         pace: Pacer::new(256),
         backends: &mut *backends,
         skipped: &mut *skipped,
-        sites: None,
+        sites: SiteSource::default(),
     };
     build(&mut builder)?;
     let return_pool = builder.pools.bytes;
@@ -389,8 +389,8 @@ pub(crate) struct Builder<'a> {
     pub(super) backends: &'a mut Backends,
     pub(super) skipped: &'a mut Skipped,
     /// Where ftrace calls each core-kernel function, when the caller had
-    /// them ([`Builder::use_sites`]).
-    pub(super) sites: Option<Arc<CallSites>>,
+    /// them or may make them ([`Builder::use_sites`]).
+    pub(super) sites: SiteSource,
 }
 
 impl Builder<'_> {
@@ -401,9 +401,16 @@ impl Builder<'_> {
     }
 
     /// Takes where ftrace calls each core-kernel function, which the
-    /// backends then read instead of asking ftrace per function.
-    pub(crate) fn use_sites(&mut self, s: Arc<CallSites>) {
-        self.sites = Some(s);
+    /// backends then read instead of asking ftrace per function (once the
+    /// table is made, if it is only pending).
+    pub(crate) fn use_sites(&mut self, s: SiteSource) {
+        self.sites = s;
+    }
+
+    /// The call sites' table, if the set's targets had or made one: for
+    /// the engine to keep.
+    pub(crate) fn made_sites(&self) -> Option<Arc<CallSites>> {
+        self.sites.made()
     }
 
     /// Adds a probe on `t` through the backend that serves it best. A
@@ -417,8 +424,8 @@ impl Builder<'_> {
         if !self.admit(t)? || !self.reserve_instances(t)? {
             return Ok(false);
         }
-        let site = match (&self.sites, t.text, t.site) {
-            (Some(s), Some((addr, _)), None) => s.of(addr),
+        let site = match (t.text, t.site) {
+            (Some((addr, _)), None) => self.sites.of(self.ctx.locked, addr),
             _ => t.site,
         };
         let t = &Target { site, ..*t };

@@ -17,17 +17,17 @@ use kernel::sync::Arc;
 use crate::btf::VmlinuxBtf;
 use crate::direct::btf::{self, Prototypes};
 use crate::error::Failed;
-use crate::ftrace::CallSites;
+use crate::ftrace::{CallSites, SiteSource};
 use crate::kallsyms::TextTable;
-use crate::locked::Locked;
 use crate::set::Builder;
 
 /// What a `create` reads from the caches (see [`Caches::for_create`]).
 pub(crate) struct ForCreate {
     /// The kernel's text symbols, if the `create` walks them.
     text: Option<Arc<TextTable>>,
-    /// Where ftrace calls each of them, with the text symbols.
-    sites: Option<Arc<CallSites>>,
+    /// Where ftrace calls each of them: the table, or the text symbols to
+    /// make it from once the `create` asks about many.
+    sites: SiteSource,
     /// The prototypes, for an exit set of direct calls.
     prototypes: Option<Arc<Prototypes>>,
 }
@@ -40,9 +40,7 @@ impl ForCreate {
         if let Some(p) = self.prototypes {
             b.use_prototypes(p);
         }
-        if let Some(s) = self.sites {
-            b.use_sites(s);
-        }
+        b.use_sites(self.sites);
         self.text
     }
 }
@@ -66,18 +64,12 @@ impl Caches {
         Ok(self.text.insert(t).clone())
     }
 
-    /// Where ftrace calls each of the kernel's text functions, asked on
-    /// the first call (after the text symbols' walk, if that is first too).
-    pub(crate) fn sites(&mut self) -> Result<Arc<CallSites>> {
-        if let Some(s) = &self.sites {
-            return Ok(s.clone());
+    /// Keeps the call sites' table a `create` made
+    /// ([`crate::set::Builder::made_sites`]), if there was none.
+    pub(crate) fn keep_sites(&mut self, made: Option<Arc<CallSites>>) {
+        if self.sites.is_none() {
+            self.sites = made;
         }
-        let text = self.text()?;
-        // SAFETY: The caches are reachable only through the registry, under
-        // the engine's mutex (module documentation), held while `self` is.
-        let locked = unsafe { Locked::assume(&*self) };
-        let s = Arc::new(CallSites::new(locked, text)?, GFP_KERNEL)?;
-        Ok(self.sites.insert(s).clone())
     }
 
     /// The kernel's BTF, read on the first call (`ENOENT` on a kernel
@@ -104,9 +96,9 @@ impl Caches {
 
     /// What a `create` reads: the text symbols if it walks them (`walks`),
     /// and their call sites if it also has lines ftrace may serve
-    /// (`ftrace`: without them, the backends ask ftrace one function at a
-    /// time, as they also do when the call sites cannot be found: ftrace
-    /// dead, or out of memory); the prototypes if it makes an exit set of
+    /// (`ftrace`): the module's table, or the text symbols to make it from
+    /// once the `create` has asked ftrace about enough functions one at a
+    /// time ([`SiteSource`]); the prototypes if it makes an exit set of
     /// direct calls (`exit`).
     pub(crate) fn for_create(
         &mut self,
@@ -115,10 +107,14 @@ impl Caches {
         exit: bool,
     ) -> Result<ForCreate, Failed> {
         let text = if walks { Some(self.text()?) } else { None };
-        let sites = if walks && ftrace {
-            self.sites().ok()
-        } else {
-            None
+        let sites = match (&self.sites, &text) {
+            _ if !ftrace => SiteSource::Ask,
+            (Some(s), Some(_)) => SiteSource::Ready(s.clone()),
+            (None, Some(t)) => SiteSource::Pending {
+                text: t.clone(),
+                asked: 0,
+            },
+            (_, None) => SiteSource::Ask,
         };
         let prototypes = if exit {
             Some(self.prototypes().map_err(btf::unreadable)?)

@@ -188,6 +188,7 @@ impl Registry {
             .for_create(walks, ftrace, options.exit && direct)?;
         let locked = self.locked();
         let exit = options.exit;
+        let mut made = None;
         let set = Set::register(locked, name_b, options, None, None, budget, |b| {
             let text = found.equip(b);
             // Explicit lines the kernel resolves by name: int3 probes.
@@ -207,16 +208,20 @@ impl Registry {
             }
             let any_glob = !globs.is_empty();
             let mut pace = Pacer::new(1024);
-            resolve(
+            let resolved = resolve(
                 b,
                 text.as_deref(),
                 &mut explicit,
                 any_glob,
                 |b, sym| glob_matches(b, &mut globs, &mut pace, sym, exit),
                 |b, e, text| b.add(&e.target(&e.target, true, text, exit)).map(|_| ()),
-            )
-        })
-        .map_err(|mut f| {
+            );
+            made = b.made_sites();
+            resolved
+        });
+        // A table of call sites made on the way is kept, the set made or not.
+        self.caches.keep_sites(made);
+        let set = set.map_err(|mut f| {
             Self::blame_symbol(mine(), &mut f);
             f
         })?;
@@ -285,6 +290,7 @@ impl Registry {
             .for_create(walks, direct, options.exit && direct)?;
         let locked = self.locked();
         let (client, owner) = (Some(client), Some(owner));
+        let mut made = None;
         let set = Set::register(locked, name, options, client, owner, budget, |b| {
             let text = found.equip(b);
             for t in targets.iter().filter(|t| !by_symbol(t)) {
@@ -293,15 +299,19 @@ impl Registry {
             // Direct targets by symbol need their address, as a
             // control-file `d:` line: the first symbol of each name.
             let mut names = ByName::new(targets.iter().filter(by_symbol), |t| t.symbol.as_slice())?;
-            resolve(
+            let resolved = resolve(
                 b,
                 text.as_deref(),
                 &mut names,
                 false,
                 |_, _| Ok(false),
                 |b, t, text| b.add(&t.target(text, 0)).map(|_| ()),
-            )
-        })?;
+            );
+            made = b.made_sites();
+            resolved
+        });
+        self.caches.keep_sites(made);
+        let set = set?;
         let set = self.keep(set)?;
         // Only once nothing can fail any more: a failed create keeps the
         // finished set of its name listed.
