@@ -221,7 +221,7 @@ void bp_exit_tasks_exit(void);
 
 /* /proc/kallsyms, as the writer may read it, into *buf (vmalloc, at most @max bytes): its length, or -errno. */
 long bp_kallsyms_read(void **buf, size_t max);
-/* Whether @addr is mapped executable (core-kernel text is, what follows _etext is not). */
+/* Whether @addr is mapped executable (core-kernel text is; from the page after _etext's on, nothing is). */
 bool bp_kernel_text_mapped(unsigned long addr);
 
 /* rust/btf.c: the kernel's BTF. */

@@ -143,11 +143,11 @@ out:
 
 /*
  * Whether @addr is mapped executable in the kernel's page tables. Core
- * kernel text (_stext to _etext) is; from _etext on nothing is
- * (mark_rodata_ro() makes rodata, data and bss NX; freed init text is
- * made NX or unmapped, free_init_pages()): the end of a walk of text
- * symbols, where _etext shares its address with the first rodata symbol
- * and kallsyms names that one. On a CPU without NX every mapped address
+ * kernel text (_stext to _etext) is; from the page after _etext's on
+ * nothing is (mark_rodata_ro() makes rodata, data and bss NX, unless
+ * rodata=off; freed init text is made NX or unmapped, free_init_pages()):
+ * the end of a walk of text symbols, where kallsyms may name _etext by
+ * another symbol at its address. On a CPU without NX every mapped address
  * is executable.
  */
 bool bp_kernel_text_mapped(unsigned long addr)

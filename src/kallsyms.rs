@@ -302,13 +302,18 @@ fn for_each_text_symbol<E: From<Error>>(
         let start = addr.wrapping_sub(sym.offset as usize);
         // SAFETY: Reads the kernel's page tables for any address.
         if !unsafe { bindings::bp_kernel_text_mapped(start as c_ulong) } {
-            // Past `_etext`, which kallsyms (with KALLSYMS_ALL, as every
-            // kernel we build and Debian's) names by another symbol at its
-            // address, `__start_rodata` or a string: rodata, data, the
-            // freed init text, bss. Walked on, they had made 69,880
-            // "text" symbols of the debug kernel's 24,720 (Debian's image:
-            // 149,942 of 121,847), and the freed init text, filled with
-            // int3, thousands of false ftrace call sites.
+            // Past core-kernel text: rodata, data, the freed init text,
+            // bss. With KALLSYMS_ALL (every kernel we build, and Debian's)
+            // kallsyms lists them all, and may name `_etext` by another
+            // symbol at its address (6.12: `__start_rodata` or a string),
+            // so that the name check above never fires (on 7.3 `_etext`
+            // is mid-page and has its name, or `__static_call_text_end`'s,
+            // whose page is still executable: the next symbol stops it).
+            // Walked on, they had made 69,880 "text" symbols of the debug
+            // kernel's 24,720 (Debian's image: 149,942 of 121,847), and
+            // the freed init text, filled with int3, thousands of false
+            // ftrace call sites. (Under `rodata=off` rodata and data stay
+            // executable, and the walk ends at the freed init text.)
             break;
         }
         let next = start.wrapping_add(sym.size as usize);

@@ -38,7 +38,12 @@ pub(crate) struct Prototypes {
 
 impl Prototypes {
     /// The prototypes of `vmlinux`; the names the kernel's text has twice
-    /// come from the module's table of text symbols, `text`.
+    /// come from the module's table of text symbols, `text`: core-kernel
+    /// text only, so an `__init` function that shares a name with a
+    /// function of the running kernel does not count. pahole 1.25 and
+    /// later leave a name's prototypes out of BTF when they differ
+    /// (Debian's 7.3 image: pahole 1.30); the kernels we build with 1.24
+    /// have no such pair (their System.map, 2026-12-05).
     pub(crate) fn new(vmlinux: Arc<VmlinuxBtf>, text: &TextTable) -> Result<Self> {
         let mut hashes = KVVec::new();
         text.for_each(|t| -> Result<bool> {

@@ -293,23 +293,28 @@ impl Registry {
         let mut made = None;
         let set = Set::register(locked, name, options, client, owner, budget, |b| {
             let text = found.equip(b);
-            for t in targets.iter().filter(|t| !by_symbol(t)) {
-                b.add(&t.target(t.text, t.addr))?;
-            }
-            // Direct targets by symbol need their address, as a
-            // control-file `d:` line: the first symbol of each name.
-            let mut names = ByName::new(targets.iter().filter(by_symbol), |t| t.symbol.as_slice())?;
-            let resolved = resolve(
-                b,
-                text.as_deref(),
-                &mut names,
-                false,
-                |_, _| Ok(false),
-                |b, t, text| b.add(&t.target(text, 0)).map(|_| ()),
-            );
+            let resolved = targets
+                .iter()
+                .filter(|t| !by_symbol(t))
+                .try_for_each(|t| b.add(&t.target(t.text, t.addr)).map(|_| ()))
+                .and_then(|()| {
+                    // Direct targets by symbol need their address, as a
+                    // control-file `d:` line: the first symbol of each name.
+                    let mut names =
+                        ByName::new(targets.iter().filter(by_symbol), |t| t.symbol.as_slice())?;
+                    resolve(
+                        b,
+                        text.as_deref(),
+                        &mut names,
+                        false,
+                        |_, _| Ok(false),
+                        |b, t, text| b.add(&t.target(text, 0)).map(|_| ()),
+                    )
+                });
             made = b.made_sites();
             resolved
         });
+        // A table of call sites made on the way is kept, the set made or not.
         self.caches.keep_sites(made);
         let set = set?;
         let set = self.keep(set)?;
