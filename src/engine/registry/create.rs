@@ -5,14 +5,14 @@
 //!
 //! Targets the kernel resolves by name go straight to the set builder.
 //! Those that need their address (direct calls, what an fprobe may serve,
-//! and every glob) are found in one walk of the kernel's text symbols
-//! (from memory: the registry's [`TextTable`], walked once per module load):
-//! explicit names are sorted, so that each symbol the walk meets finds
-//! them by binary search (thousands of names cost O(log n) per symbol, not
-//! O(n)); each takes the first symbol of its name; a name the walk never
-//! meets goes to the builder without an address, to be resolved or refused
-//! by the kernel, naming it. The set is kept in the registry only once it
-//! is made; if it cannot be, it is discarded again.
+//! and every glob) are found in the registry's [`TextTable`] of the
+//! kernel's text symbols (walked once per module load): each explicit name
+//! takes the first symbol of its name, looked up in the table's name
+//! index, and they are handed on in address order, as one walk of the
+//! table would meet them; only globs walk it. A name no symbol has goes to
+//! the builder without an address, to be resolved or refused by the
+//! kernel, naming it. The set is kept in the registry only once it is
+//! made; if it cannot be, it is discarded again.
 
 use kernel::prelude::*;
 use kernel::sync::Arc;
@@ -52,7 +52,6 @@ impl<'a, T> ByName<'a, T> {
         for (seq, t) in items.enumerate() {
             v.push((t, NOWHERE, seq), GFP_KERNEL)?;
         }
-        v.sort_unstable_by(|a, b| (key(a.0), a.2).cmp(&(key(b.0), b.2)));
         Ok(Self {
             items: v,
             key,
@@ -61,14 +60,21 @@ impl<'a, T> ByName<'a, T> {
     }
 
     /// Finds each item's symbol in `table` (by name, not by a walk of every
-    /// symbol), and puts them in the order a walk would meet them.
-    fn place(&mut self, table: &TextTable) {
+    /// symbol; none without a table), and puts them in the order a walk
+    /// would meet them: by symbol, then by name and given order, those of
+    /// no symbol last.
+    fn place(&mut self, table: Option<&TextTable>) {
         let key = self.key;
         for (t, at, _) in self.items.iter_mut() {
-            *at = table.first_named(key(t)).unwrap_or(NOWHERE);
+            *at = table
+                .and_then(|table| table.first_named(key(t)))
+                .unwrap_or(NOWHERE);
         }
-        self.items
-            .sort_unstable_by(|a, b| (a.1, key(a.0), a.2).cmp(&(b.1, key(b.0), b.2)));
+        // Names are compared only between items of one symbol, or of none.
+        self.items.sort_unstable_by(|a, b| {
+            a.1.cmp(&b.1)
+                .then_with(|| (key(a.0), a.2).cmp(&(key(b.0), b.2)))
+        });
     }
 
     /// The next item a symbol took that is still to be handed on, and
@@ -114,12 +120,13 @@ fn resolve<'a, T>(
     add: impl Fn(&mut Builder<'_>, &'a T, Option<(usize, usize)>) -> Result<(), Failed>,
 ) -> Result<(), Failed> {
     let Some(table) = text.filter(|_| !names.items.is_empty() || any_glob) else {
+        names.place(None);
         for t in names.unmet() {
             add(b, t, None)?;
         }
         return Ok(());
     };
-    names.place(table);
+    names.place(Some(table));
     if !any_glob {
         while let Some((t, at)) = names.next_placed() {
             names.next += 1;
