@@ -178,10 +178,10 @@ pub(crate) struct TextTable {
     /// name ends in `names` (it starts where the previous one ends).
     syms: KVVec<(usize, usize, usize)>,
     /// The first symbol of each name, hashed (open addressing, linear
-    /// probing): a name is found with one hash and, mostly, one comparison,
-    /// where a binary search of the names sorted compared about 15 (and
-    /// made the largest part of batchprobe's own `create` at 18,000
-    /// explicit names a string comparison, sampled).
+    /// probing): a name is found with one hash and mostly one comparison.
+    /// A binary search of the sorted names made about 15 string
+    /// comparisons per name, the largest part of batchprobe's own `create`
+    /// of 18,000 explicit names (sampled).
     by_name: KVVec<u32>,
 }
 
