@@ -54,7 +54,7 @@ const BATCH: usize = 1024;
 /// each (a hash allocated, zeroed and freed), the table a walk of every
 /// text symbol and an update per [`BATCH`] candidates, once per module
 /// life.
-pub(crate) const ASK_FIRST: usize = 1024;
+const ASK_FIRST: usize = 1024;
 
 /// ftrace's own callers, the targets of the call it writes at a site of a
 /// function it traces through them (its other targets, an ops' or a
