@@ -94,11 +94,13 @@ impl CallSites {
             // `target` is writable.
             let site = unsafe { bindings::bp_ftrace_site_guess(sym.addr as c_ulong, &mut target) };
             let (site, target) = (site as usize, target as usize);
-            let suspect = target == site
-                || (core.contains(&target) && !callers.iter().flatten().any(|c| c.0 == target));
             if site == 0 {
                 // No call site.
-            } else if suspect {
+                return Ok(true);
+            }
+            let suspect = target == site
+                || (core.contains(&target) && !callers.iter().flatten().any(|c| c.0 == target));
+            if suspect {
                 settle_one(sym.index, sym.addr, &mut offsets)?;
             } else {
                 batch.syms.push((sym.index, sym.addr, site), GFP_KERNEL)?;
