@@ -185,6 +185,13 @@ static __always_inline void bp_perf_write(struct bp_event *ev, struct bp_fire *f
 		perf_fetch_caller_regs(own);
 		regs = own;
 	}
+	/*
+	 * perf_trace_buf_alloc() zeroes only the last u64: a string shorter
+	 * in the store pass than in the size pass (or one whose read faulted)
+	 * would leave an earlier sample's bytes (any event's, this CPU's) in
+	 * this one. kprobe_perf_func() clears its dynamic area likewise.
+	 */
+	memset(rec, 0, size);
 	bp_rec_fill(ev, rec, f);
 	perf_trace_buf_submit(rec, size, rctx, ev->call.event.type, 1, regs, head, NULL);
 }
@@ -830,8 +837,10 @@ int bp_event_exists(const char *system, const char *name)
  * referred to by another event): in tracefs without records until a sync
  * removes them. Each holds a reference on the module (tracefs still calls
  * its reg() and print code), and the sync that removes one puts it. One
- * that is disabled, or closed by perf, queues such a sync; one referred
- * to is retried at the next sync of any set.
+ * that is disabled, or closed by perf, queues such a sync at once; one
+ * referred to (an eprobe's call->refcnt, which tells nobody when it goes)
+ * is retried every BP_ORPHAN_RETRY while any is left, and by `flush`.
+ * Module exit waits for the last one (bp_events_exit()).
  */
 static LIST_HEAD(bp_orphans);
 /* One sync at a time; never taken inside reg() (event_mutex is held there). */
@@ -839,8 +848,11 @@ static DEFINE_MUTEX(bp_sync_mutex);
 /* The task running a sync: only its reg() calls do the work handed over. */
 static struct task_struct *bp_sync_task;
 
+#define BP_ORPHAN_RETRY HZ
 static void bp_orphan_work_fn(struct work_struct *work);
-static DECLARE_WORK(bp_orphan_work, bp_orphan_work_fn);
+static DECLARE_DELAYED_WORK(bp_orphan_work, bp_orphan_work_fn);
+/* Set once module exit waits: no retry is queued any more. */
+static bool bp_events_exiting;
 
 /* Under bp_sync_mutex. */
 static void bp_orphan_adopt(struct bp_event *ev)
@@ -860,8 +872,9 @@ static void bp_orphan_free(struct bp_event *ev)
 /* From reg(), event_mutex held: an orphan no longer enabled may go now. */
 static void bp_orphan_idle(struct bp_event *ev)
 {
-	if (READ_ONCE(ev->orphaned) && list_empty(&ev->files) && !atomic_read(&ev->perf_users))
-		queue_work(system_long_wq, &bp_orphan_work);
+	if (READ_ONCE(ev->orphaned) && list_empty(&ev->files) &&
+	    !atomic_read(&ev->perf_users) && !READ_ONCE(bp_events_exiting))
+		mod_delayed_work(system_long_wq, &bp_orphan_work, 0);
 }
 
 struct bp_sync {
@@ -911,11 +924,27 @@ static int bp_event_remove(struct bp_event *ev)
 	return ret;
 }
 
+/*
+ * This sync's adds first, then the removals (orphans', this sync's): an
+ * add must not take the type id of an event removed in the same reg() call
+ * (alloc_trace_event_type() hands out the lowest free id) before the
+ * buffers that hold its records are reset, after the call.
+ */
 static void bp_sync_run(struct bp_sync *s)
 {
 	struct bp_event *ev, *next;
 	size_t i;
 
+	for (i = 0; i < s->nadd; i++) {
+		s->ret = bp_event_add(s->add[i]);
+		if (s->ret)
+			break;
+	}
+	if (s->ret) {
+		while (i--)
+			bp_event_remove(s->add[i]);
+		return;
+	}
 	list_for_each_entry_safe(ev, next, &bp_orphans, orphan) {
 		if (!bp_event_remove(ev)) {
 			bp_orphan_free(ev);
@@ -931,7 +960,7 @@ static void bp_sync_run(struct bp_sync *s)
 	 */
 	for (i = s->nremove; i-- > 0;) {
 		ev = s->remove[i];
-		if (!ev->added)
+		if (!ev || !ev->added)
 			continue;
 		if (bp_event_remove(ev)) {
 			bp_orphan_adopt(ev);
@@ -940,15 +969,6 @@ static void bp_sync_run(struct bp_sync *s)
 		} else {
 			s->removed++;
 		}
-	}
-	for (i = 0; i < s->nadd; i++) {
-		s->ret = bp_event_add(s->add[i]);
-		if (s->ret)
-			break;
-	}
-	if (s->ret) {
-		while (i--)
-			bp_event_remove(s->add[i]);
 	}
 }
 
@@ -1016,15 +1036,23 @@ static void bp_reset_flagged_buffers(void)
 }
 
 /*
- * Adds @nadd events (all or none: the first error, the added ones removed
- * again) and removes @nremove, each set to NULL once freed; one still in use
- * stays in tracefs, without records, until a later sync or bp_events_exit()
- * removes it (its slot is set to NULL too: this file owns it then).
- * Returns the adds' error, or -EBUSY if the sync could not run (then no add
- * was made, and every event to remove is this file's, for a later sync).
+ * One reg() call's worth of adds or removals: event_mutex is held for that
+ * long, and every other tracing user (an event enabled, a perf tracepoint
+ * opened, a dynamic event written, a module with trace events loaded)
+ * waits behind it. A set's events go in chunks of this many, with
+ * event_mutex dropped and a reschedule point between them (46 us an event
+ * under TCG: about 12 ms a chunk there).
  */
-int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
-		   size_t nremove, size_t *busy)
+#define BP_SYNC_CHUNK 256
+
+/*
+ * One reg() call: @nadd adds (all or none) and @nremove removals, and the
+ * orphans that can go. Returns the adds' error, or -EBUSY if reg() was not
+ * reached (nothing done; every event to remove is adopted). Under
+ * bp_sync_mutex.
+ */
+static int bp_sync_one(struct bp_event **add, size_t nadd, struct bp_event **remove,
+		       size_t nremove, size_t *busy)
 {
 	struct bp_sync s = {
 		.add = add, .nadd = nadd, .remove = remove, .nremove = nremove,
@@ -1032,12 +1060,12 @@ int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
 	int ret;
 	size_t i;
 
-	mutex_lock(&bp_sync_mutex);
 	WRITE_ONCE(bp_sync_task, current);
 	WRITE_ONCE(bp_pending, &s);
 	ret = trace_set_clr_event("batchprobe", "sync", 1);
 	if (!ret)
 		ret = trace_set_clr_event("batchprobe", "sync", 0);
+	WRITE_ONCE(bp_sync_task, NULL);
 	if (xchg(&bp_pending, NULL)) {
 		/*
 		 * Neither call reached reg(): nothing was done. What was to go
@@ -1049,24 +1077,84 @@ int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
 				remove[i] = NULL;
 			}
 		}
-		WRITE_ONCE(bp_sync_task, NULL);
-		mutex_unlock(&bp_sync_mutex);
 		return ret ?: -EBUSY;
 	}
-	/* Before any add of ours can take a removed event's type id. */
+	/*
+	 * Before the next registration, ours or anyone's, can take a removed
+	 * event's type id: event_mutex is free again from here, which leaves
+	 * a window for another task's (docs/events.md).
+	 */
 	if (s.removed)
 		bp_reset_flagged_buffers();
-	WRITE_ONCE(bp_sync_task, NULL);
-	mutex_unlock(&bp_sync_mutex);
 	for (i = 0; i < nremove; i++) {
-		if (remove[i]) {
+		if (remove[i] && !remove[i]->added) {
 			kvfree(remove[i]);
 			remove[i] = NULL;
 		}
 	}
 	if (busy)
-		*busy = s.busy;
+		*busy += s.busy;
 	return s.ret;
+}
+
+/* Under bp_sync_mutex: a retry is queued while an orphan is left. */
+static void bp_orphan_retry_later(void)
+{
+	if (!list_empty(&bp_orphans) && !bp_events_exiting)
+		mod_delayed_work(system_long_wq, &bp_orphan_work, BP_ORPHAN_RETRY);
+}
+
+/*
+ * Adds @nadd events (all or none: the first error, the added ones removed
+ * again) or removes @nremove (a sync does one or the other), each set to
+ * NULL once freed; one still in use stays in tracefs, without records,
+ * until a later sync or bp_events_exit() removes it (its slot is set to
+ * NULL too: this file owns it then). In chunks of BP_SYNC_CHUNK, each its
+ * own reg() call. Returns the adds' error, or -EBUSY if the sync could not
+ * run (then no add was made, and every event to remove is this file's, for
+ * a later sync).
+ */
+int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
+		   size_t nremove, size_t *busy)
+{
+	size_t done, n, start;
+	int ret = 0;
+
+	if (busy)
+		*busy = 0;
+	mutex_lock(&bp_sync_mutex);
+	if (!nadd && !nremove)
+		ret = bp_sync_one(NULL, 0, NULL, 0, NULL);
+	for (done = 0; done < nadd; done += n) {
+		n = min_t(size_t, nadd - done, BP_SYNC_CHUNK);
+		ret = bp_sync_one(add + done, n, NULL, 0, NULL);
+		if (ret)
+			break;
+		cond_resched();
+	}
+	if (ret && done) {
+		/*
+		 * All or none: the chunks added before go again (one a user
+		 * enabled meanwhile stays as an orphan, and its slot is NULL).
+		 */
+		for (start = done; start > 0; start -= n) {
+			n = min_t(size_t, start, BP_SYNC_CHUNK);
+			bp_sync_one(NULL, 0, add + start - n, n, NULL);
+			cond_resched();
+		}
+	}
+	/* Last added first, as bp_sync_run() removes within a chunk. */
+	for (start = nremove; start > 0; start -= n) {
+		int r;
+
+		n = min_t(size_t, start, BP_SYNC_CHUNK);
+		r = bp_sync_one(NULL, 0, remove + start - n, n, busy);
+		ret = ret ?: (r == -EBUSY ? r : 0);
+		cond_resched();
+	}
+	bp_orphan_retry_later();
+	mutex_unlock(&bp_sync_mutex);
+	return ret;
 }
 
 bool bp_events_orphans(void)
@@ -1085,17 +1173,45 @@ static void bp_orphan_work_fn(struct work_struct *work)
 }
 
 /*
- * At unload: every set is retired, and no orphan is left (each holds the
- * module); a queued retry is waited for.
+ * At unload, once every set is retired: no event of ours may outlive the
+ * module's text (its reg(), print and field code are here). One another
+ * event still refers to (an eprobe: `e:GROUP/NAME SET.EVENT` in
+ * dynamic_events takes call->refcnt and no module reference) cannot be
+ * removed, so module exit waits until it can, saying every
+ * BP_EXIT_NAG which event and what to delete. An event enabled or open by
+ * perf holds the module, so rmmod refused it before exit began.
  */
+#define BP_EXIT_NAG (10 * HZ)
 void bp_events_exit(void)
 {
-	cancel_work_sync(&bp_orphan_work);
-	WARN_ON_ONCE(bp_events_orphans());
+	unsigned long nag = jiffies;
+	struct bp_event *ev;
+
+	mutex_lock(&bp_sync_mutex);
+	WRITE_ONCE(bp_events_exiting, true);
+	mutex_unlock(&bp_sync_mutex);
+	cancel_delayed_work_sync(&bp_orphan_work);
+	while (bp_events_orphans()) {
+		bp_events_sync(NULL, 0, NULL, 0, NULL);
+		mutex_lock(&bp_sync_mutex);
+		if (!list_empty(&bp_orphans) && time_after_eq(jiffies, nag)) {
+			list_for_each_entry(ev, &bp_orphans, orphan)
+				pr_warn("unload waits for event %s/%s: still referred to by another event (an eprobe? find it in dynamic_events: grep '%s[./]%s' dynamic_events, then delete it with -:GROUP/NAME)\n",
+					ev->class.system, ev->call.name, ev->class.system,
+					ev->call.name);
+			nag = jiffies + BP_EXIT_NAG;
+		}
+		mutex_unlock(&bp_sync_mutex);
+		if (bp_events_orphans())
+			schedule_timeout_idle(HZ / 5);
+	}
+	/* One queued by a reg() call that saw bp_events_exiting still false. */
+	cancel_delayed_work_sync(&bp_orphan_work);
 }
 
-/* flush: waits for a queued removal of orphans. */
+/* flush: a sync that removes every orphan that can go now, waited for. */
 void bp_events_flush(void)
 {
-	flush_work(&bp_orphan_work);
+	if (bp_events_orphans())
+		bp_events_sync(NULL, 0, NULL, 0, NULL);
 }

@@ -71,11 +71,30 @@ static bool bp_exit_watch;
 
 /*
  * The exit trampolines' return points, as offsets into each
- * (rust/trampolines.c: the one with the 24-byte frame, and the one that
- * keeps the arguments).
+ * (rust/trampolines.c: the one with the 24-byte frame, and the ones that
+ * keep 1 ... 6 argument registers).
  */
 extern const int bp_direct_tramp_exit_ret_off;
-extern const int bp_direct_tramp_exit_args_ret_off;
+extern const int bp_direct_tramp_exit_args1_ret_off;
+extern const int bp_direct_tramp_exit_args2_ret_off;
+extern const int bp_direct_tramp_exit_args3_ret_off;
+extern const int bp_direct_tramp_exit_args4_ret_off;
+extern const int bp_direct_tramp_exit_args5_ret_off;
+extern const int bp_direct_tramp_exit_args6_ret_off;
+
+/* Whether @addr is a return point into one of the exit trampolines. */
+static notrace bool bp_exit_ret_addr(unsigned long addr)
+{
+#define BP_EXIT_RET(name) ((unsigned long)name + name##_ret_off)
+	return addr == BP_EXIT_RET(bp_direct_tramp_exit) ||
+	       addr == BP_EXIT_RET(bp_direct_tramp_exit_args1) ||
+	       addr == BP_EXIT_RET(bp_direct_tramp_exit_args2) ||
+	       addr == BP_EXIT_RET(bp_direct_tramp_exit_args3) ||
+	       addr == BP_EXIT_RET(bp_direct_tramp_exit_args4) ||
+	       addr == BP_EXIT_RET(bp_direct_tramp_exit_args5) ||
+	       addr == BP_EXIT_RET(bp_direct_tramp_exit_args6);
+#undef BP_EXIT_RET
+}
 
 /* notrace: the exit trampoline's handlers call these. */
 notrace void bp_exit_count_in(void)
@@ -140,9 +159,6 @@ void bp_exit_set_watch(bool on)
  */
 static notrace unsigned long bp_exit_frames_inside(struct pt_regs *regs)
 {
-	unsigned long ret = (unsigned long)bp_direct_tramp_exit + bp_direct_tramp_exit_ret_off;
-	unsigned long ret_args = (unsigned long)bp_direct_tramp_exit_args +
-				 bp_direct_tramp_exit_args_ret_off;
 	struct unwind_state state;
 	unsigned long n = 0, addr;
 	int depth = 0;
@@ -156,7 +172,7 @@ static notrace unsigned long bp_exit_frames_inside(struct pt_regs *regs)
 		addr = unwind_get_return_address(&state);
 		if (!addr)
 			break;
-		if (addr == ret || addr == ret_args)
+		if (bp_exit_ret_addr(addr))
 			n++;
 	}
 	return n;

@@ -61,6 +61,11 @@ void bp_chardev_unregister(void *dev);
 /* rust/module.c: the module itself, and API clients' modules. */
 
 /*
+ * 0, or -EPERM (logged by the lockdown LSM) where lockdown forbids
+ * kprobes, as it does kprobe_events' (lockdown=confidentiality).
+ */
+int bp_lockdown_kprobes(void);
+/*
  * Takes a module reference that is never put: after ftrace refused to let
  * go of a direct ops, its trampolines (module text) must never be freed.
  */
@@ -194,7 +199,13 @@ void bp_direct_tramp_count(void);
 void bp_direct_tramp_record(void);
 void bp_direct_tramp_empty(void);
 void bp_direct_tramp_exit(void);
-void bp_direct_tramp_exit_args(void);
+/* Keeping the first 1 ... 6 argument registers for the exit handler. */
+void bp_direct_tramp_exit_args1(void);
+void bp_direct_tramp_exit_args2(void);
+void bp_direct_tramp_exit_args3(void);
+void bp_direct_tramp_exit_args4(void);
+void bp_direct_tramp_exit_args5(void);
+void bp_direct_tramp_exit_args6(void);
 
 /* rust/exit_tasks.c: tasks inside the exit trampoline's bodies. */
 
@@ -339,20 +350,24 @@ void bp_event_free(struct bp_event *ev);
 /* 1 if tracefs has an event SYSTEM/NAME already (ours or anyone's). */
 int bp_event_exists(const char *system, const char *name);
 /*
- * Adds @nadd events to tracefs, all or none (returns the first error), and
+ * Adds @nadd events to tracefs, all or none (returns the first error), or
  * removes @nremove, freeing each and setting its slot to NULL; one in use
  * (enabled, open by perf, or referred to) stays in tracefs without records,
  * owned by rust/events.c and holding the module, until a later sync
- * removes it (queued when it is disabled; counted in @busy).
- * Sleeps; never from an event's reg().
+ * removes it (queued when it is disabled, retried every second while it is
+ * referred to; counted in @busy). In chunks, event_mutex dropped between
+ * them. Sleeps; never from an event's reg().
  */
 int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
 		   size_t nremove, size_t *busy);
 /* Whether an event of a retired set is still in tracefs. */
 bool bp_events_orphans(void);
-/* At unload: waits for a queued removal (no orphan is left then). */
+/*
+ * At unload: removes every orphan, waiting (and saying in the log which)
+ * while another event still refers to one; none is left then.
+ */
 void bp_events_exit(void);
-/* Waits for a queued removal of orphans (the control file's flush). */
+/* Removes the orphans that can go now (the control file's flush). */
 void bp_events_flush(void);
 /*
  * What a probe's handler reads of its event before anything else, without

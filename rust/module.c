@@ -8,10 +8,22 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/notifier.h>
+#include <linux/security.h>
 #include <linux/workqueue.h>
 
 #include "helpers.h"
 #include "rust_entry.h"
+
+/*
+ * 0, or -EPERM where the lockdown LSM forbids kprobes (lockdown=
+ * confidentiality), logging its own line as for kprobe_events' and
+ * fprobe events' registrations (__register_trace_kprobe(),
+ * __register_trace_fprobe()). 0 without CONFIG_SECURITY.
+ */
+int bp_lockdown_kprobes(void)
+{
+	return security_locked_down(LOCKDOWN_KPROBES);
+}
 
 void bp_pin_module(void)
 {

@@ -176,12 +176,13 @@ asm(
 /* BP_INTRA_FUNCTION_CALL: see rust/kcompat.h. */
 
 /*
- * Two of them, from one text: bp_direct_tramp_exit, with the 24-byte frame
- * above, and bp_direct_tramp_exit_args, for the exit sets whose return
- * records read the call's arguments ($argN: fprobe's entry data, BPF
- * fsession's saved arguments), which keeps rdi, rsi, rdx, rcx, r8 and r9
- * in its frame while the body runs, between the fentry return address and
- * the token: 72 bytes, and the exit handler gets their address. The
+ * Seven of them, from one text: bp_direct_tramp_exit, with the 24-byte
+ * frame above, and bp_direct_tramp_exit_args1 ... 6, for the exit sets
+ * whose return records read the call's arguments ($argN: fprobe's entry
+ * data, BPF fsession's saved arguments), which keep the first K of rdi,
+ * rsi, rdx, rcx, r8 and r9 in their frame while the body runs, between the
+ * fentry return address and the token: 24 + 8K bytes (32 for $arg1, 72
+ * for all six), and the exit handler gets their address. The
  * arguments of the macro, by frame: @keep pushes the saved arguments
  * (r9 first, so that rdi is the lowest); @body, @fentry and @caller are
  * where the fentry return address (before the body is called; after it
@@ -252,13 +253,30 @@ asm(									\
 
 BP_EXIT_TRAMPOLINE(bp_direct_tramp_exit, "", "8", "24", "32", "xorl %r8d, %r8d", "16");
 
-#define BP_EXIT_KEEP_ARGS						\
-"	pushq %r9\n"							\
-"	pushq %r8\n"							\
-"	pushq %rcx\n"							\
-"	pushq %rdx\n"							\
-"	pushq %rsi\n"							\
-"	pushq %rdi\n"
+/*
+ * The trampolines that keep arguments: bp_direct_tramp_exit_argsK keeps
+ * the first K argument registers (rdi, rsi, rdx, rcx, r8, r9: the highest
+ * pushed first, so that rdi is the lowest), 8 bytes each, for the sets
+ * whose return records read $arg1 ... $argK at most: a set reading $arg1
+ * keeps 32 bytes under every body, not 72.
+ */
+#define BP_PUSH_RDI "	pushq %rdi\n"
+#define BP_PUSH_RSI "	pushq %rsi\n" BP_PUSH_RDI
+#define BP_PUSH_RDX "	pushq %rdx\n" BP_PUSH_RSI
+#define BP_PUSH_RCX "	pushq %rcx\n" BP_PUSH_RDX
+#define BP_PUSH_R8 "	pushq %r8\n" BP_PUSH_RCX
+#define BP_PUSH_R9 "	pushq %r9\n" BP_PUSH_R8
 
-BP_EXIT_TRAMPOLINE(bp_direct_tramp_exit_args, BP_EXIT_KEEP_ARGS, "56", "72", "80",
+/* K registers: the body at 8 + 8K, the fentry return address (past rax and rdx) at 24 + 8K. */
+BP_EXIT_TRAMPOLINE(bp_direct_tramp_exit_args1, BP_PUSH_RDI, "16", "32", "40",
+		   "leaq 24(%rsp), %r8", "24");
+BP_EXIT_TRAMPOLINE(bp_direct_tramp_exit_args2, BP_PUSH_RSI, "24", "40", "48",
+		   "leaq 24(%rsp), %r8", "32");
+BP_EXIT_TRAMPOLINE(bp_direct_tramp_exit_args3, BP_PUSH_RDX, "32", "48", "56",
+		   "leaq 24(%rsp), %r8", "40");
+BP_EXIT_TRAMPOLINE(bp_direct_tramp_exit_args4, BP_PUSH_RCX, "40", "56", "64",
+		   "leaq 24(%rsp), %r8", "48");
+BP_EXIT_TRAMPOLINE(bp_direct_tramp_exit_args5, BP_PUSH_R8, "48", "64", "72",
+		   "leaq 24(%rsp), %r8", "56");
+BP_EXIT_TRAMPOLINE(bp_direct_tramp_exit_args6, BP_PUSH_R9, "56", "72", "80",
 		   "leaq 24(%rsp), %r8", "64");

@@ -52,6 +52,12 @@
  *                     __probe_func), in hex, then that sample's raw
  *                     record after the common fields, byte by byte in hex
  *                     ("-" without a sample); on failure "error ERRNO"
+ *   bpkprobe SYM      open a kprobe on SYM through perf's kprobe PMU
+ *                     (perf_event_open(2), the type in /sys/bus/
+ *                     event_source/devices/kprobe/type): the kernel's own
+ *                     kprobe events' registration (create_local_trace_
+ *                     kprobe(), with its lockdown check), without tracefs;
+ *                     print "ok", or "error ERRNO"
  *   bpopen PATH N     openat(AT_FDCWD, PATH, O_RDONLY|O_CLOEXEC, 0640) N
  *                     times (closing what opens): calls whose arguments a
  *                     test chose, for fetch arguments to read; print how
@@ -315,6 +321,36 @@ static int bpperf(int argc, char **argv)
 		off += h->size;
 	}
 	printf("%llu %llu %llx %s\n", count, samples, ip, hex[0] ? hex : "-");
+	return 0;
+}
+
+static int bpkprobe(int argc, char **argv)
+{
+	struct perf_event_attr a = { .size = sizeof(a) };
+	FILE *f = fopen("/sys/bus/event_source/devices/kprobe/type", "r");
+	unsigned int type;
+	int fd;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: bpkprobe SYM\n");
+		return 2;
+	}
+	if (!f || fscanf(f, "%u", &type) != 1) {
+		printf("error %d (no kprobe PMU)\n", ENOENT);
+		return 1;
+	}
+	fclose(f);
+	a.type = type;
+	a.config1 = (unsigned long)argv[1];	/* kprobe_func */
+	a.config2 = 0;				/* probe_offset */
+	a.disabled = 1;
+	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0) {
+		printf("error %d\n", errno);
+		return 1;
+	}
+	close(fd);
+	printf("ok\n");
 	return 0;
 }
 
@@ -848,7 +884,7 @@ static const struct {
 	{ "bpwrite", bpwrite }, { "bptime", bptime }, { "bphit", bphit },
 	{ "bpsleep", bpsleep }, { "bpnocap", bpnocap }, { "bpuser", bpuser },
 	{ "bpfuzz", bpfuzz }, { "bpperf", bpperf }, { "bpopen", bpopen },
-	{ "bplines", bplines }, { "bpmkdir", bpmkdir },
+	{ "bplines", bplines }, { "bpmkdir", bpmkdir }, { "bpkprobe", bpkprobe },
 };
 
 int main(int argc, char **argv)

@@ -42,8 +42,13 @@ grep -q ' kasan_report$' /proc/kallsyms &&
 ktap_plan 10
 
 # The trampoline's frame for the whole body: the fentry return address,
-# the token and the return address into the trampoline.
-EXIT_FRAME=24
+# the token and the return address into the trampoline; 8 bytes more for
+# each argument register kept for return records that read $argN
+# (BP_STACK_KEEP=K: the set's lines read $argK, so its trampoline is
+# bp_direct_tramp_exit_argsK; test_exit_stack_depth_args.sh).
+KEEP=${BP_STACK_KEEP:-0}
+EXIT_FRAME=$((24 + 8 * KEEP))
+if [ "$KEEP" -gt 0 ]; then TRAMP=bp_direct_tramp_exit_args$KEEP ARGS=" \$arg$KEEP"; else TRAMP=bp_direct_tramp_exit ARGS=; fi
 # How much deeper than the deeper run without the set the path measured
 # with it may be before its exit frames: the deepest path is not always
 # the same one (two runs without a set differed by 24 bytes on test). A
@@ -132,7 +137,7 @@ t=$(now)
 # (kworker/0:0 and rcu_exp_gp_kthread_worker on test), and keeps the
 # module from unloading. Two lines, one skip= each.
 ktap_check "exit_set_on_every_eligible_function" \
-    bp_ctl 'd:xs/ [!x]* skip=schedule*\nd:xs/ x* skip=x64_sys_call\ncreate xs --exit\nenable xs\n'
+    bp_ctl "d:xs/ [!x]* skip=schedule*$ARGS\nd:xs/ x* skip=x64_sys_call$ARGS\ncreate xs --exit\nenable xs\n"
 n=$(bp_field xs direct)
 echo "# exit set: $n functions ($(bp_field xs skipped) skipped), attached in $(since "$t") s"
 # The deepest path is not always one the set traces: on a preemptible
@@ -146,7 +151,7 @@ echo "# exit set: $n functions ($(bp_field xs skipped) skipped), attached in $(s
 # interrupt taken as ftrace_regs_caller jumps to the trampoline leaves its
 # start on the stack instead (+0x0, under ftrace_regs_caller_end: CI on
 # distro-7.3, 2026-12-04, the deepest trace): no frame of the trampoline's.
-EXIT_RA='bp_direct_tramp_exit+0x[1-9a-f]'
+EXIT_RA="$TRAMP+0x[1-9a-f]"
 for try in 1 2 3; do
     with=$(measure with)
     grep -q "$EXIT_RA" /tmp/bp-stack-with && break
@@ -163,7 +168,7 @@ echo "# detached and stack tracer off in $(since "$t") s"
 # (the traced function's fentry return address): their sizes add up to
 # the trampoline's frame, up to the caller's return address.
 frames=$(grep -c "$EXIT_RA" /tmp/bp-stack-with)
-sizes=$(awk '$3 ~ /^bp_direct_tramp_exit\+0x[1-9a-f]/ { s = $2; getline; printf "%d ", s + $2 }' /tmp/bp-stack-with)
+sizes=$(awk -v ra="^$TRAMP[+]0x[1-9a-f]" '$3 ~ ra { s = $2; getline; printf "%d ", s + $2 }' /tmp/bp-stack-with)
 exact=$(echo "$sizes" | tr ' ' '\n' | grep -cx "$EXIT_FRAME")
 # Without the set: the deeper of the two runs.
 base=$without

@@ -91,21 +91,21 @@ impl kernel::Module for BatchProbe {
                 return Err(e);
             }
         };
-        // The last step that can fail (an open file of a device a failed
-        // init leaves would outlive the module's text). Writes to the
-        // control file may have run: if it fails, undo them as an unload.
+        // The debugfs files exist now, and one may be open already: from
+        // here on init must not fail (a failed init frees the module
+        // whatever its reference count, and an open file's release would
+        // run freed code). A device that cannot be made (its name taken,
+        // no minor left) leaves debugfs' control file as the way in.
         // SAFETY: The device is dropped (on unload, in `drop`, with no file
-        // open) before `engine` is; never made if this fails.
+        // open) before `engine` is.
         let dev = match unsafe { chardev::ControlDev::new(&engine) } {
-            Ok(dev) => dev,
+            Ok(dev) => Some(dev),
             Err(e) => {
-                // debugfs removal waits for writes in progress.
-                drop(dir);
-                // SAFETY: As in `drop`: the control file is gone, the
-                // engine was never published (no API call), the notifier
-                // was registered above.
-                unsafe { retire_all(&engine) };
-                return Err(e);
+                pr_warn!(
+                    "/dev/batchprobe not made ({}): control through debugfs only\n",
+                    e.to_errno()
+                );
+                None
             }
         };
         // SAFETY: `engine` is pinned and outlives the API: `drop`
@@ -114,7 +114,7 @@ impl kernel::Module for BatchProbe {
         pr_info!("loaded\n");
         Ok(BatchProbe {
             dir: Some(dir),
-            dev: Some(dev),
+            dev,
             engine,
             _exit_watch: exit_watch,
             _gp_counters: gp_counters,

@@ -120,10 +120,12 @@ pub(crate) struct DirectSet {
     timed: bool,
     /// `create --hist`: and kept in a histogram.
     hist: bool,
-    /// An exit set whose return records read the call's arguments: its
-    /// mode `exit` is the trampoline that keeps them
-    /// ([`trampoline::addr`]). Set by `add`, before `attach`.
-    keep_args: bool,
+    /// An exit set whose return records read the call's arguments: how
+    /// many argument registers its mode `exit`'s trampoline keeps (the
+    /// highest `$argN` of any of its return records, at most six; 0:
+    /// none, the 24-byte frame) ([`trampoline::addr`]). Set by `add`,
+    /// before `attach`.
+    keep_args: usize,
     /// `create --errors`: their error returns are counted.
     errors: bool,
     /// Their aggregate counters (`--hist` or `--errors`), made by
@@ -220,7 +222,7 @@ impl DirectSet {
             partly_exit: AtomicBool::new(false),
             timed: false,
             hist: false,
-            keep_args: false,
+            keep_args: 0,
             errors: false,
             aggregates: None,
         })
@@ -310,8 +312,12 @@ impl DirectSet {
         let end = start.saturating_add(size.max(1));
         // Return records carry the call's duration.
         let records = self.mode() == DirectMode::Exit && meta.event().made_for(events);
-        // Return records that read the arguments: kept by the trampoline.
-        self.keep_args |= records && t.args.is_some_and(|a| a.entry_data_size() != 0);
+        // Return records that read the arguments: kept by the trampoline,
+        // as many registers as the highest `$argN` needs.
+        if records {
+            let kept = t.args.map_or(0, |a| a.saved_regs_read());
+            self.keep_args = self.keep_args.max(kept);
+        }
         self.slots.push(
             DirectSlot {
                 timed: self.timed,

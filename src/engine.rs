@@ -182,6 +182,7 @@ impl Engine {
                 }
             }
         }
+        self.refuse_locked_down(&cmds, &texts)?;
         if !symbols.is_empty() {
             self.resolve_symbols(&mut symbols, &cmds, &texts)?;
         }
@@ -189,6 +190,46 @@ impl Engine {
             self.flush();
         }
         Ok(buf.len())
+    }
+
+    /// Where the kernel is locked down for confidentiality, it refuses
+    /// kprobes to `kprobe_events` and fprobe events alike
+    /// (`LOCKDOWN_KPROBES`: probes whose fetch arguments read any kernel
+    /// memory, records that reach perf); a write that stages, creates,
+    /// arms or retargets probes is refused there too, at its first such
+    /// line, before anything runs, and the lockdown LSM logs its own line.
+    /// Teardown (`disable`, `unregister`, `flush`, `-:`) stays allowed: a
+    /// set made before the kernel was locked down can still go.
+    fn refuse_locked_down(&self, cmds: &[(usize, Command<'_>)], texts: &[&[u8]]) -> Result {
+        let arms = |c: &Command<'_>| {
+            matches!(
+                c,
+                Command::Probe(_)
+                    | Command::Create { .. }
+                    | Command::Enable(_)
+                    | Command::Retarget { .. }
+            )
+        };
+        let Some((&(line, _), &text)) = cmds.iter().zip(texts).find(|((_, c), _)| arms(c)) else {
+            return Ok(());
+        };
+        // SAFETY: A plain C call, in process context.
+        let ret = unsafe { bindings::bp_lockdown_kprobes() };
+        if ret == 0 {
+            return Ok(());
+        }
+        let error = Error::from_errno(ret);
+        let f = Failed::new(
+            error,
+            format_args!(
+                "the kernel is locked down (lockdown=confidentiality): it refuses kprobes, \
+                 as to kprobe_events"
+            ),
+        );
+        self.registry
+            .lock()
+            .set_last_error(Some((line, text)), None, &f);
+        Err(error)
     }
 
     /// A write failed with `error` at a line: an earlier line's `@SYM` the

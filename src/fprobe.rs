@@ -49,8 +49,15 @@
 //! out an address of one range from the other. A stale frame therefore
 //! finds either nothing registered (skipped), or a later return side of
 //! ours, whose handler looks the function up in its own slots: at worst
-//! one extra return counted. What other fprobe users of the kernel can
-//! meet, and what `fprobe_return` would need, is in `docs/fprobe.md`.
+//! one extra return counted. Other users' fprobes are in kmalloc memory (a
+//! BPF `kretprobe.multi` link embeds its return fprobe in a kmalloc'ed
+//! link, in the size class of a kmalloc'ed entry side): so entry sides are
+//! in vmalloc memory too, at [`ENTRY_OFFSET`] into their page-aligned
+//! allocation ([`EntryHome`]), where no return side (at offset 0 of its
+//! own) ever is, and a freed foreign return fprobe's address is never
+//! handed to an entry side of ours. What other fprobe users of the kernel
+//! can still meet, and what `fprobe_return` would need, is in
+//! `docs/fprobe.md`.
 //! `stats` names the backend of each probe. The kernel's own recursion
 //! refusals are not counted on fgraph: its tracer drops the call before
 //! any handler of ours runs, so neither it nor we can count them.
@@ -102,8 +109,9 @@ struct FSlot {
 /// `fp` is the first field of this `repr(C)` struct, so the `fprobe`
 /// pointer a handler gets is a pointer to its `Side`; a side is pinned
 /// (its set keeps it in the `Pin` that [`Side::entry`] or [`Side::exit`]
-/// made), so it never moves. An entry side is in kmalloc memory, a return
-/// side in vmalloc memory: the only constructors are those two. `slots`
+/// made), so it never moves. Both are in vmalloc memory, an entry side at
+/// [`ENTRY_OFFSET`] into its allocation, a return side at 0: the only
+/// constructors are those two. `slots`
 /// is sorted by `fentry` and `ips` holds each `fentry` once, from `attach`
 /// on; neither changes after it. `armed` says whether `fp` is registered.
 #[repr(C)]
@@ -134,15 +142,48 @@ struct Side {
     _pin: PhantomPinned,
 }
 
+/// Where an entry side lies in its vmalloc allocation (page-aligned): past
+/// half a page, where no return side, at the start of its own, ever lies.
+const ENTRY_OFFSET: usize = 2048;
+
+/// An entry side's allocation: [`ENTRY_OFFSET`] bytes of nothing, then the
+/// side (see "Stale return frames" in the module documentation).
+#[repr(C)]
+struct EntryHome {
+    _gap: core::mem::MaybeUninit<[u8; ENTRY_OFFSET]>,
+    side: Side,
+}
+
+impl EntryHome {
+    /// The side, pinned as its home is.
+    fn side(self: Pin<&mut Self>) -> Pin<&mut Side> {
+        // SAFETY: `side` is structurally pinned: it is never moved out of
+        // a pinned `EntryHome`, nor handed out unpinned.
+        unsafe { self.map_unchecked_mut(|h| &mut h.side) }
+    }
+}
+
 impl Side {
-    /// A new entry side, in kmalloc memory.
-    fn entry(bare: bool) -> Result<Pin<KBox<Self>>, AllocError> {
-        KBox::pin(Self::new(true, bare), GFP_KERNEL)
+    /// A new entry side, in vmalloc memory at [`ENTRY_OFFSET`]: never at
+    /// an address that kmalloc (other users' fprobes) hands out, nor at a
+    /// return side's.
+    fn entry(bare: bool) -> Result<Pin<VBox<EntryHome>>, AllocError> {
+        const { assert!(core::mem::offset_of!(EntryHome, side) == ENTRY_OFFSET) };
+        let mut home = VBox::<EntryHome>::new_uninit(GFP_KERNEL)?;
+        // SAFETY: `home` is valid for writing an `EntryHome`; only its
+        // `side` is written, in place (the gap, 2 KiB, never on the stack).
+        unsafe {
+            core::ptr::addr_of_mut!((*home.as_mut_ptr()).side).write(Self::new(true, bare));
+        }
+        // SAFETY: `side` was written just above; `_gap` may stay
+        // uninitialised (`MaybeUninit`).
+        Ok(Pin::from(unsafe { home.assume_init() }))
     }
 
-    /// A new return side, in vmalloc memory: never at an address that
-    /// kmalloc, which holds every entry side, hands out (see "Stale return
-    /// frames" in the module documentation).
+    /// A new return side, in vmalloc memory at the start of its
+    /// allocation: never at an address that kmalloc hands out, nor at an
+    /// entry side's (see "Stale return frames" in the module
+    /// documentation).
     fn exit(bare: bool) -> Result<Pin<VBox<Self>>, AllocError> {
         VBox::pin(Self::new(false, bare), GFP_KERNEL)
     }
@@ -495,7 +536,8 @@ fn pool_bytes(maxactive: usize, defaults: usize, m: Machine) -> usize {
 
 /// A set's fprobes: entry probes and return probes.
 pub(crate) struct FprobeSet {
-    entry: Pin<KBox<Side>>,
+    /// The entry side, in its [`EntryHome`] (a page of vmalloc memory).
+    entry: Pin<VBox<EntryHome>>,
     /// Made with the first return probe (a page of vmalloc memory: sets
     /// without `r:` do not pay it).
     exit: Option<Pin<VBox<Side>>>,
@@ -520,9 +562,14 @@ impl FprobeSet {
         })
     }
 
+    /// The entry side.
+    fn entry(&self) -> &Side {
+        &self.entry.side
+    }
+
     /// The entry side, then the return side if made.
     fn sides(&self) -> impl Iterator<Item = &Side> {
-        Iterator::chain(core::iter::once(&*self.entry), self.exit.as_deref())
+        Iterator::chain(core::iter::once(self.entry()), self.exit.as_deref())
     }
 
     /// Whether the return side holds a probe.
@@ -591,14 +638,14 @@ impl SetBackend for FprobeSet {
         let meta = Meta::new(ctx.gate, t)?;
         let (side, instances) = match t.kind {
             ProbeKind::Kretprobe { maxactive } => (self.exit_side()?, maxactive),
-            _ => (self.entry.as_mut(), None),
+            _ => (self.entry.as_mut().side(), None),
         };
         side.add(FSlot { fentry, meta }, instances)?;
         Ok(Added::Yes)
     }
 
     fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], Error)) -> Result<(), Failed> {
-        self.entry.as_mut().prepare()?;
+        self.entry.as_mut().side().prepare()?;
         if let Some(exit) = &mut self.exit {
             exit.as_mut().prepare()?;
         }
@@ -621,12 +668,12 @@ impl SetBackend for FprobeSet {
     }
 
     fn arm(&self) -> Result<(), Failed> {
-        self.entry.arm()?;
+        self.entry().arm()?;
         let Some(exit) = &self.exit else {
             return Ok(());
         };
         exit.arm().inspect_err(|_| {
-            self.entry.disarm();
+            self.entry().disarm();
         })
     }
 
@@ -659,7 +706,7 @@ impl SetBackend for FprobeSet {
 
     fn tally(&self, f: &mut dyn FnMut(&'static str, usize)) {
         // Both fields, whether or not the return side was made.
-        f(ENTRY_FIELD, self.entry.slots.len());
+        f(ENTRY_FIELD, self.entry().slots.len());
         f(EXIT_FIELD, self.exit.as_ref().map_or(0, |s| s.slots.len()));
     }
 

@@ -19,10 +19,12 @@
 //! with its return value before returning to the caller; see its comment in
 //! `rust/trampolines.c`, and [`super::signature`] for the functions it serves.
 //!
-//! A second exit trampoline (`bp_direct_tramp_exit_args`) keeps the
-//! argument registers in its frame while the body runs, for the sets whose
-//! return records read the call's arguments (`$argN`): the exit handler
-//! reads them there. Such a set's mode `exit` means that one.
+//! Six more exit trampolines (`bp_direct_tramp_exit_args1` ... `6`) keep
+//! the first one to six argument registers in their frame while the body
+//! runs, for the sets whose return records read the call's arguments
+//! (`$argN`): the exit handler reads them there. Such a set's mode `exit`
+//! means the one that keeps as many as its records read (its highest
+//! `$argN`, up to `$arg6`): 8 bytes a register under every body.
 //!
 //! There are several, so that a live set can be switched between them with
 //! `modify_ftrace_direct`.
@@ -53,8 +55,9 @@ const MODES: [DirectMode; 4] = [
 /// would be worse than slow: ftrace (`CONFIG_DYNAMIC_FTRACE_WITH_JMP`, 6.19
 /// on) reads its bit 0 as "jump" and enters one byte early.
 pub(crate) fn check_alignment() -> Result {
-    let all = MODES.iter().map(|&m| (m, false));
-    for (mode, keep) in Iterator::chain(all, [(DirectMode::Exit, true)]) {
+    let all = MODES.iter().map(|&m| (m, 0));
+    let kept = (1..=KEPT_MAX).map(|k| (DirectMode::Exit, k));
+    for (mode, keep) in Iterator::chain(all, kept) {
         let a = addr(mode, keep);
         if a % 16 != 0 {
             // The misalignment, never the address (the kernel log is
@@ -70,15 +73,24 @@ pub(crate) fn check_alignment() -> Result {
     Ok(())
 }
 
+/// The most argument registers an exit trampoline keeps (rdi ... r9).
+pub(crate) const KEPT_MAX: usize = 6;
+
 /// The trampoline's address, for `register_ftrace_direct`: mode `exit`'s
-/// keeps the arguments for the exit handler if `keep_args`.
-pub(crate) fn addr(mode: DirectMode, keep_args: bool) -> usize {
-    let f: unsafe extern "C" fn() = match mode {
-        DirectMode::Count => bindings::bp_direct_tramp_count,
-        DirectMode::Record => bindings::bp_direct_tramp_record,
-        DirectMode::Empty => bindings::bp_direct_tramp_empty,
-        DirectMode::Exit if keep_args => bindings::bp_direct_tramp_exit_args,
-        DirectMode::Exit => bindings::bp_direct_tramp_exit,
+/// keeps the first `kept` argument registers for the exit handler (0: none;
+/// more than [`KEPT_MAX`]: all six).
+pub(crate) fn addr(mode: DirectMode, kept: usize) -> usize {
+    let f: unsafe extern "C" fn() = match (mode, kept) {
+        (DirectMode::Count, _) => bindings::bp_direct_tramp_count,
+        (DirectMode::Record, _) => bindings::bp_direct_tramp_record,
+        (DirectMode::Empty, _) => bindings::bp_direct_tramp_empty,
+        (DirectMode::Exit, 0) => bindings::bp_direct_tramp_exit,
+        (DirectMode::Exit, 1) => bindings::bp_direct_tramp_exit_args1,
+        (DirectMode::Exit, 2) => bindings::bp_direct_tramp_exit_args2,
+        (DirectMode::Exit, 3) => bindings::bp_direct_tramp_exit_args3,
+        (DirectMode::Exit, 4) => bindings::bp_direct_tramp_exit_args4,
+        (DirectMode::Exit, 5) => bindings::bp_direct_tramp_exit_args5,
+        (DirectMode::Exit, _) => bindings::bp_direct_tramp_exit_args6,
     };
     f as usize
 }

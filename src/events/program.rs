@@ -234,6 +234,22 @@ impl FetchProgram {
         self.entry.len() * 8
     }
 
+    /// For a direct exit set's return records: how many of the argument
+    /// registers the exit trampoline must keep for them (rdi first: the
+    /// highest `$argN` read, at most six; a higher one reads no register
+    /// and fails, as it always has there).
+    pub(crate) fn saved_regs_read(&self) -> usize {
+        if !self.saved_regs {
+            return 0;
+        }
+        self.entry
+            .iter()
+            .map(|&n| n as usize + 1)
+            .max()
+            .unwrap_or(0)
+            .min(SAVED_REGS)
+    }
+
     /// `store_trace_entry_data`: the function arguments the return's
     /// arguments read, from the entry's `regs`, into `data`.
     ///
@@ -256,7 +272,8 @@ impl FetchProgram {
             regs,
             edata: edata.cast(),
             edata_len: if self.saved_regs {
-                SAVED_REGS * 8
+                // The trampoline kept at least these (the set's highest).
+                self.saved_regs_read() * 8
             } else {
                 self.entry_data_size()
             },
@@ -582,6 +599,15 @@ impl Source for Regs<'_> {
         dst[..n].copy_from_slice(&buf[..n]);
         dst[n] = 0;
         n
+    }
+
+    #[inline(always)]
+    fn symbol_len(&self, addr: u64) -> usize {
+        let mut buf = [0u8; KSYM_SYMBOL_LEN];
+        // SAFETY: `buf` has the `KSYM_SYMBOL_LEN` bytes `sprint_symbol`
+        // may write.
+        let n = unsafe { bindings::sprint_symbol(buf.as_mut_ptr().cast(), addr as usize) };
+        usize::try_from(n).unwrap_or(0).min(KSYM_SYMBOL_LEN - 1)
     }
 }
 

@@ -42,6 +42,14 @@ pub trait Source {
     /// NUL into `dst` (at most its length), and returns the bytes before
     /// the NUL.
     fn symbol(&self, addr: u64, dst: &mut [u8]) -> usize;
+    /// What [`Source::symbol`] returns with `KSYM_SYMBOL_LEN` bytes of
+    /// room (the size pass, `fetch_store_symstrlen`). A source whose
+    /// `symbol` copies through a buffer of its own overrides it with one
+    /// buffer, as the kernel uses one: two of 512 bytes at once are too
+    /// much of a handler's stack.
+    fn symbol_len(&self, addr: u64) -> usize {
+        self.symbol(addr, &mut [0u8; KSYM_SYMBOL_LEN])
+    }
 
     /// `fetch_store_strlen`: the length of the string at `addr` (user
     /// memory if `user`), its NUL included, at most `max` (a user string
@@ -294,7 +302,7 @@ impl<'c, 'a> Walk<'c, 'a> {
             return match st {
                 Insn::StString(o) => Ok(strlen(src, self.string(o, false))),
                 Insn::StUString(o) => Ok(strlen(src, self.string(o, true))),
-                Insn::StSymstr => Ok(Some(src.symbol(self.val, &mut [0u8; KSYM_SYMBOL_LEN]) + 1)),
+                Insn::StSymstr => Ok(Some(src.symbol_len(self.val) + 1)),
                 _ => Err(()),
             };
         };

@@ -423,7 +423,9 @@ impl SetEvents {
         let events = self.events.get_mut();
         let (ptr, n) = (events.as_mut_ptr(), events.len());
         // SAFETY: `ptr` holds `n` events from `bp_event_new`, none in
-        // tracefs; the adds are all or nothing.
+        // tracefs; the adds are all or nothing (on failure, one a user
+        // enabled between two chunks stays in tracefs, owned by the C
+        // side, its slot NULL; the others are not in tracefs).
         let ret = unsafe {
             bindings::bp_events_sync(ptr, n, core::ptr::null_mut(), 0, core::ptr::null_mut())
         };
@@ -619,15 +621,16 @@ impl Drop for SetEvents {
     }
 }
 
-/// At unload, once every set's teardown has run: waits for a queued
-/// removal of events that were in use when their set retired (none is
-/// left: each holds a reference on the module).
+/// At unload, once every set's teardown has run: removes the events that
+/// were in use when their set retired, waiting while another event (an
+/// eprobe) still refers to one, and saying so in the log: none outlives
+/// the module.
 pub(crate) fn unload() {
     // SAFETY: A plain C call; it sleeps, and unload may.
     unsafe { bindings::bp_events_exit() };
 }
 
-/// Waits for a queued removal of such events (`flush`).
+/// Removes such events that can go now (`flush`).
 pub(crate) fn flush() {
     // SAFETY: A plain C call; it sleeps, and `flush` may.
     unsafe { bindings::bp_events_flush() };

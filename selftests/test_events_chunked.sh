@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# description: a set's thousands of events are added and removed in chunks, event_mutex let go between them: a tracefs write that needs event_mutex (an event's enable file) is served while the set's events are still being added, and again while they are being removed, and no soft lockup or stall is reported
+# requires: CONFIG_KPROBE_EVENTS, CONFIG_FPROBE
+#
+# The kernel adds and removes events under event_mutex, which every other
+# tracing user takes too: one reg() call for all of a set's events held it
+# for the whole set (seconds for tens of thousands, without a reschedule
+# point on a PREEMPT_NONE kernel). Whether a write is served in the middle
+# is seen without timing anything: the events directory is counted before
+# and after each write, while the create (or the unregister) runs; one
+# write that returns with some of the set's events made and not all of
+# them (or some removed and not all) was served between two chunks.
+. ./bp_lib.sh
+ktap_plan 8
+T=/sys/kernel/tracing
+# Up to 20000 functions ftrace can trace (one write: under 1 MiB): every
+# one on test (about 17,000), 20,000 of Debian's 47,000.
+n=$(bp_sized 20000)
+S=$BP_GETPPID
+lockups='soft lockup|self-detected stall|hung_task|blocked for more than'
+w0=$(bp_kernel_warnings "$lockups")
+
+bp_load
+grep -v -e lock -e '\.' -e ' ' $T/available_filter_functions | sort -u | head -"$n" |
+    sed 's|^\(.*\)$|p:chk/ \1|' > /tmp/chk.lines
+printf 'create chk --events\n' >> /tmp/chk.lines
+count() { ls $T/events/chk 2>/dev/null | grep -cv -e '^enable$' -e '^filter$'; }
+# probe WHILE_PID: until WHILE_PID ends, one write to an enable file at a
+# time, each as "BEFORE AFTER" (the set's events counted around it).
+probe() {
+    while kill -0 "$1" 2>/dev/null; do
+        b=$(count)
+        echo 0 > $T/events/sched/sched_switch/enable 2>/dev/null ||
+            echo 0 > $T/events/enable
+        echo "$b $(count)"
+    done
+}
+bpwrite $BP_CTL < /tmp/chk.lines > /tmp/chk.create.out 2>&1 &
+wpid=$!
+probe $wpid > /tmp/chk.add
+wait $wpid
+ktap_check "create_with_events" test $? -eq 0
+total=$(count)
+echo "# set chk: $(bp_set_probes chk) probes, $total events, $(wc -l < /tmp/chk.add) writes during the create"
+ktap_check "an_event_per_probe" test "$total" -eq "$(bp_set_probes chk)"
+ktap_check "write_served_while_adding" awk -v t="$total" '$1 > 0 && $2 > 0 && $2 < t { f = 1 } END { exit !f }' /tmp/chk.add
+
+printf 'unregister chk --sync\n' | bpwrite $BP_CTL > /tmp/chk.rm.out 2>&1 &
+wpid=$!
+probe $wpid > /tmp/chk.rm
+wait $wpid
+ktap_check "unregister" test $? -eq 0
+echo "# $(wc -l < /tmp/chk.rm) writes during the removal"
+ktap_check "write_served_while_removing" awk -v t="$total" '$1 > 0 && $1 < t && $2 > 0 { f = 1 } END { exit !f }' /tmp/chk.rm
+ktap_check "all_events_gone" test ! -d $T/events/chk
+ktap_check "no_lockup_or_stall" test "$(bp_kernel_warnings "$lockups")" -eq "$w0"
+ktap_finish
