@@ -1149,7 +1149,7 @@ int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
 
 		n = min_t(size_t, start, BP_SYNC_CHUNK);
 		r = bp_sync_one(NULL, 0, remove + start - n, n, busy);
-		ret = ret ?: (r == -EBUSY ? r : 0);
+		ret = ret ?: r;
 		cond_resched();
 	}
 	bp_orphan_retry_later();

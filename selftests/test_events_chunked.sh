@@ -22,6 +22,11 @@ lockups='soft lockup|self-detected stall|hung_task|blocked for more than'
 w0=$(bp_kernel_warnings "$lockups")
 
 bp_load
+# Each tracefs instance makes every event's files again: eight of them make
+# the adds and removals long enough to be seen from here (as a user with
+# instances meets them).
+trap 'rc=$?; rmdir $T/instances/bpchk* 2>/dev/null; (exit $rc); bp_cleanup' EXIT
+for i in 1 2 3 4 5 6 7 8; do mkdir $T/instances/bpchk$i; done
 grep -v -e lock -e '\.' -e ' ' $T/available_filter_functions | sort -u | head -"$n" |
     sed 's|^\(.*\)$|p:chk/ \1|' > /tmp/chk.lines
 printf 'create chk --events\n' >> /tmp/chk.lines
@@ -44,6 +49,7 @@ ktap_check "create_with_events" test $? -eq 0
 total=$(count)
 echo "# set chk: $(bp_set_probes chk) probes, $total events, $(wc -l < /tmp/chk.add) writes during the create"
 ktap_check "an_event_per_probe" test "$total" -eq "$(bp_set_probes chk)"
+echo "# before/after counts of the writes during the create:" $(awk '{ printf "%s/%s ", $1, $2 }' /tmp/chk.add)
 ktap_check "write_served_while_adding" awk -v t="$total" '$1 > 0 && $2 > 0 && $2 < t { f = 1 } END { exit !f }' /tmp/chk.add
 
 printf 'unregister chk --sync\n' | bpwrite $BP_CTL > /tmp/chk.rm.out 2>&1 &
@@ -51,8 +57,9 @@ wpid=$!
 probe $wpid > /tmp/chk.rm
 wait $wpid
 ktap_check "unregister" test $? -eq 0
-echo "# $(wc -l < /tmp/chk.rm) writes during the removal"
+echo "# $(wc -l < /tmp/chk.rm) writes during the removal:" $(awk '{ printf "%s/%s ", $1, $2 }' /tmp/chk.rm)
 ktap_check "write_served_while_removing" awk -v t="$total" '$1 > 0 && $1 < t && $2 > 0 { f = 1 } END { exit !f }' /tmp/chk.rm
 ktap_check "all_events_gone" test ! -d $T/events/chk
+rmdir $T/instances/bpchk*
 ktap_check "no_lockup_or_stall" test "$(bp_kernel_warnings "$lockups")" -eq "$w0"
 ktap_finish

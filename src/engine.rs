@@ -27,6 +27,7 @@ use kernel::workqueue::WorkItem;
 use crate::backend::OwnedTarget;
 use crate::bindings;
 use crate::command::{self, Command, CreateOptions, Events};
+use crate::direct;
 use crate::error::Failed;
 use crate::events;
 use crate::events::program::{CompileError, FetchProgram};
@@ -188,8 +189,36 @@ impl Engine {
         }
         if self.run(&cmds, &texts, &symbols)? {
             self.flush();
+            self.settle_exit_pin(&cmds, &texts);
         }
         Ok(buf.len())
+    }
+
+    /// After a write's `flush` or `unregister --sync`: the exit trampoline's
+    /// pin on the module goes too, waited for ([`direct::exit::settle`]),
+    /// so that `rmmod` can follow at once. If a task still sleeps inside a
+    /// function an exit set traced, the write has done its work all the
+    /// same; `last_error` names the waiting line and what holds the module.
+    fn settle_exit_pin(&self, cmds: &[(usize, Command<'_>)], texts: &[&[u8]]) {
+        let Some(inside) = direct::exit::settle() else {
+            return;
+        };
+        let waits =
+            |c: &Command<'_>| matches!(c, Command::Flush | Command::Unregister { sync: true, .. });
+        let Some((&(line, _), &text)) = cmds.iter().zip(texts).rev().find(|((_, c), _)| waits(c))
+        else {
+            return;
+        };
+        let f = Failed::new(
+            EBUSY,
+            format_args!(
+                "done, but {inside} task(s) still sleep inside functions an exit set traced: \
+                 the module keeps its pin (rmmod: in use) until they return"
+            ),
+        );
+        self.registry
+            .lock()
+            .set_last_error(Some((line, text)), None, &f);
     }
 
     /// Where the kernel is locked down for confidentiality, it refuses

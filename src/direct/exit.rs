@@ -88,6 +88,35 @@ pub(super) fn exit_detached() {
     unsafe { bindings::bp_exit_release_schedule() };
 }
 
+/// How long [`settle`] waits for the pin to go, in 100-ms steps (10 s).
+const SETTLE_STEPS: u32 = 100;
+
+/// `flush` and `unregister --sync` on the control file: once no set uses
+/// the exit trampoline, waits (at most 10 s) for the module's pin on
+/// itself to go, running the release poll's step itself, so that `rmmod`
+/// right after the write succeeds. `None` once the pin is gone (or a set
+/// still uses the trampoline, and keeps it); else how many tasks are
+/// still inside a function the trampoline called.
+pub(crate) fn settle() -> Option<isize> {
+    let pinned = || {
+        let _lock = lock_index();
+        EXIT_SETS.load(Ordering::Relaxed) == 0 && EXIT_PINNED.load(Ordering::Relaxed)
+    };
+    for _ in 0..SETTLE_STEPS {
+        if !pinned() {
+            return None;
+        }
+        // As the poll does (it may run beside this: each step re-checks
+        // under the lock, and only one of them drops the pin).
+        if bp_direct_exit_release() && !pinned() {
+            return None;
+        }
+        // SAFETY: Process context (a control write, no lock held).
+        unsafe { bindings::bp_sleep_ms(100) };
+    }
+    pinned().then(tasks::inside)
+}
+
 /// The release poll (`rust/module.c` runs it from a delayed work, again
 /// while it says `false`, backing off from 100 ms to 5 s): drops the
 /// module's pin once no set
