@@ -16,11 +16,11 @@ ktap_plan 9
 T=/sys/kernel/tracing
 # Up to 20,000 functions ftrace can trace (about 16,000 on test, 18,000 on
 # distro-7.3, 20,000 of Debian's 45,000), staged in writes of 15,000 lines
-# (a write takes 1 MiB), then created in one; 2,048 (8 chunks) on the debug
+# (a write takes 1 MiB), then created in one; 4,096 (16 chunks) on the debug
 # kernels, where 12,500 took 323 s to create under TCG (2026-12-06: the
 # time is the create's, before the first event is added).
 n=20000
-[ -e /sys/kernel/debug/kmemleak ] && n=2048
+[ -e /sys/kernel/debug/kmemleak ] && n=4096
 S=$BP_GETPPID
 lockups='soft lockup|self-detected stall|hung_task|blocked for more than'
 w0=$(bp_kernel_warnings "$lockups")
