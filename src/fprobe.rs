@@ -26,11 +26,11 @@
 //! | misses | recursion refusals and an empty pool | a failed shadow-stack reservation only |
 //! | `unregister_fprobe` waits | RCU-tasks-rude + RCU-tasks + RCU | one RCU grace period, expedited here |
 //!
-//! On fgraph, a function whose return fprobes need more than 32 words
-//! misses every return on all of them, so a set's `r:` go to kretprobes
-//! once the module has [`kcompat::RETURN_FPROBE_SETS`] sets with
-//! fprobe-served `r:` ([`anchor::count_return_side`]): one return fprobe each, so no
-//! function ever carries more than that many of ours.
+//! On fgraph, a function whose return fprobes need more than 32 words misses
+//! every return on all of them, so a set's `r:` go to kretprobes once the
+//! module has [`kcompat::RETURN_FPROBE_SETS`] sets with fprobe-served `r:`
+//! ([`anchor::count_return_side`]): one return fprobe each, so no function
+//! ever carries more than that many of ours.
 //!
 //! # Stale return frames (fgraph)
 //!
@@ -43,21 +43,15 @@
 //! it was, that is a call through NULL (reproduced on Debian's 7.3.4 image:
 //! `RIP: 0010:0x0`, `fprobe_return+0x148`). So an address that ever held a
 //! return fprobe of ours never holds an entry-only one, by construction:
-//! return sides live in vmalloc memory ([`Side::exit`] returns a `VBox`,
-//! and nothing else makes one), entry sides and every other fprobe of ours
-//! in kmalloc memory or the module's own data, and the kernel never hands
-//! out an address of one range from the other. A stale frame therefore
-//! finds either nothing registered (skipped), or a later return side of
-//! ours, whose handler looks the function up in its own slots: at worst
-//! one extra return counted. Other users' fprobes are in kmalloc memory (a
-//! BPF `kretprobe.multi` link embeds its return fprobe in a kmalloc'ed
-//! link, in the size class of a kmalloc'ed entry side): so entry sides are
-//! in vmalloc memory too, at [`ENTRY_OFFSET`] into their page-aligned
-//! allocation ([`EntryHome`]), where no return side (at offset 0 of its
-//! own) ever is, and a freed foreign return fprobe's address is never
-//! handed to an entry side of ours. What other fprobe users of the kernel
-//! can still meet, and what `fprobe_return` would need, is in
-//! `docs/fprobe.md`.
+//! return sides live in vmalloc memory at the start of their allocation
+//! ([`Side::exit`] returns a `VBox`, and nothing else makes one), entry sides
+//! in vmalloc memory half a page into theirs ([`home`]), the anchor in the
+//! module's data; other users' fprobes (a BPF `kretprobe.multi` link's) in
+//! kmalloc memory, never in vmalloc's range. A stale frame therefore finds
+//! nothing registered (skipped), or a later return side of ours, whose
+//! handler looks the function up in its own slots: at worst one extra
+//! return counted. What other fprobe users can still meet, and what
+//! `fprobe_return` would need, is in `docs/fprobe.md`.
 //! `stats` names the backend of each probe. The kernel's own recursion
 //! refusals are not counted on fgraph: its tracer drops the call before
 //! any handler of ours runs, so neither it nor we can count them.
@@ -85,15 +79,16 @@ use crate::rcu;
 use crate::retpool::{self, Machine};
 
 mod anchor;
+mod home;
 
 pub(crate) use anchor::release_fgraph_anchor;
+use home::EntryHome;
 
 /// The `sets` fields that count a set's entry and return probes.
 const ENTRY_FIELD: &str = "fprobes";
 const EXIT_FIELD: &str = "fretprobes";
 
-/// In [`Side::missed`]: `fp.nmissed` counts the current arm's misses,
-/// not yet folded in.
+/// In [`Side::missed`]: `fp.nmissed` counts the current arm's misses, not yet folded in.
 const LIVE: u64 = 1 << 63;
 
 /// One probe: the function's ftrace call site and its counter.
@@ -110,10 +105,10 @@ struct FSlot {
 /// pointer a handler gets is a pointer to its `Side`; a side is pinned
 /// (its set keeps it in the `Pin` that [`Side::entry`] or [`Side::exit`]
 /// made), so it never moves. Both are in vmalloc memory, an entry side at
-/// [`ENTRY_OFFSET`] into its allocation, a return side at 0: the only
-/// constructors are those two. `slots`
-/// is sorted by `fentry` and `ips` holds each `fentry` once, from `attach`
-/// on; neither changes after it. `armed` says whether `fp` is registered.
+/// [`home::ENTRY_OFFSET`] into its allocation, a return side at 0: the only
+/// constructors are those two. `slots` is sorted by `fentry` and `ips` holds
+/// each `fentry` once, from `attach` on; neither changes after it. `armed`
+/// says whether `fp` is registered.
 #[repr(C)]
 struct Side {
     fp: Opaque<bindings::fprobe>,
@@ -142,44 +137,7 @@ struct Side {
     _pin: PhantomPinned,
 }
 
-/// Where an entry side lies in its vmalloc allocation (page-aligned): past
-/// half a page, where no return side, at the start of its own, ever lies.
-const ENTRY_OFFSET: usize = 2048;
-
-/// An entry side's allocation: [`ENTRY_OFFSET`] bytes of nothing, then the
-/// side (see "Stale return frames" in the module documentation).
-#[repr(C)]
-struct EntryHome {
-    _gap: core::mem::MaybeUninit<[u8; ENTRY_OFFSET]>,
-    side: Side,
-}
-
-impl EntryHome {
-    /// The side, pinned as its home is.
-    fn side(self: Pin<&mut Self>) -> Pin<&mut Side> {
-        // SAFETY: `side` is structurally pinned: it is never moved out of
-        // a pinned `EntryHome`, nor handed out unpinned.
-        unsafe { self.map_unchecked_mut(|h| &mut h.side) }
-    }
-}
-
 impl Side {
-    /// A new entry side, in vmalloc memory at [`ENTRY_OFFSET`]: never at
-    /// an address that kmalloc (other users' fprobes) hands out, nor at a
-    /// return side's.
-    fn entry(bare: bool) -> Result<Pin<VBox<EntryHome>>, AllocError> {
-        const { assert!(core::mem::offset_of!(EntryHome, side) == ENTRY_OFFSET) };
-        let mut home = VBox::<EntryHome>::new_uninit(GFP_KERNEL)?;
-        // SAFETY: `home` is valid for writing an `EntryHome`; only its
-        // `side` is written, in place (the gap, 2 KiB, never on the stack).
-        unsafe {
-            core::ptr::addr_of_mut!((*home.as_mut_ptr()).side).write(Self::new(true, bare));
-        }
-        // SAFETY: `side` was written just above; `_gap` may stay
-        // uninitialised (`MaybeUninit`).
-        Ok(Pin::from(unsafe { home.assume_init() }))
-    }
-
     /// A new return side, in vmalloc memory at the start of its
     /// allocation: never at an address that kmalloc hands out, nor at an
     /// entry side's (see "Stale return frames" in the module
@@ -562,14 +520,9 @@ impl FprobeSet {
         })
     }
 
-    /// The entry side.
-    fn entry(&self) -> &Side {
-        &self.entry.side
-    }
-
     /// The entry side, then the return side if made.
     fn sides(&self) -> impl Iterator<Item = &Side> {
-        Iterator::chain(core::iter::once(self.entry()), self.exit.as_deref())
+        Iterator::chain(core::iter::once(&self.entry.side), self.exit.as_deref())
     }
 
     /// Whether the return side holds a probe.
@@ -668,12 +621,12 @@ impl SetBackend for FprobeSet {
     }
 
     fn arm(&self) -> Result<(), Failed> {
-        self.entry().arm()?;
+        self.entry.side.arm()?;
         let Some(exit) = &self.exit else {
             return Ok(());
         };
         exit.arm().inspect_err(|_| {
-            self.entry().disarm();
+            self.entry.side.disarm();
         })
     }
 
@@ -706,7 +659,7 @@ impl SetBackend for FprobeSet {
 
     fn tally(&self, f: &mut dyn FnMut(&'static str, usize)) {
         // Both fields, whether or not the return side was made.
-        f(ENTRY_FIELD, self.entry().slots.len());
+        f(ENTRY_FIELD, self.entry.side.slots.len());
         f(EXIT_FIELD, self.exit.as_ref().map_or(0, |s| s.slots.len()));
     }
 
