@@ -23,6 +23,15 @@ unwind_note='WARNING: stack going in the wrong direction? at return_to_handler+'
 if grep -aEn "$splat_re" "$logf" | grep -avF "$unwind_note" >"$logf.splats"; then
     problem "kernel splat in the console log ($(wc -l <"$logf.splats") lines), first ones:"
     head -5 "$logf.splats" | sed 's/^/    /' >&2
+    # The first splat whole (CI shows a run's last lines only): which
+    # program was running, then from the "cut here" line (a WARN's message
+    # comes before its banner) to the end of its trace, 60 lines at most.
+    first=$(head -1 "$logf.splats" | cut -d: -f1)
+    prog=$(head -n "$first" "$logf" | grep -a '^# selftests: ' | tail -1)
+    log "the first splat, at line $first (${prog:-before the first selftest}):"
+    from=$((first - 4))
+    [ "$from" -ge 1 ] || from=1
+    sed -n "$from,$((from + 59))p" "$logf" | awk '{ print "    " $0 } /---\[ end trace/ { exit }' >&2
 fi
 
 start=$(grep -a 'BATCHPROBE-GUEST-START' "$logf" | tail -1)

@@ -10,11 +10,11 @@
 //! allocation. The slots belong to the set's [`RcuBox`](crate::rcu::RcuBox)
 //! and are freed only a grace period after their probes are unregistered.
 
+mod chunk;
 pub(crate) mod kprobe;
 pub(crate) mod kretprobe;
 mod post;
 
-use core::pin::Pin;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use kernel::alloc::AllocError;
@@ -29,8 +29,8 @@ use crate::error::{self, BStr, Failed};
 use crate::errtext;
 use crate::events::tracefs::{EventSlot, Fired};
 use crate::gate::Gate;
-use crate::kvec;
 use crate::retpool::Machine;
+use chunk::{Chunk, CHUNK};
 use post::register_with_post;
 pub(crate) use post::Post;
 
@@ -119,6 +119,20 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
         // array.
         unsafe { Self::unregister_many(&mut one, 1) };
     }
+
+    /// Whether the kernel let go of a probe handed to
+    /// [`Int3Kind::unregister_many`]: `unregister_kprobes()` and
+    /// `unregister_kretprobes()` return nothing, and when disarming a probe
+    /// fails (an ftrace-based one whose `ftrace_set_filter_ip()` fails:
+    /// "Failed to disarm kprobe-ftrace", a WARNING) they leave it in the
+    /// kprobe table and clear its `addr`. Such a probe's memory must never
+    /// be freed: the table still links through it.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is live, and was handed to `unregister_many` or
+    /// `unregister_one`.
+    unsafe fn let_go(raw: *const Self::Raw) -> bool;
 
     /// Arms a registered probe.
     ///
@@ -374,68 +388,6 @@ impl<B: Int3Kind> Slot<B> {
     }
 }
 
-/// Slots per chunk; a chunk is allocated whole and never grows.
-const CHUNK: usize = 64;
-
-/// Up to [`CHUNK`] slots in one allocation that never grows: a slot stays
-/// where it is from its push until it is dropped, in place, so the kernel
-/// may point into it meanwhile. Hands out its slots pinned or shared,
-/// never `&mut`.
-///
-/// # Invariants
-///
-/// `slots` was allocated with capacity [`CHUNK`] and never holds more, so
-/// its buffer is never reallocated; slots leave it only by being dropped
-/// in place (`truncate`, or the chunk's own drop).
-struct Chunk<B: Int3Kind> {
-    slots: KVec<Slot<B>>,
-}
-
-impl<B: Int3Kind> Chunk<B> {
-    /// An empty chunk, with room for [`CHUNK`] slots.
-    fn new() -> Result<Self, AllocError> {
-        // INVARIANT: capacity `CHUNK`.
-        Ok(Self {
-            slots: KVec::with_capacity(CHUNK, GFP_KERNEL)?,
-        })
-    }
-
-    /// Whether it holds [`CHUNK`] slots already.
-    fn is_full(&self) -> bool {
-        self.slots.len() >= CHUNK
-    }
-
-    /// Puts `slot` last, where it stays: pinned. `None` (and `slot`
-    /// dropped) if the chunk is full.
-    fn push(&mut self, slot: Slot<B>) -> Option<Pin<&Slot<B>>> {
-        if self.is_full() {
-            return None;
-        }
-        let index = self.slots.len();
-        // INVARIANT: there is room, so this push neither reallocates nor
-        // allocates (hence cannot fail); the chunk holds at most `CHUNK`.
-        self.slots.push(slot, GFP_ATOMIC).ok()?;
-        // SAFETY: `index` is the slot just pushed; only a shared reference
-        // to it is made, and other slots (possibly live) are not touched.
-        let slot = unsafe { &*self.slots.as_ptr().add(index) };
-        // SAFETY: The slot stays where it is until it is dropped in place
-        // (type invariant).
-        Some(unsafe { Pin::new_unchecked(slot) })
-    }
-
-    /// Drops the last slot, in place: the kernel holds no pointer into it
-    /// (never registered, or unregistered and its grace period passed).
-    fn drop_last(&mut self) {
-        let len = self.slots.len();
-        kvec::truncate(&mut self.slots, len.saturating_sub(1));
-    }
-
-    /// Every slot, shared.
-    fn iter(&self) -> impl Iterator<Item = &Slot<B>> {
-        self.slots.iter()
-    }
-}
-
 /// How [`Int3Set::add`] sets up a probe.
 #[derive(Clone, Copy)]
 pub(crate) struct How {
@@ -555,7 +507,9 @@ impl<B: Int3Kind> Int3Set<B> {
             // knows it.
             unsafe { B::unregister_one(raw) };
             // Unregistered, and its grace period has passed: the kernel
-            // holds no pointer into it any more.
+            // holds no pointer into it any more. (Unregistering a disabled
+            // probe never disarms anything, so never fails the way
+            // [`Int3Kind::let_go`] describes.)
             chunk.drop_last();
             return Ok(Added::Refused(r));
         }
@@ -576,6 +530,54 @@ impl<B: Int3Kind> Int3Set<B> {
             // SAFETY: The type invariant: `raw` is registered.
             let _ = unsafe { B::disable(raw) };
         }
+    }
+}
+
+impl<B: Int3Kind> Int3Set<B> {
+    /// Unregisters every probe: one batch (one grace period), or one call
+    /// each (`one_by_one`, the naive baseline batchprobe exists to avoid).
+    /// Runs once (`retire`).
+    fn unregister_all(&self, one_by_one: bool) {
+        if one_by_one {
+            for &raw in self.ptrs.iter() {
+                // SAFETY: The type invariant: registered, and `retire`
+                // runs once.
+                unsafe { B::unregister_one(raw) };
+            }
+        } else {
+            let n = c_int::try_from(self.ptrs.len()).unwrap_or(c_int::MAX);
+            // SAFETY: As above; the kernel only reads the array.
+            unsafe { B::unregister_many(self.ptrs.as_ptr().cast_mut(), n) };
+        }
+    }
+
+    /// Whether the kernel let go of every probe just unregistered (see
+    /// [`Int3Kind::let_go`]); if not, says which it kept, and the set's
+    /// memory stays for good (`retire` returns `false`).
+    fn all_let_go(&self) -> bool {
+        let mut kept = 0usize;
+        for &raw in self.ptrs.iter() {
+            // SAFETY: Live (the set frees its slots only after `retire`),
+            // and just handed to the kernel's unregister.
+            if unsafe { B::let_go(raw) } {
+                continue;
+            }
+            if kept == 0 {
+                // SAFETY: The pointers are the `raw` fields of live slots.
+                let slot = unsafe { slot_of::<B>(raw) };
+                pr_err!(
+                    "{} {}: the kernel did not unregister it (its disarm failed: see the \
+                     WARNING above); the set's memory is kept for good\n",
+                    B::NAME,
+                    BStr(slot.symbol()).as_str()
+                );
+            }
+            kept += 1;
+        }
+        if kept > 1 {
+            pr_err!("{} more {}s kept the same way\n", kept - 1, B::NAME);
+        }
+        kept == 0
     }
 }
 
@@ -652,20 +654,8 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
         if self.ptrs.is_empty() {
             return true;
         }
-        if one_by_one {
-            // The naive path batchprobe exists to avoid, kept as a
-            // benchmark baseline: one call and one grace period per probe.
-            for &raw in self.ptrs.iter() {
-                // SAFETY: The type invariant: registered, and `retire`
-                // runs once.
-                unsafe { B::unregister_one(raw) };
-            }
-        } else {
-            let n = c_int::try_from(self.ptrs.len()).unwrap_or(c_int::MAX);
-            // SAFETY: As above; the kernel only reads the array.
-            unsafe { B::unregister_many(self.ptrs.as_ptr().cast_mut(), n) };
-        }
-        true
+        self.unregister_all(one_by_one);
+        self.all_let_go()
     }
 
     fn ftrace_based(&self) -> bool {

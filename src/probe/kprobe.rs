@@ -197,6 +197,12 @@ unsafe impl Int3Kind for Kprobe {
         unsafe { bindings::unregister_kprobes(ptrs, n) }
     }
 
+    unsafe fn let_go(raw: *const bindings::kprobe) -> bool {
+        // SAFETY: `raw` is live (caller); the kernel wrote `addr` under its
+        // mutex before `unregister_kprobes()` returned.
+        !unsafe { core::ptr::read_volatile(&raw const (*raw).addr) }.is_null()
+    }
+
     unsafe fn enable(raw: *mut bindings::kprobe) -> Result {
         // SAFETY: Guaranteed by the caller.
         to_result(unsafe { bindings::enable_kprobe(raw) })

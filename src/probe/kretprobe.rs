@@ -167,6 +167,12 @@ unsafe impl Int3Kind for Kretprobe {
         unsafe { bindings::unregister_kretprobes(ptrs, n) }
     }
 
+    unsafe fn let_go(raw: *const bindings::kretprobe) -> bool {
+        // SAFETY: `raw` is live (caller); the kernel wrote `kp.addr` under
+        // its mutex before `unregister_kretprobes()` returned.
+        !unsafe { core::ptr::read_volatile(&raw const (*raw).kp.addr) }.is_null()
+    }
+
     unsafe fn enable(raw: *mut bindings::kretprobe) -> Result {
         // SAFETY: Guaranteed by the caller; `enable_kretprobe` is this macro.
         to_result(unsafe { bindings::enable_kprobe(core::ptr::addr_of_mut!((*raw).kp)) })
