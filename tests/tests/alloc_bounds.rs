@@ -188,15 +188,16 @@ const REVIEWED: &[Reviewed] = &[
         PROBE_NAMES,
     ),
     r("src/probe.rs", "let mut v = KVec::new();", 1, PROBE_NAMES),
+    // src/probe/chunk.rs
     r(
-        "src/probe.rs",
+        "src/probe/chunk.rs",
         "slots: KVec<Slot<B>>,",
         1,
         "a chunk: CHUNK (64) slots, never grown (the vector of chunks, which \
          grows with the set, is a KVVec)",
     ),
     r(
-        "src/probe.rs",
+        "src/probe/chunk.rs",
         "KVec::with_capacity(CHUNK, GFP_KERNEL)",
         1,
         "one chunk: CHUNK (64) slots",

@@ -36,7 +36,7 @@ const DROPPING: &[&str] = &[".ok()", ".unwrap_or_default()"];
 /// Reviewed: (file, code, why the error cannot be an allocation failure).
 const REVIEWED: &[(&str, &str, &str)] = &[
     (
-        "src/probe.rs",
+        "src/probe/chunk.rs",
         "self.slots.push(slot, GFP_ATOMIC).ok()?;",
         "a push into a chunk's reserved capacity (checked just above): it never allocates",
     ),
