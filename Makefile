@@ -2,7 +2,7 @@
 # batchprobe: developer entry points. The kernel build itself reads Kbuild.
 #
 #   make demo     install, build, boot QEMU, show the module working
-#   make check    host tests + QEMU selftests, ends with "N passed, N failed"
+#   make check    host tests + QEMU selftests, ends with "N passed, N failed, N skipped"
 #   make bench    every method side by side in one boot: BENCHMARKS.md + plot
 #   make bench-stock  the BPF peers at 1000, 10000 and every function, and the
 #                 seed, on Debian's own image (BENCHMARKS-stock.md; needs root)

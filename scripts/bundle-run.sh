@@ -6,7 +6,7 @@
 #         [--tests "test_a.sh test_b.sh"] [--timeout S]
 #   check  the kselftest collection on each kernel flavor (default: every
 #          flavor in the bundle but bench), judged as `make check` judges it;
-#          last line "N passed, N failed"
+#          last line "N passed, N failed, N skipped"
 #   demo   the seed's 256-kprobe workload through tracefs and through one set,
 #          side by side; a direct set on a glob; sets/stats/last_error
 #   bench  `make bench`'s guest side on the bench and distro flavors
@@ -134,7 +134,7 @@ demo)
     grep -aq 'BATCHPROBE-GUEST-DONE rc=0' "$res/console-$f.log" || die "demo failed (see $res/console-$f.log)"
     ;;
 check)
-    pass=0 fail=0 broken=0
+    pass=0 fail=0 skip=0 broken=0
     for f in $flavors; do
         logf=$res/console-$f.log
         if [ "$f" = debug ]; then secs=${tmo:-3000}; else secs=${tmo:-1800}; fi
@@ -145,15 +145,17 @@ check)
         grc=$?
         echo "[$f] $out"
         p=$(echo "$out" | sed -n 's/^guest: \([0-9]*\) passed.*/\1/p')
-        n=$(echo "$out" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')
-        pass=$((pass + ${p:-0})) fail=$((fail + ${n:-0}))
+        n=$(echo "$out" | sed -n 's/.*passed, \([0-9]*\) failed.*/\1/p')
+        s=$(echo "$out" | sed -n 's/.*failed, \([0-9]*\) skipped.*/\1/p')
+        pass=$((pass + ${p:-0})) fail=$((fail + ${n:-0})) skip=$((skip + ${s:-0}))
+        [ -s "$logf.skips" ] && sed "s/^/[$f] skipped: /" "$logf.skips"
         if [ "$qrc" -ne 0 ] || [ "$grc" -ne 0 ]; then
             broken=$((broken + 1))
             log "FAIL: the $f guest run is broken (qemu status $qrc; see $logf)"
         fi
     done
     [ "$broken" -eq 0 ] || [ "$fail" -gt 0 ] || fail=$broken
-    echo "$pass passed, $fail failed"
+    echo "$pass passed, $fail failed, $skip skipped"
     [ "$fail" -eq 0 ] || exit 1
     ;;
 bench)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Judge a guest console log. Usage: check-log.sh LOG EXPECTED_CPUS [--no-tests]
-# Prints "guest: P passed, F failed" and one line per problem found;
+# Prints "guest: P passed, F failed, S skipped" and one line per problem found
+# (the skipped cases and programs, with their reasons, go to LOG.skips);
 # exits non-zero when the guest did not finish, saw the wrong CPU count,
 # reported a failing test, or the kernel printed a splat - even if every
 # test said ok. POSIX sh (make bundle runs it under busybox on hosts that
@@ -41,34 +42,86 @@ else
     seen=$(echo "$start" | sed -n 's/.*nproc=\([0-9]*\).*/\1/p')
     [ "$seen" = "$cpus" ] || problem "guest sees $seen CPUs, asked for $cpus"
 fi
-grep -aq 'BATCHPROBE-GUEST-DONE' "$logf" \
-    || problem "guest did not finish its run (hang, crash or timeout; see $logf)"
+done_line=$(grep -a 'BATCHPROBE-GUEST-DONE' "$logf" | tail -1 | tr -d '\r')
+if [ -z "$done_line" ]; then
+    problem "guest did not finish its run (hang, crash or timeout; see $logf)"
+elif [ "${done_line##*rc=}" != 0 ]; then
+    problem "the guest's run ended with rc=${done_line##*rc=} (\"$done_line\": a selftest failed, kmemleak reported a leak, or the mode failed; see $logf)"
+fi
 
 if [ "$tests" = --no-tests ]; then
     [ "$problems" -eq 0 ]
     exit
 fi
-# The kselftest runner's output: per program "# selftests: batchprobe: P",
-# its KTAP nested under "# " (ending "# # Totals: pass:N fail:N ..."), then
-# "ok|not ok N selftests: batchprobe: P [# SKIP|# TIMEOUT ...|# exit=N]".
-# Cases passed and failed are summed over the programs' totals; a program
-# that failed without reporting a failing case (it died, timed out, or its
-# plan did not match) counts one failure.
-counts=$(tr -d '\r' < "$logf" | awk '
+# The kselftest runner's output: its plan "1..N", then per program
+# "# selftests: batchprobe: P", the program's KTAP nested under "# " (its plan
+# "# 1..K", "# ok|not ok I NAME [# SKIP REASON]" per case, ending "# # Totals:
+# pass:N fail:N xfail:N xpass:N skip:N error:N"), then "ok|not ok N selftests:
+# batchprobe: P [# SKIP|# TIMEOUT ...|# exit=N]". Cases passed, failed and
+# skipped are summed over the programs; a program that failed without
+# reporting a failing case (it died, timed out, or its plan did not match)
+# counts one failure. What the log cannot vouch for is a failure too, named:
+# a program whose cases do not match its own plan (one died half way, or a
+# result line was broken by console output), a program that started and never
+# ended, fewer programs than the runner planned.
+rm -f "$logf.skips"
+judged=$(tr -d '\r' < "$logf" | awk -v skips="$logf.skips" '
+    function close_prog(how) {
+        if (prog == "") return
+        if (plan > 0 && cases != plan)
+            bad[++nbad] = prog ": planned " plan " cases, reported " cases " (died half way, or a result line broken by console output)"
+        if (how == "") bad[++nbad] = prog ": started, never ended (the run stopped in it)"
+        prog = ""
+    }
+    /^1\.\.[0-9]+$/ && runner == "" { runner = substr($0, 4) + 0; next }
+    /^# selftests: / { close_prog("next"); prog = $NF; plan = -1; cases = 0; last = -1; next }
+    /^# 1\.\.[0-9]+/ {
+        v = $2; sub(/^1\.\./, "", v); plan = v + 0
+        if ($0 ~ /# SKIP/) { reason = $0; sub(/^.*# SKIP */, "", reason) }
+        next
+    }
+    /^# (ok|not ok) [0-9]+ / {
+        cases++
+        if ($0 ~ /# SKIP/) {
+            sk++; r = $0; sub(/^# ok [0-9]+ /, "", r); sub(/ *# SKIP.*$/, "", r)
+            print prog ": " r > skips
+        }
+        next
+    }
     /^# # Totals: pass:/ {
         split($0, w, /[: ]+/)
         for (i = 1; i < length(w); i++) {
             if (w[i] == "pass") { p += w[i + 1] }
             if (w[i] == "fail") { f += w[i + 1]; last = w[i + 1] }
+            if (w[i] == "error") { f += w[i + 1]; last += w[i + 1] }
         }
         next
     }
-    /^# selftests: / { last = -1; next }
-    /^(ok|not ok) [0-9]+ selftests: / { n++ }
-    /^not ok [0-9]+ selftests: / { if (last <= 0) f++ }
-    END { print n + 0, p + 0, f + 0 }')
+    /^(ok|not ok) [0-9]+ selftests: / {
+        n++
+        if ($0 ~ /^not ok/ && last <= 0) f++
+        if ($0 ~ /# SKIP/ && plan <= 0) {
+            sk++; r = reason; if (r == "") r = "(no reason given)"
+            print prog ": the whole program: " r > skips
+        }
+        close_prog("end"); reason = ""
+        next
+    }
+    END {
+        close_prog("")
+        if (runner != "" && n != runner)
+            bad[++nbad] = "the runner planned " runner " programs, " n " reported"
+        print n + 0, p + 0, f + 0, sk + 0
+        for (i = 1; i <= nbad; i++) print bad[i]
+    }')
+counts=$(echo "$judged" | head -1)
 set -- $counts
-programs=$1 pass=$2 fail=$3
+programs=$1 pass=$2 fail=$3 skipped=$4
+echo "$judged" | tail -n +2 | while IFS= read -r line; do
+    [ -n "$line" ] && log "FAIL: $line"
+done
+unvouched=$(echo "$judged" | tail -n +2 | grep -c .)
+problems=$((problems + unvouched))
 totals=$programs
 if [ "$programs" -eq 0 ]; then
     problem "no selftest program results in the log"
@@ -81,5 +134,5 @@ elif [ "$fail" -ne 0 ]; then
         /^not ok / { print "    " $0 }' >&2
 fi
 [ "$pass" -gt 0 ] || [ "$totals" -eq 0 ] || problem "no selftest passed"
-echo "guest: $pass passed, $fail failed"
+echo "guest: $pass passed, $fail failed, $skipped skipped"
 [ "$problems" -eq 0 ]

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make check`: install what is missing, build every kernel flavor (cached),
 # run the host tests once, then for each flavor build the module, boot QEMU,
-# run the selftests and judge the log. Ends with one line "N passed, N failed"
-# totalled over the host tests and every flavor. BP_FLAVORS picks the flavors
+# run the selftests and judge the log. Ends with one line "N passed, N failed,
+# N skipped" (each skip listed above it with its reason) totalled over the
+# host tests and every flavor. BP_FLAVORS picks the flavors
 # (default "test debug distro-7.3 debug-7.3 stock-7.3": 6.12's test and
 # debug flavors, 7.3's distro and debug flavors, and Debian's own 7.3 image;
 # NAME-KVER is flavor NAME on release KVER). 6.12's distro flavor runs when
@@ -54,6 +55,7 @@ host_rc=${PIPESTATUS[0]}
 set -e
 host_pass=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i) ~ /^passed;?$/) s += $(i-1) } END { print s + 0 }' "$host_out")
 host_fail=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i) ~ /^failed;?$/) s += $(i-1) } END { print s + 0 }' "$host_out")
+host_skip=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i) ~ /^ignored;?$/) s += $(i-1) } END { print s + 0 }' "$host_out")
 rm -f "$host_out"
 [ "$host_rc" -eq 0 ] || [ "$host_fail" -gt 0 ] || host_fail=1   # a build error counts as a failure
 
@@ -173,7 +175,7 @@ kill "$monitor" 2>/dev/null || true
 wait "$monitor" 2>/dev/null || true
 [ -t 2 ] && echo >&2
 log "guests done: $(progress_line)"
-guest_pass=0 guest_fail=0 broken=0
+guest_pass=0 guest_fail=0 guest_skip=0 broken=0
 for f in $flavors; do
     logf=$BP_ROOT/out/check-console-$f.log
     qemu_rc=$(cat "$logf.qemu-rc" 2>/dev/null || echo 1)
@@ -185,15 +187,22 @@ for f in $flavors; do
     grep -a -E '^(ok|not ok) |^# ' "$logf" | tr -d '\r' | grep -av '^# Totals' | sed "s/^/[$f] /" || true
     echo "[$f] $guest"
     p=$(sed -n 's/^guest: \([0-9]*\) passed.*/\1/p' <<<"$guest")
-    n=$(sed -n 's/.*passed, \([0-9]*\) failed/\1/p' <<<"$guest")
+    n=$(sed -n 's/.*passed, \([0-9]*\) failed.*/\1/p' <<<"$guest")
+    s=$(sed -n 's/.*failed, \([0-9]*\) skipped.*/\1/p' <<<"$guest")
     guest_pass=$((guest_pass + ${p:-0})) guest_fail=$((guest_fail + ${n:-0}))
+    guest_skip=$((guest_skip + ${s:-0}))
     # A broken run (splat, hang, wrong CPU count) fails even if every test said ok.
     if [ "$guest_rc" -ne 0 ] || [ "$qemu_rc" -ne 0 ]; then
         broken=$((broken + 1))
         log "FAIL: the $f guest run is broken (see $logf)"
     fi
 done
-echo "host: $host_pass passed, $host_fail failed"
+echo "host: $host_pass passed, $host_fail failed, $host_skip skipped (#[ignore])"
+# Every skip, with its reason (a skip is not a pass: read them).
+for f in $flavors; do
+    [ -s "$BP_ROOT/out/check-console-$f.log.skips" ] || continue
+    sed "s/^/[$f] skipped: /" "$BP_ROOT/out/check-console-$f.log.skips"
+done
 # What failed, again at the end, where a log's tail shows it.
 for f in $flavors; do
     [ -s "$BP_ROOT/out/check-console-$f.log.problems" ] || continue
@@ -203,5 +212,5 @@ pass=$((host_pass + guest_pass))
 fail=$((host_fail + guest_fail))
 [ "$broken" -eq 0 ] || [ "$fail" -gt 0 ] || fail=$broken
 log "check took $(( $(date +%s) - t0 )) s"
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $((host_skip + guest_skip)) skipped"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The check's verdict, tested: `scripts/check-log.sh` on console logs built
+//! here, one per way a run can go wrong. Each must fail the check and name
+//! what went wrong; a clean log must pass with its counts, skips included.
+//! (Real logs look like these: the kselftest runner's plan and one line per
+//! program, each program's KTAP nested under "# ", kernel lines between.)
+
+mod common;
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// What `check-log.sh` made of a log: its exit status, stdout, stderr and
+/// the skips file.
+struct Verdict {
+    ok: bool,
+    out: String,
+    err: String,
+    skips: String,
+}
+
+/// Runs `check-log.sh` on `log` (2 CPUs asked for) in a fresh file.
+fn judge(name: &str, log: &str) -> Verdict {
+    let dir = std::env::temp_dir().join(format!("bp-check-log-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let path: PathBuf = dir.join(format!("{name}.log"));
+    fs::write(&path, log).unwrap();
+    let script = common::root().join("scripts/check-log.sh");
+    let o = Command::new("sh")
+        .arg(&script)
+        .arg(&path)
+        .arg("2")
+        .output()
+        .expect("sh runs");
+    let skips = fs::read_to_string(path.with_extension("log.skips")).unwrap_or_default();
+    Verdict {
+        ok: o.status.success(),
+        out: String::from_utf8_lossy(&o.stdout).into_owned(),
+        err: String::from_utf8_lossy(&o.stderr).into_owned(),
+        skips,
+    }
+}
+
+/// One program's part of the log: its KTAP (`cases`: "ok 1 a" ...), its
+/// totals and the runner's line (`result`: "ok 1 selftests: ...").
+fn program(
+    name: &str,
+    plan: usize,
+    cases: &[&str],
+    totals: (u32, u32, u32),
+    result: &str,
+) -> String {
+    let mut s = format!("# selftests: batchprobe: {name}\n# TAP version 13\n# 1..{plan}\n");
+    for c in cases {
+        s += &format!("# {c}\n");
+    }
+    s += &format!(
+        "# # Totals: pass:{} fail:{} xfail:0 xpass:0 skip:{} error:0\n",
+        totals.0, totals.1, totals.2
+    );
+    s += result;
+    s += "\n";
+    s
+}
+
+const START: &str =
+    "[    1.0] Linux version 6.12\nBATCHPROBE-GUEST-START mode=check nproc=2 kernel=6.12\n";
+const DONE: &str = "BATCHPROBE-GUEST-DONE rc=0\n";
+
+fn a_ok() -> String {
+    program(
+        "test_a.sh",
+        2,
+        &["ok 1 first", "ok 2 second (no CONFIG_X) # SKIP"],
+        (1, 0, 1),
+        "ok 1 selftests: batchprobe: test_a.sh",
+    )
+}
+
+fn b_ok() -> String {
+    program(
+        "test_b.sh",
+        2,
+        &["ok 1 one", "ok 2 two"],
+        (2, 0, 0),
+        "ok 2 selftests: batchprobe: test_b.sh",
+    )
+}
+
+/// A program that skips whole, as the runner reports it.
+fn c_skip() -> String {
+    "# selftests: batchprobe: test_c.sh\n# TAP version 13\n\
+     # 1..0 # SKIP requires /proc/cmdline:bp.inject=fail\n\
+     ok 3 selftests: batchprobe: test_c.sh # SKIP\n"
+        .to_string()
+}
+
+fn log(runner_plan: usize, body: &str, done: &str) -> String {
+    format!("{START}TAP version 13\n1..{runner_plan}\n{body}{done}")
+}
+
+#[test]
+fn a_clean_run_passes_with_its_counts_and_skips() {
+    let v = judge("clean", &log(3, &(a_ok() + &b_ok() + &c_skip()), DONE));
+    assert!(v.ok, "{}{}", v.out, v.err);
+    assert_eq!(v.out.trim(), "guest: 3 passed, 0 failed, 2 skipped");
+    assert!(
+        v.skips.contains("test_a.sh: second (no CONFIG_X)\n"),
+        "{}",
+        v.skips
+    );
+    assert!(
+        v.skips
+            .contains("test_c.sh: the whole program: requires /proc/cmdline:bp.inject=fail"),
+        "{}",
+        v.skips
+    );
+}
+
+#[test]
+fn a_failed_case_fails() {
+    let bad = program(
+        "test_b.sh",
+        2,
+        &["ok 1 one", "not ok 2 two"],
+        (1, 1, 0),
+        "not ok 2 selftests: batchprobe: test_b.sh # exit=1",
+    );
+    let v = judge(
+        "notok",
+        &log(
+            3,
+            &(a_ok() + &bad + &c_skip()),
+            "BATCHPROBE-GUEST-DONE rc=1\n",
+        ),
+    );
+    assert!(!v.ok);
+    assert!(v.out.contains("1 failed"), "{}", v.out);
+    assert!(v.err.contains("test_b.sh: not ok 2 two"), "{}", v.err);
+}
+
+#[test]
+fn a_missing_program_fails() {
+    let v = judge("missing", &log(3, &(a_ok() + &b_ok()), DONE));
+    assert!(!v.ok);
+    assert!(
+        v.err.contains("the runner planned 3 programs, 2 reported"),
+        "{}",
+        v.err
+    );
+}
+
+#[test]
+fn a_program_that_never_ended_fails() {
+    let half = "# selftests: batchprobe: test_c.sh\n# TAP version 13\n# 1..4\n# ok 1 x\n";
+    let v = judge("unended", &log(3, &(a_ok() + &b_ok() + half), DONE));
+    assert!(!v.ok);
+    assert!(
+        v.err.contains("test_c.sh: started, never ended"),
+        "{}",
+        v.err
+    );
+}
+
+#[test]
+fn a_result_line_broken_by_the_console_fails() {
+    // The kernel's line cut "# ok 2 two" inside its "ok": the result is lost,
+    // one case fewer than planned.
+    let broken = program(
+        "test_b.sh",
+        2,
+        &["ok 1 one", "o[  12.3] batchprobe: loaded\nk 2 two"],
+        (2, 0, 0),
+        "ok 2 selftests: batchprobe: test_b.sh",
+    );
+    let v = judge("broken", &log(3, &(a_ok() + &broken + &c_skip()), DONE));
+    assert!(!v.ok);
+    assert!(
+        v.err.contains("test_b.sh: planned 2 cases, reported 1"),
+        "{}",
+        v.err
+    );
+}
+
+#[test]
+fn a_splat_fails_and_is_shown_whole() {
+    let splat = "------------[ cut here ]------------\n\
+                 Failed to disarm kprobe-ftrace at vfs_read+0x4/0x100 (error -2)\n\
+                 WARNING: CPU: 0 PID: 10 at kernel/kprobes.c:1131 disarm_kprobe_ftrace+0xbf/0xe0\n\
+                 Call Trace:\n <TASK>\n ---[ end trace 0000000000000000 ]---\n";
+    let header = "# selftests: batchprobe: test_b.sh\n";
+    let body = a_ok() + header + splat + &b_ok().replacen(header, "", 1) + &c_skip();
+    let v = judge("splat", &log(3, &body, DONE));
+    assert!(!v.ok);
+    assert!(
+        v.err.contains("kernel splat in the console log"),
+        "{}",
+        v.err
+    );
+    assert!(v.err.contains("(error -2)"), "{}", v.err);
+    assert!(
+        v.err.contains("selftests: batchprobe: test_b.sh"),
+        "{}",
+        v.err
+    );
+}
+
+#[test]
+fn a_guest_that_never_finished_fails() {
+    let v = judge("timeout", &log(3, &(a_ok() + &b_ok() + &c_skip()), ""));
+    assert!(!v.ok);
+    assert!(v.err.contains("guest did not finish its run"), "{}", v.err);
+}
+
+#[test]
+fn a_nonzero_guest_rc_fails() {
+    let v = judge(
+        "rc",
+        &log(
+            3,
+            &(a_ok() + &b_ok() + &c_skip()),
+            "BATCHPROBE-GUEST-DONE rc=1\n",
+        ),
+    );
+    assert!(!v.ok);
+    assert!(v.err.contains("ended with rc=1"), "{}", v.err);
+}
