@@ -12,7 +12,8 @@ done
 command -v ktap_test_pass > /dev/null || { echo "bp_lib.sh: kselftest/ktap_helpers.sh not found" >&2; exit 1; }
 
 # The shim. A test program calls ktap_plan N, then one result per case,
-# then ktap_finish (it exits: 0 when every planned case passed or skipped).
+# then ktap_finish (it exits: 0 when every planned case passed or skipped,
+# none failed and none ran beyond the plan).
 ktap_plan() { ktap_print_header; ktap_set_plan "$1"; }
 ktap_pass() { ktap_test_pass "$1"; }
 ktap_fail() {
@@ -26,7 +27,16 @@ ktap_check() {
     name=$1; shift
     if out=$("$@" 2>&1); then ktap_pass "$name"; else ktap_fail "$name" "'$*' failed: $out"; fi
 }
-ktap_finish() { ktap_finished; }
+# The kernel's ktap_finished exits 0 when passed + skipped equal the plan,
+# even with a failed case beside an unplanned one: here any failure, or any
+# count of cases other than the plan, fails the program.
+ktap_finish() {
+    ktap_print_totals
+    _ran=$((KTAP_CNT_PASS + KTAP_CNT_SKIP + KTAP_CNT_FAIL))
+    [ "$_ran" -eq "$KSFT_NUM_TESTS" ] || echo "# planned $KSFT_NUM_TESTS cases, ran $_ran"
+    [ "$KTAP_CNT_FAIL" -eq 0 ] && [ "$_ran" -eq "$KSFT_NUM_TESTS" ] && exit "$KSFT_PASS"
+    exit "$KSFT_FAIL"
+}
 # bp_skip_all REASON: the whole program cannot run here: kselftest's skip.
 bp_skip_all() {
     ktap_print_header

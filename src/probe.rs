@@ -13,6 +13,7 @@
 mod chunk;
 pub(crate) mod kprobe;
 pub(crate) mod kretprobe;
+pub(crate) mod notrace;
 mod post;
 
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -29,6 +30,8 @@ use crate::error::{self, BStr, Failed};
 use crate::errtext;
 use crate::events::tracefs::{EventSlot, Fired};
 use crate::gate::Gate;
+use crate::kallsyms;
+use crate::locked::Locked;
 use crate::retpool::Machine;
 use chunk::{Chunk, CHUNK};
 use post::register_with_post;
@@ -132,7 +135,19 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
     ///
     /// `raw` is live, and was handed to `unregister_many` or
     /// `unregister_one`.
-    unsafe fn let_go(raw: *const Self::Raw) -> bool;
+    unsafe fn let_go(raw: *const Self::Raw) -> bool {
+        // SAFETY: Live (caller); the kernel wrote `addr` under its mutex
+        // before the unregister call returned.
+        unsafe { Self::addr(raw) != 0 }
+    }
+
+    /// The probe's address: where the kernel put it once registered; 0 for
+    /// one it could not unregister ([`Int3Kind::let_go`]).
+    ///
+    /// # Safety
+    ///
+    /// `raw` is live.
+    unsafe fn addr(raw: *const Self::Raw) -> usize;
 
     /// Arms a registered probe.
     ///
@@ -607,7 +622,18 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
             entry_data: t.args.map_or(0, |a| a.entry_data_size()),
         };
         let meta = Meta::new(ctx.gate, t)?;
-        Ok(self.register(meta, how, |raw| B::verify(raw, t))?)
+        // A line whose function no walk met (the kernel resolves its name):
+        // judged where the kernel put it (the builder judged the others).
+        let judge = notrace::applies(t) && t.text.is_none();
+        let locked = ctx.locked;
+        Ok(self.register(meta, how, |raw| {
+            B::verify(raw, t)?;
+            if judge {
+                // SAFETY: `raw` was just registered.
+                notrace_at(locked, t, unsafe { B::addr(raw) })?;
+            }
+            Ok(())
+        })?)
     }
 
     fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], Error)) -> Result<(), Failed> {
@@ -672,6 +698,34 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
                 return;
             }
         }
+    }
+}
+
+/// [`notrace`]'s rule for a probe the kernel put at `addr`: its function
+/// is the symbol that contains `addr` (none: nothing to judge, as the
+/// kernel's own check finds none).
+fn notrace_at(locked: Locked<'_>, t: &Target<'_>, addr: usize) -> Result<(), Refused> {
+    const NO_ROOM: &str = "out of memory checking whether ftrace can trace the function";
+    let start = match kallsyms::offset_in_symbol(addr) {
+        Ok(Some(off)) => addr.wrapping_sub(off as usize),
+        Ok(None) => return Ok(()),
+        Err(error) => {
+            return Err(Refused {
+                error,
+                what: NO_ROOM,
+            })
+        }
+    };
+    match notrace::refuses(locked, t, start, None) {
+        Ok(false) => Ok(()),
+        Ok(true) => Err(Refused {
+            error: EINVAL,
+            what: notrace::REFUSAL,
+        }),
+        Err(error) => Err(Refused {
+            error,
+            what: NO_ROOM,
+        }),
     }
 }
 

@@ -197,10 +197,10 @@ unsafe impl Int3Kind for Kprobe {
         unsafe { bindings::unregister_kprobes(ptrs, n) }
     }
 
-    unsafe fn let_go(raw: *const bindings::kprobe) -> bool {
-        // SAFETY: `raw` is live (caller); the kernel wrote `addr` under its
-        // mutex before `unregister_kprobes()` returned.
-        !unsafe { core::ptr::read_volatile(&raw const (*raw).addr) }.is_null()
+    unsafe fn addr(raw: *const bindings::kprobe) -> usize {
+        // SAFETY: `raw` is live (caller); the kernel writes `addr` under its
+        // mutex: one volatile read.
+        unsafe { core::ptr::read_volatile(&raw const (*raw).addr) as usize }
     }
 
     unsafe fn enable(raw: *mut bindings::kprobe) -> Result {

@@ -167,10 +167,10 @@ unsafe impl Int3Kind for Kretprobe {
         unsafe { bindings::unregister_kretprobes(ptrs, n) }
     }
 
-    unsafe fn let_go(raw: *const bindings::kretprobe) -> bool {
-        // SAFETY: `raw` is live (caller); the kernel wrote `kp.addr` under
-        // its mutex before `unregister_kretprobes()` returned.
-        !unsafe { core::ptr::read_volatile(&raw const (*raw).kp.addr) }.is_null()
+    unsafe fn addr(raw: *const bindings::kretprobe) -> usize {
+        // SAFETY: `raw` is live (caller); the kernel writes `kp.addr` under
+        // its mutex: one volatile read.
+        unsafe { core::ptr::read_volatile(&raw const (*raw).kp.addr) as usize }
     }
 
     unsafe fn enable(raw: *mut bindings::kretprobe) -> Result {

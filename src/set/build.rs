@@ -24,6 +24,7 @@ use crate::gate::{Client, Gate};
 use crate::gpcount;
 use crate::lifecycle::SetState;
 use crate::locked::Locked;
+use crate::probe::notrace;
 use crate::probecap::{Admit, Budget, Cap};
 use crate::rcu::{self, RcuBox, RcuOption};
 use crate::retpool::{self, Machine};
@@ -429,6 +430,9 @@ impl Builder<'_> {
             _ => t.site,
         };
         let t = &Target { site, ..*t };
+        if self.refuses_notrace(t)? {
+            return refused(self.skipped, "probe", t, EINVAL, notrace::REFUSAL);
+        }
         let ctx = self.ctx;
         let (backends, skipped) = (&mut *self.backends, &mut *self.skipped);
         let Some((b, found)) = Backends::route(backends, &ctx, t) else {
@@ -461,6 +465,25 @@ impl Builder<'_> {
                 refused(skipped, name, t, error, what)
             }
         }
+    }
+
+    /// Whether `t` is a line on a function ftrace cannot trace, which
+    /// `kprobe_events` refuses ([`notrace`]), judged here when a walk met
+    /// its function (the int3 backend judges the others once the kernel
+    /// resolved them).
+    fn refuses_notrace(&self, t: &Target<'_>) -> Result<bool, Failed> {
+        let Some((start, _)) = t.text.filter(|_| notrace::applies(t)) else {
+            return Ok(false);
+        };
+        notrace::refuses(self.ctx.locked, t, start, t.site).map_err(|e| {
+            Failed::new(
+                e,
+                format_args!(
+                    "{}: checking whether ftrace can trace it failed",
+                    BStr(t.symbol)
+                ),
+            )
+        })
     }
 
     /// Counts `t` against the set's probe cap ([`crate::probecap`]). Past

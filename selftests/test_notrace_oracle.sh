@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# description: p:/r: lines on notrace functions are refused as kprobe_events refuses them, in the same boot
+# requires: CONFIG_KPROBE_EVENTS, CONFIG_DYNAMIC_FTRACE (available_filter_functions)
+#
+# kprobe_events refuses a probe in a function ftrace has no call site in
+# (within_notrace_func(): "Could not probe notrace function", EINVAL),
+# judging a suffixed symbol (foo.cold) by foo. batchprobe's p:, p!:, r: and
+# r!: lines must get the same verdict on the same functions: for each
+# candidate (notrace functions, traceable ones, and a .cold part whose
+# function is traceable where the compiler made any), the kernel's verdict
+# on "p:" and "r:" in kprobe_events is the oracle; batchprobe accepts
+# exactly what it accepts, and refuses a notrace function with EINVAL and
+# the kernel's words in last_error. A glob skips its notrace members (as
+# BPF's kprobe_multi, which attaches through ftrace, never takes them).
+. ./bp_lib.sh
+T=/sys/kernel/tracing
+tmp=/tmp/bp-notrace
+mkdir -p $tmp
+awk 'NF == 1' $T/available_filter_functions > $tmp/traceable
+awk 'NF == 3 && ($2 == "t" || $2 == "T") { n[$3]++ } END { for (s in n) if (n[s] > 1) print s }' /proc/kallsyms > $tmp/twice
+awk 'NF == 2 { print $2 }' /sys/kernel/debug/kprobes/blacklist > $tmp/black
+# Unique, dotless, not blacklisted text functions ftrace cannot trace, whose
+# names match a pattern: the trace events' output functions (notrace by
+# definition, in regular text, called only when a trace is read).
+untraced() {
+    awk -v t=$tmp/traceable -v d=$tmp/twice -v b=$tmp/black '
+        BEGIN { while ((getline l < t) > 0) ok[l] = 1; while ((getline l < d) > 0) twice[l] = 1
+                while ((getline l < b) > 0) black[l] = 1 }
+        NF == 3 && ($2 == "t" || $2 == "T") && !($3 in ok) && !($3 in twice) && !($3 in black) &&
+        $3 !~ /\./ && $3 ~ /'"$1"'/ { print $3 }' /proc/kallsyms
+}
+notrace=$(untraced '^trace_raw_output_' | head -4)
+traced=""
+for s in vfs_read ksys_read; do
+    grep -qx "$s" $tmp/traceable && ! grep -qx "$s" $tmp/twice && traced="$traced $s"
+done
+# X.cold whose X ftrace can trace (GCC makes them; clang does not).
+cold=$(awk -v t=$tmp/traceable -v d=$tmp/twice '
+    BEGIN { while ((getline l < t) > 0) ok[l] = 1; while ((getline l < d) > 0) twice[l] = 1 }
+    NF == 3 && ($2 == "t" || $2 == "T") && $3 ~ /^[a-z_0-9]+\.cold$/ { b = $3; sub(/\.cold$/, "", b)
+        if ((b in ok) && !(b in twice) && !($3 in twice)) { print $3; exit } }' /proc/kallsyms)
+ncand=$(echo $notrace $traced $cold | wc -w)
+ktap_plan $((ncand * 4 + 6))
+echo "# notrace:$(echo " $notrace" | tr -s ' ') | traceable:$traced | cold: ${cold:-none (no .cold symbols: a clang build)}"
+
+bp_load
+# kernel VERB SYM: the kernel's verdict on "VERB:bpnt/c SYM" in kprobe_events
+# ("ok", or the errno), the event removed again.
+kernel() {
+    if out=$(printf '%s:bpnt/c %s\n' "$1" "$2" | bpwrite $T/kprobe_events 2>&1); then
+        echo '-:bpnt/c' | bpwrite $T/kprobe_events
+        echo ok
+    else
+        echo "$out" | sed -n 's/.*(errno \([0-9]*\)).*/\1/p'
+    fi
+}
+# ours KIND SYM: batchprobe's verdict on "KIND:nt/c SYM" + create ("ok", or
+# the errno), the set unregistered again.
+ours() {
+    if out=$(printf '%s:nt/c %s\ncreate nt\n' "$1" "$2" | bpwrite "$BP_CTL" 2>&1); then
+        printf 'unregister nt --sync\n' | bpwrite "$BP_CTL"
+        echo ok
+    else
+        # (A failed write stages nothing: nothing to drop.)
+        echo "$out" | sed -n 's/.*(errno \([0-9]*\)).*/\1/p'
+    fi
+}
+n=0
+for s in $notrace $traced $cold; do
+    n=$((n + 1))
+    for kind in p p! r r!; do
+        k=$(kernel "${kind%!}" "$s") o=$(ours "$kind" "$s")
+        echo "# $kind:$s: kprobe_events ${k:-?}, batchprobe ${o:-?}"
+        ktap_check "c${n}_${kind%!}$( [ "$kind" != "${kind%!}" ] && echo _int3)_agrees_with_kprobe_events" \
+            test "${k:-?}" = "${o:-?}"
+    done
+done
+s=$(echo $notrace | awk '{ print $1 }')
+if [ -n "$s" ]; then
+    ours p "$s" > /dev/null
+    ktap_check "last_error_in_the_kernels_words" sh -c "grep -q 'Could not probe notrace function' $BP_DEBUGFS/last_error || { sed 's/^/# /' $BP_DEBUGFS/last_error; false; }"
+    dmesg | grep -q "Could not probe notrace function $s" && kw=yes || kw=no
+    ktap_check "kernel_said_it_too" test $kw = yes
+else
+    ktap_skip "last_error_in_the_kernels_words" "no notrace function found"
+    ktap_skip "kernel_said_it_too" "no notrace function found"
+fi
+# A glob over the output functions and one traceable line: the set is made,
+# every notrace member skipped (EINVAL), none of them a kprobe.
+kp0=$(kprobes_registered)
+ktap_check "glob_made" bp_ctl "p:g/ trace_raw_output_* max=20\np:g/t vfs_read\ncreate g\n"
+echo "# glob: $(bp_field g fprobes) fprobes, $(bp_field g kprobes) kprobes, $(bp_field g skipped) skipped"
+ktap_check "glob_notrace_members_skipped" test "$(bp_field g skipped)" -gt 0 -a "$(bp_field g kprobes)" -eq 0
+ktap_check "rmmod" sh -c ". ./bp_lib.sh; bp_ctl 'unregister g\nflush\n' && test \$(kprobes_registered) -eq $kp0 && rmmod batchprobe"
+rm -rf $tmp
+ktap_finish

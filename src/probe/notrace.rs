@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What `kprobe_events` refuses as a notrace function, batchprobe refuses
+//! too: a `p:` or `r:` line (with or without `!`) on a function ftrace has
+//! no call site in (`within_notrace_func()` in
+//! `kernel/trace/trace_kprobe.c`: "Could not probe notrace function"),
+//! whichever backend would serve it. Such functions are notrace for a
+//! reason (the tracing code itself, early or low-level paths), and a probe
+//! handler's own calls may lead into them. An explicit line on a suffixed
+//! symbol (`foo.cold`, which never has a call site) is judged by `foo`, as
+//! the kernel judges it; a glob member is skipped, as BPF's `kprobe_multi`
+//! skips what ftrace cannot trace. `d:` lines are ftrace's own: ftrace
+//! refuses them there already. API targets are not control lines and are
+//! not judged here.
+
+use kernel::prelude::*;
+
+use crate::backend::Target;
+use crate::command::ProbeKind;
+use crate::ftrace;
+use crate::kallsyms::TextTable;
+use crate::locked::Locked;
+
+/// The refusal, in the kernel's words (`EINVAL`).
+pub(crate) const REFUSAL: &str =
+    "Could not probe notrace function (ftrace has no call site in it; kprobe_events refuses it too)";
+
+/// Whether the rule applies to `t`: a control line's kprobe or kretprobe.
+pub(crate) fn applies(t: &Target<'_>) -> bool {
+    t.line.is_some() && matches!(t.kind, ProbeKind::Kprobe | ProbeKind::Kretprobe { .. })
+}
+
+/// Whether the function at `start` (a text symbol's address) has no
+/// ftrace call site: `site` as the set's builder knew it (`None`: ftrace
+/// is asked now).
+fn notrace(locked: Locked<'_>, start: usize, site: Option<Option<usize>>) -> Result<bool> {
+    match ftrace::traceable(locked, start, site) {
+        Ok(_) => Ok(false),
+        Err(e) if e == EINVAL => Ok(true),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether `t`, whose function starts at `start` (`site`: its call site as
+/// the builder knew it), is refused: its function is notrace, and it is
+/// not an explicit line on `BASE.SUFFIX` whose `BASE` ftrace can trace.
+pub(crate) fn refuses(
+    locked: Locked<'_>,
+    t: &Target<'_>,
+    start: usize,
+    site: Option<Option<usize>>,
+) -> Result<bool> {
+    if !notrace(locked, start, site)? {
+        return Ok(false);
+    }
+    let base = match t.symbol.iter().position(|&c| c == b'.') {
+        Some(dot) if t.explicit && dot > 0 => t.symbol.get(..dot).unwrap_or(&[]),
+        _ => return Ok(true),
+    };
+    // One walk of the kernel's text symbols, for an explicit suffixed line
+    // only (`kprobe_lookup_name()`: the first symbol of that name).
+    let text = TextTable::new()?;
+    match text.first_named(base).and_then(|i| text.get(i)) {
+        Some((addr, _)) => notrace(locked, addr, None),
+        None => Ok(true),
+    }
+}
