@@ -157,6 +157,11 @@ unsigned int bp_fentry_max_offset(void)
 	return ENDBR_INSN_SIZE;
 }
 
+bool bp_notrace_refused(void)
+{
+	return !IS_ENABLED(CONFIG_KPROBE_EVENTS_ON_NOTRACE);
+}
+
 void bp_ftrace_scratch_free(void)
 {
 	ftrace_free_filter(&bp_scratch_ops);

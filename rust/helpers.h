@@ -178,6 +178,12 @@ void bp_ftrace_scratch_free(void);
  */
 unsigned int bp_fentry_max_offset(void);
 /*
+ * Whether kprobe_events refuses probes in notrace functions, as it does
+ * unless the kernel is built with CONFIG_KPROBE_EVENTS_ON_NOTRACE (a debug
+ * option): batchprobe refuses them where it does (src/probe/notrace.rs).
+ */
+bool bp_notrace_refused(void);
+/*
  * The trampoline a registered direct @ops is on: what ftrace recorded in
  * register_ftrace_direct() and each modify_ftrace_direct() that succeeded.
  */

@@ -16,6 +16,7 @@
 use kernel::prelude::*;
 
 use crate::backend::Target;
+use crate::bindings;
 use crate::command::ProbeKind;
 use crate::ftrace;
 use crate::kallsyms::TextTable;
@@ -25,9 +26,14 @@ use crate::locked::Locked;
 pub(crate) const REFUSAL: &str =
     "Could not probe notrace function (ftrace has no call site in it; kprobe_events refuses it too)";
 
-/// Whether the rule applies to `t`: a control line's kprobe or kretprobe.
+/// Whether the rule applies to `t`: a control line's kprobe or kretprobe,
+/// on a kernel whose `kprobe_events` refuses notrace functions (all but
+/// those built with `CONFIG_KPROBE_EVENTS_ON_NOTRACE`, a debug option).
 pub(crate) fn applies(t: &Target<'_>) -> bool {
-    t.line.is_some() && matches!(t.kind, ProbeKind::Kprobe | ProbeKind::Kretprobe { .. })
+    t.line.is_some()
+        && matches!(t.kind, ProbeKind::Kprobe | ProbeKind::Kretprobe { .. })
+        // SAFETY: It returns a constant.
+        && unsafe { bindings::bp_notrace_refused() }
 }
 
 /// Whether the function at `start` (a text symbol's address) has no
