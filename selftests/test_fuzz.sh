@@ -16,7 +16,7 @@
 # enabled_functions), and unregistering every set leaves neither with
 # anything of ours (no fprobe, and no event once they are off, either).
 . ./bp_lib.sh
-ktap_plan 10
+ktap_plan 12
 T=/sys/kernel/tracing
 # 3,000 batches (make check's size: six flavors under TCG on two cores must
 # fit CI's 90 minutes; BP_FUZZ_BATCHES=10000 in the guest for a longer run);
@@ -58,6 +58,10 @@ for f in $T/events/s[0-9]/enable; do [ -e "$f" ] && echo 0 > "$f"; done
 echo "# event groups of fuzzed sets: $(ls -d $T/events/s[0-9] 2>/dev/null | wc -l); entries in the ring buffer: $(cat $T/per_cpu/cpu*/stats | awk '/^entries:/ { n += $2 } END { print n + 0 }'), at most during the fuzz: $(cat /tmp/fuzz-most 2>/dev/null || echo 0)"
 echo "# seed $seed: $batches batches, $res (accepted refused), $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { print b - a }') s"
 ktap_check "every_batch_answered" test "$(echo $res | awk '{ print $1 + $2 }')" -eq "$batches"
+# The work happened: batches were taken and batches refused (the fuzzer
+# writes both kinds), and probes wrote records while their events were on.
+ktap_check "batches_taken_and_refused" test "$(echo $res | awk '{ print ($1 > 0 && $2 > 0) }')" = 1
+ktap_check "records_written" test "$(cat /tmp/fuzz-most 2>/dev/null || echo 0)" -gt 0
 bp_ctl 'flush\n'
 # Ours as the module lists them: live sets' kprobes and kretprobes, plus the
 # grace-period counters (one kprobe per kind this kernel has).
