@@ -166,7 +166,7 @@ unchanged "case_5"
 # read), refused with EINVAL before the kernel could make a probe of it.
 N=$(awk 'NR == FNR { tr[$1] = 1; next }
          ($2 == "t" || $2 == "T") && NF == 3 && !($3 in tr) &&
-         $3 ~ /^trace_raw_output_/ { print $3; exit }' \
+         $3 ~ /^trace_raw_output_/ && $3 !~ /\./ { print $3; exit }' \
         $T/available_filter_functions /proc/kallsyms)
 if [ -n "$N" ]; then
     echo "# untraced: $N"

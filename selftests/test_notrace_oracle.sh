@@ -41,7 +41,7 @@ cold=$(awk -v t=$tmp/traceable -v d=$tmp/twice '
     NF == 3 && ($2 == "t" || $2 == "T") && $3 ~ /^[a-z_0-9]+\.cold$/ { b = $3; sub(/\.cold$/, "", b)
         if ((b in ok) && !(b in twice) && !($3 in twice)) { print $3; exit } }' /proc/kallsyms)
 ncand=$(echo $notrace $traced $cold | wc -w)
-ktap_plan $((ncand * 4 + 6))
+ktap_plan $((ncand * 4 + 8))
 echo "# notrace:$(echo " $notrace" | tr -s ' ') | traceable:$traced | cold: ${cold:-none (no .cold symbols: a clang build)}"
 
 bp_load
@@ -77,6 +77,18 @@ for s in $notrace $traced $cold; do
     done
 done
 s=$(echo $notrace | awk '{ print $1 }')
+# Mid-instruction in a notrace function: kprobe_events judges the function
+# before kprobes judge the offset (EINVAL, not EILSEQ); so does batchprobe.
+for kind in p p!; do
+    name="mid_instruction_${kind%!}$( [ "$kind" != "${kind%!}" ] && echo _int3)_agrees_with_kprobe_events"
+    if [ -n "$s" ]; then
+        k=$(kernel p "$s+1") o=$(ours "$kind" "$s+1")
+        echo "# $kind:$s+1: kprobe_events ${k:-?}, batchprobe ${o:-?}"
+        ktap_check "$name" test "${k:-?}" = "${o:-?}"
+    else
+        ktap_skip "$name" "no notrace function found"
+    fi
+done
 if [ -n "$s" ]; then
     ours p "$s" > /dev/null
     ktap_check "last_error_in_the_kernels_words" sh -c "grep -q 'Could not probe notrace function' $BP_DEBUGFS/last_error || { sed 's/^/# /' $BP_DEBUGFS/last_error; false; }"

@@ -470,13 +470,17 @@ impl<B: Int3Kind> Int3Set<B> {
     }
 
     /// Sets up a probe as `how` says and registers it (no grace period).
-    /// A refused probe is dropped again at once. `verify` then checks the
-    /// registered probe: an error from it unregisters the probe again (one
-    /// grace period, on this failure path only) and refuses it.
+    /// A probe the kernel refuses is dropped again at once, refused as
+    /// `first` says of it if it says anything (a refusal `kprobe_events`
+    /// makes before registering), else with the kernel's errno. `verify`
+    /// then checks the registered probe: an error from it unregisters the
+    /// probe again (one grace period, on this failure path only) and
+    /// refuses it.
     fn register(
         &mut self,
         meta: Meta,
         how: How,
+        first: impl FnOnce(*mut B::Raw) -> Option<Refused>,
         verify: impl FnOnce(*mut B::Raw) -> Result<(), Refused>,
     ) -> Result<Added, AllocError> {
         self.ptrs.reserve(1, GFP_KERNEL)?;
@@ -504,9 +508,13 @@ impl<B: Int3Kind> Int3Set<B> {
         // SAFETY: Set up by `init`, not registered yet, and pinned in its
         // chunk; the set frees it a grace period after unregistering.
         if let Err(e) = unsafe { B::register(raw) } {
+            let first = first(raw);
             // Never registered: the kernel holds no pointer into it.
             chunk.drop_last();
-            return Ok(Added::refused(e, error::refusal(B::SITE, e)));
+            return Ok(first.map_or_else(
+                || Added::refused(e, error::refusal(B::SITE, e)),
+                Added::Refused,
+            ));
         }
         // SAFETY: `raw` was just registered.
         if how.post == Post::IfNotFtrace && !unsafe { B::ftrace_based(raw) } {
@@ -626,14 +634,27 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
         // judged where the kernel put it (the builder judged the others).
         let judge = notrace::applies(t) && t.text.is_none();
         let locked = ctx.locked;
-        Ok(self.register(meta, how, |raw| {
+        // Refused by the kernel: `kprobe_events` would have refused a
+        // notrace function first. `register_kprobe()` sets `addr` once it
+        // resolved the target, before most of its own refusals (a
+        // mid-instruction offset, say); 0: it never got that far.
+        let first = |raw: *mut B::Raw| {
+            // SAFETY: `raw` is live: the caller drops it after this.
+            let addr = unsafe { B::addr(raw) };
+            if !judge || addr == 0 {
+                return None;
+            }
+            notrace_at(locked, t, addr).err()
+        };
+        let verify = |raw| {
             B::verify(raw, t)?;
             if judge {
                 // SAFETY: `raw` was just registered.
                 notrace_at(locked, t, unsafe { B::addr(raw) })?;
             }
             Ok(())
-        })?)
+        };
+        Ok(self.register(meta, how, first, verify)?)
     }
 
     fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], Error)) -> Result<(), Failed> {
