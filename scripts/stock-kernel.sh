@@ -183,8 +183,13 @@ if [ "$what" = build ] || [ "$what" = all ] || [ "$what" = initramfs ] || [ ! -f
     mkdir -p "$R/batchprobe"
     # Tracked and untracked-not-ignored files: the sources, not this tree's
     # own build outputs (the copy keeps its own, Kbuild rebuilds what changed).
+    # rsync keeps a file's own mtime, which can be older than the copy's
+    # outputs (edited here before another clone's build was copied in): a
+    # header change then went unseen (stale bindings). So files are compared
+    # by content, and each one copied is touched, newer than any output.
     (cd "$BP_ROOT" && git ls-files -co --exclude-standard) \
-        | rsync -a --files-from=- "$BP_ROOT/" "$R/batchprobe/src/"
+        | rsync -a --checksum --out-format='%n' --files-from=- "$BP_ROOT/" "$R/batchprobe/src/" \
+        | grep -v '/$' | (cd "$R/batchprobe/src" && xargs -r -d '\n' touch --)
     in_chroot bash -c "cd /batchprobe/src && KDIR=$ksrc nice -n 10 scripts/build-module.sh >/dev/null && KDIR=$ksrc nice -n 10 scripts/build-clients.sh >/dev/null" \
         || die "stock-kernel: building the modules failed"
     rm -f "$out"/*.ko
