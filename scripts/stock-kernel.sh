@@ -189,7 +189,7 @@ if [ "$what" = build ] || [ "$what" = all ] || [ "$what" = initramfs ] || [ ! -f
     # by content, and each one copied is touched, newer than any output.
     (cd "$BP_ROOT" && git ls-files -co --exclude-standard) \
         | rsync -a --checksum --out-format='%n' --files-from=- "$BP_ROOT/" "$R/batchprobe/src/" \
-        | grep -v '/$' | (cd "$R/batchprobe/src" && xargs -r -d '\n' touch --)
+        | { grep -v '/$' || true; } | (cd "$R/batchprobe/src" && xargs -r -d '\n' touch --)
     in_chroot bash -c "cd /batchprobe/src && KDIR=$ksrc nice -n 10 scripts/build-module.sh >/dev/null && KDIR=$ksrc nice -n 10 scripts/build-clients.sh >/dev/null" \
         || die "stock-kernel: building the modules failed"
     rm -f "$out"/*.ko
