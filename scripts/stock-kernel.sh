@@ -183,13 +183,13 @@ if [ "$what" = build ] || [ "$what" = all ] || [ "$what" = initramfs ] || [ ! -f
     mkdir -p "$R/batchprobe"
     # Tracked and untracked-not-ignored files: the sources, not this tree's
     # own build outputs (the copy keeps its own, Kbuild rebuilds what changed).
-    # rsync keeps a file's own mtime, which can be older than the copy's
-    # outputs (edited here before another clone's build was copied in): a
-    # header change then went unseen (stale bindings). So files are compared
-    # by content, and each one copied is touched, newer than any output.
+    # Compared by content, and copied without the source's mtime (no -t):
+    # a file copied is newer than every output, one left alone keeps its
+    # time. (rsync -a kept a file's own mtime, older than the copy's outputs
+    # when it was edited before another clone's build: a changed header or
+    # C file went unseen, and the build linked stale objects.)
     (cd "$BP_ROOT" && git ls-files -co --exclude-standard) \
-        | rsync -a --checksum --out-format='%n' --files-from=- "$BP_ROOT/" "$R/batchprobe/src/" \
-        | { grep -v '/$' || true; } | (cd "$R/batchprobe/src" && xargs -r -d '\n' touch --)
+        | rsync -rlpD --checksum --files-from=- "$BP_ROOT/" "$R/batchprobe/src/"
     in_chroot bash -c "cd /batchprobe/src && KDIR=$ksrc nice -n 10 scripts/build-module.sh >/dev/null && KDIR=$ksrc nice -n 10 scripts/build-clients.sh >/dev/null" \
         || die "stock-kernel: building the modules failed"
     rm -f "$out"/*.ko
