@@ -15,6 +15,7 @@ pub(crate) mod kprobe;
 pub(crate) mod kretprobe;
 pub(crate) mod notrace;
 mod post;
+mod retire;
 
 use core::sync::atomic::{AtomicU64, Ordering};
 
@@ -30,8 +31,6 @@ use crate::error::{self, BStr, Failed};
 use crate::errtext;
 use crate::events::tracefs::{EventSlot, Fired};
 use crate::gate::Gate;
-use crate::kallsyms;
-use crate::locked::Locked;
 use crate::retpool::Machine;
 use chunk::{Chunk, CHUNK};
 use post::register_with_post;
@@ -484,16 +483,7 @@ impl<B: Int3Kind> Int3Set<B> {
         verify: impl FnOnce(*mut B::Raw) -> Result<(), Refused>,
     ) -> Result<Added, AllocError> {
         self.ptrs.reserve(1, GFP_KERNEL)?;
-        let full = match self.chunks.last() {
-            Some(c) => c.is_full(),
-            None => true,
-        };
-        if full {
-            self.chunks.push(Chunk::new()?, GFP_KERNEL)?;
-        }
-        let Some(chunk) = self.chunks.last_mut() else {
-            return Err(AllocError);
-        };
+        let chunk = self.open_chunk()?;
         let symbol = meta.symbol_ptr();
         let mut raw = B::Raw::default();
         B::init(&mut raw, symbol, how);
@@ -542,6 +532,15 @@ impl<B: Int3Kind> Int3Set<B> {
         Ok(Added::Yes)
     }
 
+    /// The last chunk, with room for one more slot (a new one if it is
+    /// full, or there is none).
+    fn open_chunk(&mut self) -> Result<&mut Chunk<B>, AllocError> {
+        if !matches!(self.chunks.last(), Some(c) if !c.is_full()) {
+            self.chunks.push(Chunk::new()?, GFP_KERNEL)?;
+        }
+        self.chunks.last_mut().ok_or(AllocError)
+    }
+
     /// Disarms `ptrs`. Disabling a disabled probe is a no-op for the kernel.
     /// Process context (`disable_kprobe` takes a mutex), so it reschedules
     /// now and then.
@@ -553,54 +552,6 @@ impl<B: Int3Kind> Int3Set<B> {
             // SAFETY: The type invariant: `raw` is registered.
             let _ = unsafe { B::disable(raw) };
         }
-    }
-}
-
-impl<B: Int3Kind> Int3Set<B> {
-    /// Unregisters every probe: one batch (one grace period), or one call
-    /// each (`one_by_one`, the naive baseline batchprobe exists to avoid).
-    /// Runs once (`retire`).
-    fn unregister_all(&self, one_by_one: bool) {
-        if one_by_one {
-            for &raw in self.ptrs.iter() {
-                // SAFETY: The type invariant: registered, and `retire`
-                // runs once.
-                unsafe { B::unregister_one(raw) };
-            }
-        } else {
-            let n = c_int::try_from(self.ptrs.len()).unwrap_or(c_int::MAX);
-            // SAFETY: As above; the kernel only reads the array.
-            unsafe { B::unregister_many(self.ptrs.as_ptr().cast_mut(), n) };
-        }
-    }
-
-    /// Whether the kernel let go of every probe just unregistered (see
-    /// [`Int3Kind::let_go`]); if not, says which it kept, and the set's
-    /// memory stays for good (`retire` returns `false`).
-    fn all_let_go(&self) -> bool {
-        let mut kept = 0usize;
-        for &raw in self.ptrs.iter() {
-            // SAFETY: Live (the set frees its slots only after `retire`),
-            // and just handed to the kernel's unregister.
-            if unsafe { B::let_go(raw) } {
-                continue;
-            }
-            if kept == 0 {
-                // SAFETY: The pointers are the `raw` fields of live slots.
-                let slot = unsafe { slot_of::<B>(raw) };
-                pr_err!(
-                    "{} {}: the kernel did not unregister it (its disarm failed: see the \
-                     WARNING above); the set's memory is kept for good\n",
-                    B::NAME,
-                    BStr(slot.symbol()).as_str()
-                );
-            }
-            kept += 1;
-        }
-        if kept > 1 {
-            pr_err!("{} more {}s kept the same way\n", kept - 1, B::NAME);
-        }
-        kept == 0
     }
 }
 
@@ -644,13 +595,13 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
             if !judge || addr == 0 {
                 return None;
             }
-            notrace_at(locked, t, addr).err()
+            notrace::refusal_at(locked, t, addr).err()
         };
         let verify = |raw| {
             B::verify(raw, t)?;
             if judge {
                 // SAFETY: `raw` was just registered.
-                notrace_at(locked, t, unsafe { B::addr(raw) })?;
+                notrace::refusal_at(locked, t, unsafe { B::addr(raw) })?;
             }
             Ok(())
         };
@@ -719,34 +670,6 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
                 return;
             }
         }
-    }
-}
-
-/// [`notrace`]'s rule for a probe the kernel put at `addr`: its function
-/// is the symbol that contains `addr` (none: nothing to judge, as the
-/// kernel's own check finds none).
-fn notrace_at(locked: Locked<'_>, t: &Target<'_>, addr: usize) -> Result<(), Refused> {
-    const NO_ROOM: &str = "out of memory checking whether ftrace can trace the function";
-    let start = match kallsyms::offset_in_symbol(addr) {
-        Ok(Some(off)) => addr.wrapping_sub(off as usize),
-        Ok(None) => return Ok(()),
-        Err(error) => {
-            return Err(Refused {
-                error,
-                what: NO_ROOM,
-            })
-        }
-    };
-    match notrace::refuses(locked, t, start, None) {
-        Ok(false) => Ok(()),
-        Ok(true) => Err(Refused {
-            error: EINVAL,
-            what: notrace::REFUSAL,
-        }),
-        Err(error) => Err(Refused {
-            error,
-            what: NO_ROOM,
-        }),
     }
 }
 

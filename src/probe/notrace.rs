@@ -15,11 +15,11 @@
 
 use kernel::prelude::*;
 
-use crate::backend::Target;
+use crate::backend::{Refused, Target};
 use crate::bindings;
 use crate::command::ProbeKind;
 use crate::ftrace;
-use crate::kallsyms::TextTable;
+use crate::kallsyms::{self, TextTable};
 use crate::locked::Locked;
 
 /// The refusal, in the kernel's words (`EINVAL`).
@@ -69,5 +69,33 @@ pub(crate) fn refuses(
     match text.first_named(base).and_then(|i| text.get(i)) {
         Some((addr, _)) => notrace(locked, addr, None),
         None => Ok(true),
+    }
+}
+
+/// The rule for a probe the kernel put at `addr`: its function
+/// is the symbol that contains `addr` (none: nothing to judge, as the
+/// kernel's own check finds none).
+pub(crate) fn refusal_at(locked: Locked<'_>, t: &Target<'_>, addr: usize) -> Result<(), Refused> {
+    const NO_ROOM: &str = "out of memory checking whether ftrace can trace the function";
+    let start = match kallsyms::offset_in_symbol(addr) {
+        Ok(Some(off)) => addr.wrapping_sub(off as usize),
+        Ok(None) => return Ok(()),
+        Err(error) => {
+            return Err(Refused {
+                error,
+                what: NO_ROOM,
+            })
+        }
+    };
+    match refuses(locked, t, start, None) {
+        Ok(false) => Ok(()),
+        Ok(true) => Err(Refused {
+            error: EINVAL,
+            what: REFUSAL,
+        }),
+        Err(error) => Err(Refused {
+            error,
+            what: NO_ROOM,
+        }),
     }
 }
