@@ -17,6 +17,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 
 #include "helpers.h"
@@ -47,11 +48,26 @@ static const struct file_operations bp_chardev_fops = {
 	.write = bp_chardev_write,
 };
 
+/*
+ * Fault injection, for selftests/test_device_failure.sh: the registration
+ * fails as when no minor is left (-EBUSY, misc_register()'s own), which a
+ * test cannot bring about otherwise without the driver core's warning (a
+ * second "batchprobe" in /sys/class/misc). Read at load only (0: not in
+ * sysfs); the module's init must go on without the device.
+ */
+static bool fail_device;
+module_param(fail_device, bool, 0);
+MODULE_PARM_DESC(fail_device,
+		 "test only: /dev/batchprobe's registration fails at load (-EBUSY), control through debugfs");
+
 void *bp_chardev_register(void *engine)
 {
-	struct bp_chardev *dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	struct bp_chardev *dev;
 	int ret;
 
+	if (fail_device)
+		return ERR_PTR(-EBUSY);
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
 	dev->engine = engine;

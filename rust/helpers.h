@@ -234,10 +234,12 @@ void bp_exit_set_watch(bool on);
 int bp_exit_tasks_start(void);
 void bp_exit_tasks_exit(void);
 
-/* rust/kallsyms.c: /proc/kallsyms for @SYM fetch arguments; the end of core-kernel text. */
+/* rust/kallsyms.c: /proc/kallsyms for @SYM fetch arguments, kprobes/blacklist for p: lines; the end of core-kernel text. */
 
 /* /proc/kallsyms, as the writer may read it, into *buf (vmalloc, at most @max bytes): its length, or -errno. */
 long bp_kallsyms_read(void **buf, size_t max);
+/* debugfs' kprobes/blacklist, as the writer may read it, into *buf (vmalloc, at most @max bytes): its length, or -errno. */
+long bp_kprobe_blacklist_read(void **buf, size_t max);
 /* Whether @addr is mapped executable (core-kernel text is; from the page after _etext's on, nothing is). */
 bool bp_kernel_text_mapped(unsigned long addr);
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/kallsyms, read for the addresses of @SYM fetch arguments
- * (src/events/symbols.rs); where core-kernel text ends, for the walk of
- * its symbols (src/kallsyms.rs).
+ * (src/events/symbols.rs), and kprobes' blacklist in debugfs, read for
+ * the functions a p: line may not probe (src/fprobe/blacklist.rs): the
+ * symbol tables the kernel prints; where core-kernel text ends, for the
+ * walk of its symbols (src/kallsyms.rs).
  */
 #include <linux/err.h>
 #include <linux/file.h>
@@ -72,29 +74,25 @@ static bool bp_is_proc_kallsyms(struct file *file)
 	       !strcmp(d->d_name.name, "kallsyms") && file->private_data;
 }
 
-long bp_kallsyms_read(void **buf, size_t max)
+/*
+ * A seq_file the kernel prints (@file, just opened), whole into a vmalloc'ed
+ * buffer: its length, or -EFBIG past @max bytes, -EINTR once the writer is
+ * killed, -ENOMEM. @key: our own lockdep class for its lock.
+ */
+static long bp_seq_read_whole(struct file *file, void **buf, size_t max,
+			      struct lock_class_key *key)
 {
-	size_t cap = SZ_1M, len = 0;
-	struct file *file;
+	size_t cap = SZ_64K, len = 0;
 	loff_t pos = 0;
 	char *p, *q;
 	long ret;
 
 	*buf = NULL;
-	file = bp_open_from_init_root("/proc/kallsyms");
-	if (IS_ERR(file))
-		return PTR_ERR(file);
-	if (!bp_is_proc_kallsyms(file)) {
-		ret = -ENOENT;
-		goto out;
-	}
 	/* Just opened, not held: its class may change. */
-	lockdep_set_class(&((struct seq_file *)file->private_data)->lock, &bp_kallsyms_seq_key);
+	lockdep_set_class(&((struct seq_file *)file->private_data)->lock, key);
 	p = vmalloc(cap);
-	if (!p) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	if (!p)
+		return -ENOMEM;
 	for (;;) {
 		ssize_t n;
 
@@ -132,11 +130,63 @@ long bp_kallsyms_read(void **buf, size_t max)
 		cond_resched();
 	}
 	*buf = p;
-	ret = len;
-	goto out;
+	return len;
 fail:
 	vfree(p);
-out:
+	return ret;
+}
+
+long bp_kallsyms_read(void **buf, size_t max)
+{
+	struct file *file;
+	long ret;
+
+	*buf = NULL;
+	file = bp_open_from_init_root("/proc/kallsyms");
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	ret = bp_is_proc_kallsyms(file) ?
+		bp_seq_read_whole(file, buf, max, &bp_kallsyms_seq_key) : -ENOENT;
+	fput(file);
+	return ret;
+}
+
+/* Our own class for kprobes/blacklist's seq_file lock (see bp_kallsyms_seq_key). */
+static struct lock_class_key bp_blacklist_seq_key;
+
+/*
+ * Whether @file is kprobes' own debugfs blacklist (kernel/kprobes.c,
+ * debugfs_kprobe_init()): debugfs' kprobes/blacklist, a seq_file.
+ */
+static bool bp_is_kprobe_blacklist(struct file *file)
+{
+	struct dentry *d = file->f_path.dentry;
+
+	return file_inode(file)->i_sb->s_magic == DEBUGFS_MAGIC &&
+	       S_ISREG(file_inode(file)->i_mode) && !strcmp(d->d_name.name, "blacklist") &&
+	       !strcmp(d->d_parent->d_name.name, "kprobes") && IS_ROOT(d->d_parent->d_parent) &&
+	       file->private_data;
+}
+
+/*
+ * kprobes' blacklist as debugfs prints it ("0x%px-0x%px\t%ps" a line, the
+ * addresses zeroes where the writer may not see them), whole: its length,
+ * or a negative errno (-ENOENT without debugfs at /sys/kernel/debug in
+ * init's root, or a file there that is not kprobes'). The file is never
+ * removed (kprobes are built in), so reading it past debugfs' proxy is
+ * safe. Free the buffer with bp_vfree().
+ */
+long bp_kprobe_blacklist_read(void **buf, size_t max)
+{
+	struct file *file;
+	long ret;
+
+	*buf = NULL;
+	file = bp_open_from_init_root("/sys/kernel/debug/kprobes/blacklist");
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	ret = bp_is_kprobe_blacklist(file) ?
+		bp_seq_read_whole(file, buf, max, &bp_blacklist_seq_key) : -ENOENT;
 	fput(file);
 	return ret;
 }

@@ -348,6 +348,14 @@ bp_kernel_warnings() {
     dmesg | grep -E "WARNING:|BUG:${1:+|$1}" | grep -cvF "$BP_UNWIND_NOTE"
 }
 
+# bp_unblacklisted: the names on stdin (one a line) that kprobes do not
+# blacklist: a line of its own on a blacklisted function is refused, as
+# kprobe_events refuses it (test_blacklist_oracle.sh), and fails its set.
+bp_unblacklisted() {
+    awk 'NR == FNR { if (NF == 2) black[$2] = 1; next } !($1 in black)' \
+        /sys/kernel/debug/kprobes/blacklist -
+}
+
 # bp_sized N: N, or a quarter of it (at least 1) on the debug kernels
 # (KASAN, lockdep, kmemleak: 3-4x slower under TCG), for the sizes that only
 # make a test's window long or its race likely, not the thing it checks. The

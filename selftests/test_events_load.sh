@@ -16,7 +16,7 @@
 # warning from the kernel. The times to create and retire the set are
 # printed (TCG: compare them with each other only).
 . ./bp_lib.sh
-ktap_plan 12
+ktap_plan 13
 T=/sys/kernel/tracing
 secs=${BP_EVENTS_LOAD_S:-10}
 n=$(bp_sized 4096)
@@ -28,7 +28,7 @@ echo > $T/trace
 bp_load
 # Functions ftrace can trace (fprobes): a glob such as * would also put
 # int3 kprobes on ftrace's and the entry code's own labels.
-grep -v -e lock -e '\.' -e ' ' $T/available_filter_functions | sort -u | head -"$n" |
+grep -v -e lock -e '\.' -e ' ' $T/available_filter_functions | sort -u | bp_unblacklisted | head -"$n" |
     sed 's|^\(.*\)$|p:ld/ \1 a=$arg1:x64 c=$comm:string|' > /tmp/evload.lines
 printf 'p:ld/getppid %s c=$comm:string s=+0($stack):x64\ncreate ld --events\nenable ld\n' "$S" >> /tmp/evload.lines
 ktap_check "create_with_events" sh -c ". ./bp_lib.sh; bpwrite $BP_CTL < /tmp/evload.lines"
@@ -47,22 +47,25 @@ for c in $(seq 1 "$(grep -c ^processor /proc/cpuinfo)"); do
 done
 # The writer: small sets whose events are on when they retire.
 (
-    i=0
+    i=0 made=0 retired=0
     while [ ! -e /tmp/evload-stop ]; do
         i=$((i + 1))
         bp_ctl "p:w$i/ ${BP_SYS}get* max=8 c=\$comm:string\nr:w$i/ret $S \$retval\ncreate w$i --events\nenable w$i\n" 2>/dev/null || continue
+        made=$((made + 1))
         echo 1 > $T/events/w$i/enable
-        bp_ctl "unregister w$i\n" 2>/dev/null
+        bp_ctl "unregister w$i\n" 2>/dev/null && retired=$((retired + 1))
         [ $((i % 4)) -eq 0 ] && echo 0 > $T/events/w$i/enable 2>/dev/null
     done
-    echo "$i" > /tmp/evload.writer
+    echo "$i $made $retired" > /tmp/evload.writer
 ) &
 sleep "$secs"
 touch /tmp/evload-stop
 wait_for() { _i=0; while [ ! -s "$1" ] && [ $_i -lt 300 ]; do sleep 1; _i=$((_i + 1)); done; }
 wait_for /tmp/evload.writer
 sleep 2
-echo "# writer: $(cat /tmp/evload.writer) sets made and retired with their events on"
+read -r tries made retired < /tmp/evload.writer
+echo "# writer: $made sets made and $retired retired with their events on, of $tries tries"
+ktap_check "writer_made_and_retired_sets" sh -c "test '${made:-0}' -ge 1 && test '${retired:-0}' -eq '${made:-0}'"
 ktap_check "flush" bp_ctl 'flush\n'
 
 # Exactly getppid's calls, with only its event on and the reader stopped:

@@ -12,8 +12,10 @@
 //! Semantics stay those of kprobes: a hit counts only while the set's gate
 //! is open; two probes on one function both count. What differs: an fprobe
 //! is not listed in `kprobes/list` (it is in `enabled_functions`), and the
-//! kprobe blacklist, which guards the int3 path, does not apply (as for
-//! BPF's `kprobe_multi`). `p!:` and `r!:` keep a target on int3 kprobes.
+//! kprobe blacklist, which guards the int3 path, is checked here for a
+//! line that names its function ([`blacklist`]); a glob's members are not
+//! checked (as for BPF's `kprobe_multi`). `p!:` and `r!:` keep a target on
+//! int3 kprobes.
 //!
 //! The kernel's fprobe is not the same on every release we build for
 //! ([`kcompat::FPROBE_FGRAPH`]):
@@ -62,7 +64,7 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use kernel::alloc::AllocError;
 use kernel::error::to_result;
-use kernel::ffi::{c_int, c_ulong, c_void};
+use kernel::ffi::{c_int, c_ulong};
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
@@ -79,9 +81,12 @@ use crate::rcu;
 use crate::retpool::{self, Machine};
 
 mod anchor;
+mod blacklist;
+mod handlers;
 mod home;
 
 pub(crate) use anchor::release_fgraph_anchor;
+use blacklist::Blacklist;
 use home::EntryHome;
 
 /// The `sets` fields that count a set's entry and return probes.
@@ -192,13 +197,21 @@ impl Side {
     fn fresh(&self) -> bindings::fprobe {
         if self.entry {
             bindings::fprobe {
-                entry_handler: Some(if self.bare { bare_entry } else { on_entry }),
+                entry_handler: Some(if self.bare {
+                    handlers::bare_entry
+                } else {
+                    handlers::on_entry
+                }),
                 ..Default::default()
             }
         } else {
             kcompat::fprobe_with_instances(
                 bindings::fprobe {
-                    exit_handler: Some(if self.bare { bare_exit } else { on_exit }),
+                    exit_handler: Some(if self.bare {
+                        handlers::bare_exit
+                    } else {
+                        handlers::on_exit
+                    }),
                     ..Default::default()
                 },
                 self.nr_maxactive,
@@ -409,82 +422,6 @@ impl Side {
     }
 }
 
-/// The entry handler: counts every probe on the function.
-///
-/// # Safety
-///
-/// `fp` is the `fp` field of a live `Side` (the only fprobes that have
-/// this handler); the kernel passes the traced call's registers.
-unsafe extern "C" fn on_entry(
-    fp: *mut bindings::fprobe,
-    entry_ip: c_ulong,
-    ret_ip: c_ulong,
-    regs: *mut FprobeRegs,
-    _data: *mut c_void,
-) -> c_int {
-    // SAFETY: `fp` is the first field of a live `repr(C)` `Side`.
-    let side = unsafe { &*fp.cast::<Side>() };
-    side.hit(
-        entry_ip,
-        ret_ip,
-        regs,
-        bindings::batchprobe_kind_BATCHPROBE_KPROBE,
-    );
-    0
-}
-
-/// The exit handler (rethook): counts every return probe on the function.
-///
-/// # Safety
-///
-/// As for [`on_entry`].
-unsafe extern "C" fn on_exit(
-    fp: *mut bindings::fprobe,
-    entry_ip: c_ulong,
-    ret_ip: c_ulong,
-    regs: *mut FprobeRegs,
-    _data: *mut c_void,
-) {
-    // SAFETY: `fp` is the first field of a live `repr(C)` `Side`.
-    let side = unsafe { &*fp.cast::<Side>() };
-    side.hit(
-        entry_ip,
-        ret_ip,
-        regs,
-        bindings::batchprobe_kind_BATCHPROBE_KRETPROBE,
-    );
-}
-
-/// The entry handler of `--bare` sets: the cost of an fprobe hit alone.
-///
-/// # Safety
-///
-/// None needed: it reads none of its arguments. `unsafe` only to match
-/// the type of the kernel's handler pointer.
-unsafe extern "C" fn bare_entry(
-    _fp: *mut bindings::fprobe,
-    _entry_ip: c_ulong,
-    _ret_ip: c_ulong,
-    _regs: *mut FprobeRegs,
-    _data: *mut c_void,
-) -> c_int {
-    0
-}
-
-/// The exit handler of `--bare` sets.
-///
-/// # Safety
-///
-/// As for [`bare_entry`].
-unsafe extern "C" fn bare_exit(
-    _fp: *mut bindings::fprobe,
-    _entry_ip: c_ulong,
-    _ret_ip: c_ulong,
-    _regs: *mut FprobeRegs,
-    _data: *mut c_void,
-) {
-}
-
 /// The bytes of return-instance pool a return side would keep with
 /// `maxactive` and `defaults` as its instances.
 fn pool_bytes(maxactive: usize, defaults: usize, m: Machine) -> usize {
@@ -501,11 +438,14 @@ pub(crate) struct FprobeSet {
     exit: Option<Pin<VBox<Side>>>,
     /// `--bare` handlers (for the return side, when it is made).
     bare: bool,
+    /// kprobes' blacklist, read for the set's first explicit line and
+    /// dropped once the set is built ([`blacklist`]).
+    blacklist: Option<Result<Blacklist>>,
 }
 
 // SAFETY: The fprobes are only handed to the kernel's own locked API,
 // counters are atomic, and slots point to their set's gate, which outlives
-// them.
+// them; the blacklist is a vmalloc'ed buffer it owns, only read.
 unsafe impl Send for FprobeSet {}
 // SAFETY: See `Send`.
 unsafe impl Sync for FprobeSet {}
@@ -517,6 +457,7 @@ impl FprobeSet {
             entry: Side::entry(options.bare)?,
             exit: None,
             bare: options.bare,
+            blacklist: None,
         })
     }
 
@@ -588,6 +529,13 @@ impl SetBackend for FprobeSet {
             Ok(f) => f,
             Err(e) => return Ok(Added::refused(e, refusal(Site::Ftrace, e))),
         };
+        // What kprobe_events refuses on a named function, a control line
+        // may not have either (a glob member may, as with kprobe_multi).
+        if t.explicit && t.line.is_some() {
+            if let Err(r) = blacklist::judge(&mut self.blacklist, addr, t.symbol) {
+                return Ok(Added::Refused(r));
+            }
+        }
         let meta = Meta::new(ctx.gate, t)?;
         let (side, instances) = match t.kind {
             ProbeKind::Kretprobe { maxactive } => (self.exit_side()?, maxactive),
@@ -598,6 +546,7 @@ impl SetBackend for FprobeSet {
     }
 
     fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], Error)) -> Result<(), Failed> {
+        self.blacklist = None;
         self.entry.as_mut().side().prepare()?;
         if let Some(exit) = &mut self.exit {
             exit.as_mut().prepare()?;

@@ -370,3 +370,65 @@ fn for_each_text_symbol<E: From<Error>>(
     }
     Ok(())
 }
+
+/// A symbol table the kernel prints (`/proc/kallsyms`, kprobes' debugfs
+/// `blacklist`), read whole as the writer (`rust/kallsyms.c`).
+///
+/// # Invariants
+///
+/// `raw` points to `len` bytes that the C side vmalloc'ed, owned by this
+/// value.
+pub(crate) struct Printed {
+    raw: *mut u8,
+    len: usize,
+}
+
+impl Printed {
+    /// `/proc/kallsyms`, up to `max` bytes (`EFBIG` beyond).
+    pub(crate) fn kallsyms(max: usize) -> Result<Self> {
+        let mut buf: *mut kernel::ffi::c_void = core::ptr::null_mut();
+        // SAFETY: `buf` is writable; process context (a control write).
+        let ret = unsafe { bindings::bp_kallsyms_read(&mut buf, max) };
+        // SAFETY: `ret` and `buf` are what the read returned.
+        unsafe { Self::from_read(ret, buf) }
+    }
+
+    /// kprobes' debugfs `blacklist`, up to `max` bytes (`EFBIG` beyond;
+    /// `ENOENT` without debugfs at `/sys/kernel/debug`).
+    pub(crate) fn kprobe_blacklist(max: usize) -> Result<Self> {
+        let mut buf: *mut kernel::ffi::c_void = core::ptr::null_mut();
+        // SAFETY: `buf` is writable; process context (a control write).
+        let ret = unsafe { bindings::bp_kprobe_blacklist_read(&mut buf, max) };
+        // SAFETY: `ret` and `buf` are what the read returned.
+        unsafe { Self::from_read(ret, buf) }
+    }
+
+    /// # Safety
+    ///
+    /// `ret` and `buf` come from one of `rust/kallsyms.c`'s reads: `ret`
+    /// bytes vmalloc'ed at `buf`, or a negative errno (`buf` NULL).
+    unsafe fn from_read(ret: isize, buf: *mut kernel::ffi::c_void) -> Result<Self> {
+        if ret < 0 {
+            return Err(Error::from_errno(ret as i32));
+        }
+        // INVARIANT: `buf` holds `ret` bytes from the vmalloc'ed read (the
+        // caller).
+        Ok(Self {
+            raw: buf.cast(),
+            len: ret as usize,
+        })
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        // SAFETY: By the type invariant `raw` holds `len` readable bytes.
+        unsafe { core::slice::from_raw_parts(self.raw, self.len) }
+    }
+}
+
+impl Drop for Printed {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant `raw` came from vmalloc and is
+        // owned here.
+        unsafe { bindings::bp_vfree(self.raw.cast()) };
+    }
+}

@@ -9,7 +9,8 @@
 //! address order, as `/proc/kallsyms` lists them. Which of them a glob
 //! takes: [`glob_candidate`] (no compiler clones unless asked for) and
 //! [`glob_match`]. And `/proc/kallsyms` lines ([`parse_kallsyms_line`]),
-//! which `@SYM` fetch arguments are resolved from. Pure: `tests/` compiles
+//! which `@SYM` fetch arguments are resolved from, and kprobes' debugfs
+//! `blacklist` lines ([`parse_blacklist_line`]). Pure: `tests/` compiles
 //! it.
 
 /// One decoded `sprint_symbol()` line.
@@ -172,4 +173,47 @@ pub fn parse_kallsyms_line(line: &str) -> Option<KallsymsLine<'_>> {
         return None;
     }
     Some(KallsymsLine { addr, name, module })
+}
+
+/// One line of kprobes' debugfs `blacklist` (`kernel/kprobes.c`,
+/// `kprobe_blacklist_seq_show()`: `0x%px-0x%px\t%ps`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlacklistLine<'a> {
+    /// Where the blacklisted range starts (zero where the reader may not
+    /// see addresses).
+    pub start: u64,
+    /// Where it ends, past its last byte (zero as `start`).
+    pub end: u64,
+    /// The symbol at `start`.
+    pub name: &'a str,
+    /// The module that holds it, if not the core kernel.
+    pub module: Option<&'a str>,
+}
+
+/// Decodes one `blacklist` line (without its newline); `None` for anything
+/// else (an end below its start included).
+pub fn parse_blacklist_line(line: &str) -> Option<BlacklistLine<'_>> {
+    let (range, sym) = line.split_once('\t')?;
+    let (start, end) = range.split_once('-')?;
+    let (start, end) = (hex(start)?, hex(end)?);
+    if end < start {
+        return None;
+    }
+    // "name [module]", or "name [module build_id]" where build ids are shown.
+    let (name, module) = match sym.split_once(' ') {
+        Some((n, m)) => {
+            let m = m.strip_prefix('[')?.strip_suffix(']')?;
+            (n, Some(m.split(' ').next().unwrap_or(m)))
+        }
+        None => (sym, None),
+    };
+    if name.is_empty() || name.contains('\t') {
+        return None;
+    }
+    Some(BlacklistLine {
+        start,
+        end,
+        name,
+        module,
+    })
 }

@@ -16,7 +16,7 @@
 
 use kernel::prelude::*;
 
-use crate::bindings;
+use crate::kallsyms::Printed;
 use crate::sched::Pacer;
 use crate::symname::parse_kallsyms_line;
 
@@ -75,7 +75,7 @@ impl SymbolAddrs {
     /// killed.
     pub(crate) fn resolve(&mut self) -> Result {
         self.names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let file = Kallsyms::read()?;
+        let file = Printed::kallsyms(MAX_KALLSYMS)?;
         let mut pace = Pacer::new(4096);
         let mut groups = ModuleGroups::new();
         let mut shown = false;
@@ -148,45 +148,5 @@ impl<'f> ModuleGroups<'f> {
             self.done.push(c, GFP_KERNEL)?;
         }
         Ok(true)
-    }
-}
-
-/// `/proc/kallsyms`'s text, read whole.
-///
-/// # Invariants
-///
-/// `raw` points to `len` bytes that `bp_kallsyms_read` vmalloc'ed, owned
-/// by this value.
-struct Kallsyms {
-    raw: *mut u8,
-    len: usize,
-}
-
-impl Kallsyms {
-    fn read() -> Result<Self> {
-        let mut buf: *mut kernel::ffi::c_void = core::ptr::null_mut();
-        // SAFETY: `buf` is writable; process context (a control write).
-        let ret = unsafe { bindings::bp_kallsyms_read(&mut buf, MAX_KALLSYMS) };
-        if ret < 0 {
-            return Err(Error::from_errno(ret as i32));
-        }
-        // INVARIANT: `buf` holds `ret` bytes from the vmalloc'ed read.
-        Ok(Self {
-            raw: buf.cast(),
-            len: ret as usize,
-        })
-    }
-
-    fn bytes(&self) -> &[u8] {
-        // SAFETY: By the type invariant `raw` holds `len` readable bytes.
-        unsafe { core::slice::from_raw_parts(self.raw, self.len) }
-    }
-}
-
-impl Drop for Kallsyms {
-    fn drop(&mut self) {
-        // SAFETY: By the type invariant `raw` came from vmalloc and is
-        // owned here.
-        unsafe { bindings::bp_vfree(self.raw.cast()) };
     }
 }

@@ -93,7 +93,7 @@ impl FgraphAnchor {
         // lock): nothing else reads `fp`.
         unsafe {
             self.fp.get().write(bindings::fprobe {
-                exit_handler: Some(super::bare_exit),
+                exit_handler: Some(super::handlers::bare_exit),
                 ..Default::default()
             })
         };

@@ -59,7 +59,7 @@ const REVIEWED: &[Reviewed] = &[
     // rust/chardev.c
     r(
         "rust/chardev.c",
-        "struct bp_chardev *dev = kzalloc(sizeof(*dev), GFP_KERNEL);",
+        "dev = kzalloc(sizeof(*dev), GFP_KERNEL);",
         1,
         "one struct miscdevice and a pointer, once per load",
     ),

@@ -107,3 +107,51 @@ fn kallsyms_lines() {
         assert_eq!(parse_kallsyms_line(bad), None, "{bad:?}");
     }
 }
+
+/// kprobes' debugfs `blacklist` lines, as `kprobe_blacklist_seq_show()`
+/// prints them (`0x%px-0x%px\t%ps`).
+#[test]
+fn blacklist_lines() {
+    assert_eq!(
+        parse_blacklist_line("0xffffffff81042a10-0xffffffff81042b30\tperf_event_nmi_handler"),
+        Some(BlacklistLine {
+            start: 0xffffffff81042a10,
+            end: 0xffffffff81042b30,
+            name: "perf_event_nmi_handler",
+            module: None
+        })
+    );
+    // Addresses hidden from the reader: zeroes, the name still there.
+    assert_eq!(
+        parse_blacklist_line("0x0000000000000000-0x0000000000000000\texc_int3"),
+        Some(BlacklistLine {
+            start: 0,
+            end: 0,
+            name: "exc_int3",
+            module: None
+        })
+    );
+    // A module's, with or without a build id.
+    assert_eq!(
+        parse_blacklist_line("0xffffffffc0001000-0xffffffffc0001040\tfoo_nmi [foo]")
+            .and_then(|l| l.module),
+        Some("foo")
+    );
+    assert_eq!(
+        parse_blacklist_line("0xffffffffc0001000-0xffffffffc0001040\tfoo_nmi [foo 0123abcd]")
+            .map(|l| (l.name, l.module)),
+        Some(("foo_nmi", Some("foo")))
+    );
+    // Not a line of it.
+    for bad in [
+        "",
+        "0xffffffff81042a10-0xffffffff81042b30",
+        "0xffffffff81042b30-0xffffffff81042a10\tbackwards",
+        "ffffffff81042a10-ffffffff81042b30\tno_prefix",
+        "0xffffffff81042a10-0xffffffff81042b30\t",
+        "0xffffffff81042a10-0xffffffff81042b30\tfoo [foo",
+        "0xffffffff81042a10 0xffffffff81042b30\tfoo",
+    ] {
+        assert_eq!(parse_blacklist_line(bad), None, "{bad:?}");
+    }
+}
