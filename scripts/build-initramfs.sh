@@ -47,7 +47,11 @@ env -u BP_SIGN_KEY -u BP_SIGN_CERT KDIR="$kdir" BP_KO="$col/batchprobe.ko" \
 find "$root/lib/modules" -path '*/updates/batchprobe.ko' -exec ln -f "$col/batchprobe.ko" {} \;
 # The kernel's own ftrace selftests, from the same tree the guest runs
 # (selftests/test_ftracetest_kprobes.sh runs some with batchprobe loaded).
+# A tree without them says so in the image: the test skips there, and
+# fails where they should have been copied and are not.
 if [ -d "$kdir/tools/testing/selftests/ftrace" ]; then
     cp -r "$kdir/tools/testing/selftests/ftrace" "$root/ftracetest"
+else
+    echo "$kdir has no tools/testing/selftests/ftrace" > "$root/ftracetest.absent"
 fi
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out"

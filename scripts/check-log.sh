@@ -14,8 +14,10 @@ logf=$1 cpus=$2 tests=${3:-}
 problems=0
 problem() { log "FAIL: $*"; problems=$((problems + 1)); }
 
-# Kernel splats. "Call Trace:" catches stack dumps that carry no other banner.
-splat_re='WARNING:|BUG:|Oops|KASAN|possible recursive locking|possible circular locking|suspicious RCU usage|suspected memory leak|kmemleak: suspected|unreferenced object|Call Trace:|Kernel panic|general protection fault|self-detected stall|INFO: task .* blocked|UBSAN'
+# Kernel splats. "Call Trace:" catches stack dumps that carry no other banner;
+# an RCU stall report's first line ("detected stalls on CPUs/tasks") counts
+# on its own, its dump may come much later or not at all.
+splat_re='WARNING:|BUG:|Oops|KASAN|possible recursive locking|possible circular locking|suspicious RCU usage|suspected memory leak|kmemleak: suspected|unreferenced object|Call Trace:|Kernel panic|general protection fault|self-detected stall|detected stalls on CPUs|INFO: task .* blocked|UBSAN'
 # Not a splat: the ORC unwinder's one-time note when an unwind of the current
 # task starts in an interrupt taken on fgraph's return_to_handler tail (7.3;
 # printk_deferred_once, no backtrace; selftests/bp_lib.sh, bp_kernel_warnings,
@@ -34,6 +36,11 @@ if grep -aEn "$splat_re" "$logf" | grep -avF "$unwind_note" >"$logf.splats"; the
     [ "$from" -ge 1 ] || from=1
     sed -n "$from,$((from + 59))p" "$logf" | awk '{ print "    " $0 } /---\[ end trace/ { exit }' >&2
 fi
+
+# Lines the console dropped (printk's "** N printk messages dropped **")
+# may have held a splat: such a run cannot be judged clean.
+dropped=$(grep -ac 'printk messages dropped' "$logf")
+[ "$dropped" -eq 0 ] || problem "the console dropped kernel messages ($(grep -a -m 1 'printk messages dropped' "$logf" | tr -d '\r')): a splat may be missing"
 
 start=$(grep -a 'BATCHPROBE-GUEST-START' "$logf" | tail -1)
 if [ -z "$start" ]; then

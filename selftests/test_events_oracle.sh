@@ -20,7 +20,7 @@
 # goes).
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 44
+ktap_plan 45
 EEXIST=17 EINVAL=22
 S=$BP_GETPPID
 BPO="getppid p_${S}_0 getppid_r getppid_k"
@@ -122,7 +122,7 @@ fi
 ktap_check "same_name_shared" bp_ctl "p:two/ $S\np!:two/ $S\ncreate two --events\nenable two\n"
 n=$(records two/p_${S}_0 | grep -c "^p_${S}_0: ")
 ktap_check "shared_event_has_both" test "$n" -eq 6
-bp_ctl 'unregister two --sync\n'
+ktap_check "unregister_two" bp_ctl 'unregister two --sync\n'
 
 # (A line's NAME is unique in its set: here an entry named as the return's
 # event is.)

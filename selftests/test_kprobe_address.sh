@@ -132,7 +132,9 @@ refused_as_the_kernel() {
     _why=$(sed -n 's/.*: error: //p' $T/error_log | head -1)
     if printf '%s\n' "$2" | sed 's|^\(.\):G/|\1:bpx/|' | bpwrite $BP_CTL 2>/dev/null; then
         ktap_fail "$1" "batchprobe took it"
-    elif [ -n "$_why" ] && ! grep -qF "$_why" $BP_DEBUGFS/last_error; then
+    elif [ -z "$_why" ]; then
+        ktap_fail "$1" "the kernel wrote no error_log entry: no words to compare"
+    elif ! grep -qF "$_why" $BP_DEBUGFS/last_error; then
         sed 's/^/# /' $BP_DEBUGFS/last_error
         ktap_fail "$1" "last_error lacks the kernel's '$_why'"
     else

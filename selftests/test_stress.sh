@@ -14,7 +14,7 @@
 # (p!:, r!:), writers 1 and 3 leave them to fprobes where ftrace can trace
 # the function: the sets they share by name mix both backends.
 . ./bp_lib.sh
-ktap_plan 7
+ktap_plan 8
 T=/sys/kernel/tracing
 secs=${BP_STRESS_S:-30}
 kp_base=$(kprobes_registered) d_base=$(direct_attached)
@@ -25,12 +25,17 @@ rm -f /tmp/stress-stop /tmp/stress-w*
 for c in $(seq 1 "$(grep -c ^processor /proc/cpuinfo)"); do
     (while [ ! -e /tmp/stress-stop ]; do bphit 2000 > /dev/null; cat /proc/version > /dev/null; done) &
 done
+# writer N: writes until the time is up; then "/tmp/stress-wN" holds its
+# writes and how many of its creates, enables and unregisters were
+# accepted (a refusal is an expected answer, but writes that were all
+# refused stressed nothing).
 writer() {
-    i=0 end=$(($(cut -d. -f1 /proc/uptime) + secs))
+    i=0 cr=0 en=0 un=0 end=$(($(cut -d. -f1 /proc/uptime) + secs))
     b=; [ $(($1 % 2)) -eq 0 ] && b='!'
     while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
         s=w$(((i * 7 + $1) % 5))
-        case $((i % 8)) in
+        op=$((i % 8))
+        if case $op in
             0) bp_ctl "p$b:$s/ vfs_read\np$b:$s/g ${BP_GETPPID}\nr$b:$s/r vfs_write\nd:$s/d ${BP_GETPPID}\ncreate $s\n" ;;
             1) bp_ctl "p$b:$s/ ${BP_SYS}get* max=8\nd:$s/ version_proc_show\ncreate $s --noopt\nenable $s\n" ;;
             2) bp_ctl "enable $s\n" ;;
@@ -39,17 +44,31 @@ writer() {
             5) bp_ctl "unregister $s\n" ;;
             6) bp_ctl "enable $s\ndisable $s\nenable $s\n" ;;
             7) bp_ctl "unregister $s --sync\n" ;;
-        esac > /dev/null 2>&1
+        esac > /dev/null 2>&1; then
+            case $op in
+                0 | 1) cr=$((cr + 1)) ;;
+                2 | 6) en=$((en + 1)) ;;
+                5 | 7) un=$((un + 1)) ;;
+            esac
+        fi
         i=$((i + 1))
     done
-    echo "$i" > "/tmp/stress-w$1"
+    echo "$i $cr $en $un" > "/tmp/stress-w$1"
 }
 for w in 1 2 3 4; do writer "$w" & done
 wait_writers() { for w in 1 2 3 4; do while [ ! -e "/tmp/stress-w$w" ]; do sleep 1; done; done; }
 wait_writers
 touch /tmp/stress-stop
 wait
-echo "# $secs s: $(cat /tmp/stress-w* | awk '{ s += $1 } END { print s }') writes by 4 writers"
+for w in 1 2 3 4; do
+    read -r n cr en un < "/tmp/stress-w$w"
+    echo "# writer $w: $n writes; accepted: $cr creates, $en enables, $un unregisters"
+done
+# Every writer had writes accepted, and creates, enables and unregisters
+# were each accepted (most are refused: the names collide on purpose).
+ktap_check "writers_had_creates_enables_unregisters_accepted" \
+    awk '$2 + $3 + $4 < 1 { bad = 1 } { c += $2; e += $3; u += $4 }
+         END { exit bad || NR != 4 || c < 1 || e < 1 || u < 1 }' /tmp/stress-w1 /tmp/stress-w2 /tmp/stress-w3 /tmp/stress-w4
 bp_ctl 'flush\n'
 ktap_check "kprobes_agree_with_kernel" bp_agrees_kprobes "$kp_base"
 ktap_check "direct_calls_agree_with_ftrace" bp_agrees_direct "$d_base"

@@ -419,6 +419,16 @@ pub fn parse_error_at(line: &[u8]) -> Option<(ParseError, Option<usize>)> {
     Some((e, col.filter(|&c| trimmed.is_some_and(|t| c <= t.len()))))
 }
 
+/// Where a probe line's address word (its second: `SYM[+OFFS]`, an
+/// address, `MOD:SYM`) starts in the trimmed `line`, which the kernel's
+/// caret points at for a refusal at registration (`None`: no such word).
+pub fn address_word(line: &str) -> Option<usize> {
+    let first = line.find([' ', '\t'])?;
+    let rest = line.get(first..)?;
+    let skip = rest.find(|c: char| c != ' ' && c != '\t')?;
+    Some(first + skip)
+}
+
 /// A refusal, and the word at fault (a slice of the trimmed line; an empty
 /// one at its end for a missing word).
 type Bad<'a> = (ParseError, Option<&'a str>);

@@ -269,12 +269,16 @@ impl Engine {
         };
         let error = crate::error::pure(r.errno);
         let f = Failed::new(error, format_args!("{}", r.reason));
-        // The arguments' text is a slice of the trimmed line.
+        // The arguments' text is a slice of the trimmed line; the address
+        // word is its second word.
         let trimmed = core::str::from_utf8(text).map(str::trim).unwrap_or("");
-        let column = (spec.args.text().as_ptr() as usize)
-            .checked_sub(trimmed.as_ptr() as usize)
-            .map(|c| c + r.at)
-            .filter(|&c| c <= trimmed.len());
+        let column = match r.at {
+            Some(at) => (spec.args.text().as_ptr() as usize)
+                .checked_sub(trimmed.as_ptr() as usize)
+                .map(|c| c + at),
+            None => command::address_word(trimmed),
+        }
+        .filter(|&c| c <= trimmed.len());
         registry
             .lock()
             .set_last_error(Some((line, text)), column, &f);

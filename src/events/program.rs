@@ -69,7 +69,10 @@ pub(crate) struct FunctionBtf<'f> {
 /// Why a line's fetch arguments are refused: where the caret goes (bytes
 /// from the start of the arguments' text), the reason, and the errno.
 pub(crate) struct Refusal {
-    pub(crate) at: usize,
+    /// The byte of the arguments' text the kernel's caret points at;
+    /// `None`: the probe's address word (a `@SYM` the kernel cannot
+    /// resolve is blamed there, at registration).
+    pub(crate) at: Option<usize>,
     pub(crate) reason: &'static str,
     pub(crate) errno: i32,
 }
@@ -378,7 +381,7 @@ fn compile_words<'a>(
     let d = dialect();
     let refuse = |w: &str, e: FetchError| {
         CompileError::Refused(Refusal {
-            at: word_at(w) + e.pos,
+            at: Some(word_at(w) + e.pos),
             reason: d.error_text(e.kind),
             errno: e.kind.errno(),
         })
@@ -394,10 +397,19 @@ fn compile_words<'a>(
     }
     let mut done = KVVec::new();
     for w in words {
-        let mut a = c.compile(w, &done).map_err(|e| refuse(w, e))?;
-        record::resolve_symbols(&mut a, &mut *symbols)
-            .map_err(|(kind, sym)| refuse(sym, FetchError::at(kind, 0)))?;
+        let a = c.compile(w, &done).map_err(|e| refuse(w, e))?;
         done.push(a, GFP_KERNEL)?;
+    }
+    // Every argument parsed, the kernel resolves their `@SYM`s when it
+    // registers the probe, and blames the probe's address word.
+    for a in done.iter_mut() {
+        record::resolve_symbols(a, &mut *symbols).map_err(|(kind, _)| {
+            CompileError::Refused(Refusal {
+                at: None,
+                reason: d.error_text(kind),
+                errno: kind.errno(),
+            })
+        })?;
     }
     let mut entry = KVVec::new();
     entry.extend_from_slice(c.entry_args(), GFP_KERNEL)?;

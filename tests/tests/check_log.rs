@@ -227,3 +227,25 @@ fn a_nonzero_guest_rc_fails() {
     assert!(!v.ok);
     assert!(v.err.contains("ended with rc=1"), "{}", v.err);
 }
+
+/// An RCU stall report whose lines carry none of the other banners (its
+/// stack dump may come later, or be lost) fails on its own line.
+#[test]
+fn an_rcu_stall_fails() {
+    let stall = "[  99.1] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:\n";
+    let body = a_ok() + stall + &b_ok() + &c_skip();
+    let v = judge("stall", &log(3, &body, DONE));
+    assert!(!v.ok);
+    assert!(v.err.contains("detected stalls"), "{}", v.err);
+}
+
+/// Console output the kernel dropped may have held a splat: the run
+/// cannot be judged clean.
+#[test]
+fn dropped_console_messages_fail() {
+    let dropped = "** 37 printk messages dropped **\n";
+    let body = a_ok() + dropped + &b_ok() + &c_skip();
+    let v = judge("dropped", &log(3, &body, DONE));
+    assert!(!v.ok);
+    assert!(v.err.contains("messages dropped"), "{}", v.err);
+}

@@ -758,3 +758,13 @@ fn kprobe_events_forms() {
     assert_eq!(forced.to_string(), "r!:io/ vfs_*");
     assert_eq!(one("r!:io/ vfs_*"), Ok(Some(forced)));
 }
+
+/// The address word of a probe line: where the kernel's caret goes for a
+/// refusal at registration (an `@SYM` it cannot resolve).
+#[test]
+fn address_word_of_a_line() {
+    assert_eq!(address_word("p:bpx/e122 vfs_read @jiffies+x"), Some(11));
+    assert_eq!(address_word("r:s/  \tvfs_read $retval"), Some(7));
+    assert_eq!(address_word("p:s/"), None);
+    assert_eq!(address_word("p:s/   "), None);
+}

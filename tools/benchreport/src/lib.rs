@@ -231,14 +231,21 @@ pub fn fmt_gp(s: Option<Stat>) -> String {
     }
 }
 
-/// The tracefs phase a batchprobe phase is compared with: tracefs removal is
-/// synchronous, so both the async return and the completed teardown are
-/// compared with it.
-pub fn tracefs_phase(phase: &str) -> &str {
+/// The tracefs phase that does the same work as `method`'s `phase`, if
+/// any: tracefs' methods compare phase for phase; batchprobe's `disarm`
+/// (the probes disarmed) with tracefs' `disable` (which disarms them). No
+/// tracefs phase matches batchprobe's `disable` (a gate closed, the disarm
+/// queued) nor its `unregister_call` variants (the write's return, the
+/// teardown still queued): a ratio of those would compare unlike work
+/// (the audit of 2026-12-05 found "5655366x" for `disable`).
+pub fn tracefs_phase<'a>(method: &str, phase: &'a str) -> Option<&'a str> {
+    if method.starts_with("tracefs") {
+        return Some(phase);
+    }
     match phase {
-        "unregister_call" | "unregister_call_wall" => "unregister_complete",
-        "disarm" => "disable",
-        p => p,
+        "disarm" => Some("disable"),
+        "disable" | "unregister_call" | "unregister_call_wall" => None,
+        p => Some(p),
     }
 }
 
@@ -365,9 +372,16 @@ mod tests {
         assert_eq!((off, got), (Some(5), Some(255)));
         assert_eq!(speedup(Some(t.median), Some(bp.median)), Some(225.0));
         assert_eq!(speedup(Some(1.0), Some(0.0)), None);
-        assert_eq!(tracefs_phase("unregister_call"), "unregister_complete");
-        assert_eq!(tracefs_phase("disarm"), "disable");
-        assert_eq!(tracefs_phase("enable"), "enable");
+        assert_eq!(tracefs_phase("batchprobe", "unregister_call"), None);
+        assert_eq!(tracefs_phase("batchprobe", "unregister_call_wall"), None);
+        assert_eq!(tracefs_phase("batchprobe", "disable"), None);
+        assert_eq!(tracefs_phase("batchprobe", "disarm"), Some("disable"));
+        assert_eq!(tracefs_phase("batchprobe-noopt", "enable"), Some("enable"));
+        assert_eq!(
+            tracefs_phase("batchprobe", "unregister_complete"),
+            Some("unregister_complete")
+        );
+        assert_eq!(tracefs_phase("tracefs-noopt", "disable"), Some("disable"));
         assert_eq!(fmt_ms(13_314_122.0), "13.3");
         assert_eq!(fmt_ms(4_330_000_000.0), "4330");
     }

@@ -105,7 +105,8 @@ pub(crate) fn phase_table(
     table(o, title, &ns, (methods, phases), has, cell);
 }
 
-/// `base` median / method median per method × phase × N.
+/// `base` median / method median per method × phase × N, for the phases
+/// `map` pairs with one of `base`'s (`None`: no like phase, no row).
 #[expect(clippy::too_many_arguments)]
 pub(crate) fn speedup_table(
     o: &mut String,
@@ -115,17 +116,19 @@ pub(crate) fn speedup_table(
     base: &str,
     methods: &[&str],
     phases: &[&str],
-    map: impl Fn(&str) -> &str,
+    map: impl for<'p> Fn(&str, &'p str) -> Option<&'p str>,
 ) {
     let mut all = vec![base];
     all.extend_from_slice(methods);
     let ns = sizes(sum, b, &all);
-    let has = |m: &str, p: &str, n| median(sum, m, p, n).is_some();
-    let cell =
-        |m: &str, p: &str, n| match speedup(median(sum, base, map(p), n), median(sum, m, p, n)) {
+    let has = |m: &str, p: &str, n| map(m, p).is_some() && median(sum, m, p, n).is_some();
+    let cell = |m: &str, p: &str, n| {
+        let base = map(m, p).and_then(|bp| median(sum, base, bp, n));
+        match speedup(base, median(sum, m, p, n)) {
             Some(r) => format!("{r:.1}×"),
             None => "–".into(),
-        };
+        }
+    };
     table(o, title, &ns, (methods, phases), has, cell);
 }
 

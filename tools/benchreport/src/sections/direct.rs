@@ -44,7 +44,7 @@ pub(crate) fn direct_section(o: &mut String, b: &Bench, sum: &Summary, gp: &GpSu
         "direct-ops-per-function",
         &DIRECT_METHODS[1..],
         &DIRECT_PHASES,
-        |p| p,
+        |_, p| Some(p),
     );
     direct_goals(o, sum, gp);
     o.push('\n');

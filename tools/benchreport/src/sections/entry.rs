@@ -56,7 +56,7 @@ pub(crate) fn entry_section(o: &mut String, b: &Bench, sum: &Summary) {
         "entry-kprobe",
         &ENTRY_METHODS[2..],
         &ENTRY_PHASES,
-        |p| p,
+        |_, p| Some(p),
     );
     let _ = writeln!(o, "Goals (arm + disarm, `entry-kprobe` / `entry-auto`):\n");
     for (n, want) in [(256u64, 10.0), (4096, 50.0)] {
