@@ -136,19 +136,28 @@ fail:
 	return ret;
 }
 
-long bp_kallsyms_read(void **buf, size_t max)
+/*
+ * The file at @path in init's root, if @is_it says it is the kernel's own,
+ * read whole (bp_seq_read_whole()); -ENOENT if it is not.
+ */
+static long bp_read_printed(const char *path, bool (*is_it)(struct file *),
+			    struct lock_class_key *key, void **buf, size_t max)
 {
 	struct file *file;
 	long ret;
 
 	*buf = NULL;
-	file = bp_open_from_init_root("/proc/kallsyms");
+	file = bp_open_from_init_root(path);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
-	ret = bp_is_proc_kallsyms(file) ?
-		bp_seq_read_whole(file, buf, max, &bp_kallsyms_seq_key) : -ENOENT;
+	ret = is_it(file) ? bp_seq_read_whole(file, buf, max, key) : -ENOENT;
 	fput(file);
 	return ret;
+}
+
+long bp_kallsyms_read(void **buf, size_t max)
+{
+	return bp_read_printed("/proc/kallsyms", bp_is_proc_kallsyms, &bp_kallsyms_seq_key, buf, max);
 }
 
 /* Our own class for kprobes/blacklist's seq_file lock (see bp_kallsyms_seq_key). */
@@ -178,17 +187,8 @@ static bool bp_is_kprobe_blacklist(struct file *file)
  */
 long bp_kprobe_blacklist_read(void **buf, size_t max)
 {
-	struct file *file;
-	long ret;
-
-	*buf = NULL;
-	file = bp_open_from_init_root("/sys/kernel/debug/kprobes/blacklist");
-	if (IS_ERR(file))
-		return PTR_ERR(file);
-	ret = bp_is_kprobe_blacklist(file) ?
-		bp_seq_read_whole(file, buf, max, &bp_blacklist_seq_key) : -ENOENT;
-	fput(file);
-	return ret;
+	return bp_read_printed("/sys/kernel/debug/kprobes/blacklist", bp_is_kprobe_blacklist,
+			       &bp_blacklist_seq_key, buf, max);
 }
 
 /*

@@ -356,6 +356,41 @@ bp_unblacklisted() {
         /sys/kernel/debug/kprobes/blacklist -
 }
 
+# bp_kernel_verdict VERB SYM: the kernel's verdict on "VERB:bpkv/c SYM" in
+# kprobe_events ("ok", or the errno), the event removed again: the oracle
+# of the *_oracle.sh programs.
+bp_kernel_verdict() {
+    if _out=$(printf '%s:bpkv/c %s\n' "$1" "$2" | bpwrite /sys/kernel/tracing/kprobe_events 2>&1); then
+        echo '-:bpkv/c' | bpwrite /sys/kernel/tracing/kprobe_events
+        echo ok
+    else
+        echo "$_out" | sed -n 's/.*(errno \([0-9]*\)).*/\1/p'
+    fi
+}
+# bp_verdict KIND SYM: batchprobe's verdict on "KIND:bpv/c SYM" + create
+# ("ok", or the errno), the set unregistered again (a failed write stages
+# nothing: nothing to drop).
+bp_verdict() {
+    if _out=$(printf '%s:bpv/c %s\ncreate bpv\n' "$1" "$2" | bpwrite "$BP_CTL" 2>&1); then
+        printf 'unregister bpv --sync\n' | bpwrite "$BP_CTL"
+        echo ok
+    else
+        echo "$_out" | sed -n 's/.*(errno \([0-9]*\)).*/\1/p'
+    fi
+}
+
+# bp_oracle_cases N SYM: batchprobe's p:, p!:, r: and r!: on SYM against
+# kprobe_events' p: and r: on it, a case each (cN_p, cN_p_int3, cN_r,
+# cN_r_int3): the same verdict, "ok" or the errno.
+bp_oracle_cases() {
+    for _kind in p p! r r!; do
+        _k=$(bp_kernel_verdict "${_kind%!}" "$2") _o=$(bp_verdict "$_kind" "$2")
+        echo "# $_kind:$2: kprobe_events ${_k:-?}, batchprobe ${_o:-?}"
+        ktap_check "c$1_${_kind%!}$( [ "$_kind" != "${_kind%!}" ] && echo _int3)_agrees_with_kprobe_events" \
+            test "${_k:-?}" = "${_o:-?}"
+    done
+}
+
 # bp_sized N: N, or a quarter of it (at least 1) on the debug kernels
 # (KASAN, lockdep, kmemleak: 3-4x slower under TCG), for the sizes that only
 # make a test's window long or its race likely, not the thing it checks. The

@@ -40,35 +40,10 @@ echo "# blacklisted and traceable:" ${black:-none} "| traceable:$traced"
 WORDS='probing refused: blacklisted (kprobes/blacklist; kprobe_events refuses it too) (EINVAL)'
 
 bp_load
-# kernel VERB SYM: the kernel's verdict on "VERB:bpbl/c SYM" in
-# kprobe_events ("ok", or the errno), the event removed again.
-kernel() {
-    if out=$(printf '%s:bpbl/c %s\n' "$1" "$2" | bpwrite $T/kprobe_events 2>&1); then
-        echo '-:bpbl/c' | bpwrite $T/kprobe_events
-        echo ok
-    else
-        echo "$out" | sed -n 's/.*(errno \([0-9]*\)).*/\1/p'
-    fi
-}
-# ours KIND SYM: batchprobe's verdict on "KIND:bl/c SYM" + create ("ok", or
-# the errno), the set unregistered again.
-ours() {
-    if out=$(printf '%s:bl/c %s\ncreate bl\n' "$1" "$2" | bpwrite "$BP_CTL" 2>&1); then
-        printf 'unregister bl --sync\n' | bpwrite "$BP_CTL"
-        echo ok
-    else
-        echo "$out" | sed -n 's/.*(errno \([0-9]*\)).*/\1/p'
-    fi
-}
 n=0
 for s in $black $traced; do
     n=$((n + 1))
-    for kind in p p! r r!; do
-        k=$(kernel "${kind%!}" "$s") o=$(ours "$kind" "$s")
-        echo "# $kind:$s: kprobe_events ${k:-?}, batchprobe ${o:-?}"
-        ktap_check "c${n}_${kind%!}$( [ "$kind" != "${kind%!}" ] && echo _int3)_agrees_with_kprobe_events" \
-            test "${k:-?}" = "${o:-?}"
-    done
+    bp_oracle_cases $n "$s"
 done
 s=$(echo $black | awk '{ print $1 }')
 if [ -n "$s" ]; then

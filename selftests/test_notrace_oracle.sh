@@ -45,36 +45,10 @@ ktap_plan $((ncand * 4 + 8))
 echo "# notrace:$(echo " $notrace" | tr -s ' ') | traceable:$traced | cold: ${cold:-none (no .cold symbols: a clang build)}"
 
 bp_load
-# kernel VERB SYM: the kernel's verdict on "VERB:bpnt/c SYM" in kprobe_events
-# ("ok", or the errno), the event removed again.
-kernel() {
-    if out=$(printf '%s:bpnt/c %s\n' "$1" "$2" | bpwrite $T/kprobe_events 2>&1); then
-        echo '-:bpnt/c' | bpwrite $T/kprobe_events
-        echo ok
-    else
-        echo "$out" | sed -n 's/.*(errno \([0-9]*\)).*/\1/p'
-    fi
-}
-# ours KIND SYM: batchprobe's verdict on "KIND:nt/c SYM" + create ("ok", or
-# the errno), the set unregistered again.
-ours() {
-    if out=$(printf '%s:nt/c %s\ncreate nt\n' "$1" "$2" | bpwrite "$BP_CTL" 2>&1); then
-        printf 'unregister nt --sync\n' | bpwrite "$BP_CTL"
-        echo ok
-    else
-        # (A failed write stages nothing: nothing to drop.)
-        echo "$out" | sed -n 's/.*(errno \([0-9]*\)).*/\1/p'
-    fi
-}
 n=0
 for s in $notrace $traced $cold; do
     n=$((n + 1))
-    for kind in p p! r r!; do
-        k=$(kernel "${kind%!}" "$s") o=$(ours "$kind" "$s")
-        echo "# $kind:$s: kprobe_events ${k:-?}, batchprobe ${o:-?}"
-        ktap_check "c${n}_${kind%!}$( [ "$kind" != "${kind%!}" ] && echo _int3)_agrees_with_kprobe_events" \
-            test "${k:-?}" = "${o:-?}"
-    done
+    bp_oracle_cases $n "$s"
 done
 s=$(echo $notrace | awk '{ print $1 }')
 # Mid-instruction in a notrace function: kprobe_events judges the function
@@ -82,7 +56,7 @@ s=$(echo $notrace | awk '{ print $1 }')
 for kind in p p!; do
     name="mid_instruction_${kind%!}$( [ "$kind" != "${kind%!}" ] && echo _int3)_agrees_with_kprobe_events"
     if [ -n "$s" ]; then
-        k=$(kernel p "$s+1") o=$(ours "$kind" "$s+1")
+        k=$(bp_kernel_verdict p "$s+1") o=$(bp_verdict "$kind" "$s+1")
         echo "# $kind:$s+1: kprobe_events ${k:-?}, batchprobe ${o:-?}"
         ktap_check "$name" test "${k:-?}" = "${o:-?}"
     else
@@ -90,7 +64,7 @@ for kind in p p!; do
     fi
 done
 if [ -n "$s" ]; then
-    ours p "$s" > /dev/null
+    bp_verdict p "$s" > /dev/null
     ktap_check "last_error_in_the_kernels_words" sh -c "grep -q 'Could not probe notrace function' $BP_DEBUGFS/last_error || { sed 's/^/# /' $BP_DEBUGFS/last_error; false; }"
     dmesg | grep -q "Could not probe notrace function $s" && kw=yes || kw=no
     ktap_check "kernel_said_it_too" test $kw = yes

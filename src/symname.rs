@@ -160,19 +160,24 @@ pub fn parse_kallsyms_line(line: &str) -> Option<KallsymsLine<'_>> {
         return None;
     }
     let addr = u64::from_str_radix(addr, 16).ok()?;
-    let (name, module) = match rest.split_once('\t') {
+    let (name, module) = named(rest, '\t')?;
+    Some(KallsymsLine { addr, name, module })
+}
+
+/// `NAME`, or `NAME` + `sep` + `[MODULE]` (`[MODULE BUILD_ID]` where build
+/// ids are shown): the name, without blanks, and the module's.
+fn named(s: &str, sep: char) -> Option<(&str, Option<&str>)> {
+    let (name, module) = match s.split_once(sep) {
         Some((n, m)) => {
-            let m = m.strip_prefix('[')?;
-            // "[module]", or "[module build_id]" where build ids are shown.
-            let m = m.strip_suffix(']')?;
+            let m = m.strip_prefix('[')?.strip_suffix(']')?;
             (n, Some(m.split(' ').next().unwrap_or(m)))
         }
-        None => (rest, None),
+        None => (s, None),
     };
     if name.is_empty() || name.contains([' ', '\t']) {
         return None;
     }
-    Some(KallsymsLine { addr, name, module })
+    Some((name, module))
 }
 
 /// One line of kprobes' debugfs `blacklist` (`kernel/kprobes.c`,
@@ -199,17 +204,7 @@ pub fn parse_blacklist_line(line: &str) -> Option<BlacklistLine<'_>> {
     if end < start {
         return None;
     }
-    // "name [module]", or "name [module build_id]" where build ids are shown.
-    let (name, module) = match sym.split_once(' ') {
-        Some((n, m)) => {
-            let m = m.strip_prefix('[')?.strip_suffix(']')?;
-            (n, Some(m.split(' ').next().unwrap_or(m)))
-        }
-        None => (sym, None),
-    };
-    if name.is_empty() || name.contains('\t') {
-        return None;
-    }
+    let (name, module) = named(sym, ' ')?;
     Some(BlacklistLine {
         start,
         end,
