@@ -2,7 +2,9 @@
 # batchprobe: developer entry points. The kernel build itself reads Kbuild.
 #
 #   make demo     install, build, boot QEMU, show the module working
-#   make check    host tests + QEMU selftests, ends with "N passed, N failed, N skipped"
+#   make check    host tests + QEMU selftests on 6.12's test kernel and Debian's 7.3 image,
+#                 ends with "N passed, N failed, N skipped"
+#   make check-all the same on every flavor (the debug kernels' KASAN, lockdep, kmemleak too)
 #   make bench    every method side by side in one boot: BENCHMARKS.md + plot
 #   make bench-stock  the BPF peers at 1000, 10000 and every function, and the
 #                 seed, on Debian's own image (BENCHMARKS-stock.md; needs root)
@@ -31,7 +33,7 @@
 KDIR ?=
 export KDIR
 
-.PHONY: all demo check bench bench-stock bundle bundle-test bench-report profile-direct profile-records profile-create module clients clippy kernel stock-kernel deps sign install uninstall host-test fmt clean
+.PHONY: all demo check check-all bench bench-stock bundle bundle-test bench-report profile-direct profile-records profile-create module clients clippy kernel stock-kernel deps sign install uninstall host-test fmt clean
 
 all: module
 
@@ -40,6 +42,9 @@ demo:
 
 check:
 	@scripts/check.sh
+
+check-all:
+	@BP_CHECK_ALL=1 scripts/check.sh
 
 bench:
 	@scripts/bench.sh

@@ -40,10 +40,16 @@ SLEEP=$(first_of __x64_sys_ppoll __do_sys_ppoll)
 if [ -z "$F" ] || [ -z "$SYS" ] || [ -z "$SLEEP" ]; then
     bp_skip_all "no traceable do_sys_openat2, openat or ppoll function"
 fi
-# fprobe events: the oracle.
+# fprobe events: the oracle. A kernel without them (CONFIG_FPROBE_EVENTS:
+# tracefs' README lists their syntax) skips; one that has them and refuses
+# the line fails, saying why.
+grep -qF 'f[:[<group>/][<event>]] <func-name>' $T/README ||
+    bp_skip_all "no fprobe events in this kernel (CONFIG_FPROBE_EVENTS: not in tracefs' README)"
 echo > $T/dynamic_events
 if ! echo "f:kpdr/k_probe $F" >> $T/dynamic_events 2>/dev/null; then
-    bp_skip_all "dynamic_events takes no fprobe event (CONFIG_FPROBE_EVENTS)"
+    ktap_print_header
+    echo "Bail out! dynamic_events refused f:kpdr/k_probe $F: $(tail -2 $T/error_log | tr '\n' ' ')"
+    exit "$KSFT_FAIL"
 fi
 echo > $T/dynamic_events
 ktap_plan 37
