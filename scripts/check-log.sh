@@ -70,7 +70,8 @@ fi
 # counts one failure. What the log cannot vouch for is a failure too, named:
 # a program whose cases do not match its own plan (one died half way, or a
 # result line was broken by console output), a program that started and never
-# ended, fewer programs than the runner planned.
+# ended, one that printed no plan at all, fewer programs than the runner
+# planned.
 rm -f "$logf.skips"
 judged=$(tr -d '\r' < "$logf" | awk -v skips="$logf.skips" '
     function close_prog(how) {
@@ -78,6 +79,8 @@ judged=$(tr -d '\r' < "$logf" | awk -v skips="$logf.skips" '
         if (plan > 0 && cases != plan)
             bad[++nbad] = prog ": planned " plan " cases, reported " cases " (died half way, or a result line broken by console output)"
         if (how == "") bad[++nbad] = prog ": started, never ended (the run stopped in it)"
+        else if (plan < 0 && how == "end")
+            bad[++nbad] = prog ": printed no KTAP plan (it ran none of its cases, or its output was lost)"
         prog = ""
     }
     /^1\.\.[0-9]+$/ && runner == "" { runner = substr($0, 4) + 0; next }

@@ -249,3 +249,13 @@ fn dropped_console_messages_fail() {
     assert!(!v.ok);
     assert!(v.err.contains("messages dropped"), "{}", v.err);
 }
+
+/// A program that printed nothing of its own (no plan, no case) yet
+/// exited 0: the runner says "ok", the check must not.
+#[test]
+fn a_program_without_a_plan_fails() {
+    let silent = "# selftests: batchprobe: test_b.sh\nok 2 selftests: batchprobe: test_b.sh\n";
+    let v = judge("silent", &log(3, &(a_ok() + silent + &c_skip()), DONE));
+    assert!(!v.ok);
+    assert!(v.err.contains("test_b.sh: printed no KTAP plan"), "{}", v.err);
+}
