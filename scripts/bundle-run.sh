@@ -137,7 +137,9 @@ check)
     pass=0 fail=0 skip=0 broken=0
     for f in $flavors; do
         logf=$res/console-$f.log
-        if [ "$f" = debug ]; then secs=${tmo:-3000}; else secs=${tmo:-1800}; fi
+        # As make check's limits (scripts/check.sh): the debug kernels (any
+        # release) and Debian's image 3600 s, the others 1800 s.
+        case $f in debug* | stock*) secs=${tmo:-3600} ;; *) secs=${tmo:-1800} ;; esac
         log "check ($f kernel): booting, limit ${secs}s"
         boot "$f" "$logf" "$secs" bp.mode=check ${tests:+bp.tests=$(echo $tests | tr ' ' ,)}
         qrc=$?

@@ -21,6 +21,12 @@ ktap_fail() {
     ktap_test_fail "$1"
     return 0
 }
+# The kernel's ktap_print_msg expands its words unquoted: a message holding
+# a lone * (a glob line) printed the working directory's listing instead.
+# Here every line of the message is a KTAP comment, none a result.
+ktap_print_msg() {
+    printf '%s\n' "$*" | sed 's/^/# /'
+}
 ktap_skip() { ktap_test_skip "$1${2:+ ($2)}"; }
 # ktap_check NAME COMMAND...: pass when COMMAND succeeds.
 ktap_check() {

@@ -9,9 +9,9 @@
 # int3 kprobes), on openat's syscall entry. Both events are enabled together, only for the calls of bpopen
 # (a filter on comm), and bpopen opens a path that does not exist three
 # times: every call writes a record to each, and the two lists of records
-# must be equal, text after the event name (for a return probe, after the
-# "(CALLER <- FUNC)" part: of two kretprobes on one function, one sees the
-# other's trampoline as its caller). Each event's format must be the
+# must be equal, text after the event name (for a return probe, but for the
+# CALLER of its "(CALLER <- FUNC)": of two kretprobes on one function, one
+# sees the other's trampoline as its caller; FUNC is compared). Each event's format must be the
 # kernel's but for its name and ID. The lines cover every load (%REG,
 # $argN, $stack, $stackN, $comm, \IMM, \"STR"), kernel and user
 # dereferences, nested, every kind of type (u, s, x, char, string,
@@ -95,8 +95,8 @@ echo 0 > $T/tracing_on
 for g in kpfa bpfa; do echo 0 > $T/events/$g/enable; echo 0 > $T/events/$g/filter; done
 ktap_check "three_failed_opens" test "$failed" = 3
 for k in $NAMES; do for e in $k ${k}_i; do
-    want=$(grep -v '^#' $T/trace | sed -n "s/.* k_$k: //p" | sed 's/^(\([^<]*\) <- [^)]*)/(<- RET)/')
-    got=$(grep -v '^#' $T/trace | sed -n "s/.* $e: //p" | sed 's/^(\([^<]*\) <- [^)]*)/(<- RET)/')
+    want=$(grep -v '^#' $T/trace | sed -n "s/.* k_$k: //p" | sed 's/^([^<]* <- /(CALLER <- /')
+    got=$(grep -v '^#' $T/trace | sed -n "s/.* $e: //p" | sed 's/^([^<]* <- /(CALLER <- /')
     bp_same_records "records_$e" "$want" "$got" 3
 done; done
 # The shared event: each probe's own argument, three times each.

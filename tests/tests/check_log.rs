@@ -257,5 +257,9 @@ fn a_program_without_a_plan_fails() {
     let silent = "# selftests: batchprobe: test_b.sh\nok 2 selftests: batchprobe: test_b.sh\n";
     let v = judge("silent", &log(3, &(a_ok() + silent + &c_skip()), DONE));
     assert!(!v.ok);
-    assert!(v.err.contains("test_b.sh: printed no KTAP plan"), "{}", v.err);
+    assert!(
+        v.err.contains("test_b.sh: printed no KTAP plan"),
+        "{}",
+        v.err
+    );
 }

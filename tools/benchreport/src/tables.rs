@@ -83,6 +83,14 @@ pub(crate) fn phase_table(
 ) {
     let ns = sizes(sum, b, methods);
     let has = |m: &str, p: &str, n| median(sum, m, p, n).is_some();
+    // A cell with fewer runs than the table's fullest says so: a failed run
+    // leaves no sample, and a median of fewer is not the same figure.
+    let most = sum
+        .iter()
+        .filter(|(k, _)| methods.contains(&k.0.as_str()) && phases.contains(&k.1.as_str()))
+        .map(|(_, (s, _, _))| s.runs)
+        .max()
+        .unwrap_or(0);
     let cell = |m: &str, p: &str, n: u64| match sum.get(&(m.to_string(), p.to_string(), n)) {
         Some((s, off, got)) => {
             let mut c = format!(
@@ -91,6 +99,9 @@ pub(crate) fn phase_table(
                 fmt_ms(s.min as f64),
                 fmt_ms(s.max as f64)
             );
+            if s.runs < most {
+                let _ = write!(c, " ({} of {most} runs)", s.runs);
+            }
             if let Some(g) = got.filter(|&g| g < n) {
                 let _ = write!(c, " (got {g})");
             }
@@ -149,4 +160,37 @@ pub(crate) fn per_call_rows(o: &mut String, sum: &Summary, base: &str, methods: 
         }
     }
     o.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Stat;
+
+    /// A cell with fewer runs than the table's fullest names its count.
+    #[test]
+    fn short_cells_say_how_many_runs() {
+        let b = Bench {
+            samples: Vec::new(),
+            gps: Vec::new(),
+            over_budget: Vec::new(),
+            info: BTreeMap::new(),
+        };
+        let st = |runs| Stat {
+            median: 2e6,
+            min: 1_000_000,
+            max: 3_000_000,
+            runs,
+        };
+        let mut sum = Summary::new();
+        sum.insert(("a".into(), "enable".into(), 64), (st(3), None, None));
+        sum.insert(("b".into(), "enable".into(), 64), (st(2), None, None));
+        let mut o = String::new();
+        phase_table(&mut o, &b, &sum, "t", &["a", "b"], &["enable"]);
+        assert!(
+            o.contains("| b | enable | 2.0 [1.0–3.0] (2 of 3 runs) |"),
+            "{o}"
+        );
+        assert!(o.contains("| a | enable | 2.0 [1.0–3.0] |"), "{o}");
+    }
 }
