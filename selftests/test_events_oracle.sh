@@ -31,8 +31,8 @@ NAMES="$BPO getppid_kr"
 # task's name and the irq column (common_flags as trace prints them: irqs
 # off, need-resched, hard/soft irq, and the migrate-disable count) kept, its
 # pid, CPU and timestamp left out (the kernel's records and ours are other
-# calls). The preempt-depth digit is masked (P): batchprobe's records carry
-# one or two levels more than kprobe_events' (docs/events.md, known
+# calls). The preempt-depth digit is masked (P): batchprobe's records here
+# carry one or two levels more than kprobe_events' (docs/events.md, known
 # divergences).
 records() {
     echo > $T/trace
