@@ -205,9 +205,9 @@ static __always_inline void bp_perf_write(struct bp_event *ev, struct bp_fire *f
  * reads a kprobe event's: every caller runs with preemption disabled (a
  * kprobe's or kretprobe's handler, an fprobe's under ftrace's recursion
  * lock or fgraph's rcu_sched guard), which the links' kfree_rcu() waits
- * for. test_events_oracle.sh saw records' preempt counts one or two
- * above a kprobe event's at the same function (docs/events.md, known
- * divergences: not pinned down).
+ * for. The record's preempt count is a kprobe event's at the same
+ * function, but for an fprobe's on 7.3, one above (docs/events.md, known
+ * divergences).
  */
 static __always_inline void bp_trace_write(struct bp_event *ev, struct bp_fire *f)
 {

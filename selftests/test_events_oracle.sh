@@ -31,9 +31,10 @@ NAMES="$BPO getppid_kr"
 # task's name and the irq column (common_flags as trace prints them: irqs
 # off, need-resched, hard/soft irq, and the migrate-disable count) kept, its
 # pid, CPU and timestamp left out (the kernel's records and ours are other
-# calls). The preempt-depth digit is masked (P): batchprobe's records here
-# carry one or two levels more than kprobe_events' (docs/events.md, known
-# divergences).
+# calls). The preempt-depth digit is masked (P): with four probes of ours
+# on the function ftrace calls them a level deeper than the kernel's event
+# recorded alone, and on 7.3 an fprobe records one level more anyway
+# (docs/events.md, known divergences).
 records() {
     echo > $T/trace
     echo 1 > $T/events/$1/enable
