@@ -64,11 +64,13 @@ for w in 1 2 3 4; do
     read -r n cr en un < "/tmp/stress-w$w"
     echo "# writer $w: $n writes; accepted: $cr creates, $en enables, $un unregisters"
 done
-# Every writer had writes accepted, and creates, enables and unregisters
-# were each accepted (most are refused: the names collide on purpose).
-ktap_check "writers_had_creates_enables_unregisters_accepted" \
-    awk '$2 + $3 + $4 < 1 { bad = 1 } { c += $2; e += $3; u += $4 }
-         END { exit bad || NR != 4 || c < 1 || e < 1 || u < 1 }' /tmp/stress-w1 /tmp/stress-w2 /tmp/stress-w3 /tmp/stress-w4
+# Creates, enables and unregisters were each accepted, by one writer or
+# another (most are refused: the names collide on purpose; on the debug
+# kernels a writer makes about 14 writes in the 30 s, and one of them had
+# none of its own accepted on 2026-12-06).
+ktap_check "creates_enables_unregisters_accepted" \
+    awk '{ c += $2; e += $3; u += $4 } END { exit NR != 4 || c < 1 || e < 1 || u < 1 }' \
+    /tmp/stress-w1 /tmp/stress-w2 /tmp/stress-w3 /tmp/stress-w4
 bp_ctl 'flush\n'
 ktap_check "kprobes_agree_with_kernel" bp_agrees_kprobes "$kp_base"
 ktap_check "direct_calls_agree_with_ftrace" bp_agrees_direct "$d_base"
