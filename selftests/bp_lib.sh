@@ -43,6 +43,14 @@ ktap_finish() {
     [ "$KTAP_CNT_FAIL" -eq 0 ] && [ "$_ran" -eq "$KSFT_NUM_TESTS" ] && exit "$KSFT_PASS"
     exit "$KSFT_FAIL"
 }
+# bp_bail_out REASON: the whole program cannot run, and that is a failure
+# (the collection or the harness is broken, not the kernel lacking
+# something): KTAP's "Bail out!", the program failed.
+bp_bail_out() {
+    ktap_print_header
+    echo "Bail out! $1"
+    exit "$KSFT_FAIL"
+}
 # bp_skip_all REASON: the whole program cannot run here: kselftest's skip.
 bp_skip_all() {
     ktap_print_header
@@ -483,11 +491,7 @@ bp_wait_unpinned() {
 bp_need_peer() {
     # Every collection is built with it (selftests/Makefile): missing, the
     # collection is broken, not the kernel lacking something.
-    if [ ! -x ./bpfpeer ]; then
-        ktap_print_header
-        echo "Bail out! no bpfpeer in this collection (selftests/Makefile builds it)"
-        exit "$KSFT_FAIL"
-    fi
+    [ -x ./bpfpeer ] || bp_bail_out "no bpfpeer in this collection (selftests/Makefile builds it)"
     [ -r /sys/kernel/btf/vmlinux ] || bp_skip_all "no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF)"
     ./bpfpeer modes | grep -qx "$1" ||
         bp_skip_all "no $1 on $(uname -r): tracing_multi links came in Linux 7.2"
@@ -569,7 +573,7 @@ bp_requires() {
         case $? in
         0) ;;
         1) bp_skip_all "requires $1: $_why" ;;
-        *) ktap_print_header; echo "Bail out! $_why"; exit "$KSFT_FAIL" ;;
+        *) bp_bail_out "$_why" ;;
         esac
     done
 }

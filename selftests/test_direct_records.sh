@@ -46,11 +46,8 @@ fi
 grep -qF 'f[:[<group>/][<event>]] <func-name>' $T/README ||
     bp_skip_all "no fprobe events in this kernel (CONFIG_FPROBE_EVENTS: not in tracefs' README)"
 echo > $T/dynamic_events
-if ! echo "f:kpdr/k_probe $F" >> $T/dynamic_events 2>/dev/null; then
-    ktap_print_header
-    echo "Bail out! dynamic_events refused f:kpdr/k_probe $F: $(tail -2 $T/error_log | tr '\n' ' ')"
-    exit "$KSFT_FAIL"
-fi
+echo "f:kpdr/k_probe $F" >> $T/dynamic_events 2>/dev/null ||
+    bp_bail_out "dynamic_events refused f:kpdr/k_probe $F: $(tail -2 $T/error_log | tr '\n' ' ')"
 echo > $T/dynamic_events
 ktap_plan 37
 EINVAL=22 EOPNOTSUPP=95

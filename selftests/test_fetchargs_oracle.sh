@@ -23,7 +23,7 @@
 . ./bp_lib.sh
 T=/sys/kernel/tracing
 exp=./fetchargs.expected
-[ -s "$exp" ] || { ktap_print_header; echo "Bail out! no $exp (scripts/install-selftests.sh writes it)"; exit "$KSFT_FAIL"; }
+[ -s "$exp" ] || bp_bail_out "no $exp (scripts/install-selftests.sh writes it)"
 ktap_plan "$(($(wc -l < "$exp") * 2 + 1))"
 tab=$(printf '\t')
 : > $T/error_log

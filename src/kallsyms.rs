@@ -386,33 +386,29 @@ pub(crate) struct Printed {
 impl Printed {
     /// `/proc/kallsyms`, up to `max` bytes (`EFBIG` beyond).
     pub(crate) fn kallsyms(max: usize) -> Result<Self> {
-        let mut buf: *mut kernel::ffi::c_void = core::ptr::null_mut();
-        // SAFETY: `buf` is writable; process context (a control write).
-        let ret = unsafe { bindings::bp_kallsyms_read(&mut buf, max) };
-        // SAFETY: `ret` and `buf` are what the read returned.
-        unsafe { Self::from_read(ret, buf) }
+        Self::read(bindings::bp_kallsyms_read, max)
     }
 
     /// kprobes' debugfs `blacklist`, up to `max` bytes (`EFBIG` beyond;
     /// `ENOENT` without debugfs at `/sys/kernel/debug`).
     pub(crate) fn kprobe_blacklist(max: usize) -> Result<Self> {
-        let mut buf: *mut kernel::ffi::c_void = core::ptr::null_mut();
-        // SAFETY: `buf` is writable; process context (a control write).
-        let ret = unsafe { bindings::bp_kprobe_blacklist_read(&mut buf, max) };
-        // SAFETY: `ret` and `buf` are what the read returned.
-        unsafe { Self::from_read(ret, buf) }
+        Self::read(bindings::bp_kprobe_blacklist_read, max)
     }
 
-    /// # Safety
-    ///
-    /// `ret` and `buf` come from one of `rust/kallsyms.c`'s reads: `ret`
-    /// bytes vmalloc'ed at `buf`, or a negative errno (`buf` NULL).
-    unsafe fn from_read(ret: isize, buf: *mut kernel::ffi::c_void) -> Result<Self> {
+    /// The file one of `rust/kallsyms.c`'s readers reads: `ret` bytes it
+    /// vmalloc'ed at `buf`, or a negative errno.
+    fn read(
+        reader: unsafe extern "C" fn(*mut *mut kernel::ffi::c_void, usize) -> kernel::ffi::c_long,
+        max: usize,
+    ) -> Result<Self> {
+        let mut buf: *mut kernel::ffi::c_void = core::ptr::null_mut();
+        // SAFETY: `reader` is one of rust/kallsyms.c's, which write `buf`
+        // only; `buf` is writable; process context (a control write).
+        let ret = unsafe { reader(&mut buf, max) };
         if ret < 0 {
             return Err(Error::from_errno(ret as i32));
         }
-        // INVARIANT: `buf` holds `ret` bytes from the vmalloc'ed read (the
-        // caller).
+        // INVARIANT: `buf` holds `ret` bytes from the vmalloc'ed read.
         Ok(Self {
             raw: buf.cast(),
             len: ret as usize,
