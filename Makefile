@@ -33,7 +33,7 @@
 KDIR ?=
 export KDIR
 
-.PHONY: all demo check check-all bench bench-stock bundle bundle-test bench-report profile-direct profile-records profile-create module clients clippy kernel stock-kernel deps sign install uninstall host-test fmt clean
+.PHONY: all demo check check-all bench bench-stock bundle bundle-test bench-report profile-direct profile-records profile-create record-fixtures cli module clients clippy kernel stock-kernel deps sign install uninstall host-test fmt clean
 
 all: module
 
@@ -48,6 +48,11 @@ check-all:
 
 bench:
 	@scripts/bench.sh
+
+# The module's files as each flavor writes them, for the batchprobe
+# command's host tests (tools/batchprobe/tests/data/).
+record-fixtures:
+	@scripts/record-fixtures.sh
 
 # About an hour under TCG: not part of `make bench`'s default.
 bench-stock:
@@ -75,6 +80,10 @@ profile-records:
 profile-create:
 	@BP_PROFILE_MODE=profile-create scripts/profile-records.sh
 
+# The batchprobe command (tools/batchprobe), static.
+cli:
+	@scripts/build-cli.sh
+
 module:
 	@scripts/build-module.sh
 
@@ -83,6 +92,7 @@ clients: module
 
 clippy:
 	@scripts/build-module.sh CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver
+	cd tools/batchprobe && cargo clippy --all-targets -- -D warnings
 
 kernel:
 	@scripts/build-kernel.sh
@@ -105,12 +115,14 @@ uninstall:
 host-test:
 	cd tests && cargo test
 	cd tools/benchreport && cargo test
+	cd tools/batchprobe && cargo test
 
 fmt:
 	rustfmt --edition 2021 --config-path .rustfmt.toml src/batchprobe.rs
 	rustfmt --edition 2021 --config-path .rustfmt.toml clients/rust/bpclient_rs.rs
 	cd tests && cargo fmt
 	cd tools/benchreport && cargo fmt
+	cd tools/batchprobe && cargo fmt
 
 clean:
 	rm -rf out tests/target tools/benchreport/target

@@ -60,6 +60,7 @@ set +e
 (rc=0
  cd "$BP_ROOT/tests" && cargo test --quiet 2>&1 || rc=1
  cd "$BP_ROOT/tools/benchreport" && cargo test --quiet 2>&1 || rc=1
+ cd "$BP_ROOT/tools/batchprobe" && cargo test --quiet 2>&1 || rc=1
  exit $rc) | tee "$host_out"
 host_rc=${PIPESTATUS[0]}
 set -e
@@ -72,7 +73,11 @@ rm -f "$host_out"
 log "lint: rustfmt --check"
 (cd "$BP_ROOT" && rustfmt --edition 2021 --config-path .rustfmt.toml --check src/batchprobe.rs \
     && rustfmt --edition 2021 --config-path .rustfmt.toml --check clients/rust/bpclient_rs.rs \
-    && cd tests && cargo fmt --check && cd ../tools/benchreport && cargo fmt --check) || die "lint: rustfmt would change the sources (run: make fmt)"
+    && cd tests && cargo fmt --check && cd ../tools/benchreport && cargo fmt --check \
+    && cd ../batchprobe && cargo fmt --check) || die "lint: rustfmt would change the sources (run: make fmt)"
+log "lint: clippy on the batchprobe command"
+(cd "$BP_ROOT/tools/batchprobe" && cargo clippy --quiet --all-targets -- -D warnings) \
+    || die "lint: clippy warns on tools/batchprobe (run: cd tools/batchprobe && cargo clippy --all-targets)"
 mkdir -p "$BP_ROOT/out"
 smp=${BP_SMP:-2}
 accel=${BP_ACCEL:-tcg}

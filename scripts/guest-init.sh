@@ -7,7 +7,7 @@
 # kernel command line (and bp.tests=, a comma-separated subset of the
 # collection for check), runs that, prints a done marker and powers off.
 /bin/busybox --install -s
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin:/usr/local/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null

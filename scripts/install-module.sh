@@ -19,7 +19,10 @@
 #              $DESTDIR$PREFIX/include/batchprobe/ (a client's Kbuild adds
 #              that directory alone: ccflags-y += -I...) and the module's
 #              Module.symvers into $DESTDIR$PREFIX/share/batchprobe/RELEASE/
-#              (its KBUILD_EXTRA_SYMBOLS). PREFIX: /usr/local.
+#              (its KBUILD_EXTRA_SYMBOLS); the batchprobe command
+#              (scripts/build-cli.sh) into $DESTDIR$PREFIX/sbin/ and its man
+#              pages (batchprobe(8), batchprobe-count(8), ...) into
+#              $DESTDIR$PREFIX/share/man/man8/. PREFIX: /usr/local.
 #   uninstall  removes what install put there, and runs depmod.
 #   unsign MODULE.ko...
 #              removes an appended signature, where there is one.
@@ -45,6 +48,8 @@ prefix=${PREFIX:-/usr/local}
 moddir=${INSTALL_MOD_PATH:-}/lib/modules/$release
 shared=${DESTDIR:-}$prefix/share/batchprobe/$release
 header=${DESTDIR:-}$prefix/include/batchprobe/batchprobe.h
+cli=${DESTDIR:-}$prefix/sbin/batchprobe
+man=${DESTDIR:-}$prefix/share/man/man8
 
 # sign-file: the tree's, or built from its source with the host's libcrypto.
 sign_file() {
@@ -108,12 +113,19 @@ install_all() {
         log "install: no Module.symvers beside $ko: none installed"
         symvers=
     fi
+    # The batchprobe command (tools/batchprobe) and its man page, which
+    # the command writes itself (clap_mangen).
+    local bin
+    bin=$("$BP_ROOT/scripts/build-cli.sh")
+    install -D -m 0755 "$bin" "$cli"
+    mkdir -p "$man"
+    "$bin" man --dir "$man"
     depmod_run
-    log "install: $moddir/updates/batchprobe.ko ($release), $header$symvers"
+    log "install: $moddir/updates/batchprobe.ko ($release), $header$symvers, $cli, $man/batchprobe*.8"
 }
 
 uninstall_all() {
-    rm -f "$moddir/updates/batchprobe.ko" "$header" "$shared/Module.symvers"
+    rm -f "$moddir/updates/batchprobe.ko" "$header" "$shared/Module.symvers" "$cli" "$man"/batchprobe.8 "$man"/batchprobe-*.8
     rmdir "$shared" "$(dirname "$shared")" "$(dirname "$header")" "$moddir/updates" 2>/dev/null || true
     depmod_run
     log "uninstall: batchprobe removed from $moddir ($release)"

@@ -17,11 +17,12 @@
 #     per-function call counts.
 #  3. The debugfs files after one deliberate bad write: sets, stats,
 #     last_error.
-#  4. An exit set with --hist --errors on a few file-system entry points,
-#     a short workload, then the slowest functions by p99 and the error
-#     returns by errno, from stats, and a few of the return records one
-#     of its lines writes (its arguments, the return value and the
-#     duration), from trace_pipe.
+#  4. `batchprobe latency --errors` on a few file-system entry points
+#     over a short workload: the slowest functions by p99, a histogram
+#     and the error returns by errno (an exit set, made and removed by the
+#     command).
+#  5. `batchprobe trace --exit` on one line with fetch arguments: a few of
+#     its return records (the arguments, the return value, the duration).
 . ./bp_lib.sh
 . ./bench_lib.sh
 N=${BP_DEMO_N:-256}
@@ -116,51 +117,51 @@ echo "   \$ head -4 stats"
 head -4 "$BP_DEBUGFS/stats" | sed 's/^/   /'
 
 echo
-echo "== 4. Where the time and the errors went: an exit set with --hist --errors"
-# Functions a short workload calls and none blocks in for long (a task
-# left inside a body keeps the module pinned: rmmod waits for it below).
-# One line with fetch arguments: its function's return records (a named
-# line's function is its own, not the glob's that also matches it).
-R='d:lat/opens do_sys_openat2 $arg1 filename:ustring ret=$retval\n'
-L="${R}d:lat/ *_sys_openat\nd:lat/ do_*open*\nd:lat/ *mkdirat\nd:lat/ vfs_stat*\nd:lat/ vfs_getattr*\nd:lat/ *_sys_ppoll\n"
-echo "   \$ printf '$L' > control"
-echo "   \$ echo 'create lat --exit --hist --errors' > control; echo 'enable lat' > control"
-bp_ctl "${L}create lat --exit --hist --errors\nenable lat\n" || exit 1
-T=/sys/kernel/tracing
-echo "   \$ echo 1 > $T/events/lat/opens/enable"
-echo > $T/trace
-echo 1 > $T/events/lat/opens/enable
+echo "== 4. Where the time and the errors went: batchprobe latency --errors"
+# The batchprobe command (tools/batchprobe, installed by make install): an
+# exit set with --hist --errors on a few file-system entry points, made
+# when it starts and removed at Ctrl-C (here SIGINT after a short
+# workload). Functions none blocks in for long (a task left inside a body
+# keeps the module pinned: rmmod waits for it below).
+PATS="*_sys_openat do_*open* *mkdirat vfs_stat* vfs_getattr* *_sys_ppoll"
+echo "   \$ batchprobe latency --errors --top 8 --hists 1 $(for p in $PATS; do printf "'%s' " "$p"; done)"
+# shellcheck disable=SC2086
+batchprobe latency --errors --top 8 --hists 1 $PATS > /tmp/lat.out 2> /tmp/lat.err &
+lat=$!
+i=200
+until grep -q '^Tracing' /tmp/lat.err || [ $i -eq 0 ] || ! kill -0 $lat 2>/dev/null; do usleep 100000; i=$((i - 1)); done
+sed 's/^/   /' /tmp/lat.err
 echo "   (a workload: two 20-ms sleeps, 5 opens of a missing file, 5 of /proc/version,"
-echo "   3 mkdir of /, ls -l /proc, stat of a missing file)"
+echo "   3 mkdir of /, ls -l /proc, stat of a missing file; then Ctrl-C)"
 bpsleep 20; bpsleep 20
 bpopen /no/such/file 5 > /dev/null
 bpopen /proc/version 5 > /dev/null
 bpmkdir / 3 > /dev/null
 ls -l /proc > /dev/null
 stat /no/such/file > /dev/null 2>&1
-bp_ctl 'disable lat\n'
-echo 0 > $T/events/lat/opens/enable
-echo "   \$ grep bpopen $T/trace_pipe | head -3   (return records: the arguments, the return"
-echo "     value, the call's duration in ns)"
-grep -m 3 bpopen $T/trace_pipe | sed 's/^ */   /'
-echo
-echo "   $(bp_field lat direct) functions in one exit set; the slowest by p99 (stats' hist lines):"
-printf '\n   %-24s %7s %12s %14s\n' "function" "calls" "mean, us" "p99 below, us"
-awk '$1 == "set" { show = ($2 == "lat") } show && $1 == "hist"' "$BP_DEBUGFS/stats" |
-    awk '{ for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-           printf "%s %s %s %s\n", $2, v["count"], v["mean_ns"], v["p99_lt_ns"] }' |
-    sort -k4,4nr -k3,3nr | head -8 |
-    awk '{ printf "   %-24s %7d %12.1f %14.1f\n", $1, $2, $3 / 1000, $4 / 1000 }'
-echo
-echo "   Error returns by errno (stats' errors lines):"
-printf '\n   %-24s %-8s %6s\n' "function" "errno" "count"
-awk '$1 == "set" { show = ($2 == "lat") } show && $1 == "errors"' "$BP_DEBUGFS/stats" |
-    awk '{ for (i = 4; i <= NF; i++) { split($i, kv, "="); if (kv[1] != "other" && kv[2] > 0) printf "   %-24s %-8s %6d\n", $2, kv[1], kv[2] } }' |
-    sort -k3,3nr
-n_err=$(awk '$1 == "set" { show = ($2 == "lat") } show && $1 == "errors"' "$BP_DEBUGFS/stats" | grep -c ENOENT)
-[ "$n_err" -ge 1 ] || { echo "demo: no function of set lat counted an ENOENT"; exit 1; }
+kill -INT $lat
+wait $lat || { echo "demo: batchprobe latency failed"; cat /tmp/lat.err; exit 1; }
+sed 's/^/   /' /tmp/lat.out
+grep -q ' ENOENT ' /tmp/lat.out || { echo "demo: no function counted an ENOENT"; exit 1; }
 echo "   (durations are under QEMU TCG: compare them with each other, not with hardware)"
-bp_ctl 'unregister calls\nunregister lat\nflush\n'
+
+echo
+echo "== 5. Return records with arguments, the return value and the duration: batchprobe trace"
+L='d:lat/opens do_sys_openat2 $arg1 filename:ustring ret=$retval'
+echo "   \$ batchprobe trace --exit '$L'"
+batchprobe trace --exit "$L" > /tmp/tr.out 2> /tmp/tr.err &
+tr=$!
+i=200
+until grep -q '^Tracing' /tmp/tr.err || [ $i -eq 0 ] || ! kill -0 $tr 2>/dev/null; do usleep 100000; i=$((i - 1)); done
+sed 's/^/   /' /tmp/tr.err
+bpopen /no/such/file 2 > /dev/null
+bpopen /proc/version 1 > /dev/null
+sleep 1
+kill -INT $tr
+wait $tr || { echo "demo: batchprobe trace failed"; cat /tmp/tr.err; exit 1; }
+grep -m 3 bpopen /tmp/tr.out | sed 's/^ */   /'
+grep -q 'duration=' /tmp/tr.out || { echo "demo: no return record"; exit 1; }
+bp_ctl 'unregister calls\nflush\n'
 bp_wait_unpinned || { echo "demo: a task stayed inside an exit-traced function"; exit 1; }
 rmmod batchprobe
 echo

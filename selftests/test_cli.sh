@@ -1,0 +1,153 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# description: the batchprobe command, as `make install` puts it: each subcommand against the module's own files and the kernel's, and its sets removed after SIGINT and SIGTERM (and listed, then removed by rm, after SIGKILL)
+# requires: CONFIG_KPROBES, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+#
+# The command (tools/batchprobe) talks to the module through its files
+# only; here each of its answers is held against those files, or against
+# what the test itself made the kernel do (N getppid() calls, N opens of a
+# missing file, N records).
+. ./bp_lib.sh
+ktap_plan 35
+T=/sys/kernel/tracing
+BP=/usr/local/sbin/batchprobe
+[ -x $BP ] || bp_bail_out "no $BP: the image's make install did not install the command"
+OUT=/tmp/cli.out ERR=/tmp/cli.err
+
+# wait_set PREFIX: the name of the live set whose name starts with PREFIX,
+# once the sets file lists it enabled (10 s at most).
+wait_set() {
+    i=100
+    while [ $i -gt 0 ]; do
+        s=$(awk -v p="$1" 'index($1, p) == 1 && $2 == "enabled" { print $1; exit }' $BP_DEBUGFS/sets)
+        [ -n "$s" ] && { echo "$s"; return 0; }
+        usleep 100000
+        i=$((i - 1))
+    done
+    return 1
+}
+# gone NAME: NAME is not a live set (removed, or freed).
+gone() { ! bp_live_sets | grep -q "^$1 "; }
+# col TABLE_FILE KEY N: column N of the row whose first column is KEY.
+col() { awk -v k="$2" -v n="$3" '$1 == k { print $n; exit }' "$1"; }
+
+# Without the module: one line, what to do.
+$BP ls > $OUT 2> $ERR
+rc=$?
+ktap_check "no_module_says_load_it" test "$rc" -eq 1 -a ! -s $OUT -a "$(wc -l < $ERR)" -eq 1 \
+    -a -n "$(grep 'modprobe batchprobe' $ERR)"
+ktap_print_msg "$(cat $ERR)"
+
+bp_load
+$BP status > $OUT 2> $ERR
+ktap_check "status_loaded" grep -q '^module  *ok  *loaded' $OUT
+ktap_check "status_control_is_the_device" grep -q "^control  *ok  */dev/batchprobe" $OUT
+mode="no lockdown LSM"
+[ -e /sys/kernel/security/lockdown ] && mode=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/security/lockdown)
+ktap_check "status_lockdown_is_the_kernels" grep -q "^lockdown  *ok  *$mode" $OUT
+ktap_print_msg "$(cat $OUT)"
+
+# apply: one write; the sets it makes stay.
+printf 'p:cli_a/ %s\ncreate cli_a\nenable cli_a\n' "$BP_GETPPID" > /tmp/a.batch
+ktap_check "apply" $BP apply /tmp/a.batch
+ktap_check "apply_made_the_set" test "$(bp_state cli_a)" = enabled
+bphit 7 > /dev/null
+$BP ls > $OUT
+ktap_check "ls_row_is_the_sets_line" test "$(col $OUT cli_a 2) $(col $OUT cli_a 3) $(col $OUT cli_a 6)" = \
+    "enabled $(bp_set_probes cli_a) $(bp_field cli_a hits)"
+$BP stats cli_a > $OUT
+ktap_check "stats_hits_are_the_modules" test "$(col $OUT cli_a 5)" = "$(bp_probe_hits cli_a "$BP_GETPPID")"
+ktap_check "stats_counted_the_calls" test "$(col $OUT cli_a 5)" -ge 7
+$BP stats cli_a --json > $OUT
+ktap_check "stats_json" grep -q "\"name\":\"cli_a\"" $OUT
+
+# A refused batch: the module's last_error, caret included; nothing made.
+printf 'p:cli_b/ vfs_read\np:cli_b/ vfs_read+zz\ncreate cli_b\n' | $BP apply - > $OUT 2> $ERR
+rc=$?
+ktap_check "refused_exits_1" test "$rc" -eq 1
+tail -n +2 $ERR > /tmp/le.cli
+ktap_check "refused_shows_last_error" cmp /tmp/le.cli $BP_DEBUGFS/last_error
+ktap_check "refused_changed_nothing" test -z "$(bp_state cli_b)"
+ktap_print_msg "$(cat $ERR)"
+
+# top, once, in batch mode: cli_a's function among its rows.
+bphit 50 > /dev/null &
+$BP top -b -n 1 -i 1 > $OUT 2> $ERR
+wait
+ktap_check "top_lists_the_set" grep -q "^cli_a  *$BP_GETPPID  *fprobe " $OUT
+
+ktap_check "rm" $BP rm cli_a
+ktap_check "rm_removed_it" gone cli_a
+
+# count: a set for the patterns, N calls counted, removed at SIGINT.
+$BP count "$BP_GETPPID" 'vfs_read*' > $OUT 2> $ERR &
+pid=$!
+set=$(wait_set bpcount_)
+ktap_check "count_made_its_set" test "$set" = "bpcount_$pid"
+bphit 25 > /dev/null
+kill -INT $pid; wait $pid
+rc=$?
+ktap_check "count_exits_0_at_sigint" test "$rc" -eq 0
+ktap_check "count_counted_25_calls" test "$(col $OUT "$BP_GETPPID" 2)" = 25
+ktap_check "count_removed_its_set_at_sigint" gone "$set"
+ktap_print_msg "$(cat $ERR; head -4 $OUT)"
+
+# SIGTERM does the same.
+$BP count -i 1 "$BP_GETPPID" > $OUT 2> $ERR &
+pid=$!
+set=$(wait_set bpcount_)
+kill -TERM $pid; wait $pid
+ktap_check "count_removed_its_set_at_sigterm" test -n "$set" -a "$(bp_state "$set")" = freed
+
+# SIGKILL leaves the set: ls says whose it was, rm removes it.
+$BP count "$BP_GETPPID" > /dev/null 2>&1 &
+pid=$!
+set=$(wait_set bpcount_)
+kill -KILL $pid; wait $pid
+$BP ls > $OUT
+ktap_check "ls_marks_a_killed_commands_set" grep -q "left by batchprobe pid $pid: batchprobe rm $set" $OUT
+$BP rm "$set"
+ktap_check "rm_removes_it" gone "$set"
+
+# latency --errors: 6 opens of a missing file, 4 of one that exists.
+$BP latency --errors do_sys_openat2 > $OUT 2> $ERR &
+pid=$!
+set=$(wait_set bplatency_)
+ktap_check "latency_made_an_exit_set" test "$(bp_field "$set" direct)" = 1
+bpopen /no/such/file 6 > /dev/null
+bpopen /proc/version 4 > /dev/null
+kill -INT $pid; wait $pid
+rc=$?
+ktap_check "latency_exits_0" test "$rc" -eq 0
+ktap_print_msg "$(cat $ERR $OUT)"
+calls=$(col $OUT do_sys_openat2 2)
+ktap_check "latency_timed_the_calls" test "${calls:-0}" -ge 10
+ktap_check "latency_counted_6_enoent" test "$(awk '$1 == "do_sys_openat2" && $2 == "ENOENT" { print $3 }' $OUT)" = 6
+# The histogram's rows add up to the calls.
+rows=$(awk '/ -> / { s += $5 } END { print s + 0 }' $OUT)
+ktap_check "latency_histogram_holds_every_call" test "$rows" = "$calls"
+ktap_check "latency_removed_its_set" gone "$set"
+
+# trace: records from a tracefs instance of its own, everything gone after.
+$BP trace "p:clitr/gp $BP_GETPPID" > $OUT 2> $ERR &
+pid=$!
+# Its first line, once the events are on in its instance.
+i=100
+while ! grep -q '^Tracing' $ERR && [ $i -gt 0 ]; do usleep 100000; i=$((i - 1)); done
+bphit 4 > /dev/null
+sleep 1
+kill -INT $pid; wait $pid
+ktap_check "trace_printed_4_records" test "$(grep -c ' gp: (' $OUT)" -eq 4
+ktap_print_msg "$(cat $ERR)"
+ktap_check "trace_removed_its_instance_and_set" \
+    test ! -d $T/instances/batchprobe_$pid -a -z "$(bp_live_sets | grep '^clitr ')"
+ktap_print_msg "$(head -2 $OUT)"
+
+# import: a kprobe_events line and an fprobe event's line, as one batch.
+printf 'p:climp/rd vfs_read\nf:climp/wr_exit vfs_write%%return $retval\n' > /tmp/ke
+ktap_check "import" $BP import /tmp/ke
+ktap_check "import_made_the_events" test -d $T/events/climp/rd -a -d $T/events/climp/wr_exit
+$BP rm climp
+
+ktap_check "rmmod" rmmod batchprobe
+ktap_finish

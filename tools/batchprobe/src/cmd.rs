@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! One file per subcommand.
+
+mod apply;
+pub mod count;
+pub mod latency;
+pub mod ls;
+mod rm;
+pub mod stats;
+pub mod status;
+pub mod top;
+mod trace;
+
+use std::time::{Duration, Instant};
+
+use crate::cli::Command;
+use crate::error::{Error, Result};
+use crate::kernel::Kernel;
+
+/// Runs a subcommand.
+pub fn run(command: Command) -> Result<()> {
+    let kernel = Kernel::new();
+    match command {
+        Command::Count(a) => count::run(&kernel, &a),
+        Command::Latency(a) => latency::run(&kernel, &a),
+        Command::Trace(a) => trace::run(&kernel, &a),
+        Command::Top(a) => top::run(&kernel, &a),
+        Command::Apply(a) => apply::apply(&kernel, &a),
+        Command::Import(a) => apply::import(&kernel, &a),
+        Command::Ls(a) => ls::run(&kernel, a.json),
+        Command::Stats(a) => stats::run(&kernel, &a),
+        Command::Rm(a) => rm::run(&kernel, &a),
+        Command::Status(a) => status::run(&kernel, a.json),
+        Command::Completions { shell } => {
+            let mut cmd = <crate::cli::Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "batchprobe", &mut std::io::stdout());
+            Ok(())
+        }
+        Command::Man { dir } => {
+            man_pages(dir.as_deref()).map_err(|e| Error::new(format!("man page: {e}")))
+        }
+    }
+}
+
+/// batchprobe(8) on stdout; or it and a page per subcommand
+/// (batchprobe-count(8), ...) written into `dir`.
+fn man_pages(dir: Option<&std::path::Path>) -> std::io::Result<()> {
+    let mut cmd = <crate::cli::Cli as clap::CommandFactory>::command();
+    cmd.build();
+    let Some(dir) = dir else {
+        return clap_mangen::Man::new(cmd)
+            .section("8")
+            .render(&mut std::io::stdout());
+    };
+    let subs: Vec<clap::Command> = cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+        .map(|s| s.clone().name(format!("batchprobe-{}", s.get_name())))
+        .collect();
+    for page in std::iter::once(cmd).chain(subs) {
+        let path = dir.join(format!("{}.8", page.get_name()));
+        let mut f = std::fs::File::create(path)?;
+        clap_mangen::Man::new(page).section("8").render(&mut f)?;
+    }
+    Ok(())
+}
+
+/// A `-d`/`-i` value in seconds, checked.
+fn seconds(what: &str, s: Option<f64>) -> Result<Option<Duration>> {
+    match s {
+        None => Ok(None),
+        Some(s) if s.is_finite() && s > 0.0 && s < 1e7 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) => Err(Error::new(format!(
+            "{what} {s}: give a number of seconds above 0"
+        ))),
+    }
+}
+
+/// A pattern given on the command line: one word, no line break.
+fn check_pattern(p: &str) -> Result<()> {
+    if p.is_empty() || p.contains(char::is_whitespace) {
+        return Err(Error::new(format!(
+            "pattern `{p}`: give one function name or glob per argument"
+        )));
+    }
+    Ok(())
+}
+
+/// `N WORD` or `N WORDs`.
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// The end of a run of `-d` seconds from now (`None`: until a signal).
+fn deadline(d: Option<Duration>) -> Option<Instant> {
+    d.map(|d| Instant::now() + d)
+}
+
+/// The next stop: the interval's end, the run's end, or (neither) far away.
+fn next_stop(interval: Option<Duration>, end: Option<Instant>) -> Instant {
+    let far = Instant::now() + Duration::from_secs(365 * 24 * 3600);
+    let tick = interval.map_or(far, |i| Instant::now() + i);
+    end.map_or(tick, |e| e.min(tick))
+}
+
+/// Prints JSON on stdout.
+fn print_json(v: &impl serde::Serialize) -> Result<()> {
+    let s = serde_json::to_string(v).map_err(|e| Error::new(format!("json: {e}")))?;
+    println!("{s}");
+    Ok(())
+}
+
+/// The local time as `HH:MM:SS`, for interval headers.
+fn clock() -> String {
+    // SAFETY: time(NULL) only returns the time; localtime_r() writes the
+    // `tm` it is given, a local of the right type, and reads `now`.
+    let tm = unsafe {
+        let now = libc::time(std::ptr::null_mut());
+        let mut tm: libc::tm = std::mem::zeroed();
+        libc::localtime_r(&now, &mut tm);
+        tm
+    };
+    format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec)
+}

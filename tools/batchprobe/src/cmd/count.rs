@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `batchprobe count`: calls per function, as BCC's `funccount` counts
+//! them. One set of entry probes (`p:` lines: an fprobe where ftrace can
+//! trace the function, a kprobe elsewhere), counting only.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::{check_pattern, clock, deadline, next_stop, plural, print_json, seconds};
+use crate::cli::CountArgs;
+use crate::error::{Error, Result};
+use crate::kernel::Kernel;
+use crate::read::stats::SetStats;
+use crate::render::table::Table;
+use crate::session::{own_name, OwnedSets, Stop};
+
+/// One interval's counts.
+#[derive(Debug, Serialize)]
+pub struct Counts {
+    /// Local time at the interval's end.
+    pub time: String,
+    /// Functions called, most calls first.
+    pub functions: Vec<FunctionCount>,
+    /// Hits the probes missed (a probe hit inside another's handler).
+    pub missed: u64,
+}
+
+/// A function and its calls.
+#[derive(Debug, Serialize)]
+pub struct FunctionCount {
+    pub function: String,
+    pub count: u64,
+}
+
+/// The counts of `set` since `before` (`None`: since it was made), most
+/// calls first.
+pub fn counts_since(set: &SetStats, before: &HashMap<String, u64>) -> Vec<FunctionCount> {
+    let mut by_fn: HashMap<&str, u64> = HashMap::new();
+    for p in &set.probes {
+        *by_fn.entry(p.symbol.as_str()).or_default() += p.hits;
+    }
+    let mut v: Vec<FunctionCount> = by_fn
+        .into_iter()
+        .map(|(f, n)| FunctionCount {
+            function: f.to_string(),
+            count: n - before.get(f).copied().unwrap_or(0).min(n),
+        })
+        .filter(|c| c.count > 0)
+        .collect();
+    v.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then_with(|| a.function.cmp(&b.function))
+    });
+    v
+}
+
+/// Runs `batchprobe count`.
+pub fn run(kernel: &Kernel, a: &CountArgs) -> Result<()> {
+    a.patterns.iter().try_for_each(|p| check_pattern(p))?;
+    let duration = seconds("-d", a.duration)?;
+    let interval = seconds("-i", a.interval)?;
+    kernel.require()?;
+    let stop = Stop::install()?;
+    let name = own_name("bpcount");
+    let mut batch: String = a
+        .patterns
+        .iter()
+        .map(|p| format!("p:{name}/ {p}\n"))
+        .collect();
+    batch.push_str(&format!("create {name} --no-events\nenable {name}\n"));
+    let owned = OwnedSets::create(kernel, vec![name.clone()], &batch)?;
+    let sets = kernel.sets()?;
+    let line = sets
+        .get(&name)
+        .ok_or_else(|| Error::new(format!("set {name} is not in `sets` after its create")))?;
+    eprintln!(
+        "Tracing {} for {}{}... Hit Ctrl-C to end.",
+        plural(line.probes(), "function"),
+        a.patterns
+            .iter()
+            .map(|p| format!("\"{p}\""))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if line.skipped > 0 {
+            format!(
+                " ({} refused by the kernel: `batchprobe stats {name}` names them)",
+                line.skipped
+            )
+        } else {
+            String::new()
+        }
+    );
+    let end = deadline(duration);
+    let mut before = HashMap::new();
+    let mut missed_before = 0;
+    loop {
+        let finished = !stop.sleep_until(next_stop(interval, end))
+            || end.is_some_and(|e| std::time::Instant::now() >= e);
+        let stats = kernel.stats()?;
+        let set = stats.get(owned.names()[0].as_str()).ok_or_else(|| {
+            Error::new(format!("set {name} is gone (removed by another command?)"))
+        })?;
+        let counts = Counts {
+            time: clock(),
+            functions: top(counts_since(set, &before), a.top),
+            missed: set.missed - missed_before.min(set.missed),
+        };
+        print(&counts, a.json, interval.is_some())?;
+        if finished {
+            return Ok(());
+        }
+        before = set.probes.iter().fold(HashMap::new(), |mut m, p| {
+            *m.entry(p.symbol.clone()).or_default() += p.hits;
+            m
+        });
+        missed_before = set.missed;
+    }
+}
+
+/// The first `n` (0: all).
+fn top<T>(mut v: Vec<T>, n: usize) -> Vec<T> {
+    if n > 0 {
+        v.truncate(n);
+    }
+    v
+}
+
+/// One interval's table (or JSON line).
+fn print(c: &Counts, json: bool, with_time: bool) -> Result<()> {
+    if json {
+        return print_json(c);
+    }
+    if with_time {
+        println!("\n[{}]", c.time);
+    }
+    let mut t = Table::new(&["FUNC", "COUNT"]);
+    for f in &c.functions {
+        t.row(vec![f.function.clone(), f.count.to_string()]);
+    }
+    print!("{}", t.render());
+    if c.missed > 0 {
+        println!(
+            "({} hits missed: a probe hit inside another handler)",
+            c.missed
+        );
+    }
+    Ok(())
+}

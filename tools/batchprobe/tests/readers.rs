@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The readers of `sets`, `stats` and `last_error`, on what each flavor's
+//! module wrote (tests/data, recorded by scripts/record-fixtures.sh from
+//! selftests/guest-record.sh's sets).
+
+mod common;
+
+use batchprobe::read::{last_error, sets, stats};
+use common::{data, FLAVORS};
+
+#[test]
+fn sets_read_every_set_and_the_staged_lines() {
+    for f in FLAVORS {
+        let s = sets::parse(&data(f, "sets")).unwrap();
+        let names: Vec<&str> = s.sets.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["cnt", "rec", "lat", "off"], "{f}");
+        assert_eq!(s.staged, 2, "{f}: p:staged/ vfs_read and vfs_write");
+        let cnt = s.get("cnt").unwrap();
+        assert_eq!(cnt.state, "enabled");
+        // 4 fprobes (vfs_read*, getppid), int3 entry and return, a
+        // return fprobe, the address's kprobe.
+        assert_eq!(cnt.probes(), 8, "{f}: {cnt:?}");
+        assert_eq!(
+            cnt.skipped, 3,
+            "{f}: __die, __die_body, __die_header forced onto int3"
+        );
+        assert!(
+            cnt.hits >= 5 * 5,
+            "{f}: five probes on getppid, five calls: {}",
+            cnt.hits
+        );
+        assert_eq!(s.get("off").unwrap().state, "registered");
+        assert!(s.sets.iter().all(|s| s.state != "freed"));
+        let gone = sets::parse(&data(f, "sets.empty")).unwrap();
+        assert!(
+            gone.sets.iter().all(|s| s.state == "freed" && !s.is_live()),
+            "{f}"
+        );
+        assert_eq!(gone.staged, 0, "{f}");
+    }
+}
+
+#[test]
+fn stats_agree_with_sets() {
+    for f in FLAVORS {
+        let st = stats::parse(&data(f, "stats")).unwrap();
+        let se = sets::parse(&data(f, "sets")).unwrap();
+        assert_eq!(st.sets.len(), se.sets.len(), "{f}");
+        for (a, b) in st.sets.iter().zip(&se.sets) {
+            assert_eq!((&a.name, &a.state), (&b.name, &b.state), "{f}");
+            assert_eq!(a.backends, b.backends, "{f}: {}", a.name);
+            assert_eq!(a.skipped, b.skipped, "{f}: {}", a.name);
+            // Hits go on between the two reads: never fewer.
+            assert!(a.hits >= b.hits, "{f}: {}", a.name);
+            let n: u64 = a.backends.iter().map(|(_, n)| n).sum();
+            assert_eq!(
+                a.probes.len() as u64,
+                n,
+                "{f}: {}: a line per probe",
+                a.name
+            );
+            assert_eq!(
+                a.probes.iter().map(|p| p.hits).sum::<u64>(),
+                a.hits,
+                "{f}: {}",
+                a.name
+            );
+            assert_eq!(a.timings.len(), 9, "{f}: {}", a.name);
+            assert_eq!(a.grace_periods.len(), 6, "{f}: {}", a.name);
+        }
+        assert!(st.header.iter().any(|(k, _)| k == "clock"), "{f}");
+    }
+}
+
+#[test]
+fn stats_read_each_kind_of_probe_line() {
+    for f in FLAVORS {
+        let st = stats::parse(&data(f, "stats")).unwrap();
+        let cnt = st.get("cnt").unwrap();
+        let kinds: Vec<&str> = cnt.probes.iter().map(|p| p.kind.as_str()).collect();
+        for k in ["kprobe", "kretprobe", "fprobe", "fretprobe"] {
+            assert!(kinds.contains(&k), "{f}: {k} in {kinds:?}");
+        }
+        let int3 = cnt.probes.iter().find(|p| p.name == "int3_ppid").unwrap();
+        assert_eq!(
+            (int3.kind.as_str(), int3.offset, int3.hits),
+            ("kprobe", 0, 5),
+            "{f}"
+        );
+        assert!(int3.symbol.ends_with("sys_getppid"), "{f}: {}", int3.symbol);
+        let at = cnt.probes.iter().find(|p| p.name == "at_addr").unwrap();
+        assert!(
+            at.symbol.ends_with("sys_getpid"),
+            "{f}: an address shown at its symbol"
+        );
+        let names: Vec<&str> = cnt.refused.iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(names.len(), 3, "{f}");
+        assert!(
+            cnt.refused
+                .iter()
+                .all(|(s, e)| s.starts_with("__die") && *e == -22),
+            "{f}"
+        );
+        assert!(cnt.backend_stats.iter().any(|(b, _)| b == "fprobes"), "{f}");
+        let rec = st.get("rec").unwrap();
+        assert_eq!(rec.mode, "record");
+        let d = &rec.probes[0];
+        assert_eq!((d.kind.as_str(), d.hits), ("direct", 5), "{f}");
+        assert!(d.last_arg.is_some() && d.exits.is_none(), "{f}");
+    }
+}
+
+#[test]
+fn stats_read_histograms_and_errors() {
+    for f in FLAVORS {
+        let st = stats::parse(&data(f, "stats")).unwrap();
+        let lat = st.get("lat").unwrap();
+        assert_eq!(lat.mode, "exit", "{f}");
+        let mut hists = 0;
+        for p in &lat.probes {
+            assert!(p.exits.is_some() && p.last_ret.is_some(), "{f}: {}", p.name);
+            if let Some(h) = &p.hist {
+                hists += 1;
+                assert_eq!(
+                    h.buckets.iter().map(|b| b.1).sum::<u64>(),
+                    h.count,
+                    "{f}: {}",
+                    p.name
+                );
+                assert!(
+                    h.buckets.windows(2).all(|w| w[0].0 < w[1].0),
+                    "{f}: buckets in order"
+                );
+                assert!(
+                    h.p50_lt_ns <= h.p90_lt_ns && h.p90_lt_ns <= h.p99_lt_ns,
+                    "{f}: {}",
+                    p.name
+                );
+                assert!(h.count <= p.exits.unwrap(), "{f}: {}", p.name);
+            }
+            if let Some(e) = &p.errors {
+                let named: u64 = e.by_errno.iter().map(|(_, n)| n).sum();
+                assert_eq!(named + e.other, e.total, "{f}: {}", p.name);
+            }
+        }
+        assert!(hists >= 5, "{f}: {hists} functions with a histogram");
+        // Five opens of a missing file (bpopen), and busybox's own.
+        let opens = lat.probes.iter().find(|p| p.name == "opens").unwrap();
+        let e = opens.errors.as_ref().unwrap();
+        assert!(
+            e.by_errno.iter().any(|(n, c)| n == "ENOENT" && *c >= 5),
+            "{f}: {e:?}"
+        );
+        // Three mkdirs of / (bpmkdir).
+        let mk = lat
+            .probes
+            .iter()
+            .filter_map(|p| p.errors.as_ref())
+            .flat_map(|e| &e.by_errno);
+        assert!(mk.clone().any(|(n, c)| n == "EEXIST" && *c == 3), "{f}");
+    }
+}
+
+#[test]
+fn last_error_names_its_line_and_errno() {
+    for f in FLAVORS {
+        let p = last_error::parse(&data(f, "last_error.parse")).unwrap();
+        assert_eq!(
+            (p.line, p.errno.as_deref()),
+            (Some(1), Some("EINVAL")),
+            "{f}"
+        );
+        assert_eq!(p.text.lines().count(), 3, "{f}: the line and its caret");
+        assert!(p.text.lines().nth(2).unwrap().trim() == "^", "{f}");
+        let c = last_error::parse(&data(f, "last_error.create")).unwrap();
+        assert_eq!(
+            (c.line, c.errno.as_deref()),
+            (Some(2), Some("ENOENT")),
+            "{f}"
+        );
+    }
+    assert_eq!(last_error::parse(""), None);
+    assert_eq!(last_error::parse("\n"), None);
+}
+
+#[test]
+fn malformed_files_say_where() {
+    let e = sets::parse("a enabled kprobes=x\n").unwrap_err();
+    assert_eq!((e.file, e.line), ("sets", 1));
+    assert!(e.why.contains("kprobes=x"), "{}", e.why);
+    let e = stats::parse("# clock=tsc\n  fprobe x\n").unwrap_err();
+    assert_eq!(e.line, 2);
+    let e =
+        stats::parse("set a state=enabled\n  fprobe a a+0 hits=1 missed=0\n    hist b count=1\n")
+            .unwrap_err();
+    assert!(e.why.contains("another probe"), "{}", e.why);
+    let e = stats::parse("bogus\n").unwrap_err();
+    assert!(e.to_string().contains("stats line 1"), "{e}");
+}
