@@ -33,7 +33,7 @@
 KDIR ?=
 export KDIR
 
-.PHONY: all demo check check-all bench bench-stock bundle bundle-test bench-report profile-direct profile-records profile-create record-fixtures cli module clients clippy kernel stock-kernel deps sign install uninstall host-test fmt clean
+.PHONY: all demo check check-all bench bench-stock bundle bundle-test bench-report profile-direct profile-records profile-create record-fixtures bench-cli cli module clients clippy kernel stock-kernel deps sign install uninstall host-test fmt clean
 
 all: module
 
@@ -48,6 +48,11 @@ check-all:
 
 bench:
 	@scripts/bench.sh
+
+# What the batchprobe command costs over the module's interface
+# (bench/results/DATE-cli-FLAVOR/).
+bench-cli:
+	@scripts/bench-cli.sh
 
 # The module's files as each flavor writes them, for the batchprobe
 # command's host tests (tools/batchprobe/tests/data/).

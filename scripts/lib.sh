@@ -239,3 +239,27 @@ run_at_most() {
     done
     for p in "${pids[@]}"; do wait "$p" || true; done
 }
+
+# boot_mode FLAVOR MODE LOG [QEMU_TIMEOUT]: boots FLAVOR's kernel with our
+# initramfs (its module built here, or Debian's image's in the chroot) and
+# bp.mode=MODE (the collection's guest-MODE.sh), locked down where the
+# flavor boots so; the console in LOG. Fails unless the guest's script
+# ended with status 0.
+boot_mode() {
+    local f=$1 mode=$2 logf=$3 initrd=$BP_ROOT/out/initramfs-$2-$1.cpio.gz kdir image ko
+    mkdir -p "$BP_ROOT/out"
+    if [ "$(flavor_base "$f")" = stock ]; then
+        image=$("$BP_ROOT/scripts/stock-kernel.sh" initramfs "$initrd")
+        kdir=$("$BP_ROOT/scripts/stock-kernel.sh" tree)
+    else
+        kdir=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
+        ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh")
+        "$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$ko" "$kdir"
+        image=$kdir/arch/x86/boot/bzImage
+    fi
+    log "$mode on $f: booting (console log: $logf)"
+    # shellcheck disable=SC2046
+    BP_QUIET=1 BP_TIMEOUT=${4:-900} "$BP_ROOT/scripts/run-qemu.sh" "$image" "$initrd" "$logf" \
+        $(kernel_lockdown_args "$kdir") bp.mode="$mode"
+    grep -aq 'BATCHPROBE-GUEST-DONE rc=0' "$logf" || die "$mode: the $f guest failed (see $logf)"
+}

@@ -11,24 +11,9 @@ set -euo pipefail
 
 flavors=${BP_FLAVORS:-test distro-7.3 stock-7.3}
 data=$BP_ROOT/tools/batchprobe/tests/data
-mkdir -p "$BP_ROOT/out"
 for f in $flavors; do
-    initrd=$BP_ROOT/out/initramfs-record-$f.cpio.gz
-    if [ "$(flavor_base "$f")" = stock ]; then
-        image=$("$BP_ROOT/scripts/stock-kernel.sh" initramfs "$initrd")
-        kdir=$("$BP_ROOT/scripts/stock-kernel.sh" tree)
-    else
-        kdir=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
-        ko=$(KDIR="$kdir" "$BP_ROOT/scripts/build-module.sh")
-        "$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$ko" "$kdir"
-        image=$kdir/arch/x86/boot/bzImage
-    fi
     logf=$BP_ROOT/out/record-console-$f.log
-    log "recording $f (console log: $logf)"
-    # shellcheck disable=SC2046
-    BP_QUIET=1 BP_TIMEOUT=${BP_TIMEOUT:-900} "$BP_ROOT/scripts/run-qemu.sh" "$image" "$initrd" "$logf" \
-        $(kernel_lockdown_args "$kdir") bp.mode=record
-    grep -aq 'BATCHPROBE-GUEST-DONE rc=0' "$logf" || die "record: the $f guest failed (see $logf)"
+    boot_mode "$f" record "$logf"
     out=$data/$f
     rm -rf "$out"
     mkdir -p "$out"

@@ -126,6 +126,8 @@ echo "== 4. Where the time and the errors went: batchprobe latency --errors"
 PATS="*_sys_openat do_*open* *mkdirat vfs_stat* vfs_getattr* *_sys_ppoll"
 echo "   \$ batchprobe latency --errors --top 8 --hists 1 $(for p in $PATS; do printf "'%s' " "$p"; done)"
 # shellcheck disable=SC2086
+# (The files exist before the command does: the loop below reads one.)
+: > /tmp/lat.out; : > /tmp/lat.err
 batchprobe latency --errors --top 8 --hists 1 $PATS > /tmp/lat.out 2> /tmp/lat.err &
 lat=$!
 i=200
@@ -149,6 +151,7 @@ echo
 echo "== 5. Return records with arguments, the return value and the duration: batchprobe trace"
 L='d:lat/opens do_sys_openat2 $arg1 filename:ustring ret=$retval'
 echo "   \$ batchprobe trace --exit '$L'"
+: > /tmp/tr.out; : > /tmp/tr.err
 batchprobe trace --exit "$L" > /tmp/tr.out 2> /tmp/tr.err &
 tr=$!
 i=200

@@ -129,6 +129,7 @@ ktap_check "latency_histogram_holds_every_call" test "$rows" = "$calls"
 ktap_check "latency_removed_its_set" gone "$set"
 
 # trace: records from a tracefs instance of its own, everything gone after.
+: > $ERR   # (before the command: the loop below reads it)
 $BP trace "p:clitr/gp $BP_GETPPID" > $OUT 2> $ERR &
 pid=$!
 # Its first line, once the events are on in its instance.

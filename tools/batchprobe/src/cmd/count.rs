@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::{check_pattern, clock, deadline, next_stop, plural, print_json, seconds};
+use super::{attached, check_pattern, clock, deadline, next_stop, plural, print_json, seconds};
 use crate::cli::CountArgs;
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
@@ -58,7 +58,7 @@ pub fn counts_since(set: &SetStats, before: &HashMap<String, u64>) -> Vec<Functi
 }
 
 /// Runs `batchprobe count`.
-pub fn run(kernel: &Kernel, a: &CountArgs) -> Result<()> {
+pub fn run(kernel: &Kernel, a: &CountArgs, started: std::time::Instant) -> Result<()> {
     a.patterns.iter().try_for_each(|p| check_pattern(p))?;
     let duration = seconds("-d", a.duration)?;
     let interval = seconds("-i", a.interval)?;
@@ -77,7 +77,7 @@ pub fn run(kernel: &Kernel, a: &CountArgs) -> Result<()> {
         .get(&name)
         .ok_or_else(|| Error::new(format!("set {name} is not in `sets` after its create")))?;
     eprintln!(
-        "Tracing {} for {}{}... Hit Ctrl-C to end.",
+        "Tracing {} for {}{} ({})... Hit Ctrl-C to end.",
         plural(line.probes(), "function"),
         a.patterns
             .iter()
@@ -91,7 +91,8 @@ pub fn run(kernel: &Kernel, a: &CountArgs) -> Result<()> {
             )
         } else {
             String::new()
-        }
+        },
+        attached(started)
     );
     let end = deadline(duration);
     let mut before = HashMap::new();

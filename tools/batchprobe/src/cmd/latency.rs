@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::{check_pattern, deadline, next_stop, plural, print_json, seconds};
+use super::{attached, check_pattern, deadline, next_stop, plural, print_json, seconds};
 use crate::cli::{LatencyArgs, LatencySort};
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
@@ -112,11 +112,16 @@ pub fn error_rows(all: &[FunctionLatency]) -> Vec<ErrorRow> {
 }
 
 /// Runs `batchprobe latency`.
-pub fn run(kernel: &Kernel, a: &LatencyArgs) -> Result<()> {
+pub fn run(kernel: &Kernel, a: &LatencyArgs, started: std::time::Instant) -> Result<()> {
     a.patterns.iter().try_for_each(|p| check_pattern(p))?;
     let duration = seconds("-d", a.duration)?;
     let interval = seconds("-i", a.interval)?;
     kernel.require()?;
+    if !kernel.path("sys/kernel/btf/vmlinux").exists() {
+        return Err(Error::new(
+            "this kernel has no BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): an exit set needs the functions' prototypes; `batchprobe count` works without",
+        ));
+    }
     let stop = Stop::install()?;
     let name = own_name("bplatency");
     let mut batch: String = a
@@ -131,9 +136,10 @@ pub fn run(kernel: &Kernel, a: &LatencyArgs) -> Result<()> {
     let owned = OwnedSets::create(kernel, vec![name.clone()], &batch)?;
     let n = kernel.sets()?.get(&name).map_or(0, |s| s.probes());
     eprintln!(
-        "Tracing {} for {}... Hit Ctrl-C to end.",
+        "Tracing {} for {} ({})... Hit Ctrl-C to end.",
         plural(n, "function"),
-        a.patterns.join(" ")
+        a.patterns.join(" "),
+        attached(started)
     );
     let end = deadline(duration);
     loop {

@@ -11,7 +11,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
 
-use super::{deadline, plural, seconds};
+use super::{attached, deadline, plural, seconds};
 use crate::cli::TraceArgs;
 use crate::error::{Error, Result};
 use crate::import;
@@ -19,7 +19,7 @@ use crate::kernel::Kernel;
 use crate::session::{Instance, OwnedSets, Stop};
 
 /// Runs `batchprobe trace`.
-pub fn run(kernel: &Kernel, a: &TraceArgs) -> Result<()> {
+pub fn run(kernel: &Kernel, a: &TraceArgs, started: std::time::Instant) -> Result<()> {
     let duration = seconds("-d", a.duration)?;
     if let Some(l) = a.lines.iter().find(|l| l.contains('\n')) {
         return Err(Error::new(format!("`{l}`: one probe line per argument")));
@@ -53,10 +53,11 @@ pub fn run(kernel: &Kernel, a: &TraceArgs) -> Result<()> {
         .map(|s| s.probes())
         .sum();
     eprintln!(
-        "Tracing {} in {} (tracefs instance {}). Ctrl-C to end.",
+        "Tracing {} in {} (tracefs instance {}; {}). Ctrl-C to end.",
         plural(probes, "probe"),
         owned.names().join(", "),
-        instance.dir().display()
+        instance.dir().display(),
+        attached(started)
     );
     let pipe = instance.dir().join("trace_pipe");
     let mut f = OpenOptions::new()
