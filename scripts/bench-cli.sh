@@ -36,6 +36,7 @@ report() {
             printf "| `apply` vs `bpwrite`, whole process | %s | %s | %s |\n", ms("process_apply_ns"), ms("process_bpwrite_ns"), ratio("process_apply_ns", "process_bpwrite_ns")
             printf "| `stats SET` (%s probes) vs `cat stats` | %s | %s | %s |\n", probes, ms("stats_cli_ns"), ms("stats_cat_ns"), ratio("stats_cli_ns", "stats_cat_ns")
             printf "| `stats SET --json` vs `cat stats` | %s | %s | %s |\n", ms("stats_json_ns"), ms("stats_cat_ns"), ratio("stats_json_ns", "stats_cat_ns")
+            printf "| `ls` vs `cat sets` | %s | %s | %s |\n", ms("ls_cli_ns"), ms("sets_cat_ns"), ratio("ls_cli_ns", "sets_cat_ns")
         }' "$1/results.txt"
 }
 

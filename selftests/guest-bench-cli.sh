@@ -14,7 +14,9 @@
 #     before them, reported on its own.
 #  2. Reading: with such a set live, `batchprobe stats S` (read, parse,
 #     sort, print) against `cat stats` (the kernel's text alone), and
-#     `batchprobe stats S --json`, as whole processes, output to tmpfs.
+#     `batchprobe stats S --json`, and `batchprobe ls` against `cat sets`
+#     (the module sums every probe's hits for it), as whole processes,
+#     output to tmpfs.
 # Each figure is checked live: the set's probes counted (> 1000) and hits
 # seen. Lines "BENCH-CLI KEY VALUE" carry the figures.
 . ./bp_lib.sh
@@ -89,6 +91,11 @@ while [ $r -le "$RUNS" ]; do
     rows=$(grep -c '^bb ' /tmp/s.out)
     [ "$rows" -eq "$n" ] || fail "batchprobe stats printed $rows rows, the set has $n probes"
     echo "BENCH-CLI stats_cli_ns run=$r $(tail -1 /tmp/s.out) rows=$rows"
+    bptime cat "$BP_DEBUGFS/sets" > /tmp/s.out || fail "cat sets"
+    echo "BENCH-CLI sets_cat_ns run=$r $(tail -1 /tmp/s.out)"
+    bptime batchprobe ls > /tmp/s.out || fail "batchprobe ls"
+    grep -q '^bb ' /tmp/s.out || fail "batchprobe ls did not list bb"
+    echo "BENCH-CLI ls_cli_ns run=$r $(tail -1 /tmp/s.out)"
     bptime batchprobe stats bb --json > /tmp/s.out || fail "batchprobe stats --json"
     echo "BENCH-CLI stats_json_ns run=$r $(tail -1 /tmp/s.out) bytes=$(head -1 /tmp/s.out | wc -c)"
     r=$((r + 1))

@@ -8,7 +8,7 @@
 # what the test itself made the kernel do (N getppid() calls, N opens of a
 # missing file, N records).
 . ./bp_lib.sh
-ktap_plan 35
+ktap_plan 36
 T=/sys/kernel/tracing
 BP=/usr/local/sbin/batchprobe
 [ -x $BP ] || bp_bail_out "no $BP: the image's make install did not install the command"
@@ -92,12 +92,17 @@ ktap_check "count_counted_25_calls" test "$(col $OUT "$BP_GETPPID" 2)" = 25
 ktap_check "count_removed_its_set_at_sigint" gone "$set"
 ktap_print_msg "$(cat $ERR; head -4 $OUT)"
 
-# SIGTERM does the same.
-$BP count -i 1 "$BP_GETPPID" > $OUT 2> $ERR &
+# SIGTERM does the same; --json prints a JSON object per interval.
+$BP count --json -i 1 "$BP_GETPPID" > $OUT 2> $ERR &
 pid=$!
 set=$(wait_set bpcount_)
+bphit 3 > /dev/null
 kill -TERM $pid; wait $pid
 ktap_check "count_removed_its_set_at_sigterm" test -n "$set" -a "$(bp_state "$set")" = freed
+# The calls of each interval add up to the 3 made.
+n=$(sed -n "s/.*{\"function\":\"$BP_GETPPID\",\"count\":\([0-9]*\)}.*/\1/p" $OUT | awk '{ s += $1 } END { print s + 0 }')
+ktap_check "count_json_intervals_add_up" test "$n" -eq 3 -a "$(grep -c '^{"time":' $OUT)" -eq "$(wc -l < $OUT)"
+ktap_print_msg "$(head -3 $OUT)"
 
 # SIGKILL leaves the set: ls says whose it was, rm removes it.
 $BP count "$BP_GETPPID" > /dev/null 2>&1 &

@@ -88,8 +88,8 @@ fn check_pattern(p: &str) -> Result<()> {
     Ok(())
 }
 
-/// `attached in 12.3 ms`: from the command's start until its sets are
-/// armed and listed (what a user waits for, as retsnoop reports it).
+/// `attached in 12.3 ms`: from the command's start until the write that
+/// creates and arms its sets returned (as retsnoop reports its attach).
 fn attached(started: Instant) -> String {
     format!(
         "attached in {:.1} ms",

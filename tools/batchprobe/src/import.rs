@@ -88,6 +88,28 @@ pub fn sets_of<'a>(
     Ok(sets)
 }
 
+/// An fprobe event's line (`f:[GROUP/]EVENT SYM[%return] ARGS`) as the
+/// `p:` or `r:` line an fprobe serves, named as the kernel names it.
+fn fprobe_line(h: &Head, target: &str, args: &[&str]) -> String {
+    let (sym, ret) = match target.strip_suffix("%return") {
+        Some(s) => (s, true),
+        None => (target, false),
+    };
+    let plain = sym.rsplit(':').next().unwrap_or(sym);
+    let event = match (h.event.is_empty(), ret) {
+        (false, _) => h.event.clone(),
+        (true, false) => format!("{plain}__entry"),
+        (true, true) => format!("{plain}__exit"),
+    };
+    let kind = if ret { 'r' } else { 'p' };
+    let mut l = format!("{kind}:{}/{event} {sym}", h.set);
+    for a in args {
+        l.push(' ');
+        l.push_str(a);
+    }
+    l
+}
+
 /// A `kprobe_events` or `dynamic_events` file as one batch: its `p:` and
 /// `r:` lines as they are, each `f:` line as the `p:` (entry) or `r:`
 /// (`SYM%return`) line an fprobe serves, with the event the kernel would
@@ -119,23 +141,7 @@ pub fn to_batch(text: &str) -> Result<String, LineError> {
         }
         let args: Vec<&str> = words.collect();
         let converted = if h.kind == 'f' {
-            let (sym, ret) = match target.strip_suffix("%return") {
-                Some(s) => (s, true),
-                None => (target, false),
-            };
-            let plain = sym.rsplit(':').next().unwrap_or(sym);
-            let event = match (h.event.is_empty(), ret) {
-                (false, _) => h.event.clone(),
-                (true, false) => format!("{plain}__entry"),
-                (true, true) => format!("{plain}__exit"),
-            };
-            let kind = if ret { 'r' } else { 'p' };
-            let mut l = format!("{kind}:{}/{event} {sym}", h.set);
-            for a in &args {
-                l.push(' ');
-                l.push_str(a);
-            }
-            l
+            fprobe_line(&h, target, &args)
         } else {
             line.trim().to_string()
         };

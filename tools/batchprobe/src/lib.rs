@@ -5,7 +5,7 @@
 //! module's files (`kernel`) and what their sets own while they run
 //! (`session`); below them the pure parts the host tests call: the readers
 //! of the module's files (`read`), the text a user reads (`render`) and
-//! the kprobe_events importer (`import`).
+//! the kprobe_events importer (`import`), the errors (`error`).
 
 pub mod cli;
 pub mod cmd;

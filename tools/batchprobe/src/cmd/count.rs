@@ -5,6 +5,7 @@
 //! trace the function, a kprobe elsewhere), counting only.
 
 use std::collections::HashMap;
+use std::time::Instant;
 
 use serde::Serialize;
 
@@ -58,7 +59,7 @@ pub fn counts_since(set: &SetStats, before: &HashMap<String, u64>) -> Vec<Functi
 }
 
 /// Runs `batchprobe count`.
-pub fn run(kernel: &Kernel, a: &CountArgs, started: std::time::Instant) -> Result<()> {
+pub fn run(kernel: &Kernel, a: &CountArgs, started: Instant) -> Result<()> {
     a.patterns.iter().try_for_each(|p| check_pattern(p))?;
     let duration = seconds("-d", a.duration)?;
     let interval = seconds("-i", a.interval)?;
@@ -72,34 +73,13 @@ pub fn run(kernel: &Kernel, a: &CountArgs, started: std::time::Instant) -> Resul
         .collect();
     batch.push_str(&format!("create {name} --no-events\nenable {name}\n"));
     let owned = OwnedSets::create(kernel, vec![name.clone()], &batch)?;
-    let sets = kernel.sets()?;
-    let line = sets
-        .get(&name)
-        .ok_or_else(|| Error::new(format!("set {name} is not in `sets` after its create")))?;
-    eprintln!(
-        "Tracing {} for {}{} ({})... Hit Ctrl-C to end.",
-        plural(line.probes(), "function"),
-        a.patterns
-            .iter()
-            .map(|p| format!("\"{p}\""))
-            .collect::<Vec<_>>()
-            .join(", "),
-        if line.skipped > 0 {
-            format!(
-                " ({} refused by the kernel: `batchprobe stats {name}` names them)",
-                line.skipped
-            )
-        } else {
-            String::new()
-        },
-        attached(started)
-    );
+    announce(kernel, &name, &a.patterns, &attached(started))?;
     let end = deadline(duration);
     let mut before = HashMap::new();
     let mut missed_before = 0;
     loop {
-        let finished = !stop.sleep_until(next_stop(interval, end))
-            || end.is_some_and(|e| std::time::Instant::now() >= e);
+        let finished =
+            !stop.sleep_until(next_stop(interval, end)) || end.is_some_and(|e| Instant::now() >= e);
         let stats = kernel.stats()?;
         let set = stats.get(owned.names()[0].as_str()).ok_or_else(|| {
             Error::new(format!("set {name} is gone (removed by another command?)"))
@@ -119,6 +99,34 @@ pub fn run(kernel: &Kernel, a: &CountArgs, started: std::time::Instant) -> Resul
         });
         missed_before = set.missed;
     }
+}
+
+/// The first line, on stderr: how many functions, for which patterns,
+/// how many the kernel refused, and how long the attach took.
+fn announce(kernel: &Kernel, name: &str, patterns: &[String], attach: &str) -> Result<()> {
+    let sets = kernel.sets()?;
+    let line = sets
+        .get(name)
+        .ok_or_else(|| Error::new(format!("set {name} is not in `sets` after its create")))?;
+    eprintln!(
+        "Tracing {} for {}{} ({})... Hit Ctrl-C to end.",
+        plural(line.probes(), "function"),
+        patterns
+            .iter()
+            .map(|p| format!("\"{p}\""))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if line.skipped > 0 {
+            format!(
+                " ({} refused by the kernel: `batchprobe stats {name}` names them)",
+                line.skipped
+            )
+        } else {
+            String::new()
+        },
+        attach
+    );
+    Ok(())
 }
 
 /// The first `n` (0: all).

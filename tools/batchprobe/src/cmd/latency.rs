@@ -134,12 +134,13 @@ pub fn run(kernel: &Kernel, a: &LatencyArgs, started: std::time::Instant) -> Res
         "create {name} --exit --hist{errors} --no-events\nenable {name}\n"
     ));
     let owned = OwnedSets::create(kernel, vec![name.clone()], &batch)?;
+    let attach = attached(started);
     let n = kernel.sets()?.get(&name).map_or(0, |s| s.probes());
     eprintln!(
         "Tracing {} for {} ({})... Hit Ctrl-C to end.",
         plural(n, "function"),
         a.patterns.join(" "),
-        attached(started)
+        attach
     );
     let end = deadline(duration);
     loop {

@@ -76,6 +76,14 @@ pub fn render(sets: &[&SetStats], sort: StatsSort, top: usize) -> String {
     } else {
         t.render()
     };
+    out.push_str(&refusals(sets));
+    out
+}
+
+/// The glob members each set's kernel refused (their errnos in words) or
+/// left out past a cap, a line per set.
+fn refusals(sets: &[&SetStats]) -> String {
+    let mut out = String::new();
     for s in sets {
         let refused = s.refused.len() as u64 + s.refused_more;
         if refused > 0 {

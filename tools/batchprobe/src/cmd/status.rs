@@ -61,6 +61,15 @@ pub fn lockdown_mode(text: &str) -> Option<&str> {
 
 /// Everything `status` reports.
 pub fn checks(kernel: &Kernel) -> Vec<Check> {
+    let mut v = module_checks(kernel);
+    v.extend(access_checks(kernel));
+    v.extend(feature_checks(kernel));
+    v.extend(environment_checks(kernel));
+    v
+}
+
+/// The kernel's release and architecture; the module, loaded or not.
+fn module_checks(kernel: &Kernel) -> Vec<Check> {
     let mut v = Vec::new();
     let release = first_line(kernel, "proc/sys/kernel/osrelease").unwrap_or_else(|| "?".into());
     v.push(check(
@@ -84,6 +93,13 @@ pub fn checks(kernel: &Kernel) -> Vec<Check> {
             (true, None, None) => "loaded".to_string(),
         },
     ));
+    v
+}
+
+/// Where batches go, and what lockdown allows.
+fn access_checks(kernel: &Kernel) -> Vec<Check> {
+    let mut v = Vec::new();
+    let loaded = kernel.loaded();
     let lockdown = fs::read_to_string(kernel.path("sys/kernel/security/lockdown")).ok();
     let mode = lockdown
         .as_deref()
@@ -122,6 +138,12 @@ pub fn checks(kernel: &Kernel) -> Vec<Check> {
             (_, m) => format!("{m}: kprobes are refused, to batchprobe as to kprobe_events"),
         },
     ));
+    v
+}
+
+/// What the kernel offers the module's backends.
+fn feature_checks(kernel: &Kernel) -> Vec<Check> {
+    let mut v = Vec::new();
     let [kprobes, fprobe, direct]: [bool; 3] = kallsyms_has(
         kernel,
         &[
@@ -169,6 +191,12 @@ pub fn checks(kernel: &Kernel) -> Vec<Check> {
             "no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF): no exit sets, no named arguments"
         },
     ));
+    v
+}
+
+/// Function tracing on, tracefs mounted, root.
+fn environment_checks(kernel: &Kernel) -> Vec<Check> {
+    let mut v = Vec::new();
     let ftrace_on = first_line(kernel, "proc/sys/kernel/ftrace_enabled");
     v.push(check(
         "function tracing",

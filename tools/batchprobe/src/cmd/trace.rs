@@ -10,6 +10,8 @@ use std::fs::OpenOptions;
 use std::io::{ErrorKind, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
+use std::path::Path;
+use std::time::Instant;
 
 use super::{attached, deadline, plural, seconds};
 use crate::cli::TraceArgs;
@@ -19,7 +21,7 @@ use crate::kernel::Kernel;
 use crate::session::{Instance, OwnedSets, Stop};
 
 /// Runs `batchprobe trace`.
-pub fn run(kernel: &Kernel, a: &TraceArgs, started: std::time::Instant) -> Result<()> {
+pub fn run(kernel: &Kernel, a: &TraceArgs, started: Instant) -> Result<()> {
     let duration = seconds("-d", a.duration)?;
     if let Some(l) = a.lines.iter().find(|l| l.contains('\n')) {
         return Err(Error::new(format!("`{l}`: one probe line per argument")));
@@ -41,6 +43,7 @@ pub fn run(kernel: &Kernel, a: &TraceArgs, started: std::time::Instant) -> Resul
     }
     let names = sets.iter().map(|(s, _)| s.clone()).collect();
     let owned = OwnedSets::create(kernel, names, &batch)?;
+    let attach = attached(started);
     let mut instance = Instance::create(kernel)?;
     for set in owned.names() {
         instance.enable_group(set)?;
@@ -57,19 +60,28 @@ pub fn run(kernel: &Kernel, a: &TraceArgs, started: std::time::Instant) -> Resul
         plural(probes, "probe"),
         owned.names().join(", "),
         instance.dir().display(),
-        attached(started)
+        attach
     );
-    let pipe = instance.dir().join("trace_pipe");
+    stream(
+        &instance.dir().join("trace_pipe"),
+        &stop,
+        deadline(duration),
+    )
+}
+
+/// Copies `pipe` (a `trace_pipe`) to stdout until a signal or `end`, then
+/// what is left in it; stops early, without an error, when stdout closes
+/// (`| head`).
+fn stream(pipe: &Path, stop: &Stop, end: Option<Instant>) -> Result<()> {
     let mut f = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
-        .open(&pipe)
+        .open(pipe)
         .map_err(|e| Error::new(format!("{}: {e}", pipe.display())))?;
-    let end = deadline(duration);
     let mut out = std::io::stdout().lock();
     let mut buf = vec![0u8; 64 * 1024];
     loop {
-        let stopping = stop.requested() || end.is_some_and(|e| std::time::Instant::now() >= e);
+        let stopping = stop.requested() || end.is_some_and(|e| Instant::now() >= e);
         let mut pfd = libc::pollfd {
             fd: f.as_raw_fd(),
             events: libc::POLLIN,

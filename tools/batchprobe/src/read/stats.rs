@@ -224,7 +224,10 @@ fn probe<'a>(kind: &str, mut words: impl Iterator<Item = &'a str>) -> Result<Pro
         offset: count("offset", offset)?,
         ..Probe::default()
     };
-    for (k, v) in pairs(words)? {
+    for w in words {
+        let (k, v) = w
+            .split_once('=')
+            .ok_or_else(|| format!("`{w}` is not KEY=VALUE"))?;
         match k {
             "hits" => p.hits = count(k, v)?,
             "missed" => p.missed = count(k, v)?,

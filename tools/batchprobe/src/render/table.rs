@@ -34,10 +34,10 @@ impl Table {
     pub fn render(&self) -> String {
         let n = self.header.len();
         let mut width = vec![0; n];
-        let mut numeric = vec![true; n];
+        let mut numeric = vec![!self.rows.is_empty(); n];
         for row in std::iter::once(&self.header).chain(&self.rows) {
             for (i, cell) in row.iter().enumerate().take(n) {
-                width[i] = width[i].max(cell.chars().count());
+                width[i] = width[i].max(shown_len(cell));
             }
         }
         for row in &self.rows {
@@ -45,26 +45,48 @@ impl Table {
                 numeric[i] &= looks_numeric(cell);
             }
         }
-        let mut out = String::new();
+        let line: usize = width.iter().sum::<usize>() + 2 * n + 1;
+        let mut out = String::with_capacity(line * (self.rows.len() + 1));
         for row in std::iter::once(&self.header).chain(&self.rows) {
-            let mut line = String::new();
+            let start = out.len();
             for (i, cell) in row.iter().enumerate().take(n) {
                 if i > 0 {
-                    line.push_str("  ");
+                    out.push_str("  ");
                 }
-                let pad = width[i] - cell.chars().count();
-                if numeric[i] && !self.rows.is_empty() {
-                    line.extend(std::iter::repeat_n(' ', pad));
-                    line.push_str(cell);
+                let pad = width[i] - shown_len(cell);
+                if numeric[i] {
+                    spaces(&mut out, pad);
+                    out.push_str(cell);
                 } else {
-                    line.push_str(cell);
-                    line.extend(std::iter::repeat_n(' ', pad));
+                    out.push_str(cell);
+                    spaces(&mut out, pad);
                 }
             }
-            out.push_str(line.trim_end());
+            let end = out[start..].trim_end_matches(' ').len();
+            out.truncate(start + end);
             out.push('\n');
         }
         out
+    }
+}
+
+/// How many columns `cell` takes (its characters; bytes for ASCII).
+fn shown_len(cell: &str) -> usize {
+    if cell.is_ascii() {
+        cell.len()
+    } else {
+        cell.chars().count()
+    }
+}
+
+/// Appends `n` spaces.
+fn spaces(out: &mut String, n: usize) {
+    const SPACES: &str = "                                                                ";
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        left -= k;
     }
 }
 
