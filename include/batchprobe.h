@@ -140,6 +140,12 @@ enum batchprobe_kind {
 	BATCHPROBE_DIRECT_EXIT = 4,
 };
 
+/*
+ * The module's version, as MODULE_VERSION gives it (modinfo,
+ * /sys/module/batchprobe/version); the batchprobe command's is the same.
+ */
+#define BATCHPROBE_VERSION		"0.1.0"
+
 /* Most targets in one set (-E2BIG beyond). */
 #define BATCHPROBE_MAX_TARGETS		65536
 /* Longest set name, without the NUL (-ENAMETOOLONG beyond). */

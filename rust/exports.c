@@ -12,6 +12,7 @@
 
 /* Here, not in module!: 6.12 takes `author: ".."` and 7.3 only `authors: [..]`. */
 MODULE_AUTHOR("batchprobe developers");
+MODULE_VERSION(BATCHPROBE_VERSION);
 
 EXPORT_SYMBOL_GPL(batchprobe_create);
 EXPORT_SYMBOL_GPL(batchprobe_enable);

@@ -35,6 +35,9 @@
  *   bpnocap CMD ARG.. run CMD as root without CAP_SYS_ADMIN (dropped from
  *                     the bounding set and every capability set)
  *   bpuser UID CMD..  run CMD as user and group UID, with no capabilities
+ *   bpfg CMD ARG..    run CMD with SIGINT and SIGHUP at their defaults, as
+ *                     a terminal's foreground job has them (a shell's
+ *                     background job, `CMD &`, inherits SIGINT ignored)
  *   bpfuzz FILE SEED N [BLACKLISTED]
  *                     write N seeded batches to the control FILE: valid,
  *                     near-valid and junk lines (long lines, NULs, huge
@@ -458,6 +461,19 @@ static int bpuser(int argc, char **argv)
 	}
 	execvp(argv[2], argv + 2);
 	fprintf(stderr, "bpuser: exec %s: %s\n", argv[2], strerror(errno));
+	return 127;
+}
+
+static int bpfg(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: bpfg CMD [ARG...]\n");
+		return 2;
+	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	execvp(argv[1], argv + 1);
+	fprintf(stderr, "bpfg: exec %s: %s\n", argv[1], strerror(errno));
 	return 127;
 }
 
@@ -885,6 +901,7 @@ static const struct {
 	{ "bpsleep", bpsleep }, { "bpnocap", bpnocap }, { "bpuser", bpuser },
 	{ "bpfuzz", bpfuzz }, { "bpperf", bpperf }, { "bpopen", bpopen },
 	{ "bplines", bplines }, { "bpmkdir", bpmkdir }, { "bpkprobe", bpkprobe },
+	{ "bpfg", bpfg },
 };
 
 int main(int argc, char **argv)

@@ -47,17 +47,23 @@ while [ $r -le "$RUNS" ]; do
             echo "BENCH-CLI attach_bare_ns run=$r $ns probes=$n"
             unreg bb ;;
         cli)
-            batchprobe count '*' > /tmp/cnt.out 2> /tmp/cnt.err &
+            # Its first line through a FIFO: the shell blocks in read(2)
+            # meanwhile (a polling loop's forks would compete with the
+            # create for the emulator's one thread). fd 3 stays open so
+            # that the command's later stderr has a reader.
+            rm -f /tmp/cnt.fifo; mkfifo /tmp/cnt.fifo
+            batchprobe count '*' > /tmp/cnt.out 2> /tmp/cnt.fifo &
             pid=$!
-            i=600
-            until grep -q '^Tracing' /tmp/cnt.err || [ $i -eq 0 ] || ! kill -0 $pid 2>/dev/null; do usleep 100000; i=$((i - 1)); done
-            line=$(head -1 /tmp/cnt.err)
+            exec 3< /tmp/cnt.fifo
+            read -r line <&3
+            echo "$line" > /tmp/cnt.err
             ms=$(echo "$line" | sed -n 's/.*(attached in \([0-9.]*\) ms).*/\1/p')
             n=$(echo "$line" | sed -n 's/^Tracing \([0-9]*\) function.*/\1/p')
             [ -n "$ms" ] && [ "${n:-0}" -gt 1000 ] || fail "batchprobe count: $(cat /tmp/cnt.err)"
             [ "$n" = "$(probes "bpcount_$pid")" ] || fail "count says $n functions, sets $(probes "bpcount_$pid")"
             bphit 100 > /dev/null
             kill -INT $pid; wait $pid || fail "batchprobe count failed: $(cat /tmp/cnt.err)"
+            exec 3<&-
             hits=$(awk -v f="$BP_GETPPID" '$1 == f { print $2 }' /tmp/cnt.out)
             [ "${hits:-0}" -ge 100 ] || fail "batchprobe count saw ${hits:-0} of 100 getppid calls"
             echo "BENCH-CLI attach_cli_ms run=$r $ms probes=$n" ;;

@@ -8,7 +8,7 @@
 # what the test itself made the kernel do (N getppid() calls, N opens of a
 # missing file, N records).
 . ./bp_lib.sh
-ktap_plan 36
+ktap_plan 46
 T=/sys/kernel/tracing
 BP=/usr/local/sbin/batchprobe
 [ -x $BP ] || bp_bail_out "no $BP: the image's make install did not install the command"
@@ -41,6 +41,9 @@ ktap_print_msg "$(cat $ERR)"
 bp_load
 $BP status > $OUT 2> $ERR
 ktap_check "status_loaded" grep -q '^module  *ok  *loaded' $OUT
+ver=$(cat /sys/module/batchprobe/version)
+ktap_check "version_is_the_modules" test -n "$ver" -a "$($BP --version)" = "batchprobe $ver" \
+    -a -n "$(grep "^module  *ok  *loaded, version $ver\$" $OUT)"
 ktap_check "status_control_is_the_device" grep -q "^control  *ok  */dev/batchprobe" $OUT
 mode="no lockdown LSM"
 [ -e /sys/kernel/security/lockdown ] && mode=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/security/lockdown)
@@ -75,12 +78,23 @@ bphit 50 > /dev/null &
 $BP top -b -n 1 -i 1 > $OUT 2> $ERR
 wait
 ktap_check "top_lists_the_set" grep -q "^cli_a  *$BP_GETPPID  *fprobe " $OUT
+ktap_check "top_counts_the_calls" test "$(awk '$1 == "cli_a" { print $5 }' $OUT)" -ge 57
 
 ktap_check "rm" $BP rm cli_a
 ktap_check "rm_removed_it" gone cli_a
 
-# count: a set for the patterns, N calls counted, removed at SIGINT.
-$BP count "$BP_GETPPID" 'vfs_read*' > $OUT 2> $ERR &
+# A batch over 128 KiB (where cat would write in pieces) whose last line
+# is bad: one write, so nothing of it is made or staged.
+awk 'BEGIN { for (i = 0; i < 6000; i++) printf "p:cli_big/p%d vfs_read\n", i; print "p:cli_big/ vfs_read+zz" }' > /tmp/big.batch
+$BP apply /tmp/big.batch > $OUT 2> $ERR
+rc=$?
+ktap_check "big_batch_refused_whole" test "$rc" -eq 1 -a "$(wc -c < /tmp/big.batch)" -gt 131072
+ktap_check "big_batch_left_nothing" test -z "$(bp_state cli_big)" -a -z "$(grep 'staged' $BP_DEBUGFS/sets)"
+
+# count: a set for the patterns, N calls counted, removed at SIGINT. (bpfg:
+# SIGINT at its default, as for a terminal's foreground job; a shell's
+# background job has it ignored, and the command keeps it so, below.)
+bpfg $BP count "$BP_GETPPID" 'vfs_read*' > $OUT 2> $ERR &
 pid=$!
 set=$(wait_set bpcount_)
 ktap_check "count_made_its_set" test "$set" = "bpcount_$pid"
@@ -104,6 +118,22 @@ n=$(sed -n "s/.*{\"function\":\"$BP_GETPPID\",\"count\":\([0-9]*\)}.*/\1/p" $OUT
 ktap_check "count_json_intervals_add_up" test "$n" -eq 3 -a "$(grep -c '^{"time":' $OUT)" -eq "$(wc -l < $OUT)"
 ktap_print_msg "$(head -3 $OUT)"
 
+# A SIGINT the caller ignores (a background job's) stays ignored; SIGTERM
+# still ends the command.
+$BP count "$BP_GETPPID" > /dev/null 2>&1 &
+pid=$!
+set=$(wait_set bpcount_)
+kill -INT $pid
+sleep 1
+alive=$(bp_state "$set")
+kill -TERM $pid; wait $pid
+ktap_check "count_keeps_an_ignored_sigint" test "$alive" = enabled -a "$(bp_state "$set")" = freed
+
+# -d: the command ends by itself, its set removed.
+$BP count -d 1 "$BP_GETPPID" > $OUT 2> $ERR
+rc=$?
+ktap_check "count_ends_after_d" test "$rc" -eq 0 -a -z "$(bp_live_sets | grep '^bpcount_')"
+
 # SIGKILL leaves the set: ls says whose it was, rm removes it.
 $BP count "$BP_GETPPID" > /dev/null 2>&1 &
 pid=$!
@@ -115,7 +145,7 @@ $BP rm "$set"
 ktap_check "rm_removes_it" gone "$set"
 
 # latency --errors: 6 opens of a missing file, 4 of one that exists.
-$BP latency --errors do_sys_openat2 > $OUT 2> $ERR &
+bpfg $BP latency --errors do_sys_openat2 > $OUT 2> $ERR &
 pid=$!
 set=$(wait_set bplatency_)
 ktap_check "latency_made_an_exit_set" test "$(bp_field "$set" direct)" = 1
@@ -135,25 +165,41 @@ ktap_check "latency_removed_its_set" gone "$set"
 
 # trace: records from a tracefs instance of its own, everything gone after.
 : > $ERR   # (before the command: the loop below reads it)
-$BP trace "p:clitr/gp $BP_GETPPID" > $OUT 2> $ERR &
+bpfg $BP trace "p:clitr/gp $BP_GETPPID" > $OUT 2> $ERR &
 pid=$!
 # Its first line, once the events are on in its instance.
 i=100
 while ! grep -q '^Tracing' $ERR && [ $i -gt 0 ]; do usleep 100000; i=$((i - 1)); done
+made=$(test -d $T/instances/batchprobe_$pid && echo yes)
 bphit 4 > /dev/null
 sleep 1
 kill -INT $pid; wait $pid
+rc=$?
+ktap_check "trace_made_its_instance_and_exits_0" test "$made" = yes -a "$rc" -eq 0
 ktap_check "trace_printed_4_records" test "$(grep -c ' gp: (' $OUT)" -eq 4
 ktap_print_msg "$(cat $ERR)"
 ktap_check "trace_removed_its_instance_and_set" \
     test ! -d $T/instances/batchprobe_$pid -a -z "$(bp_live_sets | grep '^clitr ')"
 ktap_print_msg "$(head -2 $OUT)"
 
+# trace --exit: a d: line's records at return, with $retval and the duration.
+: > $ERR
+bpfg $BP trace --exit "d:clix/gp $BP_GETPPID ret=\$retval" > $OUT 2> $ERR &
+pid=$!
+i=100
+while ! grep -q '^Tracing' $ERR && [ $i -gt 0 ]; do usleep 100000; i=$((i - 1)); done
+bphit 3 > /dev/null
+sleep 1
+kill -INT $pid; wait $pid
+ktap_check "trace_exit_records" test "$(grep -c ' gp: (.* ret=.* duration=[0-9]' $OUT)" -eq 3
+ktap_print_msg "$(cat $ERR; head -1 $OUT)"
+
 # import: a kprobe_events line and an fprobe event's line, as one batch.
 printf 'p:climp/rd vfs_read\nf:climp/wr_exit vfs_write%%return $retval\n' > /tmp/ke
 ktap_check "import" $BP import /tmp/ke
 ktap_check "import_made_the_events" test -d $T/events/climp/rd -a -d $T/events/climp/wr_exit
-$BP rm climp
+ktap_check "rm_all" $BP rm --all
+ktap_check "rm_all_left_no_set" test -z "$(bp_live_sets)"
 
 ktap_check "rmmod" rmmod batchprobe
 ktap_finish

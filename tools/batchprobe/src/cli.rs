@@ -39,7 +39,7 @@ Examples:
   batchprobe trace --exit 'd:io/open do_sys_openat2 ret=$retval'
   batchprobe top                           every set's busiest functions, live
   batchprobe apply my.batch                a configuration that stays
-  batchprobe import /sys/kernel/tracing/kprobe_events
+  batchprobe import saved_kprobe_events     a kprobe_events file as one batch
   batchprobe ls; batchprobe stats SET; batchprobe rm SET";
 
 /// The subcommands.

@@ -6,6 +6,7 @@ mod apply;
 pub mod count;
 pub mod latency;
 pub mod ls;
+mod man;
 mod rm;
 pub mod stats;
 pub mod status;
@@ -33,38 +34,9 @@ pub fn run(command: Command) -> Result<()> {
         Command::Stats(a) => stats::run(&kernel, &a),
         Command::Rm(a) => rm::run(&kernel, &a),
         Command::Status(a) => status::run(&kernel, a.json),
-        Command::Completions { shell } => {
-            let mut cmd = <crate::cli::Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut cmd, "batchprobe", &mut std::io::stdout());
-            Ok(())
-        }
-        Command::Man { dir } => {
-            man_pages(dir.as_deref()).map_err(|e| Error::new(format!("man page: {e}")))
-        }
+        Command::Completions { shell } => man::completions(shell),
+        Command::Man { dir } => man::pages(dir.as_deref()),
     }
-}
-
-/// batchprobe(8) on stdout; or it and a page per subcommand
-/// (batchprobe-count(8), ...) written into `dir`.
-fn man_pages(dir: Option<&std::path::Path>) -> std::io::Result<()> {
-    let mut cmd = <crate::cli::Cli as clap::CommandFactory>::command();
-    cmd.build();
-    let Some(dir) = dir else {
-        return clap_mangen::Man::new(cmd)
-            .section("8")
-            .render(&mut std::io::stdout());
-    };
-    let subs: Vec<clap::Command> = cmd
-        .get_subcommands()
-        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
-        .map(|s| s.clone().name(format!("batchprobe-{}", s.get_name())))
-        .collect();
-    for page in std::iter::once(cmd).chain(subs) {
-        let path = dir.join(format!("{}.8", page.get_name()));
-        let mut f = std::fs::File::create(path)?;
-        clap_mangen::Man::new(page).section("8").render(&mut f)?;
-    }
-    Ok(())
 }
 
 /// A `-d`/`-i` value in seconds, checked.
@@ -73,7 +45,7 @@ fn seconds(what: &str, s: Option<f64>) -> Result<Option<Duration>> {
         None => Ok(None),
         Some(s) if s.is_finite() && s > 0.0 && s < 1e7 => Ok(Some(Duration::from_secs_f64(s))),
         Some(s) => Err(Error::new(format!(
-            "{what} {s}: give a number of seconds above 0"
+            "{what} {s}: give a number of seconds above 0 and below 10000000"
         ))),
     }
 }
@@ -121,19 +93,5 @@ fn next_stop(interval: Option<Duration>, end: Option<Instant>) -> Instant {
 /// Prints JSON on stdout.
 fn print_json(v: &impl serde::Serialize) -> Result<()> {
     let s = serde_json::to_string(v).map_err(|e| Error::new(format!("json: {e}")))?;
-    println!("{s}");
-    Ok(())
-}
-
-/// The local time as `HH:MM:SS`, for interval headers.
-fn clock() -> String {
-    // SAFETY: time(NULL) only returns the time; localtime_r() writes the
-    // `tm` it is given, a local of the right type, and reads `now`.
-    let tm = unsafe {
-        let now = libc::time(std::ptr::null_mut());
-        let mut tm: libc::tm = std::mem::zeroed();
-        libc::localtime_r(&now, &mut tm);
-        tm
-    };
-    format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec)
+    crate::output::out(&format!("{s}\n"))
 }

@@ -4,9 +4,11 @@
 //! do, as `perf probe` and `bpftool` say it; a batch the module refused
 //! adds the module's own `last_error` (its line and caret) below.
 
-/// An error the command prints before it exits with status 1.
+/// An error the command prints before it exits with status 1; or, quiet,
+/// the end of a command whose reader went away (stdout closed: `| head`),
+/// which exits with status 0 and prints nothing, as ripgrep does.
 #[derive(Debug)]
-pub struct Error(pub String);
+pub struct Error(pub String, bool);
 
 /// What every command returns.
 pub type Result<T> = std::result::Result<T, Error>;
@@ -14,7 +16,17 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl Error {
     /// An error with this text.
     pub fn new(text: impl Into<String>) -> Self {
-        Error(text.into())
+        Error(text.into(), false)
+    }
+
+    /// The quiet end: stdout was closed.
+    pub fn quiet() -> Self {
+        Error(String::new(), true)
+    }
+
+    /// Whether this is the quiet end.
+    pub fn is_quiet(&self) -> bool {
+        self.1
     }
 }
 
@@ -26,7 +38,7 @@ impl std::fmt::Display for Error {
 
 impl From<crate::read::Malformed> for Error {
     fn from(m: crate::read::Malformed) -> Self {
-        Error(m.to_string())
+        Error::new(m.to_string())
     }
 }
 

@@ -110,44 +110,52 @@ fn fprobe_line(h: &Head, target: &str, args: &[&str]) -> String {
     l
 }
 
-/// A `kprobe_events` or `dynamic_events` file as one batch: its `p:` and
-/// `r:` lines as they are, each `f:` line as the `p:` (entry) or `r:`
-/// (`SYM%return`) line an fprobe serves, with the event the kernel would
-/// give it (`SYM__entry`, `SYM__exit`), then each set created and
-/// enabled. Comments and blank lines are left out; a removal, a tracepoint
-/// or event probe, or a uprobe is refused, naming its line.
+/// One probe line as batchprobe takes it: `p:`, `r:` and `d:` lines as
+/// they are, an `f:` line as the `p:` (entry) or `r:` (`SYM%return`) line
+/// an fprobe serves, with the event the kernel would give it
+/// (`SYM__entry`, `SYM__exit`); `None` for a blank or comment line. The
+/// error names the word at fault: a removal, a tracepoint or event probe,
+/// a uprobe, a line with no function.
+pub fn batch_line(line: &str) -> Result<Option<String>, (String, String)> {
+    let first = line.split_whitespace().next().unwrap_or("");
+    let Some(h) = head(line).map_err(|why| (first.to_string(), why))? else {
+        return Ok(None);
+    };
+    let mut words = line.split_whitespace().skip(1);
+    let target = words
+        .next()
+        .ok_or_else(|| (first.to_string(), "no function after it".to_string()))?;
+    if target.contains('/') {
+        return Err((
+            target.to_string(),
+            "a uprobe (a file's offset): batchprobe probes the kernel's functions".into(),
+        ));
+    }
+    if h.kind != 'f' {
+        return Ok(Some(line.trim().to_string()));
+    }
+    let args: Vec<&str> = words.collect();
+    Ok(Some(fprobe_line(&h, target, &args)))
+}
+
+/// A `kprobe_events` or `dynamic_events` file as one batch: each line as
+/// [`batch_line`] takes it, then each set created and enabled. Comments
+/// and blank lines are left out; a line that cannot be taken is refused,
+/// naming its number.
 pub fn to_batch(text: &str) -> Result<String, LineError> {
     let mut out = String::new();
     let mut lines = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        let err = |word: &str, why: &str| LineError {
+        let converted = batch_line(line).map_err(|(word, why)| LineError {
             line: i + 1,
-            word: word.into(),
-            why: why.into(),
-        };
-        let first = line.split_whitespace().next().unwrap_or("");
-        let Some(h) = head(line).map_err(|why| err(first, &why))? else {
-            continue;
-        };
-        let mut words = line.split_whitespace().skip(1);
-        let target = words
-            .next()
-            .ok_or_else(|| err(first, "no function after it"))?;
-        if target.contains('/') {
-            return Err(err(
-                target,
-                "a uprobe (a file's offset): batchprobe probes the kernel's functions",
-            ));
+            word,
+            why,
+        })?;
+        if let Some(l) = converted {
+            out.push_str(&l);
+            out.push('\n');
+            lines.push(l);
         }
-        let args: Vec<&str> = words.collect();
-        let converted = if h.kind == 'f' {
-            fprobe_line(&h, target, &args)
-        } else {
-            line.trim().to_string()
-        };
-        out.push_str(&converted);
-        out.push('\n');
-        lines.push(converted);
     }
     let sets = sets_of(lines.iter().map(String::as_str))?;
     if sets.is_empty() {

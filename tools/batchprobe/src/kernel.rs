@@ -69,7 +69,7 @@ impl Kernel {
                 ));
             }
             return Err(Error::new(format!(
-                "{} is missing though the module is loaded: is this user root (the directory is root's)?",
+                "{} is missing though the module is loaded: run batchprobe as root (the directory is root's)",
                 self.path(DEBUGFS_DIR).display()
             )));
         }
@@ -107,6 +107,7 @@ impl Kernel {
             )));
         }
         let control = self.control();
+        let earlier = self.last_error().ok().flatten();
         let mut f = fs::OpenOptions::new()
             .write(true)
             .open(&control)
@@ -118,19 +119,40 @@ impl Kernel {
                 control.display(),
                 batch.len()
             ))),
-            Err(e) => Err(self.refused(e)),
+            Err(e) => Err(self.refused(e, earlier)),
         }
     }
 
-    /// A refused write: its errno, then what `last_error` says.
-    fn refused(&self, e: std::io::Error) -> Error {
+    /// A refused write: its errno, then what `last_error` says of it. The
+    /// module writes `last_error` for what it parsed or ran; a write it
+    /// refused before that (no `CAP_SYS_ADMIN`, too big, no memory, a
+    /// fault, a signal) leaves the `earlier` text, which is not shown as
+    /// this write's.
+    fn refused(&self, e: std::io::Error, earlier: Option<LastError>) -> Error {
         let errno = e.raw_os_error().map_or_else(|| e.to_string(), errno_name);
-        match self.last_error() {
-            Ok(Some(le)) => Error::new(format!(
+        let now = self.last_error().ok().flatten();
+        let fresh = now.is_some() && now != earlier;
+        let early = match e.raw_os_error() {
+            Some(libc::EPERM) => Some("this process lacks CAP_SYS_ADMIN: run batchprobe as root"),
+            Some(libc::E2BIG) => Some("the batch is past the module's 1 MiB per write"),
+            Some(libc::ENOMEM) => Some("the kernel is out of memory"),
+            Some(libc::EINTR) => Some("a signal interrupted the write"),
+            Some(libc::EFAULT) => Some("the batch could not be read (EFAULT)"),
+            _ => None,
+        };
+        match (now, fresh, early) {
+            (Some(le), true, _) => Error::new(format!(
                 "the module refused the batch ({errno}); nothing was changed:\n{}",
                 le.text
             )),
-            _ => Error::new(format!("the module refused the batch: {e} ({errno})")),
+            (_, false, Some(why)) => Error::new(format!(
+                "the module refused the batch ({errno}); nothing was changed: {why}"
+            )),
+            (Some(le), false, None) => Error::new(format!(
+                "the module refused the batch ({errno}); nothing was changed; last_error (the same as before this write):\n{}",
+                le.text
+            )),
+            (None, _, _) => Error::new(format!("the module refused the batch: {e} ({errno})")),
         }
     }
 

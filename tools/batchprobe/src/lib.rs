@@ -3,7 +3,7 @@
 //! The `batchprobe` command, as a library: `main.rs` parses the command
 //! line and calls [`run`]. Read top-down: the commands (`cmd`) use the
 //! module's files (`kernel`) and what their sets own while they run
-//! (`session`); below them the pure parts the host tests call: the readers
+//! (`session`) and write (`output`); below them the pure parts the host tests call: the readers
 //! of the module's files (`read`), the text a user reads (`render`) and
 //! the kprobe_events importer (`import`), the errors (`error`).
 
@@ -12,6 +12,7 @@ pub mod cmd;
 pub mod error;
 pub mod import;
 pub mod kernel;
+pub mod output;
 pub mod read;
 pub mod render;
 pub mod session;

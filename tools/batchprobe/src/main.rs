@@ -8,8 +8,9 @@ fn main() -> std::process::ExitCode {
     let cli = batchprobe::cli::Cli::parse();
     match batchprobe::run(cli) {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) if e.is_quiet() => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("batchprobe: {e}");
+            batchprobe::output::note(&format!("batchprobe: {e}"));
             std::process::ExitCode::FAILURE
         }
     }

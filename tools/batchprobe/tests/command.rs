@@ -220,8 +220,9 @@ fn a_refused_batch_shows_last_error_with_its_caret() {
     let (rc, out, err) = run(Some(&root), &["apply", file.to_str().unwrap()]);
     assert_eq!(rc, 1);
     assert_eq!(out, "");
+    // The file is as it was before the write: it is not this write's.
     let want = format!(
-        "batchprobe: the module refused the batch (ENOSPC); nothing was changed:\n{}",
+        "batchprobe: the module refused the batch (ENOSPC); nothing was changed; last_error (the same as before this write):\n{}",
         data("distro-7.3", "last_error.parse")
     );
     assert_eq!(err, want);
@@ -269,4 +270,64 @@ fn bad_arguments_change_nothing() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert_eq!(std::fs::read_to_string(&control).unwrap(), "", "{args:?}");
     }
+}
+
+#[test]
+fn the_command_has_the_modules_version() {
+    let h = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../include/batchprobe.h"
+    ))
+    .unwrap();
+    let v = h
+        .lines()
+        .find_map(|l| l.strip_prefix("#define BATCHPROBE_VERSION"))
+        .map(|r| r.trim().trim_matches('"'))
+        .unwrap();
+    assert_eq!(
+        v,
+        env!("CARGO_PKG_VERSION"),
+        "include/batchprobe.h and Cargo.toml"
+    );
+    let root = sysroot("test", "version");
+    std::fs::write(root.join("sys/module/batchprobe/version"), format!("{v}\n")).unwrap();
+    let (_, out, _) = run(Some(&root), &["status"]);
+    assert!(out.contains(&format!("loaded, version {v}\n")), "{out}");
+    std::fs::write(root.join("sys/module/batchprobe/version"), "9.9.9\n").unwrap();
+    let (_, out, _) = run(Some(&root), &["status"]);
+    assert!(out.contains("version 9.9.9 (this command is"), "{out}");
+}
+
+/// `batchprobe stats | head -1`: the reader goes away, the command ends
+/// quietly with status 0 (no panic, no "Broken pipe").
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    use std::io::Read;
+    let root = sysroot("test", "pipe");
+    let mut stats = data("test", "stats");
+    for i in 0..40_000 {
+        stats.push_str(&format!("  fprobe f{i} f{i}+0 hits={i} missed=0\n"));
+    }
+    std::fs::write(root.join("sys/kernel/debug/batchprobe/stats"), stats).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_batchprobe"))
+        .args(["stats"])
+        .env("BATCHPROBE_SYSROOT", &root)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -180,6 +180,15 @@ fn last_error_names_its_line_and_errno() {
             "{f}"
         );
     }
+    let e = last_error::parse(
+        "line 2 of an earlier write: p!:ew/x f: unknown symbol (ENOENT), at create on line 1\n",
+    )
+    .unwrap();
+    assert_eq!(
+        (e.line, e.errno.as_deref()),
+        (None, Some("ENOENT")),
+        "another write's line"
+    );
     assert_eq!(last_error::parse(""), None);
     assert_eq!(last_error::parse("\n"), None);
 }

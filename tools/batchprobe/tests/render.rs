@@ -31,6 +31,8 @@ fn durations_read_short() {
     assert_eq!(duration(1_048_576), "1.05ms");
     assert_eq!(duration(2_500_000_000), "2.50s");
     assert_eq!(below(Some(32768)), "<32.8us");
+    assert_eq!(below(Some(32769)), "<32.8us");
+    assert_eq!(below(Some(32801)), "<32.9us");
     assert_eq!(below(None), "inf");
 }
 
@@ -118,7 +120,8 @@ fn count_reports_calls_per_function_since_the_last_interval() {
             .iter()
             .find(|c| c.function.ends_with("sys_getppid"))
             .unwrap();
-        assert_eq!(ppid.count, 4 * 5, "{f}");
+        // Entry, return and int3 probes on it: each saw the 5 calls.
+        assert_eq!(ppid.count, 5, "{f}");
         assert!(
             all.iter().all(|c| c.count > 0),
             "{f}: uncalled functions left out"
@@ -197,7 +200,7 @@ fn top_rates_are_calls_over_the_interval() {
     let mut before = HashMap::new();
     for s in &st.sets {
         for p in &s.probes {
-            before.insert((s.name.clone(), p.name.clone()), p.hits.saturating_sub(4));
+            before.insert(top::key(&s.name, p), p.hits.saturating_sub(4));
         }
     }
     let rows = top::rows(&st, &before, 2.0, TopSort::Rate);
@@ -211,4 +214,56 @@ fn top_rates_are_calls_over_the_interval() {
     let fresh = top::rows(&st, &HashMap::new(), 1.0, TopSort::Hits);
     assert!(fresh.iter().all(|r| r.rate == 0.0));
     assert!(fresh.windows(2).all(|w| w[0].hits >= w[1].hits));
+}
+
+/// A glob's entry and return probes on one function share a name: each
+/// keeps its own rate.
+#[test]
+fn top_tells_apart_probes_of_one_name() {
+    let text = "# clock=tsc\nset s state=enabled fprobes=1 fretprobes=1 mode=- skipped=0 hits=1100 missed=0 return_pool_bytes=0\n  \
+                fprobe vfs_read vfs_read+0 hits=1000 missed=0\n  fretprobe vfs_read vfs_read+0 hits=100 missed=0\n";
+    let st = stats::parse(text).unwrap();
+    let mut before = HashMap::new();
+    for p in &st.sets[0].probes {
+        before.insert(top::key("s", p), 0);
+    }
+    let rows = top::rows(&st, &before, 1.0, TopSort::Rate);
+    let rates: Vec<(String, f64)> = rows.iter().map(|r| (r.kind.clone(), r.rate)).collect();
+    assert_eq!(
+        rates,
+        [
+            ("fprobe".to_string(), 1000.0),
+            ("fretprobe".to_string(), 100.0)
+        ]
+    );
+}
+
+#[test]
+fn percentile_bounds_round_up() {
+    use batchprobe::render::duration_up;
+    assert_eq!(below(Some(1 << 18)), "<262.2us");
+    assert_eq!(below(Some(1 << 22)), "<4.20ms");
+    assert_eq!(below(Some(1 << 25)), "<33.56ms");
+    assert_eq!(below(Some(8192)), "<8.2us");
+    assert_eq!(below(Some(512)), "<512ns");
+    assert_eq!(duration_up(1_000_000), "1.00ms");
+    assert_eq!(duration_up(999_999), "1.00ms");
+}
+
+#[test]
+fn the_last_bucket_is_unbounded() {
+    let h = Hist {
+        count: 2,
+        buckets: vec![(1 << 37, 1), (1 << 38, 1)],
+        ..Hist::default()
+    };
+    let drawn = hist::draw(&h);
+    assert!(
+        drawn
+            .lines()
+            .last()
+            .unwrap()
+            .contains("274877906944 -> inf "),
+        "{drawn}"
+    );
 }

@@ -11,6 +11,7 @@ use crate::cli::{ApplyArgs, ImportArgs};
 use crate::error::{Error, Result};
 use crate::import;
 use crate::kernel::Kernel;
+use crate::output::out;
 
 /// The text of FILE, or of stdin for `-` (or none).
 fn read_input(file: Option<&Path>) -> Result<String> {
@@ -44,8 +45,7 @@ pub fn import(kernel: &Kernel, a: &ImportArgs) -> Result<()> {
     let batch =
         import::to_batch(&text).map_err(|e| Error::new(format!("{}: {e}", a.file.display())))?;
     if a.print {
-        print!("{batch}");
-        return Ok(());
+        return out(&batch);
     }
     kernel.apply(&batch)
 }

@@ -9,11 +9,13 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{attached, check_pattern, clock, deadline, next_stop, plural, print_json, seconds};
+use super::{attached, check_pattern, deadline, next_stop, plural, print_json, seconds};
 use crate::cli::CountArgs;
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
+use crate::output::{note, out};
 use crate::read::stats::SetStats;
+use crate::render::clock;
 use crate::render::table::Table;
 use crate::session::{own_name, OwnedSets, Stop};
 
@@ -35,18 +37,27 @@ pub struct FunctionCount {
     pub count: u64,
 }
 
+/// Each function's calls: the most any of its probes counted (two
+/// patterns may put two entry probes on one function; each counts every
+/// call).
+pub fn calls_by_function(set: &SetStats) -> HashMap<String, u64> {
+    let mut by_fn: HashMap<String, u64> = HashMap::new();
+    for p in &set.probes {
+        let n = by_fn.entry(p.symbol.clone()).or_default();
+        *n = (*n).max(p.hits);
+    }
+    by_fn
+}
+
 /// The counts of `set` since `before` (`None`: since it was made), most
 /// calls first.
 pub fn counts_since(set: &SetStats, before: &HashMap<String, u64>) -> Vec<FunctionCount> {
-    let mut by_fn: HashMap<&str, u64> = HashMap::new();
-    for p in &set.probes {
-        *by_fn.entry(p.symbol.as_str()).or_default() += p.hits;
-    }
+    let by_fn = calls_by_function(set);
     let mut v: Vec<FunctionCount> = by_fn
         .into_iter()
         .map(|(f, n)| FunctionCount {
-            function: f.to_string(),
-            count: n - before.get(f).copied().unwrap_or(0).min(n),
+            count: n - before.get(&f).copied().unwrap_or(0).min(n),
+            function: f,
         })
         .filter(|c| c.count > 0)
         .collect();
@@ -72,7 +83,7 @@ pub fn run(kernel: &Kernel, a: &CountArgs, started: Instant) -> Result<()> {
         .map(|p| format!("p:{name}/ {p}\n"))
         .collect();
     batch.push_str(&format!("create {name} --no-events\nenable {name}\n"));
-    let owned = OwnedSets::create(kernel, vec![name.clone()], &batch)?;
+    let _owned = OwnedSets::create(kernel, vec![name.clone()], &batch)?;
     announce(kernel, &name, &a.patterns, &attached(started))?;
     let end = deadline(duration);
     let mut before = HashMap::new();
@@ -81,7 +92,7 @@ pub fn run(kernel: &Kernel, a: &CountArgs, started: Instant) -> Result<()> {
         let finished =
             !stop.sleep_until(next_stop(interval, end)) || end.is_some_and(|e| Instant::now() >= e);
         let stats = kernel.stats()?;
-        let set = stats.get(owned.names()[0].as_str()).ok_or_else(|| {
+        let set = stats.get(&name).ok_or_else(|| {
             Error::new(format!("set {name} is gone (removed by another command?)"))
         })?;
         let counts = Counts {
@@ -93,10 +104,7 @@ pub fn run(kernel: &Kernel, a: &CountArgs, started: Instant) -> Result<()> {
         if finished {
             return Ok(());
         }
-        before = set.probes.iter().fold(HashMap::new(), |mut m, p| {
-            *m.entry(p.symbol.clone()).or_default() += p.hits;
-            m
-        });
+        before = calls_by_function(set);
         missed_before = set.missed;
     }
 }
@@ -108,7 +116,7 @@ fn announce(kernel: &Kernel, name: &str, patterns: &[String], attach: &str) -> R
     let line = sets
         .get(name)
         .ok_or_else(|| Error::new(format!("set {name} is not in `sets` after its create")))?;
-    eprintln!(
+    note(&format!(
         "Tracing {} for {}{} ({})... Hit Ctrl-C to end.",
         plural(line.probes(), "function"),
         patterns
@@ -125,7 +133,7 @@ fn announce(kernel: &Kernel, name: &str, patterns: &[String], attach: &str) -> R
             String::new()
         },
         attach
-    );
+    ));
     Ok(())
 }
 
@@ -142,19 +150,21 @@ fn print(c: &Counts, json: bool, with_time: bool) -> Result<()> {
     if json {
         return print_json(c);
     }
-    if with_time {
-        println!("\n[{}]", c.time);
-    }
+    let mut text = if with_time {
+        format!("\n[{}]\n", c.time)
+    } else {
+        String::new()
+    };
     let mut t = Table::new(&["FUNC", "COUNT"]);
     for f in &c.functions {
         t.row(vec![f.function.clone(), f.count.to_string()]);
     }
-    print!("{}", t.render());
+    text.push_str(&t.render());
     if c.missed > 0 {
-        println!(
-            "({} hits missed: a probe hit inside another handler)",
+        text.push_str(&format!(
+            "({} hits missed: a probe hit inside another handler)\n",
             c.missed
-        );
+        ));
     }
-    Ok(())
+    out(&text)
 }

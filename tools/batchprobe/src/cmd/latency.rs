@@ -12,6 +12,7 @@ use super::{attached, check_pattern, deadline, next_stop, plural, print_json, se
 use crate::cli::{LatencyArgs, LatencySort};
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
+use crate::output::{note, out};
 use crate::read::stats::{Errors, Hist, SetStats};
 use crate::render::{below, duration, hist, table::Table};
 use crate::session::{own_name, OwnedSets, Stop};
@@ -133,21 +134,21 @@ pub fn run(kernel: &Kernel, a: &LatencyArgs, started: std::time::Instant) -> Res
     batch.push_str(&format!(
         "create {name} --exit --hist{errors} --no-events\nenable {name}\n"
     ));
-    let owned = OwnedSets::create(kernel, vec![name.clone()], &batch)?;
+    let _owned = OwnedSets::create(kernel, vec![name.clone()], &batch)?;
     let attach = attached(started);
     let n = kernel.sets()?.get(&name).map_or(0, |s| s.probes());
-    eprintln!(
+    note(&format!(
         "Tracing {} for {} ({})... Hit Ctrl-C to end.",
         plural(n, "function"),
         a.patterns.join(" "),
         attach
-    );
+    ));
     let end = deadline(duration);
     loop {
         let finished = !stop.sleep_until(next_stop(interval, end))
             || end.is_some_and(|e| std::time::Instant::now() >= e);
         let stats = kernel.stats()?;
-        let set = stats.get(owned.names()[0].as_str()).ok_or_else(|| {
+        let set = stats.get(&name).ok_or_else(|| {
             Error::new(format!("set {name} is gone (removed by another command?)"))
         })?;
         let mut rows = latencies(set, a.sort);
@@ -163,7 +164,7 @@ pub fn run(kernel: &Kernel, a: &LatencyArgs, started: std::time::Instant) -> Res
         if a.json {
             print_json(&report)?;
         } else {
-            print!("{}", render(&report, a.hists, a.errors));
+            out(&render(&report, a.hists, a.errors))?;
         }
         if finished {
             return Ok(());
@@ -191,7 +192,9 @@ pub fn render(r: &Report, hists: usize, errors: bool) -> String {
             h.map_or("-".into(), |h| below(h.p50_lt_ns)),
             h.map_or("-".into(), |h| below(h.p90_lt_ns)),
             h.map_or("-".into(), |h| below(h.p99_lt_ns)),
-            f.error_total().to_string(),
+            f.errors
+                .as_ref()
+                .map_or("-".into(), |e| e.total.to_string()),
         ]);
     }
     out.push_str(&t.render());

@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::print_json;
 use crate::error::Result;
 use crate::kernel::Kernel;
+use crate::output::out;
 use crate::read::sets::{SetLine, Sets};
 use crate::render::table::Table;
 use crate::session::owner_pid;
@@ -94,6 +95,5 @@ pub fn run(kernel: &Kernel, json: bool) -> Result<()> {
             staged: sets.staged,
         });
     }
-    print!("{}", render(&sets, &l));
-    Ok(())
+    out(&render(&sets, &l))
 }

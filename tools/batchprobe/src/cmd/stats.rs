@@ -9,6 +9,7 @@ use super::print_json;
 use crate::cli::{StatsArgs, StatsSort};
 use crate::error::{errno_name, Error, Result};
 use crate::kernel::Kernel;
+use crate::output::out;
 use crate::read::stats::{Probe, SetStats, Stats};
 use crate::render::{below, table::Table};
 
@@ -129,6 +130,5 @@ pub fn run(kernel: &Kernel, a: &StatsArgs) -> Result<()> {
             sets,
         });
     }
-    print!("{}", render(&sets, a.sort, a.top));
-    Ok(())
+    out(&render(&sets, a.sort, a.top))
 }

@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::print_json;
 use crate::error::{Error, Result};
 use crate::kernel::{is_root, Kernel, DEBUGFS_DIR, DEVICE};
+use crate::output::out;
 use crate::render::table::Table;
 
 /// One fact and what it means.
@@ -88,7 +89,13 @@ fn module_checks(kernel: &Kernel) -> Vec<Check> {
                 "not loaded: modprobe batchprobe (after make install), or insmod batchprobe.ko"
                     .into()
             }
-            (true, Some(ver), _) => format!("loaded, version {ver}"),
+            (true, Some(ver), _) if ver == env!("CARGO_PKG_VERSION") => {
+                format!("loaded, version {ver}")
+            }
+            (true, Some(ver), _) => format!(
+                "loaded, version {ver} (this command is {}: install both from one tree)",
+                env!("CARGO_PKG_VERSION")
+            ),
             (true, None, Some(s)) => format!("loaded, srcversion {s}"),
             (true, None, None) => "loaded".to_string(),
         },
@@ -121,6 +128,9 @@ fn access_checks(kernel: &Kernel) -> Vec<Check> {
                 "{}/control (debugfs; /dev/batchprobe is missing)",
                 kernel.path(DEBUGFS_DIR).display()
             ),
+            (true, false, false) if !is_root() => {
+                "none visible to this user: run batchprobe as root".into()
+            }
             (true, false, false) => {
                 "none: neither /dev/batchprobe nor debugfs' control: is debugfs mounted?".into()
             }
@@ -243,7 +253,7 @@ pub fn run(kernel: &Kernel, json: bool) -> Result<()> {
                 c.detail.clone(),
             ]);
         }
-        print!("{}", t.render().split_once('\n').map_or("", |x| x.1));
+        out(t.render().split_once('\n').map_or("", |x| x.1))?;
     }
     if !kernel.loaded() {
         return Err(Error::new("the batchprobe module is not loaded"));

@@ -11,13 +11,29 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::{clock, print_json, seconds};
+use super::{print_json, seconds};
 use crate::cli::{TopArgs, TopSort};
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
-use crate::read::stats::Stats;
-use crate::render::{below, table::Table};
+use crate::output::out;
+use crate::read::stats::{Probe, Stats};
+use crate::render::{below, clock, table::Table};
 use crate::session::Stop;
+
+/// A probe, across refreshes: its set, kind, name and target (a glob's
+/// entry and return probes on one function share a name).
+pub type Key = (String, String, String, String, u64);
+
+/// `p`'s key in set `set`.
+pub fn key(set: &str, p: &Probe) -> Key {
+    (
+        set.into(),
+        p.kind.clone(),
+        p.name.clone(),
+        p.symbol.clone(),
+        p.offset,
+    )
+}
 
 /// One row: a probe of a set.
 #[derive(Debug, Clone, Serialize)]
@@ -30,6 +46,8 @@ pub struct Row {
     pub hits: u64,
     pub p50_lt_ns: Option<u64>,
     pub p99_lt_ns: Option<u64>,
+    /// Whether the probe keeps a histogram (`p50`/`p99` mean something).
+    pub hist: bool,
 }
 
 /// One refresh.
@@ -42,16 +60,11 @@ pub struct Frame {
 }
 
 /// The rows of `now`, with rates against `before` over `secs` seconds.
-pub fn rows(
-    now: &Stats,
-    before: &HashMap<(String, String), u64>,
-    secs: f64,
-    sort: TopSort,
-) -> Vec<Row> {
+pub fn rows(now: &Stats, before: &HashMap<Key, u64>, secs: f64, sort: TopSort) -> Vec<Row> {
     let mut rows = Vec::new();
     for set in &now.sets {
         for p in &set.probes {
-            let prev = before.get(&(set.name.clone(), p.name.clone())).copied();
+            let prev = before.get(&key(&set.name, p)).copied();
             let delta = prev.map_or(0, |b| p.hits.saturating_sub(b));
             let h = p.hist.as_ref();
             rows.push(Row {
@@ -62,13 +75,21 @@ pub fn rows(
                 hits: p.hits,
                 p50_lt_ns: h.and_then(|h| h.p50_lt_ns),
                 p99_lt_ns: h.and_then(|h| h.p99_lt_ns),
+                hist: h.is_some(),
             });
         }
     }
     let key = |r: &Row| match sort {
         TopSort::Rate => (r.rate, r.hits as f64),
         TopSort::Hits => (r.hits as f64, r.rate),
-        TopSort::P99 => (r.p99_lt_ns.map_or(0.0, |v| v as f64), r.rate),
+        TopSort::P99 => (
+            match (r.hist, r.p99_lt_ns) {
+                (false, _) => -1.0,
+                (true, None) => f64::INFINITY,
+                (true, Some(v)) => v as f64,
+            },
+            r.rate,
+        ),
     };
     rows.sort_by(|a, b| {
         key(b)
@@ -108,11 +129,8 @@ pub fn run(kernel: &Kernel, a: &TopArgs) -> Result<()> {
         if a.json {
             print_json(&frame)?;
         } else {
-            print!(
-                "{}{}",
-                if live { "\x1b[H\x1b[2J" } else { "\n" },
-                render(&frame)
-            );
+            let clear = if live { "\x1b[H\x1b[2J" } else { "\n" };
+            out(&format!("{clear}{}", render(&frame)))?;
         }
         before = snapshot(&stats);
         shown += 1;
@@ -124,14 +142,10 @@ pub fn run(kernel: &Kernel, a: &TopArgs) -> Result<()> {
 }
 
 /// Each probe's hits, by (set, probe).
-fn snapshot(s: &Stats) -> HashMap<(String, String), u64> {
+fn snapshot(s: &Stats) -> HashMap<Key, u64> {
     s.sets
         .iter()
-        .flat_map(|set| {
-            set.probes
-                .iter()
-                .map(move |p| ((set.name.clone(), p.name.clone()), p.hits))
-        })
+        .flat_map(|set| set.probes.iter().map(move |p| (key(&set.name, p), p.hits)))
         .collect()
 }
 
@@ -143,7 +157,7 @@ pub fn render(f: &Frame) -> String {
     );
     let mut t = Table::new(&["SET", "FUNC", "KIND", "CALLS/S", "CALLS", "P50", "P99"]);
     for r in &f.rows {
-        let hist = r.p50_lt_ns.is_some() || r.p99_lt_ns.is_some();
+        let hist = r.hist;
         t.row(vec![
             r.set.clone(),
             r.function.clone(),

@@ -25,8 +25,10 @@ pub fn parse(text: &str) -> Option<LastError> {
     if first.is_empty() {
         return None;
     }
+    // `line N of an earlier write: ...` names another write's line.
     let line = first
         .strip_prefix("line ")
+        .filter(|r| !r.contains(" of an earlier write:"))
         .and_then(|r| r.split([':', ' ']).next())
         .and_then(|n| n.parse().ok());
     let errno = first

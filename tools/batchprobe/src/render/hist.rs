@@ -11,17 +11,21 @@ use crate::read::stats::Hist;
 /// The widest bar, as BCC's `stars_max`.
 const STARS: u64 = 40;
 
+/// BCC's slot of the module's last bucket (`src/aggregate.rs`: 40
+/// buckets, the last from 2^38 ns on, unbounded): its row ends at `inf`.
+const LAST_SLOT: usize = 39;
+
 /// The histogram's rows under a `nsecs : count distribution` header.
 pub fn draw(h: &Hist) -> String {
     // BCC's slot i holds [2^(i-1), 2^i - 1]; slot 1 holds 0 and 1.
-    let mut slots = [0u64; 65];
+    let mut slots = [0u64; LAST_SLOT + 1];
     for &(low, n) in &h.buckets {
         let i = if low == 0 {
             1
         } else {
-            (64 - low.leading_zeros()) as usize
+            ((64 - low.leading_zeros()) as usize).min(LAST_SLOT)
         };
-        slots[i] += n;
+        slots[i] = slots[i].saturating_add(n);
     }
     let Some(last) = slots.iter().rposition(|&n| n != 0) else {
         return String::new();
@@ -36,7 +40,11 @@ pub fn draw(h: &Hist) -> String {
         format!("{:>5}{:<19} : count     distribution\n", "", "nsecs")
     };
     for (i, &n) in slots.iter().enumerate().take(last + 1).skip(first) {
-        let high = (1u128 << i) - 1;
+        let high = if i >= LAST_SLOT {
+            "inf".to_string()
+        } else {
+            ((1u128 << i) - 1).to_string()
+        };
         let low = if i == 1 { 0 } else { 1u128 << (i - 1) };
         let bar = "*".repeat((stars * n / max) as usize);
         out.push_str(&format!(

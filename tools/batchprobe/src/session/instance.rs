@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A tracefs instance of this process's own (`instances/batchprobe_PID`):
+//! the events it enables write to its buffer, not to the global one;
+//! disabled and removed when dropped.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::kernel::Kernel;
+
+/// The event directories under `events/GROUP/` (none where the group
+/// does not exist).
+pub fn events_of(tracefs: &Path, group: &str) -> BTreeSet<String> {
+    fs::read_dir(tracefs.join("events").join(group))
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter(|e| e.path().is_dir())
+                .filter_map(|e| e.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The instance, and the events enabled in it.
+pub struct Instance {
+    dir: PathBuf,
+    enabled: Vec<PathBuf>,
+}
+
+impl Instance {
+    /// Makes the instance.
+    pub fn create(kernel: &Kernel) -> Result<Self> {
+        let dir = kernel
+            .tracefs()?
+            .join("instances")
+            .join(format!("batchprobe_{}", std::process::id()));
+        fs::create_dir(&dir).map_err(|e| {
+            Error::new(format!(
+                "{}: {e}: tracefs takes no new instance here (lockdown=confidentiality, or tracefs read-only?)",
+                dir.display()
+            ))
+        })?;
+        Ok(Instance {
+            dir,
+            enabled: Vec::new(),
+        })
+    }
+
+    /// The instance's directory.
+    pub fn dir(&self) -> &PathBuf {
+        &self.dir
+    }
+
+    /// Enables the event `group/event` in this instance.
+    pub fn enable(&mut self, group: &str, event: &str) -> Result<()> {
+        let f = self
+            .dir
+            .join("events")
+            .join(group)
+            .join(event)
+            .join("enable");
+        fs::write(&f, "1\n").map_err(|e| Error::new(format!("{}: {e}", f.display())))?;
+        self.enabled.push(f);
+        Ok(())
+    }
+}
+
+impl Drop for Instance {
+    /// Its events off, then the instance gone (tracefs refuses to remove
+    /// one whose buffer a reader holds: the caller's `trace_pipe` is
+    /// closed first, being declared after this).
+    fn drop(&mut self) {
+        for f in &self.enabled {
+            let _ = fs::write(f, "0\n");
+        }
+        if let Err(e) = fs::remove_dir(&self.dir) {
+            crate::output::note(&format!(
+                "batchprobe: removing {}: {e} (rmdir it)",
+                self.dir.display()
+            ));
+        }
+    }
+}
