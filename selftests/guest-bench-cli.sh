@@ -52,7 +52,7 @@ while [ $r -le "$RUNS" ]; do
             # create for the emulator's one thread). fd 3 stays open so
             # that the command's later stderr has a reader.
             rm -f /tmp/cnt.fifo; mkfifo /tmp/cnt.fifo
-            batchprobe count '*' > /tmp/cnt.out 2> /tmp/cnt.fifo &
+            bpfg batchprobe count '*' > /tmp/cnt.out 2> /tmp/cnt.fifo &
             pid=$!
             exec 3< /tmp/cnt.fifo
             read -r line <&3

@@ -126,9 +126,11 @@ echo "== 4. Where the time and the errors went: batchprobe latency --errors"
 PATS="*_sys_openat do_*open* *mkdirat vfs_stat* vfs_getattr* *_sys_ppoll"
 echo "   \$ batchprobe latency --errors --top 8 --hists 1 $(for p in $PATS; do printf "'%s' " "$p"; done)"
 # shellcheck disable=SC2086
-# (The files exist before the command does: the loop below reads one.)
+# (The files exist before the command does: the loop below reads one.
+# bpfg: SIGINT at its default, as for a terminal's foreground job: a
+# shell's background job has it ignored, and batchprobe keeps it so.)
 : > /tmp/lat.out; : > /tmp/lat.err
-batchprobe latency --errors --top 8 --hists 1 $PATS > /tmp/lat.out 2> /tmp/lat.err &
+bpfg batchprobe latency --errors --top 8 --hists 1 $PATS > /tmp/lat.out 2> /tmp/lat.err &
 lat=$!
 i=200
 until grep -q '^Tracing' /tmp/lat.err || [ $i -eq 0 ] || ! kill -0 $lat 2>/dev/null; do usleep 100000; i=$((i - 1)); done
@@ -152,7 +154,7 @@ echo "== 5. Return records with arguments, the return value and the duration: ba
 L='d:lat/opens do_sys_openat2 $arg1 filename:ustring ret=$retval'
 echo "   \$ batchprobe trace --exit '$L'"
 : > /tmp/tr.out; : > /tmp/tr.err
-batchprobe trace --exit "$L" > /tmp/tr.out 2> /tmp/tr.err &
+bpfg batchprobe trace --exit "$L" > /tmp/tr.out 2> /tmp/tr.err &
 tr=$!
 i=200
 until grep -q '^Tracing' /tmp/tr.err || [ $i -eq 0 ] || ! kill -0 $tr 2>/dev/null; do usleep 100000; i=$((i - 1)); done
