@@ -22,7 +22,12 @@
 #              (its KBUILD_EXTRA_SYMBOLS); the batchprobe command
 #              (scripts/build-cli.sh) into $DESTDIR$PREFIX/sbin/ and its man
 #              pages (batchprobe(8), batchprobe-count(8), ...) into
-#              $DESTDIR$PREFIX/share/man/man8/. PREFIX: /usr/local.
+#              $DESTDIR$PREFIX/share/man/man8/; batchprobe.service (not
+#              enabled: it applies /etc/batchprobe.d/*.batch at boot) into
+#              $DESTDIR$PREFIX/lib/systemd/system/ and examples for
+#              /etc/modules-load.d, /etc/modprobe.d and /etc/batchprobe.d
+#              into $DESTDIR$PREFIX/share/batchprobe/examples/ (contrib/).
+#              PREFIX: /usr/local.
 #   uninstall  removes what install put there, and runs depmod.
 #   unsign MODULE.ko...
 #              removes an appended signature, where there is one.
@@ -50,6 +55,8 @@ shared=${DESTDIR:-}$prefix/share/batchprobe/$release
 header=${DESTDIR:-}$prefix/include/batchprobe/batchprobe.h
 cli=${DESTDIR:-}$prefix/sbin/batchprobe
 man=${DESTDIR:-}$prefix/share/man/man8
+unit=${DESTDIR:-}$prefix/lib/systemd/system/batchprobe.service
+examples=${DESTDIR:-}$prefix/share/batchprobe/examples
 
 # sign-file: the tree's, or built from its source with the host's libcrypto.
 sign_file() {
@@ -120,13 +127,22 @@ install_all() {
     install -D -m 0755 "$bin" "$cli"
     mkdir -p "$man"
     "$bin" man --dir "$man"
+    # batchprobe.service (not enabled) and the examples for
+    # /etc/modules-load.d, /etc/modprobe.d and /etc/batchprobe.d.
+    install -d "$(dirname "$unit")" "$examples"
+    sed "s|@PREFIX@|$prefix|g" "$BP_ROOT/contrib/systemd/batchprobe.service" > "$unit"
+    chmod 0644 "$unit"
+    install -m 0644 "$BP_ROOT/contrib/modules-load.d/batchprobe.conf" "$examples/modules-load.d-batchprobe.conf"
+    install -m 0644 "$BP_ROOT/contrib/modprobe.d/batchprobe.conf" "$examples/modprobe.d-batchprobe.conf"
+    install -m 0644 "$BP_ROOT/contrib/batchprobe.d/example.batch" "$examples/example.batch"
     depmod_run
-    log "install: $moddir/updates/batchprobe.ko ($release), $header$symvers, $cli, $man/batchprobe*.8"
+    log "install: $moddir/updates/batchprobe.ko ($release), $header$symvers, $cli, $man/batchprobe*.8, $unit, $examples"
 }
 
 uninstall_all() {
-    rm -f "$moddir/updates/batchprobe.ko" "$header" "$shared/Module.symvers" "$cli" "$man"/batchprobe.8 "$man"/batchprobe-*.8
-    rmdir "$shared" "$(dirname "$shared")" "$(dirname "$header")" "$moddir/updates" 2>/dev/null || true
+    rm -f "$moddir/updates/batchprobe.ko" "$header" "$shared/Module.symvers" "$cli" "$man"/batchprobe.8 "$man"/batchprobe-*.8 "$unit" \
+        "$examples"/modules-load.d-batchprobe.conf "$examples"/modprobe.d-batchprobe.conf "$examples"/example.batch
+    rmdir "$examples" "$shared" "$(dirname "$shared")" "$(dirname "$header")" "$moddir/updates" 2>/dev/null || true
     depmod_run
     log "uninstall: batchprobe removed from $moddir ($release)"
 }

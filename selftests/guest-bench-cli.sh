@@ -22,7 +22,7 @@
 . ./bp_lib.sh
 dmesg -n 1
 insmod "$BP_KO" || exit 1
-RUNS=${BP_BENCH_CLI_RUNS:-3}
+RUNS=${BP_BENCH_CLI_RUNS:-5}
 B=/tmp/all.batch
 printf 'p:bb/ *\ncreate bb --no-events\nenable bb\n' > $B
 fail() { echo "bench-cli: $*"; exit 1; }

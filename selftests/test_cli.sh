@@ -8,7 +8,7 @@
 # what the test itself made the kernel do (N getppid() calls, N opens of a
 # missing file, N records).
 . ./bp_lib.sh
-ktap_plan 46
+ktap_plan 48
 T=/sys/kernel/tracing
 BP=/usr/local/sbin/batchprobe
 [ -x $BP ] || bp_bail_out "no $BP: the image's make install did not install the command"
@@ -198,6 +198,16 @@ ktap_print_msg "$(cat $ERR; head -1 $OUT)"
 printf 'p:climp/rd vfs_read\nf:climp/wr_exit vfs_write%%return $retval\n' > /tmp/ke
 ktap_check "import" $BP import /tmp/ke
 ktap_check "import_made_the_events" test -d $T/events/climp/rd -a -d $T/events/climp/wr_exit
+# What make install laid out in this image: the man pages, the service
+# (not enabled), the examples; the service's start and stop, by hand.
+U=/usr/local/lib/systemd/system/batchprobe.service X=/usr/local/share/batchprobe/examples
+ktap_check "installed_files" test -f /usr/local/share/man/man8/batchprobe.8 -a -f /usr/local/share/man/man8/batchprobe-latency.8 \
+    -a -n "$(grep '^ExecStart=.*/usr/local/sbin/batchprobe apply /etc/batchprobe.d/\*.batch' $U)" \
+    -a -f $X/modules-load.d-batchprobe.conf -a -f $X/modprobe.d-batchprobe.conf -a -f $X/example.batch
+$BP apply $X/example.batch
+on=$(bp_state vfs)
+$BP rm --batch $X/example.batch
+ktap_check "service_start_and_stop" test "$on" = enabled -a -z "$(bp_live_sets | grep '^vfs ')"
 ktap_check "rm_all" $BP rm --all
 ktap_check "rm_all_left_no_set" test -z "$(bp_live_sets)"
 

@@ -80,7 +80,8 @@ pub enum Command {
     Top(TopArgs),
     /// Write a batch file (or stdin) to the module in one write: all of
     /// it or nothing. On a refusal prints the module's last_error, with a
-    /// caret under the word at fault, and exits with status 1.
+    /// caret under the word at fault, and exits with status 1. Several
+    /// files are several batches, in order.
     ///
     /// The sets a batch makes stay until `batchprobe rm`: this is the
     /// command for a configuration that outlives the command.
@@ -226,9 +227,10 @@ pub struct TopArgs {
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
-    /// The batch file (default, or `-`: stdin).
+    /// Batch files, each one batch, in order (none, or `-`: stdin); the
+    /// first refused stops there.
     #[arg(value_name = "FILE")]
-    pub file: Option<PathBuf>,
+    pub files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -267,9 +269,13 @@ pub struct StatsArgs {
 #[derive(Debug, Args)]
 pub struct RmArgs {
     /// The sets to remove.
-    #[arg(value_name = "SET", required_unless_present = "all")]
+    #[arg(value_name = "SET", required_unless_present_any = ["all", "batch"])]
     pub sets: Vec<String>,
     /// Remove every set.
-    #[arg(long, conflicts_with = "sets")]
+    #[arg(long, conflicts_with_all = ["sets", "batch"])]
     pub all: bool,
+    /// Remove the sets these batch files' probe lines name (what `apply`
+    /// of the same files made; batchprobe.service's stop).
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "sets")]
+    pub batch: Vec<PathBuf>,
 }

@@ -2,7 +2,7 @@
 
 //! One file per subcommand.
 
-mod apply;
+pub mod apply;
 pub mod count;
 pub mod latency;
 pub mod ls;

@@ -222,7 +222,8 @@ fn a_refused_batch_shows_last_error_with_its_caret() {
     assert_eq!(out, "");
     // The file is as it was before the write: it is not this write's.
     let want = format!(
-        "batchprobe: the module refused the batch (ENOSPC); nothing was changed; last_error (the same as before this write):\n{}",
+        "batchprobe: {}: the module refused the batch (ENOSPC); nothing was changed; last_error (the same as before this write):\n{}",
+        file.display(),
         data("distro-7.3", "last_error.parse")
     );
     assert_eq!(err, want);
@@ -329,5 +330,38 @@ fn a_closed_stdout_ends_the_command_quietly() {
         out.stderr.is_empty(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn apply_takes_files_in_order_and_rm_batch_their_sets() {
+    let root = sysroot("stock-7.3", "files");
+    let (a, b) = (root.join("a.batch"), root.join("b.batch"));
+    std::fs::write(&a, "p:lat/ vfs_read\ncreate lat\n").unwrap();
+    std::fs::write(
+        &b,
+        "# b\nd:rec/ vfs_write\np:cnt/x vfs_read\ncreate rec\ncreate cnt\n",
+    )
+    .unwrap();
+    let (rc, _, err) = run(
+        Some(&root),
+        &["apply", a.to_str().unwrap(), b.to_str().unwrap()],
+    );
+    assert_eq!(rc, 0, "{err}");
+    let control = root.join("sys/kernel/debug/batchprobe/control");
+    let wrote = std::fs::read_to_string(&control).unwrap();
+    // Each batch its own open and write from the start: the fake control
+    // (a regular file) keeps the last, longer one.
+    assert_eq!(wrote, std::fs::read_to_string(&b).unwrap());
+    // The recorded sets file lists cnt, rec, lat (live) and off: the
+    // files name lat, rec and cnt.
+    let (rc, _, err) = run(
+        Some(&root),
+        &["rm", "--batch", a.to_str().unwrap(), b.to_str().unwrap()],
+    );
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&control).unwrap(),
+        "unregister lat --sync\nunregister rec --sync\nunregister cnt --sync\n"
     );
 }

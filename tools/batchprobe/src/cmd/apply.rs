@@ -5,7 +5,7 @@
 //! the command (`batchprobe rm` removes them).
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::cli::{ApplyArgs, ImportArgs};
 use crate::error::{Error, Result};
@@ -30,13 +30,46 @@ fn read_input(file: Option<&Path>) -> Result<String> {
     Ok(text)
 }
 
-/// Runs `batchprobe apply`.
+/// Runs `batchprobe apply`: each file one batch, in order.
 pub fn apply(kernel: &Kernel, a: &ApplyArgs) -> Result<()> {
-    let text = read_input(a.file.as_deref())?;
-    if text.trim().is_empty() {
-        return Err(Error::new("the batch is empty: nothing to apply"));
+    let files: Vec<Option<&Path>> = if a.files.is_empty() {
+        vec![None]
+    } else {
+        a.files.iter().map(|f| Some(f.as_path())).collect()
+    };
+    for file in files {
+        let name = file.map_or("stdin".into(), |p| p.display().to_string());
+        let text = read_input(file)?;
+        if text.trim().is_empty() {
+            return Err(Error::new(format!(
+                "{name}: the batch is empty: nothing to apply"
+            )));
+        }
+        kernel
+            .apply(&text)
+            .map_err(|e| Error::new(format!("{name}: {e}")))?;
     }
-    kernel.apply(&text)
+    Ok(())
+}
+
+/// The sets the probe lines of `files` name, in order, once each.
+pub fn sets_named_in(files: &[PathBuf]) -> Result<Vec<String>> {
+    let mut names: Vec<String> = Vec::new();
+    for f in files {
+        let text = read_input(Some(f))?;
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| import::head(l).is_ok_and(|h| h.is_some()))
+            .collect();
+        let sets =
+            import::sets_of(lines).map_err(|e| Error::new(format!("{}: {e}", f.display())))?;
+        for (s, _) in sets {
+            if !names.contains(&s) {
+                names.push(s);
+            }
+        }
+    }
+    Ok(names)
 }
 
 /// Runs `batchprobe import`.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! `batchprobe rm`: unregister sets and wait for their teardown, in one
-//! batch.
+//! batch: the sets named, every live set (`--all`), or the live sets that
+//! batch files' probe lines name (`--batch`).
 
 use crate::cli::RmArgs;
 use crate::error::{Error, Result};
@@ -16,6 +17,12 @@ pub fn run(kernel: &Kernel, a: &RmArgs) -> Result<()> {
             .into_iter()
             .filter(|s| s.is_live())
             .map(|s| s.name)
+            .collect()
+    } else if !a.batch.is_empty() {
+        let live = kernel.sets()?;
+        super::apply::sets_named_in(&a.batch)?
+            .into_iter()
+            .filter(|n| live.get(n).is_some_and(|s| s.is_live()))
             .collect()
     } else {
         a.sets.clone()
