@@ -206,7 +206,7 @@ static __always_inline void bp_perf_write(struct bp_event *ev, struct bp_fire *f
  * kprobe's or kretprobe's handler, an fprobe's under ftrace's recursion
  * lock or fgraph's rcu_sched guard), which the links' kfree_rcu() waits
  * for. The record's preempt count is a kprobe event's at the same
- * function, but for an fprobe's on 7.3, one above (docs/events.md, known
+ * function, but for an fprobe's on 7.3, one above (docs/design/events.md, known
  * divergences).
  */
 static __always_inline void bp_trace_write(struct bp_event *ev, struct bp_fire *f)
@@ -1084,7 +1084,7 @@ static int bp_sync_one(struct bp_event **add, size_t nadd, struct bp_event **rem
 	/*
 	 * Before the next registration, ours or anyone's, can take a removed
 	 * event's type id: event_mutex is free again from here, which leaves
-	 * a window for another task's (docs/events.md).
+	 * a window for another task's (docs/design/events.md).
 	 */
 	if (s.removed)
 		bp_reset_flagged_buffers();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the sample in-kernel API clients (clients/c, clients/rust), the
-# README's API example and the selftests' helper modules (selftests/modules)
+# API example of docs/api.md and the selftests' helper modules (selftests/modules)
 # against KDIR and batchprobe's Module.symvers (KBUILD_EXTRA_SYMBOLS), with
 # the kernel's own compiler, as build-module.sh builds batchprobe.ko (run
 # that first). Prints the paths of the modules the selftests load.
@@ -14,15 +14,15 @@ grep -q batchprobe_create "$BP_ROOT/Module.symvers" \
     || die "clients: Module.symvers lacks batchprobe_create"
 bindgen=$(bindgen_bin) || die "clients: bindgen not found (run scripts/install-deps.sh)"
 kernel_toolchain "$KDIR"
-# The README's API example, compiled as shown (plus a module_init calling it).
+# docs/api.md's example, compiled as shown (plus a module_init calling it).
 readme=$BP_ROOT/out/readme-example
 mkdir -p "$readme"
 awk '/^## In-kernel API/ { a = 1 } a && /^```c$/ { c = 1; next } c && /^```$/ { exit } c' \
-    "$BP_ROOT/README.md" > "$readme/readme_example.c"
-grep -q batchprobe_create "$readme/readme_example.c" || die "clients: no API example in README.md"
+    "$BP_ROOT/docs/api.md" > "$readme/readme_example.c"
+grep -q batchprobe_create "$readme/readme_example.c" || die "clients: no API example in docs/api.md"
 cat >> "$readme/readme_example.c" <<'EOF'
 
-/* Appended by scripts/build-clients.sh: the README's example as a module. */
+/* Appended by scripts/build-clients.sh: docs/api.md's example as a module. */
 static int __init readme_example_init(void)
 {
 	return start();

@@ -6,7 +6,7 @@
 # defined as BP_PROFILE_CFG says: kernel (kprobe_events), bp-kprobe (`p!:`)
 # or bp-fprobe (`p:`). Compare a kernel run with a batchprobe run: the
 # sums per do_syscall_64 sample are per call. Found the record path's
-# extra calls in the sixteenth session (docs/events.md). Environment also:
+# extra calls in the sixteenth session (docs/design/events.md). Environment also:
 # BP_PROFILE_LOOPS (40, of 200,000 calls), BP_PROFILE_TOP (40),
 # BP_KERNEL_FLAVOR (distro-7.3), BP_SMP, BP_TIMEOUT. Under TCG only.
 # `make profile-create` (BP_PROFILE_MODE=profile-create): where a set's

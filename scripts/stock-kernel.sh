@@ -21,7 +21,7 @@
 #     Module.symvers (vmlinux's exports, for modpost) and vmlinux (its BTF,
 #     for the modules' BTF) go beside it;
 #  4. builds batchprobe.ko and the selftest modules (clients/c,
-#     clients/rust, the README's example, selftests/modules/*) in the
+#     clients/rust, docs/api.md's example, selftests/modules/*) in the
 #     chroot, with its compiler, rustc and bindgen (scripts/build-module.sh
 #     and build-clients.sh, from a copy of this working tree);
 #  5. boots Debian's own vmlinuz under QEMU with our initramfs and runs the

@@ -112,7 +112,7 @@ ktap_check "records_count_hits" test "$(bp_probe_hits bpfa o_regs)" -ge 3
 bp_ctl 'unregister bpfa --sync\n'
 echo > $T/kprobe_events
 
-# The README's recipe: the kprobe_events file itself, as one batch (its
+# docs/control.md's recipe: the kprobe_events file itself, as one batch (its
 # group kpfa becomes a set, created and enabled: its probes, each named
 # on a line of its own, get their events without --events).
 sh ./kprobe_events_to_batch.sh /tmp/kpfa.lines > /tmp/kpfa.batch

@@ -34,7 +34,7 @@ NAMES="$BPO getppid_kr"
 # calls). The preempt-depth digit is masked (P): with four probes of ours
 # on the function ftrace calls them a level deeper than the kernel's event
 # recorded alone, and on 7.3 an fprobe records one level more anyway
-# (docs/events.md, known divergences).
+# (docs/design/events.md, known divergences).
 records() {
     echo > $T/trace
     echo 1 > $T/events/$1/enable

@@ -16,7 +16,7 @@
 # (but for its name and ID); or the kernel refused it, and batchprobe
 # refuses it with the kernel's words at the kernel's column. A "nosup"
 # case is a known divergence (the kernel takes it, batchprobe refuses it,
-# docs/events.md says why): the kernel must take it, the module must
+# docs/design/events.md says why): the kernel must take it, the module must
 # refuse it, and its module case is skipped with that reason. A "skip" case
 # is one this kernel cannot be asked (it would trip a bug of its own: 6.12
 # leaks on a refused $arg0).

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# description: `make install`'s layout (batchprobe.ko in /lib/modules/RELEASE/updates/, depmod's modules.dep): modprobe loads the module by name with its options from /etc/modprobe.d/ as the README writes them, the module works, and modprobe -r removes it
+# description: `make install`'s layout (batchprobe.ko in /lib/modules/RELEASE/updates/, depmod's modules.dep): modprobe loads the module by name with its options from /etc/modprobe.d/ as docs/install.md writes them, the module works, and modprobe -r removes it
 # requires: CONFIG_KPROBES
 #
 # scripts/build-initramfs.sh runs scripts/install-module.sh install (what
@@ -17,7 +17,7 @@ S=$BP_GETPPID
 bp_cleanup_on_exit
 ktap_check "depmod_lists_it_in_updates" grep -q '^updates/batchprobe\.ko:' "$d/modules.dep"
 ktap_check "installed_for_this_release" test "$(modinfo -F vermagic "$d/updates/batchprobe.ko" | cut -d' ' -f1)" = "$(uname -r)"
-# The README's example (Installing, signing, Secure Boot).
+# docs/install.md's example (Installing, signing, Secure Boot).
 mkdir -p /etc/modprobe.d
 echo 'options batchprobe max_return_pool_kib=65536' > /etc/modprobe.d/batchprobe.conf
 ktap_check "modprobe_by_name" modprobe batchprobe

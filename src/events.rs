@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Events out (issue 35, `docs/events.md`): a trace event per probe, in
+//! Events out (issue 35, `docs/design/events.md`): a trace event per probe, in
 //! tracefs, and the records its probe writes. The events' names
 //! ([`name`]); the fetch-argument compiler, the `format` it gives and the
 //! record writer that runs it ([`fetch`], [`format`], [`record`]: pure,

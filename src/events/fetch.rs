@@ -21,7 +21,7 @@
 //! `.config`; the module will take it from `kcompat.rs`); what the probed
 //! function's BTF says comes through [`Prototype`], so this file has no
 //! kernel types in it. The host tests in `tests/` compile this very source;
-//! the module does not use it yet (`docs/events.md`).
+//! the module does not use it yet (`docs/design/events.md`).
 //!
 //! Not here, and refused with the reason: BTF member access (`ARG->field`),
 //! 7.3's BTF typecasts, `$arg*` and `%pd`/`%pD`.

@@ -2,7 +2,7 @@
 
 //! Memory bounds: every kmalloc-backed vector in the module is reviewed.
 //!
-//! The README promises that vectors whose size follows the input are
+//! docs/control.md promises that vectors whose size follows the input are
 //! vmalloc-backed (`KVVec`). A kmalloc vector (`KVec`) that grows with the
 //! input is a latent WARNING: its doubling reallocates with `krealloc`, and
 //! past 4 MiB that is an allocation beyond the page allocator's largest order
