@@ -44,6 +44,8 @@ if [ "${1:-}" = report ]; then
     report "${2:?usage: bench-cli.sh report DIR}"
     exit 0
 fi
+# The tree the guests run, said before this script writes into it.
+commit=$(git -C "$BP_ROOT" describe --always --dirty)
 for f in ${BP_FLAVORS:-stock-7.3}; do
     logf=$BP_ROOT/out/bench-cli-console-$f.log
     boot_mode "$f" bench-cli "$logf" 2400
@@ -51,7 +53,7 @@ for f in ${BP_FLAVORS:-stock-7.3}; do
     mkdir -p "$dir"
     {
         echo "# scripts/bench-cli.sh (selftests/guest-bench-cli.sh), $(date -u '+%Y-%m-%d %H:%M UTC')"
-        echo "# commit $(git -C "$BP_ROOT" describe --always --dirty), flavor $f, QEMU TCG (thread=single, ${BP_SMP:-2} vCPUs)"
+        echo "# commit $commit, flavor $f, QEMU TCG (thread=single, ${BP_SMP:-2} vCPUs)"
         echo "# host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
         tr -d '\r' < "$logf" | grep -a '^BENCH-CLI '
     } > "$dir/results.txt"

@@ -11,6 +11,8 @@ set -euo pipefail
 
 flavors=${BP_FLAVORS:-test distro-7.3 stock-7.3}
 data=$BP_ROOT/tools/batchprobe/tests/data
+# The tree the guests run, said before this script writes into it.
+commit=$(git -C "$BP_ROOT" describe --always --dirty)
 for f in $flavors; do
     logf=$BP_ROOT/out/record-console-$f.log
     boot_mode "$f" record "$logf"
@@ -23,6 +25,6 @@ for f in $flavors; do
         file != "" && !/^\[ *[0-9]+\.[0-9]+\] / { print >> file }'
     kernel=$(tr -d '\r' < "$logf" | sed -n 's/.*BATCHPROBE-GUEST-START .*kernel=\([^ ]*\).*/\1/p' | head -1)
     printf 'Recorded by scripts/record-fixtures.sh (selftests/guest-record.sh) on %s\nfrom commit %s, flavor %s, kernel %s, QEMU TCG.\n' \
-        "$(date -u +%Y-%m-%d)" "$(git -C "$BP_ROOT" describe --always --dirty)" "$f" "$kernel" > "$out/README"
+        "$(date -u +%Y-%m-%d)" "$commit" "$f" "$kernel" > "$out/README"
     log "recorded $f: $(ls "$out" | tr '\n' ' ')"
 done
