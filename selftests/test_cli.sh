@@ -8,7 +8,7 @@
 # what the test itself made the kernel do (N getppid() calls, N opens of a
 # missing file, N records).
 . ./bp_lib.sh
-ktap_plan 48
+ktap_plan 50
 T=/sys/kernel/tracing
 BP=/usr/local/sbin/batchprobe
 [ -x $BP ] || bp_bail_out "no $BP: the image's make install did not install the command"
@@ -162,6 +162,27 @@ ktap_check "latency_counted_6_enoent" test "$(awk '$1 == "do_sys_openat2" && $2 
 rows=$(awk '/ -> / { s += $5 } END { print s + 0 }' $OUT)
 ktap_check "latency_histogram_holds_every_call" test "$rows" = "$calls"
 ktap_check "latency_removed_its_set" gone "$set"
+
+# latency --pid: only the calls of that process (6 opens), not another's
+# (4), timed from its return records. The target waits for SIGUSR1, then
+# becomes bpopen (exec: no open of its own after the command starts).
+( trap 'exec bpopen /no/such/file 6' USR1; while :; do usleep 50000; done ) > /dev/null 2>&1 &
+tgt=$!
+: > $ERR
+bpfg $BP latency --pid $tgt do_sys_openat2 > $OUT 2> $ERR &
+pid=$!
+i=100
+while ! grep -q '^Tracing' $ERR && [ $i -gt 0 ]; do usleep 100000; i=$((i - 1)); done
+bpopen /proc/version 4 > /dev/null
+kill -USR1 $tgt; wait $tgt
+sleep 1
+kill -INT $pid; wait $pid
+rc=$?
+ktap_print_msg "$(cat $ERR $OUT)"
+rows=$(awk '/ -> / { s += $5 } END { print s + 0 }' $OUT)
+ktap_check "latency_pid_counts_only_its_calls" test "$rc" -eq 0 -a "$(col $OUT do_sys_openat2 2)" = 6 -a "$rows" = 6
+ktap_check "latency_pid_removed_its_set_and_instance" \
+    test -z "$(bp_live_sets | grep '^bplatency_')" -a ! -d $T/instances/batchprobe_$pid
 
 # trace: records from a tracefs instance of its own, everything gone after.
 : > $ERR   # (before the command: the loop below reads it)

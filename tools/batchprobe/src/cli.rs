@@ -159,8 +159,14 @@ pub struct LatencyArgs {
     pub patterns: Vec<String>,
     /// Also count error returns by errno (-4095..-1, or ERR_PTR, by the
     /// function's BTF return type).
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "pid")]
     pub errors: bool,
+    /// Only the calls of process PID's threads (those running at the
+    /// start): timed from their return records in a tracefs instance of
+    /// this command's own, filtered on `common_pid`, not in the kernel's
+    /// per-function histograms.
+    #[arg(short, long, value_name = "PID")]
+    pub pid: Option<u32>,
     /// Stop after SECS seconds (default: at Ctrl-C).
     #[arg(short, long, value_name = "SECS")]
     pub duration: Option<f64>,

@@ -40,7 +40,7 @@ pub fn run(command: Command) -> Result<()> {
 }
 
 /// A `-d`/`-i` value in seconds, checked.
-fn seconds(what: &str, s: Option<f64>) -> Result<Option<Duration>> {
+pub(crate) fn seconds(what: &str, s: Option<f64>) -> Result<Option<Duration>> {
     match s {
         None => Ok(None),
         Some(s) if s.is_finite() && s > 0.0 && s < 1e7 => Ok(Some(Duration::from_secs_f64(s))),
@@ -62,7 +62,7 @@ fn check_pattern(p: &str) -> Result<()> {
 
 /// `attached in 12.3 ms`: from the command's start until the write that
 /// creates and arms its sets returned (as retsnoop reports its attach).
-fn attached(started: Instant) -> String {
+pub(crate) fn attached(started: Instant) -> String {
     format!(
         "attached in {:.1} ms",
         started.elapsed().as_secs_f64() * 1e3
@@ -70,7 +70,7 @@ fn attached(started: Instant) -> String {
 }
 
 /// `N WORD` or `N WORDs`.
-fn plural(n: u64, word: &str) -> String {
+pub(crate) fn plural(n: u64, word: &str) -> String {
     if n == 1 {
         format!("1 {word}")
     } else {
@@ -79,19 +79,19 @@ fn plural(n: u64, word: &str) -> String {
 }
 
 /// The end of a run of `-d` seconds from now (`None`: until a signal).
-fn deadline(d: Option<Duration>) -> Option<Instant> {
+pub(crate) fn deadline(d: Option<Duration>) -> Option<Instant> {
     d.map(|d| Instant::now() + d)
 }
 
 /// The next stop: the interval's end, the run's end, or (neither) far away.
-fn next_stop(interval: Option<Duration>, end: Option<Instant>) -> Instant {
+pub(crate) fn next_stop(interval: Option<Duration>, end: Option<Instant>) -> Instant {
     let far = Instant::now() + Duration::from_secs(365 * 24 * 3600);
     let tick = interval.map_or(far, |i| Instant::now() + i);
     end.map_or(tick, |e| e.min(tick))
 }
 
 /// Prints JSON on stdout.
-fn print_json(v: &impl serde::Serialize) -> Result<()> {
+pub(crate) fn print_json(v: &impl serde::Serialize) -> Result<()> {
     let s = serde_json::to_string(v).map_err(|e| Error::new(format!("json: {e}")))?;
     crate::output::out(&format!("{s}\n"))
 }

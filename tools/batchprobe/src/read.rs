@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Readers of what the module writes: `sets`, `stats` and `last_error` in
-//! its debugfs directory. Pure text in, values out: no file is opened
-//! here, so the host tests read recorded outputs of every kernel.
+//! its debugfs directory, and its return records in tracefs. Pure text
+//! in, values out: no file is opened here, so the host tests read
+//! recorded outputs of every kernel.
 
 pub mod last_error;
+pub mod records;
 pub mod sets;
 pub mod stats;
 

@@ -258,3 +258,58 @@ set gone state=freed kprobes=0 kretprobes=0 fprobes=0 fretprobes=0 direct=0 mode
         ("freed", 0, "-")
     );
 }
+
+/// Exit records as each flavor's tracefs printed them (set lat's line
+/// `d:lat/opens do_sys_openat2 ... ret=$retval`: its return records), and
+/// the histograms `latency --pid` makes of their durations, shaped as the
+/// module's.
+#[test]
+fn exit_records_give_function_and_duration() {
+    use batchprobe::read::records::{exit_record, Durations};
+    for f in FLAVORS {
+        let trace = data(f, "trace");
+        let recs: Vec<(&str, u64)> = trace.lines().filter_map(exit_record).collect();
+        let opens: Vec<u64> = recs
+            .iter()
+            .filter(|(func, _)| *func == "do_sys_openat2")
+            .map(|r| r.1)
+            .collect();
+        assert!(opens.len() >= 10, "{f}: {} opens records", opens.len());
+        assert!(opens.iter().all(|&ns| ns > 0), "{f}");
+        // Entry records, kretprobes' and fretprobes' return records carry
+        // no duration: not exit records.
+        assert!(trace
+            .lines()
+            .filter(|l| l.contains("gp") || l.contains("ret_ppid"))
+            .all(|l| exit_record(l).is_none()));
+        let mut d = Durations::default();
+        opens.iter().for_each(|&ns| d.add(ns));
+        let h = d.hist().unwrap();
+        assert_eq!(h.count, opens.len() as u64, "{f}");
+        assert_eq!(h.buckets.iter().map(|b| b.1).sum::<u64>(), h.count, "{f}");
+        assert_eq!(
+            h.mean_ns,
+            opens.iter().sum::<u64>() / opens.len() as u64,
+            "{f}"
+        );
+        let mut sorted = opens.clone();
+        sorted.sort_unstable();
+        let p50 = sorted[sorted.len().div_ceil(2) - 1];
+        assert!(
+            p50 < h.p50_lt_ns.unwrap() && p50 >= h.p50_lt_ns.unwrap() / 2,
+            "{f}: {p50} {h:?}"
+        );
+    }
+    assert_eq!(
+        exit_record("  bpopen-212 [001] ...1. 30.3: opens: (do_sys_open+0x62/0x80 <- do_sys_openat2) dfd=-100 ret=-2 duration=250901"),
+        Some(("do_sys_openat2", 250901))
+    );
+    assert_eq!(exit_record("# tracer: nop"), None);
+    assert_eq!(Durations::default().hist(), None);
+    let mut d = Durations::default();
+    d.add(0);
+    d.add(u64::MAX);
+    let h = d.hist().unwrap();
+    assert_eq!(h.buckets, [(0, 1), (1 << 38, 1)]);
+    assert_eq!((h.p50_lt_ns, h.p99_lt_ns), (Some(1), None));
+}

@@ -4,7 +4,10 @@
 //! often it fails with which errno, as BCC's `funclatency` (and retsnoop's
 //! error counts) show it. One exit set (`d:` lines, `create --exit --hist
 //! [--errors]`): the kernel keeps each function's log2 histogram and errno
-//! counts; this reads them from `stats`.
+//! counts; this reads them from `stats`. With `--pid`, the calls of one
+//! process are timed from their return records instead (`pid`).
+
+mod pid;
 
 use serde::Serialize;
 
@@ -54,6 +57,12 @@ pub fn latencies(set: &SetStats, sort: LatencySort) -> Vec<FunctionLatency> {
             errors: p.errors.clone(),
         })
         .collect();
+    sort_rows(&mut v, sort);
+    v
+}
+
+/// Sorts functions by `sort`, largest first, then by name.
+pub fn sort_rows(v: &mut [FunctionLatency], sort: LatencySort) {
     let key = |f: &FunctionLatency| match sort {
         LatencySort::P99 => (f.p99(), f.mean()),
         LatencySort::Mean => (f.mean(), f.p99()),
@@ -65,7 +74,6 @@ pub fn latencies(set: &SetStats, sort: LatencySort) -> Vec<FunctionLatency> {
             .cmp(&key(a))
             .then_with(|| a.function.cmp(&b.function))
     });
-    v
 }
 
 /// What one report shows.
@@ -112,16 +120,26 @@ pub fn error_rows(all: &[FunctionLatency]) -> Vec<ErrorRow> {
     rows
 }
 
+/// Fails, saying so, on a kernel without BTF: an exit set reads the
+/// functions' prototypes from it.
+fn require_btf(kernel: &Kernel) -> Result<()> {
+    if kernel.path("sys/kernel/btf/vmlinux").exists() {
+        return Ok(());
+    }
+    Err(Error::new(
+        "this kernel has no BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): an exit set needs the functions' prototypes; `batchprobe count` works without",
+    ))
+}
+
 /// Runs `batchprobe latency`.
 pub fn run(kernel: &Kernel, a: &LatencyArgs, started: std::time::Instant) -> Result<()> {
     a.patterns.iter().try_for_each(|p| check_pattern(p))?;
     let duration = seconds("-d", a.duration)?;
     let interval = seconds("-i", a.interval)?;
     kernel.require()?;
-    if !kernel.path("sys/kernel/btf/vmlinux").exists() {
-        return Err(Error::new(
-            "this kernel has no BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): an exit set needs the functions' prototypes; `batchprobe count` works without",
-        ));
+    require_btf(kernel)?;
+    if let Some(pid) = a.pid {
+        return pid::run(kernel, a, pid, started);
     }
     let stop = Stop::install()?;
     let name = own_name("bplatency");

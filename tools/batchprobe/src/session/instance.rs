@@ -54,6 +54,29 @@ impl Instance {
         &self.dir
     }
 
+    /// Sets the filter of every event of `group` in this instance (a
+    /// tracefs filter expression: `common_pid == 42`).
+    pub fn filter(&mut self, group: &str, expr: &str) -> Result<()> {
+        let f = self.dir.join("events").join(group).join("filter");
+        fs::write(&f, format!("{expr}\n")).map_err(|e| Error::new(format!("{}: {e}", f.display())))
+    }
+
+    /// Records the instance's buffer lost since it was made (the per-CPU
+    /// `overrun` counts: a reader too slow for the records).
+    pub fn overruns(&self) -> u64 {
+        let Ok(cpus) = fs::read_dir(self.dir.join("per_cpu")) else {
+            return 0;
+        };
+        cpus.filter_map(|c| c.ok())
+            .filter_map(|c| fs::read_to_string(c.path().join("stats")).ok())
+            .flat_map(|t| {
+                t.lines()
+                    .filter_map(|l| l.strip_prefix("overrun: ")?.trim().parse::<u64>().ok())
+                    .collect::<Vec<_>>()
+            })
+            .sum()
+    }
+
     /// Enables the event `group/event` in this instance.
     pub fn enable(&mut self, group: &str, event: &str) -> Result<()> {
         let f = self
