@@ -76,6 +76,19 @@ pub fn run(kernel: &Kernel, a: &LatencyArgs, pid: u32, started: Instant) -> Resu
         plural(tids.len() as u64, "thread"),
         attach
     ));
+    time_calls(&instance, a, n, &stop, (deadline(duration), interval))
+}
+
+/// Counts the records of the instance's `trace_pipe` until a signal or
+/// `end`, reporting at each `interval` and at the end (after what is left
+/// in the stopped buffer).
+fn time_calls(
+    instance: &Instance,
+    a: &LatencyArgs,
+    n: u64,
+    stop: &Stop,
+    (end, interval): (Option<Instant>, Option<std::time::Duration>),
+) -> Result<()> {
     let pipe = instance.dir().join("trace_pipe");
     let mut f = OpenOptions::new()
         .read(true)
@@ -84,13 +97,25 @@ pub fn run(kernel: &Kernel, a: &LatencyArgs, pid: u32, started: Instant) -> Resu
         .map_err(|e| Error::new(format!("{}: {e}", pipe.display())))?;
     let mut by_fn: HashMap<String, Durations> = HashMap::new();
     let mut partial = String::new();
-    let end = deadline(duration);
     let mut tick = next_stop(interval, end);
+    let mut stopped = false;
     loop {
         let stopping = stop.requested() || end.is_some_and(|e| Instant::now() >= e);
+        if stopping && !stopped {
+            // No record past the stop: what is in the buffer is read, then
+            // the report.
+            let _ = std::fs::write(instance.dir().join("tracing_on"), "0\n");
+            stopped = true;
+        }
         let got = read_records(&mut f, &mut partial, &mut by_fn, !stopping)
             .map_err(|e| Error::new(format!("{}: {e}", pipe.display())))?;
-        if (stopping && !got) || Instant::now() >= tick {
+        // Stopping: the report once the stopped buffer is read out.
+        let due = if stopping {
+            !got
+        } else {
+            Instant::now() >= tick
+        };
+        if due {
             report(a, n, &by_fn)?;
             let lost = instance.overruns();
             if lost > 0 {
