@@ -132,9 +132,9 @@ install_all() {
     install -d "$(dirname "$unit")" "$examples"
     sed "s|@PREFIX@|$prefix|g" "$BP_ROOT/contrib/systemd/batchprobe.service" > "$unit"
     chmod 0644 "$unit"
-    install -m 0644 "$BP_ROOT/contrib/modules-load.d/batchprobe.conf" "$examples/modules-load.d-batchprobe.conf"
-    install -m 0644 "$BP_ROOT/contrib/modprobe.d/batchprobe.conf" "$examples/modprobe.d-batchprobe.conf"
-    install -m 0644 "$BP_ROOT/contrib/batchprobe.d/example.batch" "$examples/example.batch"
+    install -m 0644 "$BP_ROOT/contrib/modules-load/batchprobe.conf" "$examples/modules-load.d-batchprobe.conf"
+    install -m 0644 "$BP_ROOT/contrib/modprobe/batchprobe.conf" "$examples/modprobe.d-batchprobe.conf"
+    install -m 0644 "$BP_ROOT/contrib/batchprobe-d/example.batch" "$examples/example.batch"
     depmod_run
     log "install: $moddir/updates/batchprobe.ko ($release), $header$symvers, $cli, $man/batchprobe*.8, $unit, $examples"
 }
