@@ -365,3 +365,16 @@ fn apply_takes_files_in_order_and_rm_batch_their_sets() {
         "unregister lat --sync\nunregister rec --sync\nunregister cnt --sync\n"
     );
 }
+
+#[test]
+fn latency_without_btf_says_so_and_writes_nothing() {
+    let root = sysroot("test", "nobtf");
+    let (rc, _, err) = run(Some(&root), &["latency", "vfs_read"]);
+    assert_eq!(rc, 1);
+    assert!(
+        err.contains("no BTF") && err.contains("batchprobe count"),
+        "{err}"
+    );
+    let control = root.join("sys/kernel/debug/batchprobe/control");
+    assert_eq!(std::fs::read_to_string(control).unwrap(), "");
+}
