@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use crate::cli::Command;
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
+use crate::read::stats::{SetStats, Stats};
 
 /// Runs a subcommand.
 pub fn run(command: Command) -> Result<()> {
@@ -88,6 +89,14 @@ pub(crate) fn next_stop(interval: Option<Duration>, end: Option<Instant>) -> Ins
     let far = Instant::now() + Duration::from_secs(365 * 24 * 3600);
     let tick = interval.map_or(far, |i| Instant::now() + i);
     end.map_or(tick, |e| e.min(tick))
+}
+
+/// The statistics of a set this command made, or an error if another
+/// command removed it meanwhile.
+pub(crate) fn own_set<'s>(stats: &'s Stats, name: &str) -> Result<&'s SetStats> {
+    stats
+        .get(name)
+        .ok_or_else(|| Error::new(format!("set {name} is gone (removed by another command?)")))
 }
 
 /// Prints JSON on stdout.

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{attached, check_pattern, deadline, next_stop, plural, print_json, seconds};
+use super::{attached, check_pattern, deadline, next_stop, own_set, plural, print_json, seconds};
 use crate::cli::CountArgs;
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
@@ -77,13 +77,7 @@ pub fn run(kernel: &Kernel, a: &CountArgs, started: Instant) -> Result<()> {
     kernel.require()?;
     let stop = Stop::install()?;
     let name = own_name("bpcount");
-    let mut batch: String = a
-        .patterns
-        .iter()
-        .map(|p| format!("p:{name}/ {p}\n"))
-        .collect();
-    batch.push_str(&format!("create {name} --no-events\nenable {name}\n"));
-    let _owned = OwnedSets::create(kernel, vec![name.clone()], &batch)?;
+    let _owned = OwnedSets::create_one(kernel, &name, 'p', &a.patterns, "--no-events")?;
     announce(kernel, &name, &a.patterns, &attached(started))?;
     let end = deadline(duration);
     let mut before = HashMap::new();
@@ -92,9 +86,7 @@ pub fn run(kernel: &Kernel, a: &CountArgs, started: Instant) -> Result<()> {
         let finished =
             !stop.sleep_until(next_stop(interval, end)) || end.is_some_and(|e| Instant::now() >= e);
         let stats = kernel.stats()?;
-        let set = stats.get(&name).ok_or_else(|| {
-            Error::new(format!("set {name} is gone (removed by another command?)"))
-        })?;
+        let set = own_set(&stats, &name)?;
         let counts = Counts {
             time: clock(),
             functions: top(counts_since(set, &before), a.top),

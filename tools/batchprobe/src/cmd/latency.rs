@@ -11,7 +11,7 @@ mod pid;
 
 use serde::Serialize;
 
-use super::{attached, check_pattern, deadline, next_stop, plural, print_json, seconds};
+use super::{attached, check_pattern, deadline, next_stop, own_set, plural, print_json, seconds};
 use crate::cli::{LatencyArgs, LatencySort};
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
@@ -139,20 +139,13 @@ pub fn run(kernel: &Kernel, a: &LatencyArgs, started: std::time::Instant) -> Res
     kernel.require()?;
     require_btf(kernel)?;
     if let Some(pid) = a.pid {
-        return pid::run(kernel, a, pid, started);
+        return pid::run(kernel, a, pid, started, (duration, interval));
     }
     let stop = Stop::install()?;
     let name = own_name("bplatency");
-    let mut batch: String = a
-        .patterns
-        .iter()
-        .map(|p| format!("d:{name}/ {p}\n"))
-        .collect();
     let errors = if a.errors { " --errors" } else { "" };
-    batch.push_str(&format!(
-        "create {name} --exit --hist{errors} --no-events\nenable {name}\n"
-    ));
-    let _owned = OwnedSets::create(kernel, vec![name.clone()], &batch)?;
+    let options = format!("--exit --hist{errors} --no-events");
+    let _owned = OwnedSets::create_one(kernel, &name, 'd', &a.patterns, &options)?;
     let attach = attached(started);
     let n = kernel.sets()?.get(&name).map_or(0, |s| s.probes());
     note(&format!(
@@ -166,9 +159,7 @@ pub fn run(kernel: &Kernel, a: &LatencyArgs, started: std::time::Instant) -> Res
         let finished = !stop.sleep_until(next_stop(interval, end))
             || end.is_some_and(|e| std::time::Instant::now() >= e);
         let stats = kernel.stats()?;
-        let set = stats.get(&name).ok_or_else(|| {
-            Error::new(format!("set {name} is gone (removed by another command?)"))
-        })?;
+        let set = own_set(&stats, &name)?;
         let mut rows = latencies(set, a.sort);
         let errors = error_rows(&rows);
         if a.top > 0 {

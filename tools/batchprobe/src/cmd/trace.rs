@@ -8,11 +8,7 @@
 //! instances and other events of the same group are left alone.
 
 use std::collections::BTreeSet;
-use std::fs::OpenOptions;
 use std::io::{ErrorKind, Read};
-use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::io::AsRawFd;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::{attached, deadline, plural, seconds};
@@ -21,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::import;
 use crate::kernel::Kernel;
 use crate::output::note;
-use crate::session::instance::events_of;
+use crate::session::instance::{events_of, wait_readable};
 use crate::session::{Instance, OwnedSets, Stop};
 
 /// How long records left in the buffer are still printed after a stop.
@@ -100,7 +96,7 @@ pub fn run(kernel: &Kernel, a: &TraceArgs, started: Instant) -> Result<()> {
         instance.dir().display(),
         attach
     ));
-    stream(instance.dir(), &stop, deadline(duration))
+    stream(&instance, &stop, deadline(duration))
 }
 
 /// Copies the instance's `trace_pipe` to stdout until a signal or `end`;
@@ -108,26 +104,21 @@ pub fn run(kernel: &Kernel, a: &TraceArgs, started: Instant) -> Result<()> {
 /// [`DRAIN`] at most. Stops early, without an error, when stdout closes
 /// (`| head`); a stdout that takes nothing (a stalled reader) does not
 /// hold the command past a stop.
-fn stream(instance: &Path, stop: &Stop, end: Option<Instant>) -> Result<()> {
-    let pipe = instance.join("trace_pipe");
-    let mut f = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(&pipe)
-        .map_err(|e| Error::new(format!("{}: {e}", pipe.display())))?;
+fn stream(instance: &Instance, stop: &Stop, end: Option<Instant>) -> Result<()> {
+    let mut f = instance.open_pipe()?;
     let mut buf = vec![0u8; 4096];
     let mut drain_until: Option<Instant> = None;
     loop {
         let now = Instant::now();
         if drain_until.is_none() && (stop.requested() || end.is_some_and(|e| now >= e)) {
-            let _ = std::fs::write(instance.join("tracing_on"), "0\n");
+            instance.stop_buffer();
             drain_until = Some(now + DRAIN);
         }
         if drain_until.is_some_and(|d| now >= d) {
             return Ok(());
         }
         if drain_until.is_none() {
-            wait_readable(f.as_raw_fd());
+            wait_readable(&f);
         }
         match f.read(&mut buf) {
             Ok(0) => return Ok(()),
@@ -142,20 +133,14 @@ fn stream(instance: &Path, stop: &Stop, end: Option<Instant>) -> Result<()> {
                     return Ok(());
                 }
             }
-            Err(e) => return Err(Error::new(format!("{}: {e}", pipe.display()))),
+            Err(e) => {
+                return Err(Error::new(format!(
+                    "{}/trace_pipe: {e}",
+                    instance.dir().display()
+                )))
+            }
         }
     }
-}
-
-/// Waits up to 100 ms for `fd` to have something to read.
-fn wait_readable(fd: i32) {
-    let mut pfd = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: `pfd` is one valid pollfd for the duration of the call.
-    unsafe { libc::poll(&mut pfd, 1, 100) };
 }
 
 /// Writes `data` (at most a page: a pipe or terminal that polls writable

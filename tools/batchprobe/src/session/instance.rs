@@ -5,7 +5,9 @@
 //! disabled and removed when dropped.
 
 use std::collections::BTreeSet;
-use std::fs;
+use std::fs::{self, File, OpenOptions};
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -77,6 +79,23 @@ impl Instance {
             .sum()
     }
 
+    /// The instance's `trace_pipe`, opened without blocking (a read of an
+    /// empty one fails with `WouldBlock`: [`wait_readable`] waits).
+    pub fn open_pipe(&self) -> Result<File> {
+        let pipe = self.dir.join("trace_pipe");
+        OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&pipe)
+            .map_err(|e| Error::new(format!("{}: {e}", pipe.display())))
+    }
+
+    /// Stops the instance's buffer: no record past this, what it holds
+    /// still read from the pipe.
+    pub fn stop_buffer(&self) {
+        let _ = fs::write(self.dir.join("tracing_on"), "0\n");
+    }
+
     /// Enables the event `group/event` in this instance.
     pub fn enable(&mut self, group: &str, event: &str) -> Result<()> {
         let f = self
@@ -106,4 +125,16 @@ impl Drop for Instance {
             ));
         }
     }
+}
+
+/// Waits up to 100 ms for `f` (a pipe opened by [`Instance::open_pipe`])
+/// to have something to read.
+pub fn wait_readable(f: &File) {
+    let mut pfd = libc::pollfd {
+        fd: f.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: `pfd` is one valid pollfd for the duration of the call.
+    unsafe { libc::poll(&mut pfd, 1, 100) };
 }

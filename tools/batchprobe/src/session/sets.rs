@@ -21,6 +21,24 @@ impl<'k> OwnedSets<'k> {
         Ok(OwnedSets { kernel, names })
     }
 
+    /// Creates and enables one set `name`: a line `KIND:NAME/ PATTERN` for
+    /// each pattern (each probe named after its function), then `create
+    /// NAME OPTIONS` and `enable NAME`, in one batch.
+    pub fn create_one(
+        kernel: &'k Kernel,
+        name: &str,
+        kind: char,
+        patterns: &[String],
+        options: &str,
+    ) -> Result<Self> {
+        let mut batch: String = patterns
+            .iter()
+            .map(|p| format!("{kind}:{name}/ {p}\n"))
+            .collect();
+        batch.push_str(&format!("create {name} {options}\nenable {name}\n"));
+        Self::create(kernel, vec![name.to_string()], &batch)
+    }
+
     /// The sets' names.
     pub fn names(&self) -> &[String] {
         &self.names

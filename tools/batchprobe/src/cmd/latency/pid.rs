@@ -8,20 +8,17 @@
 //! counted here into histograms shaped as the module's.
 
 use std::collections::HashMap;
-use std::fs::OpenOptions;
 use std::io::{ErrorKind, Read};
-use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::io::AsRawFd;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::{render, sort_rows, FunctionLatency, Report};
 use crate::cli::LatencyArgs;
-use crate::cmd::{attached, deadline, next_stop, plural, print_json, seconds};
+use crate::cmd::{attached, deadline, next_stop, plural, print_json};
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
 use crate::output::{note, out};
 use crate::read::records::{exit_record, Durations};
-use crate::session::instance::events_of;
+use crate::session::instance::{events_of, wait_readable};
 use crate::session::{own_name, Instance, OwnedSets, Stop};
 
 /// The thread ids of process `pid` (its `/proc/PID/task`).
@@ -47,20 +44,18 @@ pub fn pid_filter(tids: &[u32]) -> String {
 }
 
 /// Runs `batchprobe latency --pid PID`.
-pub fn run(kernel: &Kernel, a: &LatencyArgs, pid: u32, started: Instant) -> Result<()> {
-    let duration = seconds("-d", a.duration)?;
-    let interval = seconds("-i", a.interval)?;
+pub fn run(
+    kernel: &Kernel,
+    a: &LatencyArgs,
+    pid: u32,
+    started: Instant,
+    (duration, interval): (Option<Duration>, Option<Duration>),
+) -> Result<()> {
     let tids = threads(kernel, pid)?;
     let tracefs = kernel.tracefs()?;
     let stop = Stop::install()?;
     let name = own_name("bplatency");
-    let mut batch: String = a
-        .patterns
-        .iter()
-        .map(|p| format!("d:{name}/ {p}\n"))
-        .collect();
-    batch.push_str(&format!("create {name} --exit --events\nenable {name}\n"));
-    let _owned = OwnedSets::create(kernel, vec![name.clone()], &batch)?;
+    let _owned = OwnedSets::create_one(kernel, &name, 'd', &a.patterns, "--exit --events")?;
     let attach = attached(started);
     let mut instance = Instance::create(kernel)?;
     instance.filter(&name, &pid_filter(&tids))?;
@@ -87,14 +82,10 @@ fn time_calls(
     a: &LatencyArgs,
     n: u64,
     stop: &Stop,
-    (end, interval): (Option<Instant>, Option<std::time::Duration>),
+    (end, interval): (Option<Instant>, Option<Duration>),
 ) -> Result<()> {
     let pipe = instance.dir().join("trace_pipe");
-    let mut f = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(&pipe)
-        .map_err(|e| Error::new(format!("{}: {e}", pipe.display())))?;
+    let mut f = instance.open_pipe()?;
     let mut by_fn: HashMap<String, Durations> = HashMap::new();
     let mut partial = String::new();
     let mut tick = next_stop(interval, end);
@@ -104,7 +95,7 @@ fn time_calls(
         if stopping && !stopped {
             // No record past the stop: what is in the buffer is read, then
             // the report.
-            let _ = std::fs::write(instance.dir().join("tracing_on"), "0\n");
+            instance.stop_buffer();
             stopped = true;
         }
         let got = read_records(&mut f, &mut partial, &mut by_fn, !stopping)
@@ -142,13 +133,7 @@ fn read_records(
     wait: bool,
 ) -> std::io::Result<bool> {
     if wait {
-        let mut pfd = libc::pollfd {
-            fd: f.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: `pfd` is one valid pollfd for the duration of the call.
-        unsafe { libc::poll(&mut pfd, 1, 100) };
+        wait_readable(f);
     }
     let mut buf = [0u8; 16384];
     let mut got = false;
