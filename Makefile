@@ -5,9 +5,11 @@
 #   make check    host tests + QEMU selftests on 6.12's test kernel and Debian's 7.3 image,
 #                 ends with "N passed, N failed, N skipped"
 #   make check-all the same on every flavor (the debug kernels' KASAN, lockdep, kmemleak too)
-#   make bench    every method side by side in one boot: BENCHMARKS.md + plot
-#   make bench-stock  the BPF peers at 1000, 10000 and every function, and the
-#                 seed, on Debian's own image (BENCHMARKS-stock.md; needs root)
+#   make bench    every method side by side in one boot per flavor: raw data
+#                 kept under bench/results/DATE-FLAVOR/, BENCHMARKS.md republished
+#   make bench-stock  the BPF peers at 1000, 10000 and every function (cold and
+#                 warm), and the seed, on Debian's own image (needs root)
+#   make bench-publish  BENCHMARKS.md and docs/bench/*.svg from bench/results/ alone
 #   make bundle   one self-contained archive (QEMU, kernels, initramfs, runner)
 #                 that runs check/demo/bench on any x86-64 Linux host, KVM or TCG
 #   make bundle-test  run that archive in a chroot holding nothing else
@@ -33,7 +35,7 @@
 KDIR ?=
 export KDIR
 
-.PHONY: all demo check check-all bench bench-stock bundle bundle-test bench-report profile-direct profile-records profile-create record-fixtures bench-cli cli module clients clippy kernel stock-kernel deps sign install uninstall host-test fmt clean
+.PHONY: all demo check check-all bench bench-stock bundle bundle-test bench-report bench-publish profile-direct profile-records profile-create record-fixtures bench-cli cli module clients clippy kernel stock-kernel deps sign install uninstall host-test fmt clean
 
 all: module
 
@@ -64,13 +66,16 @@ bench-stock:
 	@BP_BENCH_FLAVORS=stock-7.3 BP_BENCH_ONLY="seed peers" BP_BENCH_SIZES=256 \
 	    BP_BENCH_RUNS=3 BP_BENCH_DIRECT_SIZES=256 BP_BENCH_DIRECT_RUNS=3 \
 	    BP_BENCH_PEER_ENTRY_SIZES="1000 10000 all" \
-	    BP_BENCH_PEER_EXIT_SIZES="1000 10000" BP_BENCH_REPORT=stock scripts/bench.sh
+	    BP_BENCH_PEER_EXIT_SIZES="1000 10000" scripts/bench.sh
 
 bundle:
 	@scripts/bundle.sh
 
 bundle-test:
 	@scripts/test-bundle.sh
+
+bench-publish:
+	@scripts/bench-publish.sh
 
 bench-report:
 	@test -n "$(FROM)" || { echo "usage: make bench-report FROM=DIR (a ./run bench results directory)"; exit 2; }

@@ -90,6 +90,7 @@ for f in $flavors; do
 done
 # How the boots ran, for the report (the bundle's `./run bench` writes the
 # same file next to its raw data).
+commit=$(git -C "$BP_ROOT" describe --always --dirty)
 {
     echo "date=$(date -u +%Y-%m-%d)"
     echo "accel=${BP_ACCEL:-tcg}"
@@ -99,20 +100,25 @@ done
     echo "host_cpus=$(nproc)"
     echo "flavors=$flavors"
     echo "boots_at_once=$jobs"
+    echo "commit=$commit"
+    echo "parts=${BP_BENCH_ONLY:-all}"
+    echo "guest_args=$args"
 } > "$BP_ROOT/out/bench/meta.txt"
+# Each flavor's raw data, kept (committed) under bench/results/DATE-FLAVOR/
+# with how it was measured: what BENCHMARKS.md is made from.
+for f in $flavors; do
+    dir=$BP_ROOT/bench/results/$(date -u +%Y-%m-%d)-$f
+    mkdir -p "$dir"
+    cp "$BP_ROOT/out/bench/$f/raw.txt" "$dir/raw.txt"
+    { cat "$BP_ROOT/out/bench/meta.txt"; echo "flavor=$f"; } > "$dir/meta.txt"
+    log "bench: $dir"
+done
 # Say under the report's title how the boots shared the host.
 if [ -z "${BP_REPORT_NOTE:-}" ] && [ "$jobs" -gt 1 ] && [ "$(wc -w <<<"$flavors")" -gt 1 ]; then
     export BP_REPORT_NOTE="The boots ran side by side, up to $jobs at a time on a $(nproc)-CPU host (BP_JOBS): compare methods within a boot, not one boot's absolute times with another's."
 fi
-# A partial run (BP_BENCH_ONLY) has its own report and keeps its plots in
-# out/: it must not replace the full one's.
-# BP_BENCH_REPORT=NAME writes BENCHMARKS-NAME.md instead (a run of other
-# flavors than the full one's, say distro and distro-7.3).
-if [ -n "${BP_BENCH_REPORT:-}" ]; then
-    export BP_REPORT_MD=$BP_ROOT/BENCHMARKS-$BP_BENCH_REPORT.md BP_REPORT_SVG_DIR=$BP_ROOT/out/bench
-elif [ -n "${BP_BENCH_ONLY:-}" ]; then
-    export BP_REPORT_MD=$BP_ROOT/BENCHMARKS-${BP_BENCH_ONLY// /-}.md BP_REPORT_SVG_DIR=$BP_ROOT/out/bench
-else
-    export BP_REPORT_MD=$BP_ROOT/BENCHMARKS.md BP_REPORT_SVG_DIR=$BP_ROOT/docs
-fi
+# This run's every table, in out/bench/BENCHMARKS.md (not committed); then
+# BENCHMARKS.md, republished from everything under bench/results/.
+export BP_REPORT_MD=$BP_ROOT/out/bench/BENCHMARKS.md BP_REPORT_SVG_DIR=$BP_ROOT/out/bench/report
 "$BP_ROOT/scripts/bench-report.sh" "$BP_ROOT/out/bench"
+"$BP_ROOT/scripts/bench-publish.sh"

@@ -465,7 +465,7 @@ peer_candidates() {
 
 peer_bp() { # method n run: batchprobe on the names in /tmp/bp-peer-n
     set=q$3 opts=--no-events args=
-    case $1 in
+    case ${1%-cold} in
         peer-bp-fprobe) kind=p ;;
         peer-bp-direct) kind=d ;;
         peer-bp-exit) kind=d opts="--exit --no-events" ;;
@@ -476,16 +476,22 @@ peer_bp() { # method n run: batchprobe on the names in /tmp/bp-peer-n
     esac
     rm -f /tmp/bp-peer-part.*
     awk -v k=$kind -v s=$set -v a="$args" '{ printf "%s:%s/ %s%s\n", k, s, $1, a > ("/tmp/bp-peer-part." int((NR - 1) / 20000)) }' /tmp/bp-peer-n
+    # The staging writes (parse, resolve every name) are part of the
+    # attach, as a BPF link's load is part of its: attach = stage + create.
+    stage=0
+    g=$(gp_now)
     for f in /tmp/bp-peer-part.*; do
-        bpwrite $BP_CTL < "$f" || return 1
+        ns=$(bpwrite -t $BP_CTL < "$f") || { cat $BP_DEBUGFS/last_error; return 1; }
+        stage=$((stage + ns))
     done
     rm -f /tmp/bp-peer-part.*
-    g=$(gp_now)
     ns=$(printf "create $set $opts\nenable $set\n" | bpwrite -t $BP_CTL) ||
         { cat $BP_DEBUGFS/last_error; return 1; }
     echo "BENCHGP method=$1 n=$2 run=$3 phase=attach gp=$(gp_since "$g")"
     got=$(($(bp_field $set direct) + $(bp_field $set fprobes) + $(bp_field $set kprobes)))
-    echo "BENCH method=$1 n=$2 run=$3 phase=attach ns=$ns got=$got"
+    echo "BENCH method=$1 n=$2 run=$3 phase=stage ns=$stage got=$got"
+    echo "BENCH method=$1 n=$2 run=$3 phase=create ns=$ns got=$got"
+    echo "BENCH method=$1 n=$2 run=$3 phase=attach ns=$((stage + ns)) got=$got"
     g=$(gp_now)
     ns=$(printf "unregister $set --sync\n" | bpwrite -t $BP_CTL)
     echo "BENCHGP method=$1 n=$2 run=$3 phase=detach gp=$(gp_since "$g")"
@@ -503,9 +509,25 @@ peer_bpf() { # method n run: bpfpeer's mode (method without peer-) on /tmp/bp-pe
     done
 }
 
+# peer_cold METHOD N: batchprobe's way METHOD as a user meets it first:
+# the module loaded afresh (insmod, timed: phase=insmod), then its first
+# create of N functions (peer_bp), which pays for the tables the module
+# builds on first use (the kernel's text, the name index, the call sites,
+# BTF). Reported as METHOD-cold, run 1; the warm runs follow.
+peer_cold() { # method n
+    if ! rmmod batchprobe 2>/dev/null; then
+        echo "BENCHINFO cold.$1.n$2=skipped (rmmod batchprobe refused: a client module holds it)"
+        return 0
+    fi
+    ns=$(bptime insmod "$BP_KO") || { echo "# insmod $BP_KO failed"; return 1; }
+    echo "BENCH method=$1-cold n=$2 run=1 phase=insmod ns=$ns"
+    peer_bp "$1-cold" "$2" 1
+}
+
 # peer_round LIST SIZES METHODS...: each N, the methods taking turns within
 # each repeat; a method whose run would pass PEER_BUDGET_S, projected from
-# its largest N so far, is skipped as over budget.
+# its largest N so far, is skipped as over budget. batchprobe's entry,
+# direct and exit ways have a cold point first at each N (peer_cold).
 peer_round() {
     list=$1 sizes=$2; shift 2
     for n in $sizes; do
@@ -518,6 +540,11 @@ peer_round() {
             # A run past BUDGET_S (one link per function) runs once.
             [ "$projected" -gt "$BUDGET_S" ] && once="$once $m"
             todo="$todo $m"
+        done
+        for m in $todo; do
+            case $m in
+                peer-bp-fprobe | peer-bp-direct | peer-bp-exit) peer_cold "$m" "$n" ;;
+            esac
         done
         for i in $(seq 1 "$PEER_RUNS"); do
             for m in $todo; do

@@ -38,6 +38,10 @@ pub(crate) fn flavor_text(flavor: &str) -> String {
                          fgraph; no lockdep"
             .into(),
         "test" => "the test kernel (with lockdep)".into(),
+        "stock-7.3" => "Debian's own `linux-image-7.3` as it ships (trixie-backports), \
+                        batchprobe built for it in a trixie chroot \
+                        with the image's GCC 14 and rustc 1.85.1, as a user builds it"
+            .into(),
         f => format!("the `{f}` kernel"),
     }
 }

@@ -6,6 +6,8 @@
 //! Usage: benchreport --input [FLAVOR=]RAW [--input FLAVOR=RAW ...] --out-dir DIR
 //!                    --accel 'tcg thread=single'|kvm --date D [--markdown FILE] [--svg-dir DIR]
 //!                    [--note TEXT]
+//!        benchreport publish --results bench/results --markdown BENCHMARKS.md
+//!                    --svg-dir docs/bench
 //!
 //! One `--input` per kernel flavor, each the raw output of one boot: the
 //! report puts the flavors' key figures side by side, then each flavor's
@@ -24,6 +26,7 @@ mod export;
 mod flavor;
 mod methods;
 mod plot;
+mod publish;
 mod sections;
 mod tables;
 
@@ -86,7 +89,30 @@ fn main() {
     }
 }
 
+/// `publish --results DIR --markdown FILE --svg-dir DIR`'s arguments.
+fn publish_args() -> Result<publish::PublishArgs, String> {
+    let mut a = std::env::args().skip(2);
+    let (mut results, mut markdown, mut svg_dir) = (None, None, None);
+    while let Some(k) = a.next() {
+        let v = a.next().ok_or_else(|| format!("{k} needs a value"))?;
+        match k.as_str() {
+            "--results" => results = Some(v.into()),
+            "--markdown" => markdown = Some(v.into()),
+            "--svg-dir" => svg_dir = Some(v.into()),
+            _ => return Err(format!("publish: unknown option {k}")),
+        }
+    }
+    Ok(publish::PublishArgs {
+        results: results.ok_or("publish: missing --results")?,
+        markdown: markdown.ok_or("publish: missing --markdown")?,
+        svg_dir: svg_dir.ok_or("publish: missing --svg-dir")?,
+    })
+}
+
 fn run() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().nth(1).as_deref() == Some("publish") {
+        return publish::publish(&publish_args()?);
+    }
     let a = args()?;
     let mut flavors = Vec::new();
     for (name, path) in &a.inputs {

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! batchprobe against the BPF links users attach thousands of probes with,
+//! on the same functions in the same boot: attach (warm and cold), detach,
+//! and the cost per call.
+
+use std::fmt::Write as _;
+
+use super::kprobes::cell_of;
+use super::Run;
+use crate::methods::PEER_PER_CALL;
+use crate::tables::per_call_rows;
+use benchreport::*;
+
+/// Entry only: each way's method and what a reader calls it.
+const ENTRY: [(&str, &str); 3] = [
+    ("peer-bp-fprobe", "batchprobe, `p:` lines (one fprobe)"),
+    ("peer-bp-direct", "batchprobe, `d:` lines (one ftrace_ops)"),
+    ("peer-kprobe-multi", "one kprobe_multi link"),
+];
+
+/// Entry + exit.
+const EXIT: [(&str, &str); 7] = [
+    ("peer-bp-exit", "batchprobe, `d:` lines `--exit`"),
+    (
+        "peer-bp-exit-rec",
+        "the same with return records (an event per function)",
+    ),
+    ("peer-kprobe-multi-ret", "kprobe_multi + kretprobe_multi links"),
+    (
+        "peer-fentry-fexit",
+        "fentry + fexit, a link per function (retsnoop, bpftrace)",
+    ),
+    ("peer-fentry-fexit-multi", "fentry.multi + fexit.multi links"),
+    ("peer-fsession-multi", "one fsession.multi link"),
+    ("peer-fsession-rb", "fsession.multi writing a ring-buffer record"),
+];
+
+/// The entry-only table.
+pub(crate) fn entry(o: &mut String, r: &Run) {
+    if !has(r, &ENTRY) {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "### Entry probes on N functions: batchprobe against kprobe_multi\n\n\
+         Counting calls, no records, on functions ftrace and kprobes both take, with names \
+         unique in kallsyms ({} here; the largest N is all of them). *attach* is, for \
+         batchprobe, its staging write(s) (every name resolved) plus the `create; enable` \
+         write; for BPF, the programs' load (the verifier) plus the link. *detach*: \
+         batchprobe's `unregister --sync` write; BPF's closing of links and programs until \
+         they have left the kernel. *×* is the kprobe_multi link's median over the way's \
+         (above 1: batchprobe faster). {} warm runs; one cold.\n",
+        r.info("peer_entry_candidates"),
+        r.info("peer_runs")
+    );
+    table(o, r, &ENTRY, "peer-kprobe-multi", "the kprobe_multi link");
+}
+
+/// The entry + exit table.
+pub(crate) fn exit(o: &mut String, r: &Run) {
+    if !has(r, &EXIT) {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "### Entry + exit on N functions: batchprobe's exit sets against BPF\n\n\
+         Each function's calls and durations, on functions the exit trampoline takes that \
+         have one traceable BTF function, that fentry and fexit programs load on and, where \
+         the kernel has it, that one tracing_multi link takes ({} here). *attach* and \
+         *detach* as above; *×* is the kprobe_multi + kretprobe_multi pair's median over \
+         the way's. A way whose one run would pass {} s is run once; past {} s it is not run \
+         (over budget, with its projection).\n",
+        r.info("peer_exit_candidates"),
+        r.info("budget_s"),
+        r.info("peer_budget_s")
+    );
+    table(o, r, &EXIT, "peer-kprobe-multi-ret", "the kprobe_multi pair");
+}
+
+/// Whether the run measured any of `ways`' attach.
+fn has(r: &Run, ways: &[(&str, &str)]) -> bool {
+    r.sum
+        .keys()
+        .any(|k| k.1 == "attach" && ways.iter().any(|w| w.0 == k.0))
+}
+
+/// The N any of `ways` measured or skipped, in order.
+fn sizes(r: &Run, ways: &[(&str, &str)]) -> Vec<u64> {
+    let mut ns: Vec<u64> = r
+        .sum
+        .keys()
+        .filter(|k| k.1 == "attach" && ways.iter().any(|w| w.0 == k.0))
+        .map(|k| k.2)
+        .chain(
+            r.b.over_budget
+                .iter()
+                .filter(|o| ways.iter().any(|w| w.0 == o.method))
+                .map(|o| o.n),
+        )
+        .collect();
+    ns.sort_unstable();
+    ns.dedup();
+    ns
+}
+
+/// One row per N and way: attach warm, attach cold, detach, and the ratios
+/// to `base` (`base_name` in the heading).
+fn table(o: &mut String, r: &Run, ways: &[(&str, &str)], base: &str, base_name: &str) {
+    let _ = writeln!(
+        o,
+        "| N | way | attach, warm (ms) | cold: insmod + first attach (ms) | detach (ms) \
+         | × {base_name}: attach warm / cold, detach |\n| ---: | --- | ---: | ---: | ---: | ---: |"
+    );
+    for n in sizes(r, ways) {
+        for (m, label) in ways {
+            if let Some(ob) = r.b.over_budget.iter().find(|x| x.method == *m && x.n == n) {
+                let _ = writeln!(
+                    o,
+                    "| {n} | {label} | over budget ({} s projected) | | | |",
+                    ob.projected_s
+                );
+                continue;
+            }
+            if !r.sum.keys().any(|k| k.0 == *m && k.2 == n) {
+                continue;
+            }
+            let warm = r.live(m, "attach", n);
+            let detach = r.live(m, "detach", n);
+            let cold_m = format!("{m}-cold");
+            let cold = match (r.live(&cold_m, "insmod", n), r.live(&cold_m, "attach", n)) {
+                (Ok(i), Ok(a)) => Ok((i, a)),
+                (Err(e), _) | (_, Err(e)) => Err(e),
+            };
+            let shown = |v: &Result<f64, String>, phase: &str| match v {
+                Ok(_) => cell_of(r, m, phase, n),
+                Err(e) => e.clone(),
+            };
+            let cold_cell = match &cold {
+                Ok((i, a)) => format!("{} ({} + {})", fmt_ms(i + a), fmt_ms(*i), fmt_ms(*a)),
+                Err(_) if m.starts_with("peer-bp-") && m != &"peer-bp-exit-rec" => {
+                    "not run".into()
+                }
+                Err(_) => "–".into(),
+            };
+            let ratio = |x: Result<f64, String>, phase: &str| match (r.live(base, phase, n), x) {
+                (Ok(b), Ok(x)) if x > 0.0 => format!("{:.2}×", b / x),
+                _ => "–".into(),
+            };
+            let ratios = format!(
+                "{} / {}, {}",
+                ratio(warm.clone(), "attach"),
+                ratio(cold.clone().map(|(i, a)| i + a), "attach"),
+                ratio(detach.clone(), "detach")
+            );
+            let _ = writeln!(
+                o,
+                "| {n} | {label} | {} | {cold_cell} | {} | {ratios} |",
+                shown(&warm, "attach"),
+                shown(&detach, "detach")
+            );
+        }
+    }
+    o.push('\n');
+}
+
+/// The cost per call of every way, against the unprobed call.
+pub(crate) fn per_call(o: &mut String, r: &Run) {
+    if !r.sum.keys().any(|k| k.0 == "peer-no-probe") {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "### The cost per call\n\n\
+         `getppid()` in a tight loop, each way on `__task_pid_nr_ns` alone (getppid calls it \
+         once; the syscall wrappers have no BTF, so fentry cannot take them); ns per call, \
+         median [min–max] of {} runs, and over the unprobed call. `-hist`: durations in a \
+         log2 histogram (batchprobe `--hist`; BPF the funclatency way, a hash map by thread \
+         and a per-CPU histogram). `-rec`/`-rb`: a record per call with the first argument, \
+         the return value and the duration, to the tracefs ring buffer (batchprobe, the \
+         kernel's own `f:SYM%return` event) or a BPF ring buffer.\n\n\
+         | way | ns per call | × unprobed |\n| --- | ---: | ---: |",
+        r.info("runs")
+    );
+    per_call_rows(o, &r.sum, "peer-no-probe", &PEER_PER_CALL);
+}

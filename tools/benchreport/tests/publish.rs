@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `benchreport publish`: the committed BENCHMARKS.md is what the committed
+//! raw results make (so that every figure on it comes from a file under
+//! bench/results/), it stays short, its links resolve; and on made-up
+//! results, a figure whose probes were not live is not shown.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("bp-publish-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `publish` on `results`; the page's text, or the error.
+fn publish(results: &Path, out: &Path) -> Result<String, String> {
+    let md = out.join("BENCHMARKS.md");
+    let o = Command::new(env!("CARGO_BIN_EXE_benchreport"))
+        .arg("publish")
+        .arg("--results")
+        .arg(results)
+        .arg("--markdown")
+        .arg(&md)
+        .arg("--svg-dir")
+        .arg(out.join("svg"))
+        .output()
+        .expect("benchreport runs");
+    if !o.status.success() {
+        return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+    }
+    Ok(std::fs::read_to_string(md).unwrap())
+}
+
+#[test]
+fn the_committed_page_is_what_the_committed_results_make() {
+    let out = tmp("committed");
+    let made = publish(&root().join("bench/results"), &out).unwrap();
+    let committed = std::fs::read_to_string(root().join("BENCHMARKS.md")).unwrap();
+    assert!(
+        made == committed,
+        "BENCHMARKS.md is not what bench/results/ makes: run `make bench-publish` \
+         (made: {}/BENCHMARKS.md)",
+        out.display()
+    );
+    let lines = committed.lines().count();
+    assert!(lines < 300, "BENCHMARKS.md has {lines} lines (fewer than 300 wanted)");
+    // Every relative link on the page resolves, plots included.
+    for target in committed
+        .split("](")
+        .skip(1)
+        .filter_map(|s| s.split(')').next())
+        .filter(|t| !t.starts_with("http"))
+    {
+        let path = target.split('#').next().unwrap();
+        assert!(
+            root().join(path).exists(),
+            "BENCHMARKS.md links {target}, which does not exist"
+        );
+    }
+    // And every plot it names is the one the results make.
+    for entry in std::fs::read_dir(out.join("svg")).into_iter().flatten() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        let committed = std::fs::read(root().join("docs/bench").join(&name))
+            .unwrap_or_else(|_| panic!("docs/bench/{name:?} missing: run make bench-publish"));
+        assert!(
+            committed == std::fs::read(entry.path()).unwrap(),
+            "docs/bench/{name:?} is not what bench/results/ makes"
+        );
+    }
+}
+
+/// One made-up `make bench` run of the peers: `lines` are its BENCH lines.
+fn fake_run(results: &Path, lines: &str) {
+    let d = results.join("2026-01-02-stock-7.3");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(
+        d.join("meta.txt"),
+        "date=2026-01-02\naccel=tcg\ntcg_thread=single\nvcpus=2\nhost_cpu=X\nhost_cpus=2\n\
+         flavors=stock-7.3\nboots_at_once=1\ncommit=abc1234\nparts=peers\nflavor=stock-7.3\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("raw.txt"),
+        format!("BENCHINFO kernel=7.3.4\nBENCHINFO peer_runs=1\n{lines}"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_figure_not_live_is_not_shown() {
+    let out = tmp("notlive");
+    let results = out.join("results");
+    fake_run(
+        &results,
+        "BENCH method=peer-bp-fprobe n=1000 run=1 phase=attach ns=50000000 got=1000\n\
+         BENCH method=peer-bp-fprobe n=1000 run=1 phase=detach ns=40000000 got=1000\n\
+         BENCH method=peer-bp-direct n=1000 run=2 phase=attach ns=7000000 got=12\n\
+         BENCH method=peer-bp-direct n=1000 run=2 phase=detach ns=7000000 got=12\n\
+         BENCH method=peer-bp-fprobe-cold n=1000 run=1 phase=insmod ns=30000000\n\
+         BENCH method=peer-bp-fprobe-cold n=1000 run=1 phase=attach ns=170000000 got=1000\n\
+         BENCH method=peer-kprobe-multi n=1000 run=3 phase=attach ns=100000000 got=1000\n\
+         BENCH method=peer-kprobe-multi n=1000 run=3 phase=detach ns=60000000 got=1000\n\
+         BENCH method=peer-fentry-fexit n=1000 status=over-budget projected_s=900\n\
+         BENCH method=peer-bp-exit n=1000 run=1 phase=attach ns=60000000 got=1000\n",
+    );
+    let page = publish(&results, &out).unwrap();
+    // The fprobe set: warm 50 ms (2.00× kprobe_multi's 100), cold 30 + 170
+    // = 200 ms (0.50×), detach 40 ms (1.50×).
+    assert!(
+        page.contains(
+            "| 1000 | batchprobe, `p:` lines (one fprobe) | 50.0 | 200 (30.0 + 170) | 40.0 | 2.00× / 0.50×, 1.50× |"
+        ),
+        "{page}"
+    );
+    // 12 of 1000 attached: no figure, no ratio.
+    assert!(
+        page.contains("| 1000 | batchprobe, `d:` lines (one ftrace_ops) | not live (12 of 1000 attached) | not run | not live (12 of 1000 attached) | – / –, – |"),
+        "{page}"
+    );
+    assert!(page.contains("over budget (900 s projected)"), "{page}");
+    assert!(page.contains("bench/results/2026-01-02-stock-7.3/raw.txt"), "{page}");
+}
+
+#[test]
+fn the_latest_run_of_a_flavor_is_published() {
+    let out = tmp("latest");
+    let results = out.join("results");
+    fake_run(
+        &results,
+        "BENCH method=peer-kprobe-multi n=1000 run=1 phase=attach ns=1000000 got=1000\n",
+    );
+    let newer = results.join("2026-02-03-stock-7.3");
+    std::fs::create_dir_all(&newer).unwrap();
+    std::fs::copy(
+        results.join("2026-01-02-stock-7.3/meta.txt"),
+        newer.join("meta.txt"),
+    )
+    .unwrap();
+    std::fs::write(
+        newer.join("raw.txt"),
+        "BENCH method=peer-kprobe-multi n=1000 run=1 phase=attach ns=2000000 got=1000\n",
+    )
+    .unwrap();
+    let page = publish(&results, &out).unwrap();
+    assert!(page.contains("2026-02-03-stock-7.3/raw.txt"), "{page}");
+    assert!(!page.contains("2026-01-02-stock-7.3/raw.txt"), "{page}");
+}
+
+#[test]
+fn a_directory_not_named_as_results_is_refused() {
+    let out = tmp("badname");
+    let results = out.join("results");
+    std::fs::create_dir_all(results.join("stock-7.3")).unwrap();
+    let e = publish(&results, &out).unwrap_err();
+    assert!(e.contains("not DATE-FLAVOR or DATE-cli-FLAVOR"), "{e}");
+}
