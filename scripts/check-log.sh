@@ -137,10 +137,20 @@ if [ "$programs" -eq 0 ]; then
     problem "no selftest program results in the log"
 elif [ "$fail" -ne 0 ]; then
     problem "$fail selftest(s) failed:"
-    # Each failing case under the program it belongs to.
+    # Each failing case under the program it belongs to, with what the
+    # program printed about it (its "# " lines since the case before it,
+    # the last 10), so that a log seen only through this summary says why.
     tr -d '\r' < "$logf" | awk '
-        /^# selftests: / { prog = $NF; next }
-        /^# *not ok / { sub(/^# */, ""); print "    " prog ": " $0; next }
+        /^# selftests: / { prog = $NF; nmsg = 0; next }
+        /^# # / { msg[++nmsg] = $0; next }
+        /^# *ok / { nmsg = 0; next }
+        /^# *not ok / {
+            sub(/^# */, ""); print "    " prog ": " $0
+            for (i = (nmsg > 10 ? nmsg - 9 : 1); i <= nmsg; i++) {
+                m = msg[i]; sub(/^# # /, "", m); print "        " m
+            }
+            nmsg = 0; next
+        }
         /^not ok / { print "    " $0 }' >&2
 fi
 [ "$pass" -gt 0 ] || [ "$totals" -eq 0 ] || problem "no selftest passed"

@@ -215,14 +215,16 @@ bp_same_format() {
 }
 # bp_same_records TEST WANT GOT N: batchprobe's records' texts (GOT) are
 # the kernel's (WANT), of which there are N (lines): TEST passes, showing
-# the first; else it fails, showing the first of each and their counts.
+# the first; else it fails, showing their counts and the first four of
+# each.
 bp_same_records() {
     if [ "$(echo "$2" | grep -c .)" -eq "$4" ] && [ "$3" = "$2" ]; then
         ktap_pass "$1"
         ktap_print_msg "$(echo "$3" | head -1 | cut -c1-200)"
     else
-        ktap_print_msg "kprobe_events: $(echo "$2" | head -1) ($(echo "$2" | grep -c .))"
-        ktap_print_msg "batchprobe:    $(echo "$3" | head -1) ($(echo "$3" | grep -c .))"
+        ktap_print_msg "kprobe_events: $(echo "$2" | grep -c .) record(s), batchprobe: $(echo "$3" | grep -c .)"
+        echo "$2" | head -4 | while IFS= read -r _l; do ktap_print_msg "kprobe_events: $(echo "$_l" | cut -c1-200)"; done
+        echo "$3" | head -4 | while IFS= read -r _l; do ktap_print_msg "batchprobe:    $(echo "$_l" | cut -c1-200)"; done
         ktap_fail "$1"
     fi
 }

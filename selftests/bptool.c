@@ -20,7 +20,9 @@
  *                     of them, then how many were taken
  *   bptime CMD ARG..  run CMD, print its wall time in ns (CLOCK_MONOTONIC)
  *                     on stdout, exit with its status
- *   bphit N           call getppid() N times, print the ns per call
+ *   bphit [-p FILE] N call getppid() N times, print the ns per call; -p:
+ *                     first write its own pid to FILE (set_event_pid: the
+ *                     events then record its calls and no other task's)
  *   bpsleep MS        sleep MS milliseconds in one ppoll(2) with no file
  *                     descriptors: a sleeping syscall that busybox, the
  *                     kselftest runner and the kernel's threads do not use,
@@ -202,10 +204,27 @@ static int bptime(int argc, char **argv)
 static int bphit(int argc, char **argv)
 {
 	unsigned long long t0, n, i;
+	const char *pidfile = NULL;
+	char pid[32];
+	int fd, len;
 
+	if (argc == 4 && !strcmp(argv[1], "-p")) {
+		pidfile = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc != 2 || (n = strtoull(argv[1], NULL, 0)) == 0) {
-		fprintf(stderr, "usage: bphit N\n");
+		fprintf(stderr, "usage: bphit [-p FILE] N\n");
 		return 2;
+	}
+	if (pidfile) {
+		len = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+		fd = open(pidfile, O_WRONLY | O_TRUNC);
+		if (fd < 0 || write(fd, pid, len) != len) {
+			fprintf(stderr, "bphit: %s: %s\n", pidfile, strerror(errno));
+			return 1;
+		}
+		close(fd);
 	}
 	t0 = now_ns();
 	for (i = 0; i < n; i++)

@@ -124,7 +124,13 @@ fn a_failed_case_fails() {
     let bad = program(
         "test_b.sh",
         2,
-        &["ok 1 one", "not ok 2 two"],
+        &[
+            "# ok 1's note",
+            "ok 1 one",
+            "# kprobe_events: bphit d.... two: (f+0x4/0x40) (3)",
+            "# batchprobe:    bphit dN... two: (f+0x4/0x40) (3)",
+            "not ok 2 two",
+        ],
         (1, 1, 0),
         "not ok 2 selftests: batchprobe: test_b.sh # exit=1",
     );
@@ -139,6 +145,16 @@ fn a_failed_case_fails() {
     assert!(!v.ok);
     assert!(v.out.contains("1 failed"), "{}", v.out);
     assert!(v.err.contains("test_b.sh: not ok 2 two"), "{}", v.err);
+    // What the program said about the failed case comes with it; what it
+    // said about the case before does not.
+    assert!(
+        v.err.contains(
+            "not ok 2 two\n        kprobe_events: bphit d.... two: (f+0x4/0x40) (3)\n        batchprobe:    bphit dN..."
+        ),
+        "{}",
+        v.err
+    );
+    assert!(!v.err.contains("ok 1's note"), "{}", v.err);
 }
 
 #[test]
