@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # `make bench`: for each kernel flavor, boot it once and run every method side
-# by side (selftests/guest-bench.sh); then turn the measurements of all flavors into
-# one report: a side-by-side table, per-flavor Markdown tables, CSV, JSON and
-# SVG plots (tools/benchreport), and refresh BENCHMARKS.md.
+# by side (selftests/guest-bench.sh); keep each boot's raw lines under
+# bench/results/DATE-FLAVOR/ (raw.txt, meta.txt), write this run's every
+# table to out/bench/BENCHMARKS.md (CSV, JSON and SVG plots in
+# out/bench/report; tools/benchreport), and republish BENCHMARKS.md from
+# bench/results/ (scripts/bench-publish.sh). docs/benchmarks.md says what
+# each part measures.
 # Environment: BP_BENCH_FLAVORS ("bench distro distro-7.3": the test kernel
 # without lockdep, and the distro-like preemptible, mitigated kernel on 6.12
 # and on 7.3; stock-7.3 is Debian's own image as shipped, its modules built
@@ -11,25 +14,23 @@
 # and the seed on it), BP_BENCH_RUNS (5),
 # BP_BENCH_SIZES ("64 256 1024 4096"), BP_BENCH_BUDGET_S (60: a method skips an
 # N whose one run would take longer), BP_BENCH_ENTRY_SIZES ("256 1024 4096 all"),
-# BP_BENCH_ONLY=entry (only the +0 entry-probe comparison and per-hit costs,
-# reported in BENCHMARKS-entry.md), BP_BENCH_EXIT_SIZES ("256 1000 all"),
-# BP_BENCH_ONLY=exit (only entry + exit, on kernels with BTF: the distro
-# flavor; BENCHMARKS-exit.md), BP_BENCH_PEER_ENTRY_SIZES ("256 1000 4000 all"),
+# BP_BENCH_ONLY=entry (only the +0 entry-probe comparison and per-hit costs),
+# BP_BENCH_EXIT_SIZES ("256 1000 all"), BP_BENCH_ONLY=exit (only entry + exit,
+# on kernels with BTF), BP_BENCH_PEER_ENTRY_SIZES ("256 1000 4000 all"),
 # BP_BENCH_PEER_EXIT_SIZES ("256 1000"), BP_BENCH_PEER_BUDGET_S (300),
 # BP_BENCH_PEER_RUNS (3, at every N),
 # BP_BENCH_ONLY=percall, peercall (only the per-call costs of entry + exit,
-# and of the BPF peers), BP_BENCH_ONLY=peers (only batchprobe against the BPF peers;
-# BENCHMARKS-peers.md), BP_BENCH_ONLY=seed (only the seed's kprobes,
-# tracefs against batchprobe, and the direct sets beside them: the first
-# part of the full run), several parts in turn ("seed exit"), BP_BENCH_ONLY=records (only the cost of a trace
-# record with fetch arguments: batchprobe's events against kprobe_events'
-# and fprobe events'; BENCHMARKS-records.md), BP_BENCH_ONLY=events (the
-# seed with fetch arguments on every probe, BP_BENCH_SEED_ARGS_SIZES
-# ("256 1024") x BP_BENCH_SEED_ARGS_RUNS (3), and what a set's events cost
-# at create and teardown, BP_BENCH_EVENT_SIZES ("256 4096 all") x
-# BP_BENCH_EVENT_RUNS (3); BENCHMARKS-events.md), BP_BENCH_REPORT (below), BP_JOBS (boots at once:
-# one per host core under single-threaded TCG), plus run-qemu.sh's BP_SMP,
-# BP_ACCEL, BP_TCG_THREAD, BP_TIMEOUT.
+# and of the BPF peers), BP_BENCH_ONLY=peers (only batchprobe against the BPF
+# peers), BP_BENCH_ONLY=seed (only the seed's kprobes, tracefs against
+# batchprobe, and the direct sets beside them: the first part of the full
+# run), several parts in turn ("seed exit"), BP_BENCH_ONLY=records (only the
+# cost of a trace record with fetch arguments: batchprobe's events against
+# kprobe_events' and fprobe events'), BP_BENCH_ONLY=events (the seed with
+# fetch arguments on every probe, BP_BENCH_SEED_ARGS_SIZES ("256 1024") x
+# BP_BENCH_SEED_ARGS_RUNS (3), and what a set's events cost at create and
+# teardown, BP_BENCH_EVENT_SIZES ("256 4096 all") x BP_BENCH_EVENT_RUNS (3)),
+# BP_JOBS (boots at once: one per host core under single-threaded TCG), plus
+# run-qemu.sh's BP_SMP, BP_ACCEL, BP_TCG_THREAD, BP_TIMEOUT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -70,7 +70,10 @@ impl Run {
 
     /// The link to its raw data, from the page at the top of the tree.
     pub(crate) fn raw_link(&self) -> String {
-        format!("[bench/results/{0}/raw.txt](bench/results/{0}/raw.txt)", self.name)
+        format!(
+            "[bench/results/{0}/raw.txt](bench/results/{0}/raw.txt)",
+            self.name
+        )
     }
 }
 
@@ -236,7 +239,9 @@ fn plots(o: &mut String, runs: &[Run], svg_dir: &Path) -> Result<(), Box<dyn std
             (
                 format!("peers-entry-{f}.svg"),
                 &PEER_ENTRY_METHODS[..],
-                format!("{f}: entry only, batchprobe vs kprobe_multi: µs per function vs N (log-log)"),
+                format!(
+                    "{f}: entry only, batchprobe vs kprobe_multi: µs per function vs N (log-log)"
+                ),
             ),
             (
                 format!("peers-exit-{f}.svg"),

@@ -50,7 +50,10 @@ fn the_committed_page_is_what_the_committed_results_make() {
         out.display()
     );
     let lines = committed.lines().count();
-    assert!(lines < 300, "BENCHMARKS.md has {lines} lines (fewer than 300 wanted)");
+    assert!(
+        lines < 300,
+        "BENCHMARKS.md has {lines} lines (fewer than 300 wanted)"
+    );
     // Every relative link on the page resolves, plots included.
     for target in committed
         .split("](")
@@ -126,7 +129,10 @@ fn a_figure_not_live_is_not_shown() {
         "{page}"
     );
     assert!(page.contains("over budget (900 s projected)"), "{page}");
-    assert!(page.contains("bench/results/2026-01-02-stock-7.3/raw.txt"), "{page}");
+    assert!(
+        page.contains("bench/results/2026-01-02-stock-7.3/raw.txt"),
+        "{page}"
+    );
 }
 
 #[test]

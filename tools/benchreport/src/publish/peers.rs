@@ -26,14 +26,23 @@ const EXIT: [(&str, &str); 7] = [
         "peer-bp-exit-rec",
         "the same with return records (an event per function)",
     ),
-    ("peer-kprobe-multi-ret", "kprobe_multi + kretprobe_multi links"),
+    (
+        "peer-kprobe-multi-ret",
+        "kprobe_multi + kretprobe_multi links",
+    ),
     (
         "peer-fentry-fexit",
         "fentry + fexit, a link per function (retsnoop, bpftrace)",
     ),
-    ("peer-fentry-fexit-multi", "fentry.multi + fexit.multi links"),
+    (
+        "peer-fentry-fexit-multi",
+        "fentry.multi + fexit.multi links",
+    ),
     ("peer-fsession-multi", "one fsession.multi link"),
-    ("peer-fsession-rb", "fsession.multi writing a ring-buffer record"),
+    (
+        "peer-fsession-rb",
+        "fsession.multi writing a ring-buffer record",
+    ),
 ];
 
 /// The entry-only table.
@@ -75,7 +84,13 @@ pub(crate) fn exit(o: &mut String, r: &Run) {
         r.info("budget_s"),
         r.info("peer_budget_s")
     );
-    table(o, r, &EXIT, "peer-kprobe-multi-ret", "the kprobe_multi pair");
+    table(
+        o,
+        r,
+        &EXIT,
+        "peer-kprobe-multi-ret",
+        "the kprobe_multi pair",
+    );
 }
 
 /// Whether the run measured any of `ways`' attach.
@@ -138,9 +153,7 @@ fn table(o: &mut String, r: &Run, ways: &[(&str, &str)], base: &str, base_name: 
             };
             let cold_cell = match &cold {
                 Ok((i, a)) => format!("{} ({} + {})", fmt_ms(i + a), fmt_ms(*i), fmt_ms(*a)),
-                Err(_) if m.starts_with("peer-bp-") && m != &"peer-bp-exit-rec" => {
-                    "not run".into()
-                }
+                Err(_) if m.starts_with("peer-bp-") && m != &"peer-bp-exit-rec" => "not run".into(),
                 Err(_) => "–".into(),
             };
             let ratio = |x: Result<f64, String>, phase: &str| match (r.live(base, phase, n), x) {
