@@ -18,6 +18,41 @@ BUDGET_S=${BP_BENCH_BUDGET_S:-60}     # one run of one method at one N
 HITS=${BP_BENCH_HITS:-200000}
 now() { cut -d' ' -f1 /proc/uptime; }
 
+# A per-call figure is reported only where what it times was live: the
+# probe counted every call, or every call wrote its record. HITS getppid()
+# calls (bphit) with what counts them read around them; each sets calls_ns
+# (ns per call) and calls_got (what was counted meanwhile).
+# bench_calls SET: counted by SET's hits (the sets file).
+bench_calls() {
+    _h0=$(bp_field "$1" hits)
+    calls_ns=$(bphit $HITS)
+    calls_got=$(($(bp_field "$1" hits) - ${_h0:-0}))
+}
+# bench_records: counted as records written to the top ring buffer
+# (entries plus those overwritten, every CPU).
+ring_written() { awk '/^entries:/ { e += $2 } /^overrun:/ { e += $2 } END { print e + 0 }' $T/per_cpu/cpu*/stats; }
+bench_records() {
+    _r0=$(ring_written)
+    calls_ns=$(bphit $HITS)
+    calls_got=$(($(ring_written) - _r0))
+}
+# bench_armed SET: an empty handler counts nothing; the figure stands if
+# SET is enabled with one probe or more (calls_got: its probes).
+bench_armed() {
+    calls_ns=$(bphit $HITS) calls_got=0
+    [ "$(bp_state "$1")" = enabled ] && calls_got=$(bp_set_probes "$1")
+}
+# bench_live METHOD PHASE RUN [MIN]: the BENCH line of the last
+# bench_calls/bench_records (got=, at least MIN, HITS by default), or a
+# note saying why there is no figure.
+bench_live() {
+    if [ "${calls_got:-0}" -ge "${4:-$HITS}" ] && [ "${calls_got:-0}" -gt 0 ]; then
+        echo "BENCH method=$1 n=1 run=$3 phase=$2 ns=$calls_ns got=$calls_got"
+    else
+        echo "# $1 run $3: not live: ${calls_got:-0} counted for $HITS calls; no figure"
+    fi
+}
+
 
 # +5 skips the ftrace call site, as the seed script does; with IBT (this
 # kernel) only functions without an endbr64 accept it, about one in six, so
@@ -387,12 +422,15 @@ per_call_exit() {
             shift 2
             set -- "$name" "$*"
             case $1 in
-                fprobe-exit) lines='p:hx/ __x64_sys_getppid\nr:hx/r __x64_sys_getppid\n' ;;
-                entry-kretprobe) lines='d:hx/ __x64_sys_getppid\nr!:hx/r __x64_sys_getppid\n' ;;
-                *) lines='d:hx/ __x64_sys_getppid\n' ;;
+                fprobe-exit) lines="p:hx/ $BP_GETPPID\nr:hx/r $BP_GETPPID\n" ;;
+                entry-kretprobe) lines="d:hx/ $BP_GETPPID\nr!:hx/r $BP_GETPPID\n" ;;
+                *) lines="d:hx/ $BP_GETPPID\n" ;;
             esac
-            bp_ctl "${lines}create hx ${2:-} --no-events\nenable hx\n"
-            echo "BENCH method=$1 n=1 run=$r phase=per_call ns=$(bphit $HITS)"
+            bp_ctl "${lines}create hx ${2:-} --no-events\nenable hx\n" || continue
+            # Entry and exit both count: each call twice where two probes
+            # (an entry and a return probe) share the function.
+            bench_calls hx
+            bench_live "$1" per_call "$r"
             bp_ctl "unregister hx --sync\n"
         done
     done
@@ -567,20 +605,17 @@ peer_round() {
 # (the ring buffer overwrites, as BPF's peer writes without one).
 peer_bp_records() { # run
     T=/sys/kernel/tracing
-    bp_ctl "d:hq/r $PEER_FUNC a=\$arg1:x64 ret=\$retval:x64\ncreate hq --exit\nenable hq\n"
+    bp_ctl "d:hq/r $PEER_FUNC a=\$arg1:x64 ret=\$retval:x64\ncreate hq --exit\nenable hq\n" || return 0
     echo > $T/trace
-    echo 1 > $T/events/hq/r/enable
     echo 1 > $T/tracing_on
-    echo "BENCH method=peer-bp-exit-rec n=1 run=$1 phase=per_call ns=$(bphit $HITS)"
-    echo 0 > $T/events/hq/r/enable
     # Records written: the ring buffer's entries plus those it overwrote.
-    echo "BENCHINFO records.bp-exit-rec.run$1=$(awk '/^entries:/ { e += $2 } /^overrun:/ { e += $2 } END { print e + 0 }' $T/per_cpu/cpu*/stats)"
+    echo 1 > $T/events/hq/r/enable && bench_records && bench_live peer-bp-exit-rec per_call "$1"
+    echo 0 > $T/events/hq/r/enable
     echo > $T/trace
     bp_ctl "unregister hq --sync\n"
     # The kernel's own: an fprobe return event with the same arguments.
     if echo "f:kq/r $PEER_FUNC%return a=\$arg1:x64 ret=\$retval:x64" >> $T/dynamic_events 2>/dev/null; then
-        echo 1 > $T/events/kq/r/enable
-        echo "BENCH method=peer-kernel-fexit-event n=1 run=$1 phase=per_call ns=$(bphit $HITS)"
+        echo 1 > $T/events/kq/r/enable && bench_records && bench_live peer-kernel-fexit-event per_call "$1"
         echo 0 > $T/events/kq/r/enable
         echo '-:kq/r' >> $T/dynamic_events
         echo > $T/trace
@@ -595,14 +630,21 @@ peer_per_call() {
             name=$1 kind=$2
             shift 2
             set -- "$name" "$kind" "$*"
-            bp_ctl "$2:hq/ $PEER_FUNC\ncreate hq ${3:-} --no-events\nenable hq\n"
-            echo "BENCH method=peer-$1 n=1 run=$r phase=per_call ns=$(bphit $HITS)"
+            bp_ctl "$2:hq/ $PEER_FUNC\ncreate hq ${3:-} --no-events\nenable hq\n" || continue
+            bench_calls hq
+            bench_live "peer-$1" per_call "$r"
             bp_ctl "unregister hq --sync\n"
         done
         peer_bp_records "$r"
         for m in $(./bpfpeer modes); do
             out=$(./bpfpeer run "$m" $PEER_FUNC -- bphit $HITS)
-            echo "BENCH method=peer-$m n=1 run=$r phase=per_call ns=$(echo "$out" | head -1)"
+            # What bpfpeer's programs counted of bphit's calls alone: its
+            # entries, and its exits where the way has an exit side.
+            e=$(echo "$out" | sed -n 's/^bpfpeer: entry=\([0-9]*\).*/\1/p')
+            x=$(echo "$out" | sed -n 's/^bpfpeer: .*exit=\([0-9]*\).*/\1/p')
+            case $m in *ret* | *fexit* | *fsession*) [ "${x:-0}" -lt "${e:-0}" ] && e=$x ;; esac
+            calls_ns=$(echo "$out" | head -1) calls_got=${e:-0}
+            bench_live "peer-$m" per_call "$r"
             case $m in
                 *-rb) echo "$out" | sed -n "s/^bpfpeer: .*exit=\([0-9]*\) rb_drops=\([0-9]*\).*/BENCHINFO records.$m.run$r=\1 rb_drops.$m.run$r=\2/p" ;;
             esac
@@ -645,16 +687,20 @@ method() { # name runner [create options] [sizes] [runs] [budget_s]
 }
 
 per_hit_direct() {
-    bp_ctl 'd:dhit/getppid __x64_sys_getppid\ncreate dhit\nenable dhit\n'
+    bp_ctl "d:dhit/getppid $BP_GETPPID\ncreate dhit\nenable dhit\n" || return 0
     for r in $(seq 1 "$RUNS"); do
         for mode in empty count record; do
-            bp_ctl "direct dhit $mode\n"
-            echo "BENCH method=direct-$mode n=1 run=$r phase=per_hit ns=$(bphit $HITS)"
+            bp_ctl "direct dhit $mode\n" || continue
+            case $mode in
+                empty) bench_armed dhit; bench_live direct-$mode per_hit "$r" 1 ;;
+                *) bench_calls dhit; bench_live direct-$mode per_hit "$r" ;;
+            esac
         done
     done
-    bp_ctl 'unregister dhit --sync\nd:fhit/getppid __x64_sys_getppid\ncreate fhit --fprobe\nenable fhit\n'
+    bp_ctl "unregister dhit --sync\nd:fhit/getppid $BP_GETPPID\ncreate fhit --fprobe\nenable fhit\n" || return 0
     for r in $(seq 1 "$RUNS"); do
-        echo "BENCH method=fprobe n=1 run=$r phase=per_hit ns=$(bphit $HITS)"
+        bench_calls fhit
+        bench_live fprobe per_hit "$r"
     done
     bp_ctl 'unregister fhit --sync\n'
 }
@@ -667,8 +713,11 @@ per_hit() {
         echo "BENCH method=no-probe n=1 run=$r phase=per_hit ns=$(bphit $HITS)"
         for m in "bare-kprobe p! --bare" "batchprobe p!" "bare-fprobe p --bare" "batchprobe-fprobe p"; do
             set -- $m
-            bp_ctl "$2:hit/getppid __x64_sys_getppid\ncreate hit ${3:-} --no-events\nenable hit\n"
-            echo "BENCH method=$1 n=1 run=$r phase=per_hit ns=$(bphit $HITS)"
+            bp_ctl "$2:hit/getppid $BP_GETPPID\ncreate hit ${3:-} --no-events\nenable hit\n" || continue
+            case $1 in
+                bare-*) bench_armed hit; bench_live "$1" per_hit "$r" 1 ;;
+                *) bench_calls hit; bench_live "$1" per_hit "$r" ;;
+            esac
             bp_ctl "unregister hit --sync\n"
         done
     done
@@ -692,7 +741,7 @@ per_record() {
 }
 
 per_record_args() { # method-suffix args
-    S=__x64_sys_getppid x=$1 args=$2
+    S=$BP_GETPPID x=$1 args=$2
     bphit $HITS > /dev/null    # warm up
     echo 1 > $T/tracing_on
     fevents=0
@@ -704,16 +753,16 @@ per_record_args() { # method-suffix args
     for r in $(seq 1 "$RUNS"); do
         echo > $T/trace
         echo "BENCH method=record-no-probe$x n=1 run=$r phase=per_record ns=$(bphit $HITS)"
-        printf '%s\n' "p:bkr/rec $S $args" >> $T/kprobe_events
-        echo 1 > $T/events/bkr/rec/enable
-        echo "BENCH method=record-kprobe-events$x n=1 run=$r phase=per_record ns=$(bphit $HITS)"
+        printf '%s\n' "p:bkr/rec $S $args" >> $T/kprobe_events &&
+            echo 1 > $T/events/bkr/rec/enable && bench_records &&
+            bench_live record-kprobe-events$x per_record "$r"
         echo 0 > $T/events/bkr/rec/enable
         echo > $T/kprobe_events
         echo > $T/trace
         if [ "$fevents" = 1 ]; then
             printf '%s\n' "f:bfr/rec $S $args" >> $T/dynamic_events
-            echo 1 > $T/events/bfr/rec/enable
-            echo "BENCH method=record-fprobe-events$x n=1 run=$r phase=per_record ns=$(bphit $HITS)"
+            echo 1 > $T/events/bfr/rec/enable && bench_records &&
+                bench_live record-fprobe-events$x per_record "$r"
             echo 0 > $T/events/bfr/rec/enable
             echo '-:bfr/rec' >> $T/dynamic_events
             echo > $T/trace
@@ -721,9 +770,9 @@ per_record_args() { # method-suffix args
         for m in "record-bp-kprobe p!" "record-bp-fprobe p"; do
             set -- $m
             printf '%s\n' "$2:brec/rec $S $args" "create brec --events" "enable brec" |
-                bpwrite $BP_CTL
-            echo 1 > $T/events/brec/rec/enable
-            echo "BENCH method=$1$x n=1 run=$r phase=per_record ns=$(bphit $HITS)"
+                bpwrite $BP_CTL &&
+                echo 1 > $T/events/brec/rec/enable && bench_records &&
+                bench_live "$1$x" per_record "$r"
             echo 0 > $T/events/brec/rec/enable
             bp_ctl 'unregister brec --sync\n'
             echo > $T/trace
@@ -737,16 +786,17 @@ per_record_args() { # method-suffix args
 # that single-steps the probed instruction).
 per_hit_offset() {
     for off in 9 5; do
-        bp_ctl "p:ohit/getppid __x64_sys_getppid+$off\ncreate ohit --no-events\n" 2>/dev/null && break
+        bp_ctl "p:ohit/getppid $BP_GETPPID+$off\ncreate ohit --no-events\n" 2>/dev/null && break
     done
     bp_field ohit kprobes | grep -qx 1 || return 0
     bp_ctl 'unregister ohit --sync\n'
     echo "BENCHINFO per_hit_offset=$off"
     for r in $(seq 1 "$RUNS"); do
         for opts in "" --noopt; do
-            bp_ctl "p:ohit/getppid __x64_sys_getppid+$off\ncreate ohit $opts --no-events\nenable ohit\n"
+            bp_ctl "p:ohit/getppid $BP_GETPPID+$off\ncreate ohit $opts --no-events\nenable ohit\n" || continue
             sleep 1   # the optimizer's pass (default set)
-            echo "BENCH method=kprobe-offset${opts:+-noopt} n=1 run=$r phase=per_hit ns=$(bphit $HITS)"
+            bench_calls ohit
+            bench_live "kprobe-offset${opts:+-noopt}" per_hit "$r"
             bp_ctl 'unregister ohit --sync\n'
         done
     done
