@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The documentation as a user meets it: every relative link of the
-//! README, the CHANGELOG and `docs/` resolves (the file exists, and an
+//! README, the CHANGELOG, BENCHMARKS.md and `docs/` resolves (the file exists, and an
 //! anchor names a heading there, as GitHub makes heading anchors), the
 //! README stays under 300 lines, and the reference pages carry no dated
 //! interface notes ("until 2026-12-04, ..."): those belong in the
-//! CHANGELOG.
+//! CHANGELOG; and every figure the README quotes is on BENCHMARKS.md, which
+//! is made from the raw data under bench/results/ (tools/benchreport's
+//! tests check that).
 
 mod common;
 
@@ -19,7 +21,11 @@ use common::{files, root};
 /// under docs/.
 fn pages() -> Vec<PathBuf> {
     let r = root();
-    let mut v = vec![r.join("README.md"), r.join("CHANGELOG.md")];
+    let mut v = vec![
+        r.join("README.md"),
+        r.join("CHANGELOG.md"),
+        r.join("BENCHMARKS.md"),
+    ];
     files(&r.join("docs"), &["md"], &mut v);
     v
 }
@@ -192,4 +198,85 @@ fn slugs_are_githubs() {
         "at-boot-batchprobeservice"
     );
     assert_eq!(targets("a [x](b.md#c) and [y](d)"), ["b.md#c", "d"]);
+}
+
+/// The figures of `text`: each number followed by " ms" or "×", as
+/// written (thousands separators dropped), with its unit.
+fn figures(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let starts = b[i].is_ascii_digit()
+            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.' || b[i - 1] == b'_'));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'.' || b[j] == b',') {
+            j += 1;
+        }
+        let num = text[i..j].trim_end_matches(['.', ',']).replace(',', "");
+        let rest = &text[j..];
+        if rest.starts_with('×') {
+            out.push(format!("{num}×"));
+        } else if rest.starts_with(" ms") {
+            out.push(format!("{num} ms"));
+        }
+        i = j;
+    }
+    out
+}
+
+/// Whether `page` has `num` as a number of its own (not inside a longer one).
+fn has_number(page: &str, num: &str) -> bool {
+    page.match_indices(num).any(|(at, _)| {
+        let before = page[..at].chars().next_back();
+        let after = page[at + num.len()..].chars().next();
+        !before.is_some_and(|c| c.is_ascii_digit() || c == '.')
+            && !after.is_some_and(|c| c.is_ascii_digit() || c == '.' && {
+                page[at + num.len() + 1..].starts_with(|d: char| d.is_ascii_digit())
+            })
+    })
+}
+
+#[test]
+fn the_readmes_figures_are_on_the_benchmark_page() {
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let page = fs::read_to_string(root().join("BENCHMARKS.md")).unwrap();
+    let start = readme.find("## When to pick it").expect("README: ## When to pick it");
+    let section = &readme[start..];
+    let end = section[3..].find("\n## ").map_or(section.len(), |e| e + 3);
+    let figs = figures(&section[..end]);
+    assert!(!figs.is_empty(), "the README's \"When to pick it\" quotes no figure");
+    let missing: Vec<&String> = figs
+        .iter()
+        .filter(|f| {
+            let num = f.trim_end_matches(" ms").trim_end_matches('×');
+            let as_page = if f.ends_with('×') {
+                // The page writes ratios as "2.00×" or "**287×**".
+                has_number(&page, &format!("{num}×")) || page.contains(&format!("{num}×"))
+            } else {
+                has_number(&page, num)
+            };
+            !as_page
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "figures in the README's \"When to pick it\" that BENCHMARKS.md does not have: {missing:?}"
+    );
+}
+
+#[test]
+fn figures_are_read_as_written() {
+    assert_eq!(
+        figures("took 68.5 ms against 249 ms (3.63×); 44,008 functions, 12 ms."),
+        ["68.5 ms", "249 ms", "3.63×", "12 ms"]
+    );
+    assert!(has_number("| 68.5 | 249 |", "68.5"));
+    assert!(!has_number("| 168.5 |", "68.5"));
+    assert!(!has_number("| 68.55 |", "68.5"));
+    assert!(has_number("took 68.5.", "68.5"));
 }

@@ -201,8 +201,8 @@ fn intro(o: &mut String) {
 fn run_section(o: &mut String, r: &Run) {
     let _ = writeln!(
         o,
-        "## {} ({})\n\n{}.\n\nData: {} (commit {}, kernel {}, QEMU TCG thread={}, {} vCPUs; \
-         host: {}, {} CPUs, {} boot(s) at once).\n",
+        "## {}\n\nMeasured {} on {}.\n\nData: {} (commit {}, kernel {}, QEMU TCG thread={}, \
+         {} vCPUs; host: {}, {} CPUs, {} boot(s) at once).\n",
         flavor_title(&r.flavor),
         r.meta("date"),
         flavor_text(&r.flavor).trim_end_matches('.'),
@@ -224,7 +224,7 @@ fn run_section(o: &mut String, r: &Run) {
 /// A flavor's heading.
 pub(crate) fn flavor_title(flavor: &str) -> String {
     match flavor {
-        "stock-7.3" => "Debian's 7.3 image (`stock-7.3`)".into(),
+        "stock-7.3" => "Debian's 7.3 image (stock-7.3)".into(),
         f => format!("The `{f}` kernel"),
     }
 }
@@ -267,7 +267,7 @@ fn plots(o: &mut String, runs: &[Run], svg_dir: &Path) -> Result<(), Box<dyn std
     if !made.is_empty() {
         let _ = writeln!(o, "## Plots\n");
         for (file, title) in made {
-            let _ = writeln!(o, "- [{title}](docs/bench/{file})");
+            let _ = writeln!(o, "![{title}](docs/bench/{file})\n");
         }
     }
     Ok(())
