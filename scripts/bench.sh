@@ -63,7 +63,7 @@ for f in $flavors; do
     BP_EXTRA_KO="$clients" "$BP_ROOT/scripts/build-initramfs.sh" "$BP_ROOT/out/bench/$f/initramfs.cpio.gz" "$ko" "${kdirs[$f]}"
 done
 args=bp.mode=bench
-for v in RUNS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES PEER_ENTRY_SIZES PEER_EXIT_SIZES PEER_BUDGET_S PEER_RUNS SEED_ARGS_SIZES SEED_ARGS_RUNS EVENT_SIZES EVENT_RUNS ONLY; do
+for v in RUNS HITS SIZES BUDGET_S DIRECT_SIZES DIRECT_RUNS BIG_RUNS ENTRY_SIZES EXIT_SIZES PEER_ENTRY_SIZES PEER_EXIT_SIZES PEER_BUDGET_S PEER_RUNS SEED_ARGS_SIZES SEED_ARGS_RUNS EVENT_SIZES EVENT_RUNS ONLY; do
     eval "val=\${BP_BENCH_$v:-}"
     [ -n "$val" ] && args="$args bp.bench_$v=${val// /,}"
 done
