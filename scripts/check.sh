@@ -197,7 +197,15 @@ for f in $flavors; do
     set +e
     guest=$("$BP_ROOT/scripts/check-log.sh" "$logf" "$smp" 2>"$logf.problems")
     guest_rc=$?
+    # A skip selftests/skips.expected does not allow for this flavor is a
+    # failure: it hides a test for a reason the kernel does not explain.
+    unexpected=$("$BP_ROOT/scripts/check-skips.sh" "$BP_ROOT/selftests/skips.expected" "$f" "$logf.skips")
+    [ $? -le 1 ] || die "check-skips.sh failed on $logf.skips"
     set -e
+    if [ -n "$unexpected" ]; then
+        guest_fail=$((guest_fail + $(grep -c . <<<"$unexpected")))
+        sed 's/^/FAIL: a skip selftests\/skips.expected does not allow: /' <<<"$unexpected" >> "$logf.problems"
+    fi
     cat "$logf.problems" >&2
     grep -a -E '^(ok|not ok) |^# ' "$logf" | tr -d '\r' | grep -av '^# Totals' | sed "s/^/[$f] /" || true
     echo "[$f] $guest"

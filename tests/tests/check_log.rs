@@ -279,3 +279,62 @@ fn a_program_without_a_plan_fails() {
         v.err
     );
 }
+
+/// `check-skips.sh` on `skips` for `flavor`, against `expected`: its exit
+/// status and what it printed (the skips no line allows).
+fn skips_check(expected: &str, flavor: &str, skips: &str) -> (i32, String) {
+    let dir = std::env::temp_dir().join(format!("bp-check-skips-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let (e, s) = (dir.join("expected"), dir.join(format!("{flavor}.skips")));
+    fs::write(&e, expected).unwrap();
+    fs::write(&s, skips).unwrap();
+    let o = Command::new("sh")
+        .arg(common::root().join("scripts/check-skips.sh"))
+        .arg(&e)
+        .arg(flavor)
+        .arg(&s)
+        .output()
+        .expect("sh runs");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn a_skip_the_list_does_not_allow_fails() {
+    let expected = "# why\n*  a.sh: the whole program: requires X\n\
+                    test,debug b.sh: one (no Y)\n";
+    let skips = "a.sh: the whole program: requires X: no X here\nb.sh: one (no Y)\n";
+    assert_eq!(skips_check(expected, "test", skips), (0, String::new()));
+    assert_eq!(skips_check(expected, "debug", skips), (0, String::new()));
+    // Not allowed on this flavor, nor a prefix of another flavor's name.
+    assert_eq!(
+        skips_check(expected, "debug-7.3", skips),
+        (1, "b.sh: one (no Y)\n".to_string())
+    );
+    // A whole program hidden for a reason no line gives.
+    let (rc, out) = skips_check(expected, "test", "c.sh: the whole program: ftracetest absent\n");
+    assert_eq!(rc, 1);
+    assert_eq!(out, "c.sh: the whole program: ftracetest absent\n");
+}
+
+#[test]
+fn the_expected_skips_name_programs_that_exist() {
+    let text = fs::read_to_string(common::root().join("selftests/skips.expected")).unwrap();
+    for line in text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
+        let mut w = line.split_whitespace();
+        let flavors = w.next().unwrap();
+        let prog = w.next().unwrap_or("").trim_end_matches(':');
+        for f in flavors.split(',').filter(|f| *f != "*") {
+            assert!(
+                ["test", "debug", "distro", "distro-7.3", "debug-7.3", "stock-7.3"].contains(&f),
+                "skips.expected: unknown flavor {f} in: {line}"
+            );
+        }
+        assert!(
+            common::root().join("selftests").join(prog).exists(),
+            "skips.expected names {prog}, which selftests/ does not have: {line}"
+        );
+    }
+}

@@ -232,21 +232,14 @@ fn plots(o: &mut String, flavors: &[Flavor]) {
 fn reproduce(o: &mut String) {
     let _ = writeln!(
         o,
-        "## Reproduce\n\n```sh\nmake check   # once: installs, builds every check flavor's kernel\n\
-         make bench   # builds the bench kernel once, then one boot per flavor, side by side \
-         (one per host core under TCG, BP_JOBS), each about half an hour under TCG; \
-         BP_BENCH_FLAVORS (\"bench distro distro-7.3\"), BP_BENCH_RUNS, \
-         BP_BENCH_SIZES, BP_BENCH_DIRECT_RUNS, BP_BENCH_DIRECT_SIZES, BP_BENCH_BUDGET_S, \
-         BP_BENCH_ENTRY_SIZES, BP_BENCH_EXIT_SIZES, BP_BENCH_PEER_ENTRY_SIZES, \
-         BP_BENCH_PEER_EXIT_SIZES, BP_BENCH_PEER_BUDGET_S, BP_SMP, BP_ACCEL=kvm; \
-         BP_BENCH_ONLY=entry: only the +0 entry comparison and per-hit costs, into \
-         BENCHMARKS-entry.md; BP_BENCH_ONLY=exit: only entry + exit (kernels with BTF), into \
-         BENCHMARKS-exit.md; BP_BENCH_ONLY=peers: only the BPF peers, into BENCHMARKS-peers.md; \
-         BP_BENCH_ONLY=records: only the cost of a trace record with fetch arguments, into \
-         BENCHMARKS-records.md; BP_BENCH_ONLY=events: only the seed with fetch arguments and \
-         the events' cost at create and teardown, into BENCHMARKS-events.md\n```\n\n\
-         `make bench` writes `out/bench/FLAVOR/{{raw.txt,console.log,results.csv,results.json}}` \
-         and the plots, and rewrites this file (keeping its `## Earlier measurements` \
-         section) and the plots in `docs/`."
+        "## Reproduce\n\n```sh\nmake bench          # one boot per flavor of BP_BENCH_FLAVORS \
+         (\"bench distro distro-7.3\"), side by side, each about half an hour under TCG\n\
+         make bench-stock    # the seed and the BPF peers on Debian's image\n\
+         BP_BENCH_ONLY=peers make bench   # one part: entry, exit, peers, records, events, \
+         seed, percall, peercall\n```\n\n\
+         Each boot's raw lines go to `bench/results/DATE-FLAVOR/` (commit them); this \
+         report of the run, with CSV, JSON and plots, to `out/bench/`; BENCHMARKS.md is \
+         republished from `bench/results/` (`make bench-publish`). The knobs: \
+         docs/benchmarks.md."
     );
 }

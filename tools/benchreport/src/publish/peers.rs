@@ -8,8 +8,6 @@ use std::fmt::Write as _;
 
 use super::kprobes::cell_of;
 use super::Run;
-use crate::methods::PEER_PER_CALL;
-use crate::tables::per_call_rows;
 use benchreport::*;
 
 /// Entry only: each way's method and what a reader calls it.
@@ -187,13 +185,69 @@ pub(crate) fn per_call(o: &mut String, r: &Run) {
         "### The cost per call\n\n\
          `getppid()` in a tight loop, each way on `__task_pid_nr_ns` alone (getppid calls it \
          once; the syscall wrappers have no BTF, so fentry cannot take them); ns per call, \
-         median [min–max] of {} runs, and over the unprobed call. `-hist`: durations in a \
-         log2 histogram (batchprobe `--hist`; BPF the funclatency way, a hash map by thread \
-         and a per-CPU histogram). `-rec`/`-rb`: a record per call with the first argument, \
-         the return value and the duration, to the tracefs ring buffer (batchprobe, the \
-         kernel's own `f:SYM%return` event) or a BPF ring buffer.\n\n\
+         median [min–max] of {} runs, and over the unprobed call; a way is shown only where \
+         it counted every call (or wrote every record). A histogram: batchprobe's `--hist`, \
+         BPF's the funclatency way (entry time in a hash map by thread, a per-CPU log2 \
+         histogram). A record: the first argument, the return value and the duration, to \
+         the tracefs ring buffer (batchprobe, the kernel's event) or a BPF ring buffer.\n\n\
          | way | ns per call | × unprobed |\n| --- | ---: | ---: |",
         r.info("runs")
     );
-    per_call_rows(o, &r.sum, "peer-no-probe", &PEER_PER_CALL);
+    let base = r.live("peer-no-probe", "per_call", 1).ok();
+    for (m, label) in PER_CALL {
+        let Ok(v) = r.live(m, "per_call", 1) else {
+            continue;
+        };
+        let ratio = base.map_or("–".into(), |b| format!("{:.2}×", v / b));
+        let _ = writeln!(o, "| {label} | {} | {ratio} |", ns_cell(r, m));
+    }
+    o.push('\n');
+}
+
+/// The per-call ways, in the table's order, and what a reader calls them.
+const PER_CALL: [(&str, &str); 17] = [
+    ("peer-no-probe", "no probe"),
+    ("peer-bp-direct", "batchprobe `d:`, counting"),
+    ("peer-bp-fprobe", "batchprobe `p:` (fprobe), counting"),
+    ("peer-bp-exit", "batchprobe `d:` `--exit`, counting"),
+    ("peer-bp-exit-hist", "batchprobe `--exit --hist`"),
+    (
+        "peer-bp-exit-rec",
+        "batchprobe `--exit`, a return record per call",
+    ),
+    (
+        "peer-kernel-fexit-event",
+        "the kernel's `f:SYM%return` event, the same record",
+    ),
+    ("peer-kprobe-multi", "kprobe_multi, counting"),
+    (
+        "peer-kprobe-multi-ret",
+        "kprobe_multi + kretprobe_multi, counting",
+    ),
+    ("peer-fentry", "fentry, counting"),
+    ("peer-fentry-fexit", "fentry + fexit, counting"),
+    ("peer-fentry-fexit-hist", "fentry + fexit, a log2 histogram"),
+    (
+        "peer-fentry-fexit-rb",
+        "fentry + fexit, a ring-buffer record per call",
+    ),
+    ("peer-fentry-multi", "fentry.multi, counting"),
+    (
+        "peer-fentry-fexit-multi",
+        "fentry.multi + fexit.multi, counting",
+    ),
+    ("peer-fsession-multi", "fsession.multi, counting"),
+    (
+        "peer-fsession-rb",
+        "fsession.multi, a ring-buffer record per call",
+    ),
+];
+
+/// `median [min–max]` in ns, or the median alone where the runs agree.
+fn ns_cell(r: &Run, m: &str) -> String {
+    match r.sum.get(&(m.to_string(), "per_call".to_string(), 1)) {
+        Some((s, _, _)) if s.min != s.max => format!("{:.0} [{}–{}]", s.median, s.min, s.max),
+        Some((s, _, _)) => format!("{:.0}", s.median),
+        None => "–".into(),
+    }
 }
