@@ -29,7 +29,9 @@
 # fetch arguments on every probe, BP_BENCH_SEED_ARGS_SIZES ("256 1024") x
 # BP_BENCH_SEED_ARGS_RUNS (3), and what a set's events cost at create and
 # teardown, BP_BENCH_EVENT_SIZES ("256 4096 all") x BP_BENCH_EVENT_RUNS (3)),
-# BP_JOBS (boots at once: one per host core under single-threaded TCG), plus
+# BP_BENCH_NOTE (a sentence kept with the results and printed under the
+# run's heading: what else ran on the host meanwhile), BP_JOBS (boots at
+# once: one per host core under single-threaded TCG), plus
 # run-qemu.sh's BP_SMP, BP_ACCEL, BP_TCG_THREAD, BP_TIMEOUT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -105,6 +107,13 @@ commit=$(git -C "$BP_ROOT" describe --always --dirty)
     echo "commit=$commit"
     echo "parts=${BP_BENCH_ONLY:-all}"
     echo "guest_args=$args"
+    # What else ran on the host meanwhile, said by whoever ran it
+    # (BP_BENCH_NOTE), and whether boots shared it: printed with the run.
+    note=${BP_BENCH_NOTE:-}
+    if [ "$jobs" -gt 1 ] && [ "$nflavors" -gt 1 ]; then
+        note="${note:+$note }The boots ran side by side, up to $jobs at a time on a $(nproc)-CPU host: compare methods within a boot, not one boot's times with another's."
+    fi
+    [ -z "$note" ] || echo "note=$note"
 } > "$BP_ROOT/out/bench/meta.txt"
 # Each flavor's raw data, kept (committed) under bench/results/DATE-FLAVOR/
 # with how it was measured: what BENCHMARKS.md is made from.

@@ -215,6 +215,9 @@ fn run_section(o: &mut String, r: &Run) {
         r.meta("host_cpus"),
         r.meta("boots_at_once"),
     );
+    if let Some(note) = r.meta.get("note") {
+        let _ = writeln!(o, "{note}\n");
+    }
     kprobes::section(o, r);
     peers::entry(o, r);
     peers::exit(o, r);
