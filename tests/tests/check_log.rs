@@ -314,7 +314,11 @@ fn a_skip_the_list_does_not_allow_fails() {
         (1, "b.sh: one (no Y)\n".to_string())
     );
     // A whole program hidden for a reason no line gives.
-    let (rc, out) = skips_check(expected, "test", "c.sh: the whole program: ftracetest absent\n");
+    let (rc, out) = skips_check(
+        expected,
+        "test",
+        "c.sh: the whole program: ftracetest absent\n",
+    );
     assert_eq!(rc, 1);
     assert_eq!(out, "c.sh: the whole program: ftracetest absent\n");
 }
@@ -322,13 +326,24 @@ fn a_skip_the_list_does_not_allow_fails() {
 #[test]
 fn the_expected_skips_name_programs_that_exist() {
     let text = fs::read_to_string(common::root().join("selftests/skips.expected")).unwrap();
-    for line in text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
         let mut w = line.split_whitespace();
         let flavors = w.next().unwrap();
         let prog = w.next().unwrap_or("").trim_end_matches(':');
         for f in flavors.split(',').filter(|f| *f != "*") {
             assert!(
-                ["test", "debug", "distro", "distro-7.3", "debug-7.3", "stock-7.3"].contains(&f),
+                [
+                    "test",
+                    "debug",
+                    "distro",
+                    "distro-7.3",
+                    "debug-7.3",
+                    "stock-7.3"
+                ]
+                .contains(&f),
                 "skips.expected: unknown flavor {f} in: {line}"
             );
         }

@@ -208,7 +208,8 @@ fn figures(text: &str) -> Vec<String> {
     let mut i = 0;
     while i < b.len() {
         let starts = b[i].is_ascii_digit()
-            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.' || b[i - 1] == b'_'));
+            && (i == 0
+                || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.' || b[i - 1] == b'_'));
         if !starts {
             i += 1;
             continue;
@@ -235,8 +236,11 @@ fn has_number(page: &str, num: &str) -> bool {
         let before = page[..at].chars().next_back();
         let after = page[at + num.len()..].chars().next();
         !before.is_some_and(|c| c.is_ascii_digit() || c == '.')
-            && !after.is_some_and(|c| c.is_ascii_digit() || c == '.' && {
-                page[at + num.len() + 1..].starts_with(|d: char| d.is_ascii_digit())
+            && !after.is_some_and(|c| {
+                c.is_ascii_digit()
+                    || c == '.' && {
+                        page[at + num.len() + 1..].starts_with(|d: char| d.is_ascii_digit())
+                    }
             })
     })
 }
@@ -245,11 +249,16 @@ fn has_number(page: &str, num: &str) -> bool {
 fn the_readmes_figures_are_on_the_benchmark_page() {
     let readme = fs::read_to_string(root().join("README.md")).unwrap();
     let page = fs::read_to_string(root().join("BENCHMARKS.md")).unwrap();
-    let start = readme.find("## When to pick it").expect("README: ## When to pick it");
+    let start = readme
+        .find("## When to pick it")
+        .expect("README: ## When to pick it");
     let section = &readme[start..];
     let end = section[3..].find("\n## ").map_or(section.len(), |e| e + 3);
     let figs = figures(&section[..end]);
-    assert!(!figs.is_empty(), "the README's \"When to pick it\" quotes no figure");
+    assert!(
+        !figs.is_empty(),
+        "the README's \"When to pick it\" quotes no figure"
+    );
     let missing: Vec<&String> = figs
         .iter()
         .filter(|f| {

@@ -93,7 +93,7 @@ fn result_dirs(results: &Path) -> Result<Vec<String>, String> {
 /// `DATE-REST` split at the date (`YYYY-MM-DD`).
 fn split_date(name: &str) -> Option<(&str, &str)> {
     let (date, rest) = (name.get(..10)?, name.get(11..)?);
-    let ok = date.len() == 10
+    let ok = name.as_bytes()[10] == b'-'
         && date.bytes().enumerate().all(|(i, c)| match i {
             4 | 7 => c == b'-',
             _ => c.is_ascii_digit(),
