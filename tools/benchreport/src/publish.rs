@@ -127,10 +127,13 @@ fn load_run(dir: &Path, name: &str, flavor: &str) -> Result<Run, String> {
     })
 }
 
-/// The latest `make bench` run and the latest `make bench-cli` run of each
-/// flavor under `results`.
-fn latest(results: &Path) -> Result<(Vec<Run>, Vec<cli::CliRun>), String> {
-    let mut runs: BTreeMap<String, String> = BTreeMap::new();
+/// Each flavor's `make bench` runs, oldest first.
+type RunsByFlavor = BTreeMap<String, Vec<Run>>;
+
+/// Every `make bench` run of each flavor, and the latest `make bench-cli`
+/// run of each flavor, under `results`.
+fn load_all(results: &Path) -> Result<(RunsByFlavor, Vec<cli::CliRun>), String> {
+    let mut runs = RunsByFlavor::new();
     let mut clis: BTreeMap<String, String> = BTreeMap::new();
     for name in result_dirs(results)? {
         let Some((_, rest)) = split_date(&name) else {
@@ -140,14 +143,15 @@ fn latest(results: &Path) -> Result<(Vec<Run>, Vec<cli::CliRun>), String> {
             ));
         };
         match rest.strip_prefix("cli-") {
-            Some(f) => clis.insert(f.to_string(), name.clone()),
-            None => runs.insert(rest.to_string(), name.clone()),
-        };
+            Some(f) => {
+                clis.insert(f.to_string(), name.clone());
+            }
+            None => {
+                let r = load_run(&results.join(&name), &name, rest)?;
+                runs.entry(rest.to_string()).or_default().push(r);
+            }
+        }
     }
-    let runs = runs
-        .iter()
-        .map(|(f, name)| load_run(&results.join(name), name, f))
-        .collect::<Result<Vec<_>, _>>()?;
     let clis = clis
         .iter()
         .map(|(f, name)| cli::load(&results.join(name), name, f))
@@ -155,21 +159,49 @@ fn latest(results: &Path) -> Result<(Vec<Run>, Vec<cli::CliRun>), String> {
     Ok((runs, clis))
 }
 
+/// The parts of `make bench` the page shows (`BP_BENCH_ONLY`'s names), each
+/// from the latest run of the flavor that ran it and has its figures.
+const PARTS: [&str; 2] = ["seed", "peers"];
+
+/// Whether `r` ran `part` (its `parts=` names it, or is `all`) and has its
+/// figures.
+fn has_part(r: &Run, part: &str) -> bool {
+    let ran = r
+        .meta("parts")
+        .split_whitespace()
+        .any(|p| p == part || p == "all");
+    ran && match part {
+        "seed" => kprobes::has(r),
+        _ => peers::has_any(r),
+    }
+}
+
 /// Writes the page and its plots.
 pub(crate) fn publish(a: &PublishArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let (runs, clis) = latest(&a.results)?;
+    let (runs, clis) = load_all(&a.results)?;
     if runs.is_empty() && clis.is_empty() {
         return Err(format!("{}: no results", a.results.display()).into());
     }
     let mut o = String::new();
     intro(&mut o);
-    for r in &runs {
-        run_section(&mut o, r);
+    let mut plotted = Vec::new();
+    for (flavor, runs) in &runs {
+        let chosen: Vec<(&str, &Run)> = PARTS
+            .iter()
+            .filter_map(|p| runs.iter().rev().find(|r| has_part(r, p)).map(|r| (*p, r)))
+            .collect();
+        if chosen.is_empty() {
+            continue;
+        }
+        flavor_section(&mut o, flavor, &chosen);
+        if let Some((_, r)) = chosen.iter().find(|(p, _)| *p == "peers") {
+            plotted.push(*r);
+        }
     }
     for c in &clis {
         cli::section(&mut o, c);
     }
-    plots(&mut o, &runs, &a.svg_dir)?;
+    plots(&mut o, &plotted, &a.svg_dir)?;
     std::fs::write(&a.markdown, o.trim_end().to_string() + "\n")?;
     Ok(())
 }
@@ -197,31 +229,64 @@ fn intro(o: &mut String) {
     );
 }
 
-/// One `make bench` run: where it comes from, then its tables.
-fn run_section(o: &mut String, r: &Run) {
+/// One flavor: what it is, then each part from the run `chosen` for it,
+/// with where its data is.
+fn flavor_section(o: &mut String, flavor: &str, chosen: &[(&str, &Run)]) {
     let _ = writeln!(
         o,
-        "## {}\n\nMeasured {} on {}.\n\nData: {} (commit {}, kernel {}, QEMU TCG thread={}, \
-         {} vCPUs; host: {}, {} CPUs, {} boot(s) at once).\n",
-        flavor_title(&r.flavor),
-        r.meta("date"),
-        flavor_text(&r.flavor).trim_end_matches('.'),
-        r.raw_link(),
-        r.meta("commit"),
-        r.info("kernel"),
-        r.meta("tcg_thread"),
-        r.meta("vcpus"),
-        r.meta("host_cpu"),
-        r.meta("host_cpus"),
-        r.meta("boots_at_once"),
+        "## {}\n\n{}.\n",
+        flavor_title(flavor),
+        capitalized(flavor_text(flavor).trim_end_matches('.'))
     );
-    if let Some(note) = r.meta.get("note") {
-        let _ = writeln!(o, "{note}\n");
+    let one_run = chosen.iter().all(|(_, r)| r.name == chosen[0].1.name);
+    for (i, (part, r)) in chosen.iter().enumerate() {
+        if one_run && i > 0 {
+            part_section(o, part, r);
+            continue;
+        }
+        let _ = writeln!(
+            o,
+            "Data{}: {} (measured {}; commit {}, kernel {}, QEMU TCG thread={}, {} \
+             vCPUs; host: {}, {} CPUs, {} boot(s) at once).\n",
+            match (one_run, *part) {
+                (true, _) => "",
+                (false, "seed") => " of the kprobe table",
+                (false, _) => " of the BPF peers' tables",
+            },
+            r.raw_link(),
+            r.meta("date"),
+            r.meta("commit"),
+            r.info("kernel"),
+            r.meta("tcg_thread"),
+            r.meta("vcpus"),
+            r.meta("host_cpu"),
+            r.meta("host_cpus"),
+            r.meta("boots_at_once"),
+        );
+        if let Some(note) = r.meta.get("note") {
+            let _ = writeln!(o, "{note}\n");
+        }
+        part_section(o, part, r);
     }
-    kprobes::section(o, r);
-    peers::entry(o, r);
-    peers::exit(o, r);
-    peers::per_call(o, r);
+}
+
+/// The tables of `part` from `r`.
+fn part_section(o: &mut String, part: &str, r: &Run) {
+    match part {
+        "seed" => kprobes::section(o, r),
+        _ => {
+            peers::entry(o, r);
+            peers::exit(o, r);
+            peers::per_call(o, r);
+        }
+    }
+}
+
+/// `text` with its first letter in capitals.
+fn capitalized(text: &str) -> String {
+    let mut c = text.chars();
+    c.next()
+        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
 }
 
 /// A flavor's heading.
@@ -234,7 +299,7 @@ pub(crate) fn flavor_title(flavor: &str) -> String {
 
 /// The plots, one per run and comparison, into `svg_dir` (`docs/bench/`),
 /// and the page's list of them.
-fn plots(o: &mut String, runs: &[Run], svg_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+fn plots(o: &mut String, runs: &[&Run], svg_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let mut made = Vec::new();
     for r in runs {
         let f = &r.flavor;

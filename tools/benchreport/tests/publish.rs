@@ -168,3 +168,37 @@ fn a_directory_not_named_as_results_is_refused() {
     let e = publish(&results, &out).unwrap_err();
     assert!(e.contains("not DATE-FLAVOR or DATE-cli-FLAVOR"), "{e}");
 }
+
+#[test]
+fn each_part_comes_from_the_latest_run_that_has_it() {
+    let out = tmp("parts");
+    let results = out.join("results");
+    // An older run of the peers, then a newer one of the seed alone.
+    fake_run(
+        &results,
+        "BENCH method=peer-kprobe-multi n=1000 run=1 phase=attach ns=1000000 got=1000\n",
+    );
+    let newer = results.join("2026-02-03-stock-7.3");
+    std::fs::create_dir_all(&newer).unwrap();
+    let meta = std::fs::read_to_string(results.join("2026-01-02-stock-7.3/meta.txt"))
+        .unwrap()
+        .replace("parts=peers", "parts=seed");
+    std::fs::write(newer.join("meta.txt"), meta).unwrap();
+    std::fs::write(
+        newer.join("raw.txt"),
+        "BENCH method=tracefs n=256 run=1 phase=unregister_complete ns=3000000000 offset=5 got=256\n\
+         BENCH method=batchprobe n=256 run=1 phase=unregister_complete ns=10000000 offset=5 got=256\n",
+    )
+    .unwrap();
+    let page = publish(&results, &out).unwrap();
+    assert!(page.contains("2026-02-03-stock-7.3/raw.txt"), "{page}");
+    assert!(page.contains("2026-01-02-stock-7.3/raw.txt"), "{page}");
+    assert!(
+        page.contains("| remove | 3000 | 10.0 | **300×** |"),
+        "{page}"
+    );
+    assert!(
+        page.contains("| 1000 | one kprobe_multi link | 1.0 |"),
+        "{page}"
+    );
+}

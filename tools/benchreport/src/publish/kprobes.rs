@@ -19,15 +19,24 @@ const ROWS: [(&str, &str, &str); 3] = [
     ("remove", "unregister_complete", "unregister_complete"),
 ];
 
-/// A table per N the run measured both on.
-pub(crate) fn section(o: &mut String, r: &Run) {
-    let ns: Vec<u64> = r
-        .sum
+/// The N the run measured both on.
+fn sizes(r: &Run) -> Vec<u64> {
+    r.sum
         .keys()
         .filter(|k| k.0 == "tracefs" && k.1 == "unregister_complete")
         .map(|k| k.2)
         .filter(|&n| r.live("batchprobe", "unregister_complete", n).is_ok())
-        .collect();
+        .collect()
+}
+
+/// Whether the run has the seed's figures.
+pub(crate) fn has(r: &Run) -> bool {
+    !sizes(r).is_empty()
+}
+
+/// A table per N the run measured both on.
+pub(crate) fn section(o: &mut String, r: &Run) {
+    let ns = sizes(r);
     if ns.is_empty() {
         return;
     }
@@ -65,7 +74,8 @@ pub(crate) fn section(o: &mut String, r: &Run) {
                 Err(e) => e.clone(),
             };
             let ratio = match (&t, &b) {
-                (Ok(t), Ok(b)) if *b > 0.0 => format!("**{:.0}×**", t / b),
+                (Ok(t), Ok(b)) if *b > 0.0 && t / b >= 10.0 => format!("**{:.0}×**", t / b),
+                (Ok(t), Ok(b)) if *b > 0.0 => format!("{:.2}×", t / b),
                 _ => "–".into(),
             };
             let _ = writeln!(

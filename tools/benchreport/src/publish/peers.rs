@@ -91,6 +91,11 @@ pub(crate) fn exit(o: &mut String, r: &Run) {
     );
 }
 
+/// Whether the run has any of the peers' figures.
+pub(crate) fn has_any(r: &Run) -> bool {
+    has(r, &ENTRY) || has(r, &EXIT) || r.sum.keys().any(|k| k.0 == "peer-no-probe")
+}
+
 /// Whether the run measured any of `ways`' attach.
 fn has(r: &Run, ways: &[(&str, &str)]) -> bool {
     r.sum
