@@ -6,7 +6,7 @@
 #                 ends with "N passed, N failed, N skipped"
 #   make check-all the same on every flavor (the debug kernels' KASAN, lockdep, kmemleak too)
 #   make bench    every method side by side in one boot per flavor: raw data
-#                 kept under bench/results/DATE-FLAVOR/, BENCHMARKS.md republished
+#                 kept under bench/results/DATE-HHMM-FLAVOR/, BENCHMARKS.md republished
 #   make bench-stock  the BPF peers at 1000, 10000 and every function (cold and
 #                 warm), and the seed, on Debian's own image (needs root)
 #   make bench-publish  BENCHMARKS.md and docs/bench/*.svg from bench/results/ alone

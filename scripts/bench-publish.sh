@@ -3,7 +3,7 @@
 # `make bench-publish`: BENCHMARKS.md and its plots (docs/bench/*.svg) made
 # from the raw results committed under bench/results/ alone, by
 # tools/benchreport (`benchreport publish`): the latest run of each kind
-# (`make bench`'s DATE-FLAVOR/raw.txt + meta.txt, `make bench-cli`'s
+# (`make bench`'s DATE-HHMM-FLAVOR/raw.txt + meta.txt, `make bench-cli`'s
 # DATE-cli-FLAVOR/results.txt) per flavor. `make bench`, `make bench-stock`
 # and `make bench-cli` call it after adding their run; tools/benchreport's
 # tests check that the committed BENCHMARKS.md is what it makes.

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make bench`: for each kernel flavor, boot it once and run every method side
 # by side (selftests/guest-bench.sh); keep each boot's raw lines under
-# bench/results/DATE-FLAVOR/ (raw.txt, meta.txt), write this run's every
+# bench/results/DATE-HHMM-FLAVOR/ (raw.txt, meta.txt), write this run's every
 # table to out/bench/BENCHMARKS.md (CSV, JSON and SVG plots in
 # out/bench/report; tools/benchreport), and republish BENCHMARKS.md from
 # bench/results/ (scripts/bench-publish.sh). docs/benchmarks.md says what
@@ -115,10 +115,10 @@ commit=$(git -C "$BP_ROOT" describe --always --dirty)
     fi
     [ -z "$note" ] || echo "note=$note"
 } > "$BP_ROOT/out/bench/meta.txt"
-# Each flavor's raw data, kept (committed) under bench/results/DATE-FLAVOR/
+# Each flavor's raw data, kept (committed) under bench/results/DATE-HHMM-FLAVOR/
 # with how it was measured: what BENCHMARKS.md is made from.
 for f in $flavors; do
-    dir=$BP_ROOT/bench/results/$(date -u +%Y-%m-%d)-$f
+    dir=$BP_ROOT/bench/results/$(date -u +%Y-%m-%d-%H%M)-$f
     mkdir -p "$dir"
     cp "$BP_ROOT/out/bench/$f/raw.txt" "$dir/raw.txt"
     { cat "$BP_ROOT/out/bench/meta.txt"; echo "flavor=$f"; } > "$dir/meta.txt"

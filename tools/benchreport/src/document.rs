@@ -237,7 +237,7 @@ fn reproduce(o: &mut String) {
          make bench-stock    # the seed and the BPF peers on Debian's image\n\
          BP_BENCH_ONLY=peers make bench   # one part: entry, exit, peers, records, events, \
          seed, percall, peercall\n```\n\n\
-         Each boot's raw lines go to `bench/results/DATE-FLAVOR/` (commit them); this \
+         Each boot's raw lines go to `bench/results/DATE-HHMM-FLAVOR/` (commit them); this \
          report of the run, with CSV, JSON and plots, to `out/bench/`; BENCHMARKS.md is \
          republished from `bench/results/` (`make bench-publish`). The knobs: \
          docs/benchmarks.md."

@@ -5,10 +5,12 @@
 //! can be traced to its file and made again (`make bench-publish`; the
 //! crate's tests check that the committed page is what this makes).
 //!
-//! A results directory is `DATE-FLAVOR/` (`make bench`: `raw.txt`, the
-//! guest's BENCH lines, and `meta.txt`, how they were measured) or
-//! `DATE-cli-FLAVOR/` (`make bench-cli`: `results.txt`). The latest of each
-//! kind per flavor is published; older ones stay as data.
+//! A results directory is `DATE-HHMM-FLAVOR/` (`make bench`: `raw.txt`, the
+//! guest's BENCH lines, and `meta.txt`, how they were measured; HHMM, UTC,
+//! when the run ended) or `DATE-cli-FLAVOR/` (`make bench-cli`:
+//! `results.txt`); `-HHMM` may be left out. Names sort in time order: per
+//! flavor, each part comes from the latest run that has it; older runs stay
+//! as data.
 
 mod cli;
 mod kprobes;
@@ -35,7 +37,7 @@ pub(crate) struct PublishArgs {
 
 /// One `make bench` run of one flavor, as committed.
 pub(crate) struct Run {
-    /// The directory's name, `DATE-FLAVOR`.
+    /// The directory's name, `DATE-HHMM-FLAVOR`.
     pub(crate) name: String,
     pub(crate) flavor: String,
     pub(crate) meta: BTreeMap<String, String>,
@@ -101,6 +103,15 @@ fn split_date(name: &str) -> Option<(&str, &str)> {
     ok.then_some((date, rest))
 }
 
+/// `rest` without a leading `HHMM-` (the time a run ended, which sets two
+/// runs of one day apart).
+fn strip_time(rest: &str) -> &str {
+    match rest.split_once('-') {
+        Some((t, r)) if t.len() == 4 && t.bytes().all(|c| c.is_ascii_digit()) => r,
+        _ => rest,
+    }
+}
+
 /// `k=v` lines.
 fn key_values(text: &str) -> BTreeMap<String, String> {
     text.lines()
@@ -136,7 +147,7 @@ fn load_all(results: &Path) -> Result<(RunsByFlavor, Vec<cli::CliRun>), String> 
     let mut runs = RunsByFlavor::new();
     let mut clis: BTreeMap<String, String> = BTreeMap::new();
     for name in result_dirs(results)? {
-        let Some((_, rest)) = split_date(&name) else {
+        let Some((_, rest)) = split_date(&name).map(|(d, r)| (d, strip_time(r))) else {
             return Err(format!(
                 "{}/{name}: not DATE-FLAVOR or DATE-cli-FLAVOR",
                 results.display()

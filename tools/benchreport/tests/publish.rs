@@ -170,6 +170,24 @@ fn a_directory_not_named_as_results_is_refused() {
 }
 
 #[test]
+fn a_run_named_with_its_time_is_its_flavors() {
+    let out = tmp("timed");
+    let results = out.join("results");
+    fake_run(
+        &results,
+        "BENCH method=peer-kprobe-multi n=1000 run=1 phase=attach ns=1000000 got=1000\n",
+    );
+    std::fs::rename(
+        results.join("2026-01-02-stock-7.3"),
+        results.join("2026-01-02-1553-stock-7.3"),
+    )
+    .unwrap();
+    let page = publish(&results, &out).unwrap();
+    assert!(page.contains("## Debian's 7.3 image (stock-7.3)"), "{page}");
+    assert!(page.contains("2026-01-02-1553-stock-7.3/raw.txt"), "{page}");
+}
+
+#[test]
 fn each_part_comes_from_the_latest_run_that_has_it() {
     let out = tmp("parts");
     let results = out.join("results");
