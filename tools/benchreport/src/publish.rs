@@ -8,7 +8,8 @@
 //! A results directory is `DATE-HHMM-FLAVOR/` (`make bench`: `raw.txt`, the
 //! guest's BENCH lines, and `meta.txt`, how they were measured; HHMM, UTC,
 //! when the run ended) or `DATE-cli-FLAVOR/` (`make bench-cli`:
-//! `results.txt`); `-HHMM` may be left out. Names sort in time order: per
+//! `results.txt`); `-HHMM` may be left out (such a run sorts as its day's
+//! last). Names sort in time order: per
 //! flavor, each part comes from the latest run that has it; older runs stay
 //! as data.
 
@@ -194,7 +195,11 @@ pub(crate) fn publish(a: &PublishArgs) -> Result<(), Box<dyn std::error::Error>>
         return Err(format!("{}: no results", a.results.display()).into());
     }
     let mut o = String::new();
-    intro(&mut o);
+    let all_tcg = runs.values().flatten().all(|r| r.meta("accel") == "tcg")
+        && clis
+            .iter()
+            .all(|c| c.header.iter().any(|h| h.contains("QEMU TCG")));
+    intro(&mut o, all_tcg);
     let mut plotted = Vec::new();
     for (flavor, runs) in &runs {
         let chosen: Vec<(&str, &Run)> = PARTS
@@ -217,8 +222,9 @@ pub(crate) fn publish(a: &PublishArgs) -> Result<(), Box<dyn std::error::Error>>
     Ok(())
 }
 
-/// The page's title and how to read it.
-fn intro(o: &mut String) {
+/// The page's title and how to read it (`all_tcg`: every run's guest ran
+/// under QEMU TCG).
+fn intro(o: &mut String, all_tcg: bool) {
     let _ = writeln!(
         o,
         "# batchprobe benchmarks\n\n\
@@ -228,7 +234,7 @@ fn intro(o: &mut String) {
          that it is what they make. `make bench`, `make bench-stock` and `make bench-cli` \
          add a run and republish. What each method does and how it is timed: \
          [docs/benchmarks.md](docs/benchmarks.md).\n\n\
-         **Every figure is from QEMU TCG, none from hardware.** Under TCG a text patch \
+         {} Under TCG a text patch \
          costs about as much as a grace period and everything is tens of times slower: \
          compare the ratios within one table (one boot, the methods taking turns on the \
          same functions), not milliseconds with another run or another machine. Times are \
@@ -236,7 +242,12 @@ fn intro(o: &mut String) {
          made sets before in the boot. *Cold*: `insmod` then the first create, which \
          builds the tables the module keeps (the kernel's text, the name index, the call \
          sites, BTF). A figure is shown only where its probes were live: a run that \
-         attached fewer functions than asked says so instead.\n"
+         attached fewer functions than asked says so instead.\n",
+        if all_tcg {
+            "**Every figure is from QEMU TCG, none from hardware.**"
+        } else {
+            "**Each run says how its guest ran: QEMU TCG, or KVM on the host it names.**"
+        }
     );
 }
 

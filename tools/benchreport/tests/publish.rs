@@ -220,3 +220,19 @@ fn each_part_comes_from_the_latest_run_that_has_it() {
         "{page}"
     );
 }
+
+#[test]
+fn a_kvm_run_is_not_called_tcg() {
+    let out = tmp("kvm");
+    let results = out.join("results");
+    fake_run(
+        &results,
+        "BENCH method=peer-kprobe-multi n=1000 run=1 phase=attach ns=1000000 got=1000\n",
+    );
+    let meta = results.join("2026-01-02-stock-7.3/meta.txt");
+    let text = std::fs::read_to_string(&meta).unwrap();
+    std::fs::write(&meta, text.replace("accel=tcg", "accel=kvm")).unwrap();
+    let page = publish(&results, &out).unwrap();
+    assert!(!page.contains("Every figure is from QEMU TCG"), "{page}");
+    assert!(page.contains("Each run says how its guest ran"), "{page}");
+}
