@@ -268,8 +268,8 @@ fn flavor_section(o: &mut String, flavor: &str, chosen: &[(&str, &Run)]) {
         }
         let _ = writeln!(
             o,
-            "Data{}: {} (measured {}; commit {}, kernel {}, QEMU TCG thread={}, {} \
-             vCPUs; host: {}, {} CPUs, {} boot(s) at once).\n",
+            "Data{}: {} (measured {}; commit {}, kernel {}, {}, {} vCPUs; host: {}, {} \
+             CPUs, {} boot(s) at once).\n",
             match (one_run, *part) {
                 (true, _) => "",
                 (false, "seed") => " of the kprobe table",
@@ -279,7 +279,10 @@ fn flavor_section(o: &mut String, flavor: &str, chosen: &[(&str, &Run)]) {
             r.meta("date"),
             r.meta("commit"),
             r.info("kernel"),
-            r.meta("tcg_thread"),
+            match r.meta("accel") {
+                "tcg" => format!("QEMU TCG thread={}", r.meta("tcg_thread")),
+                a => format!("QEMU {}", a.to_uppercase()),
+            },
             r.meta("vcpus"),
             r.meta("host_cpu"),
             r.meta("host_cpus"),

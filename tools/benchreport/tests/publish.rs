@@ -235,4 +235,5 @@ fn a_kvm_run_is_not_called_tcg() {
     let page = publish(&results, &out).unwrap();
     assert!(!page.contains("Every figure is from QEMU TCG"), "{page}");
     assert!(page.contains("Each run says how its guest ran"), "{page}");
+    assert!(page.contains("kernel 7.3.4, QEMU KVM, 2 vCPUs"), "{page}");
 }
