@@ -38,6 +38,8 @@ set -euo pipefail
 
 "$BP_ROOT/scripts/install-deps.sh"
 flavors=${BP_BENCH_FLAVORS:-bench distro distro-7.3}
+# The tree the guests run, said before anything is built from it.
+commit=$(git -C "$BP_ROOT" describe --always --dirty)
 # Raw data of flavors not run this time must not reach the report.
 for d in "$BP_ROOT"/out/bench/*/; do
     case " $flavors " in *" $(basename "$d") "*) ;; *) rm -f "$d/raw.txt" ;; esac
@@ -93,7 +95,6 @@ for f in $flavors; do
 done
 # How the boots ran, for the report (the bundle's `./run bench` writes the
 # same file next to its raw data).
-commit=$(git -C "$BP_ROOT" describe --always --dirty)
 {
     echo "date=$(date -u +%Y-%m-%d)"
     echo "accel=${BP_ACCEL:-tcg}"
