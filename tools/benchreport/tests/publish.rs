@@ -80,14 +80,17 @@ fn the_committed_page_is_what_the_committed_results_make() {
     }
 }
 
-/// One made-up `make bench` run of the peers: `lines` are its BENCH lines.
-fn fake_run(results: &Path, lines: &str) {
-    let d = results.join("2026-01-02-stock-7.3");
+/// A made-up `make bench` run in `results/dir` that ran `parts`, its BENCH
+/// lines `lines`.
+fn add_run(results: &Path, dir: &str, parts: &str, lines: &str) {
+    let d = results.join(dir);
     std::fs::create_dir_all(&d).unwrap();
     std::fs::write(
         d.join("meta.txt"),
-        "date=2026-01-02\naccel=tcg\ntcg_thread=single\nvcpus=2\nhost_cpu=X\nhost_cpus=2\n\
-         flavors=stock-7.3\nboots_at_once=1\ncommit=abc1234\nparts=peers\nflavor=stock-7.3\n",
+        format!(
+            "date=2026-01-02\naccel=tcg\ntcg_thread=single\nvcpus=2\nhost_cpu=X\nhost_cpus=2\n\
+             flavors=stock-7.3\nboots_at_once=1\ncommit=abc1234\nparts={parts}\nflavor=stock-7.3\n"
+        ),
     )
     .unwrap();
     std::fs::write(
@@ -95,6 +98,19 @@ fn fake_run(results: &Path, lines: &str) {
         format!("BENCHINFO kernel=7.3.4\nBENCHINFO peer_runs=1\n{lines}"),
     )
     .unwrap();
+}
+
+/// One made-up run of the peers, `results/2026-01-02-stock-7.3`.
+fn fake_run(results: &Path, lines: &str) {
+    add_run(results, "2026-01-02-stock-7.3", "peers", lines);
+}
+
+/// A kprobe_multi attach of 1000 functions in `ms`.
+fn kprobe_multi(ms: u64) -> String {
+    format!(
+        "BENCH method=peer-kprobe-multi n=1000 run=1 phase=attach ns={} got=1000\n",
+        ms * 1_000_000
+    )
 }
 
 #[test]
@@ -139,22 +155,8 @@ fn a_figure_not_live_is_not_shown() {
 fn the_latest_run_of_a_flavor_is_published() {
     let out = tmp("latest");
     let results = out.join("results");
-    fake_run(
-        &results,
-        "BENCH method=peer-kprobe-multi n=1000 run=1 phase=attach ns=1000000 got=1000\n",
-    );
-    let newer = results.join("2026-02-03-stock-7.3");
-    std::fs::create_dir_all(&newer).unwrap();
-    std::fs::copy(
-        results.join("2026-01-02-stock-7.3/meta.txt"),
-        newer.join("meta.txt"),
-    )
-    .unwrap();
-    std::fs::write(
-        newer.join("raw.txt"),
-        "BENCH method=peer-kprobe-multi n=1000 run=1 phase=attach ns=2000000 got=1000\n",
-    )
-    .unwrap();
+    fake_run(&results, &kprobe_multi(1));
+    add_run(&results, "2026-02-03-stock-7.3", "peers", &kprobe_multi(2));
     let page = publish(&results, &out).unwrap();
     assert!(page.contains("2026-02-03-stock-7.3/raw.txt"), "{page}");
     assert!(!page.contains("2026-01-02-stock-7.3/raw.txt"), "{page}");
@@ -173,15 +175,12 @@ fn a_directory_not_named_as_results_is_refused() {
 fn a_run_named_with_its_time_is_its_flavors() {
     let out = tmp("timed");
     let results = out.join("results");
-    fake_run(
+    add_run(
         &results,
-        "BENCH method=peer-kprobe-multi n=1000 run=1 phase=attach ns=1000000 got=1000\n",
+        "2026-01-02-1553-stock-7.3",
+        "peers",
+        &kprobe_multi(1),
     );
-    std::fs::rename(
-        results.join("2026-01-02-stock-7.3"),
-        results.join("2026-01-02-1553-stock-7.3"),
-    )
-    .unwrap();
     let page = publish(&results, &out).unwrap();
     assert!(page.contains("## Debian's 7.3 image (stock-7.3)"), "{page}");
     assert!(page.contains("2026-01-02-1553-stock-7.3/raw.txt"), "{page}");
@@ -192,22 +191,14 @@ fn each_part_comes_from_the_latest_run_that_has_it() {
     let out = tmp("parts");
     let results = out.join("results");
     // An older run of the peers, then a newer one of the seed alone.
-    fake_run(
+    fake_run(&results, &kprobe_multi(1));
+    add_run(
         &results,
-        "BENCH method=peer-kprobe-multi n=1000 run=1 phase=attach ns=1000000 got=1000\n",
-    );
-    let newer = results.join("2026-02-03-stock-7.3");
-    std::fs::create_dir_all(&newer).unwrap();
-    let meta = std::fs::read_to_string(results.join("2026-01-02-stock-7.3/meta.txt"))
-        .unwrap()
-        .replace("parts=peers", "parts=seed");
-    std::fs::write(newer.join("meta.txt"), meta).unwrap();
-    std::fs::write(
-        newer.join("raw.txt"),
+        "2026-02-03-stock-7.3",
+        "seed",
         "BENCH method=tracefs n=256 run=1 phase=unregister_complete ns=3000000000 offset=5 got=256\n\
          BENCH method=batchprobe n=256 run=1 phase=unregister_complete ns=10000000 offset=5 got=256\n",
-    )
-    .unwrap();
+    );
     let page = publish(&results, &out).unwrap();
     assert!(page.contains("2026-02-03-stock-7.3/raw.txt"), "{page}");
     assert!(page.contains("2026-01-02-stock-7.3/raw.txt"), "{page}");
@@ -225,10 +216,7 @@ fn each_part_comes_from_the_latest_run_that_has_it() {
 fn a_kvm_run_is_not_called_tcg() {
     let out = tmp("kvm");
     let results = out.join("results");
-    fake_run(
-        &results,
-        "BENCH method=peer-kprobe-multi n=1000 run=1 phase=attach ns=1000000 got=1000\n",
-    );
+    fake_run(&results, &kprobe_multi(1));
     let meta = results.join("2026-01-02-stock-7.3/meta.txt");
     let text = std::fs::read_to_string(&meta).unwrap();
     std::fs::write(&meta, text.replace("accel=tcg", "accel=kvm")).unwrap();
