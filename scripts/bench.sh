@@ -93,42 +93,43 @@ for f in $flavors; do
         || die "bench ($f): kernel splat or wrong CPU count in $logf"
     tr -d '\r' < "$logf" | grep -a '^BENCH' > "$out/raw.txt"
 done
+# Whether the boots shared the host, said with the run and in its report.
+nflavors=$(wc -w <<<"$flavors")
+side_by_side=
+if [ "$jobs" -gt 1 ] && [ "$nflavors" -gt 1 ]; then
+    side_by_side="The boots ran side by side, up to $jobs at a time on a $(nproc)-CPU host (BP_JOBS): compare methods within a boot, not one boot's absolute times with another's."
+fi
 # How the boots ran, for the report (the bundle's `./run bench` writes the
 # same file next to its raw data).
+stamp=$(date -u +%Y-%m-%d-%H%M)
 {
-    echo "date=$(date -u +%Y-%m-%d)"
+    echo "date=${stamp%-*}"
     echo "accel=${BP_ACCEL:-tcg}"
     echo "tcg_thread=${BP_TCG_THREAD:-single}"
     echo "vcpus=${BP_SMP:-2}"
     echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
     echo "host_cpus=$(nproc)"
     echo "flavors=$flavors"
-    nflavors=$(wc -w <<<"$flavors")
     echo "boots_at_once=$((jobs < nflavors ? jobs : nflavors))"
     echo "commit=$commit"
     echo "parts=${BP_BENCH_ONLY:-all}"
     echo "guest_args=$args"
     # What else ran on the host meanwhile, said by whoever ran it
     # (BP_BENCH_NOTE), and whether boots shared it: printed with the run.
-    note=${BP_BENCH_NOTE:-}
-    if [ "$jobs" -gt 1 ] && [ "$nflavors" -gt 1 ]; then
-        note="${note:+$note }The boots ran side by side, up to $jobs at a time on a $(nproc)-CPU host: compare methods within a boot, not one boot's times with another's."
-    fi
+    note="${BP_BENCH_NOTE:-}${BP_BENCH_NOTE:+${side_by_side:+ }}$side_by_side"
     [ -z "$note" ] || echo "note=$note"
 } > "$BP_ROOT/out/bench/meta.txt"
 # Each flavor's raw data, kept (committed) under bench/results/DATE-HHMM-FLAVOR/
 # with how it was measured: what BENCHMARKS.md is made from.
 for f in $flavors; do
-    dir=$BP_ROOT/bench/results/$(date -u +%Y-%m-%d-%H%M)-$f
+    dir=$BP_ROOT/bench/results/$stamp-$f
     mkdir -p "$dir"
     cp "$BP_ROOT/out/bench/$f/raw.txt" "$dir/raw.txt"
     { cat "$BP_ROOT/out/bench/meta.txt"; echo "flavor=$f"; } > "$dir/meta.txt"
     log "bench: $dir"
 done
 # Say under the report's title how the boots shared the host.
-if [ -z "${BP_REPORT_NOTE:-}" ] && [ "$jobs" -gt 1 ] && [ "$(wc -w <<<"$flavors")" -gt 1 ]; then
-    export BP_REPORT_NOTE="The boots ran side by side, up to $jobs at a time on a $(nproc)-CPU host (BP_JOBS): compare methods within a boot, not one boot's absolute times with another's."
-fi
+export BP_REPORT_NOTE=${BP_REPORT_NOTE:-$side_by_side}
 # This run's every table, in out/bench/BENCHMARKS.md (not committed); then
 # BENCHMARKS.md, republished from everything under bench/results/.
 export BP_REPORT_MD=$BP_ROOT/out/bench/BENCHMARKS.md BP_REPORT_SVG_DIR=$BP_ROOT/out/bench/report
