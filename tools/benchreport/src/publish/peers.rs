@@ -8,44 +8,54 @@ use std::fmt::Write as _;
 
 use super::kprobes::cell_of;
 use super::Run;
+use crate::methods::{PEER_COLD, PEER_ENTRY_METHODS, PEER_EXIT_METHODS, PEER_PER_CALL};
+use crate::tables::sizes;
 use benchreport::*;
 
-/// Entry only: each way's method and what a reader calls it.
-const ENTRY: [(&str, &str); 3] = [
-    ("peer-bp-fprobe", "batchprobe, `p:` lines (one fprobe)"),
-    ("peer-bp-direct", "batchprobe, `d:` lines (one ftrace_ops)"),
-    ("peer-kprobe-multi", "one kprobe_multi link"),
-];
+/// What a reader calls each way of the peers' tables.
+fn label(method: &str) -> &str {
+    match method {
+        "peer-bp-fprobe" => "batchprobe, `p:` lines (one fprobe)",
+        "peer-bp-direct" => "batchprobe, `d:` lines (one ftrace_ops)",
+        "peer-kprobe-multi" => "one kprobe_multi link",
+        "peer-bp-exit" => "batchprobe, `d:` lines `--exit`",
+        "peer-bp-exit-rec" => "the same with return records (an event per function)",
+        "peer-kprobe-multi-ret" => "kprobe_multi + kretprobe_multi links",
+        "peer-fentry-fexit" => "fentry + fexit, a link per function (retsnoop, bpftrace)",
+        "peer-fentry-fexit-multi" => "fentry.multi + fexit.multi links",
+        "peer-fsession-multi" => "one fsession.multi link",
+        "peer-fsession-rb" => "fsession.multi writing a ring-buffer record",
+        m => m,
+    }
+}
 
-/// Entry + exit.
-const EXIT: [(&str, &str); 7] = [
-    ("peer-bp-exit", "batchprobe, `d:` lines `--exit`"),
-    (
-        "peer-bp-exit-rec",
-        "the same with return records (an event per function)",
-    ),
-    (
-        "peer-kprobe-multi-ret",
-        "kprobe_multi + kretprobe_multi links",
-    ),
-    (
-        "peer-fentry-fexit",
-        "fentry + fexit, a link per function (retsnoop, bpftrace)",
-    ),
-    (
-        "peer-fentry-fexit-multi",
-        "fentry.multi + fexit.multi links",
-    ),
-    ("peer-fsession-multi", "one fsession.multi link"),
-    (
-        "peer-fsession-rb",
-        "fsession.multi writing a ring-buffer record",
-    ),
-];
+/// What a reader calls each way of the per-call table.
+fn per_call_label(method: &str) -> &str {
+    match method {
+        "peer-no-probe" => "no probe",
+        "peer-bp-direct" => "batchprobe `d:`, counting",
+        "peer-bp-fprobe" => "batchprobe `p:` (fprobe), counting",
+        "peer-bp-exit" => "batchprobe `d:` `--exit`, counting",
+        "peer-bp-exit-hist" => "batchprobe `--exit --hist`",
+        "peer-bp-exit-rec" => "batchprobe `--exit`, a return record per call",
+        "peer-kernel-fexit-event" => "the kernel's `f:SYM%return` event, the same record",
+        "peer-kprobe-multi" => "kprobe_multi, counting",
+        "peer-kprobe-multi-ret" => "kprobe_multi + kretprobe_multi, counting",
+        "peer-fentry" => "fentry, counting",
+        "peer-fentry-fexit" => "fentry + fexit, counting",
+        "peer-fentry-fexit-hist" => "fentry + fexit, a log2 histogram",
+        "peer-fentry-fexit-rb" => "fentry + fexit, a ring-buffer record per call",
+        "peer-fentry-multi" => "fentry.multi, counting",
+        "peer-fentry-fexit-multi" => "fentry.multi + fexit.multi, counting",
+        "peer-fsession-multi" => "fsession.multi, counting",
+        "peer-fsession-rb" => "fsession.multi, a ring-buffer record per call",
+        m => m,
+    }
+}
 
 /// The entry-only table.
 pub(crate) fn entry(o: &mut String, r: &Run) {
-    if !has(r, &ENTRY) {
+    if !has(r, &PEER_ENTRY_METHODS) {
         return;
     }
     let _ = writeln!(
@@ -61,12 +71,18 @@ pub(crate) fn entry(o: &mut String, r: &Run) {
         r.info("peer_entry_candidates"),
         r.info("peer_runs")
     );
-    table(o, r, &ENTRY, "peer-kprobe-multi", "the kprobe_multi link");
+    table(
+        o,
+        r,
+        &PEER_ENTRY_METHODS,
+        "peer-kprobe-multi",
+        "the kprobe_multi link",
+    );
 }
 
 /// The entry + exit table.
 pub(crate) fn exit(o: &mut String, r: &Run) {
-    if !has(r, &EXIT) {
+    if !has(r, &PEER_EXIT_METHODS) {
         return;
     }
     let _ = writeln!(
@@ -85,7 +101,7 @@ pub(crate) fn exit(o: &mut String, r: &Run) {
     table(
         o,
         r,
-        &EXIT,
+        &PEER_EXIT_METHODS,
         "peer-kprobe-multi-ret",
         "the kprobe_multi pair",
     );
@@ -93,45 +109,29 @@ pub(crate) fn exit(o: &mut String, r: &Run) {
 
 /// Whether the run has any of the peers' figures.
 pub(crate) fn has_any(r: &Run) -> bool {
-    has(r, &ENTRY) || has(r, &EXIT) || r.sum.keys().any(|k| k.0 == "peer-no-probe")
+    has(r, &PEER_ENTRY_METHODS)
+        || has(r, &PEER_EXIT_METHODS)
+        || r.sum.keys().any(|k| k.0 == "peer-no-probe")
 }
 
 /// Whether the run measured any of `ways`' attach.
-fn has(r: &Run, ways: &[(&str, &str)]) -> bool {
+fn has(r: &Run, ways: &[&str]) -> bool {
     r.sum
         .keys()
-        .any(|k| k.1 == "attach" && ways.iter().any(|w| w.0 == k.0))
-}
-
-/// The N any of `ways` measured or skipped, in order.
-fn sizes(r: &Run, ways: &[(&str, &str)]) -> Vec<u64> {
-    let mut ns: Vec<u64> = r
-        .sum
-        .keys()
-        .filter(|k| k.1 == "attach" && ways.iter().any(|w| w.0 == k.0))
-        .map(|k| k.2)
-        .chain(
-            r.b.over_budget
-                .iter()
-                .filter(|o| ways.iter().any(|w| w.0 == o.method))
-                .map(|o| o.n),
-        )
-        .collect();
-    ns.sort_unstable();
-    ns.dedup();
-    ns
+        .any(|k| k.1 == "attach" && ways.contains(&k.0.as_str()))
 }
 
 /// One row per N and way: attach warm, attach cold, detach, and the ratios
 /// to `base` (`base_name` in the heading).
-fn table(o: &mut String, r: &Run, ways: &[(&str, &str)], base: &str, base_name: &str) {
+fn table(o: &mut String, r: &Run, ways: &[&str], base: &str, base_name: &str) {
     let _ = writeln!(
         o,
         "| N | way | attach, warm (ms) | cold: insmod + first attach (ms) | detach (ms) \
          | × {base_name}: attach warm / cold, detach |\n| ---: | --- | ---: | ---: | ---: | ---: |"
     );
-    for n in sizes(r, ways) {
-        for (m, label) in ways {
+    for n in sizes(&r.sum, &r.b, ways) {
+        for m in ways {
+            let label = label(m);
             if let Some(ob) = r.b.over_budget.iter().find(|x| x.method == *m && x.n == n) {
                 let _ = writeln!(
                     o,
@@ -156,7 +156,7 @@ fn table(o: &mut String, r: &Run, ways: &[(&str, &str)], base: &str, base_name: 
             };
             let cold_cell = match &cold {
                 Ok((i, a)) => format!("{} ({} + {})", fmt_ms(i + a), fmt_ms(*i), fmt_ms(*a)),
-                Err(_) if m.starts_with("peer-bp-") && m != &"peer-bp-exit-rec" => "not run".into(),
+                Err(_) if PEER_COLD.contains(m) => "not run".into(),
                 Err(_) => "–".into(),
             };
             let ratio = |x: Result<f64, String>, phase: &str| match (r.live(base, phase, n), x) {
@@ -199,54 +199,15 @@ pub(crate) fn per_call(o: &mut String, r: &Run) {
         r.info("runs")
     );
     let base = r.live("peer-no-probe", "per_call", 1).ok();
-    for (m, label) in PER_CALL {
+    for m in PEER_PER_CALL {
         let Ok(v) = r.live(m, "per_call", 1) else {
             continue;
         };
         let ratio = base.map_or("–".into(), |b| format!("{:.2}×", v / b));
-        let _ = writeln!(o, "| {label} | {} | {ratio} |", ns_cell(r, m));
+        let _ = writeln!(o, "| {} | {} | {ratio} |", per_call_label(m), ns_cell(r, m));
     }
     o.push('\n');
 }
-
-/// The per-call ways, in the table's order, and what a reader calls them.
-const PER_CALL: [(&str, &str); 17] = [
-    ("peer-no-probe", "no probe"),
-    ("peer-bp-direct", "batchprobe `d:`, counting"),
-    ("peer-bp-fprobe", "batchprobe `p:` (fprobe), counting"),
-    ("peer-bp-exit", "batchprobe `d:` `--exit`, counting"),
-    ("peer-bp-exit-hist", "batchprobe `--exit --hist`"),
-    (
-        "peer-bp-exit-rec",
-        "batchprobe `--exit`, a return record per call",
-    ),
-    (
-        "peer-kernel-fexit-event",
-        "the kernel's `f:SYM%return` event, the same record",
-    ),
-    ("peer-kprobe-multi", "kprobe_multi, counting"),
-    (
-        "peer-kprobe-multi-ret",
-        "kprobe_multi + kretprobe_multi, counting",
-    ),
-    ("peer-fentry", "fentry, counting"),
-    ("peer-fentry-fexit", "fentry + fexit, counting"),
-    ("peer-fentry-fexit-hist", "fentry + fexit, a log2 histogram"),
-    (
-        "peer-fentry-fexit-rb",
-        "fentry + fexit, a ring-buffer record per call",
-    ),
-    ("peer-fentry-multi", "fentry.multi, counting"),
-    (
-        "peer-fentry-fexit-multi",
-        "fentry.multi + fexit.multi, counting",
-    ),
-    ("peer-fsession-multi", "fsession.multi, counting"),
-    (
-        "peer-fsession-rb",
-        "fsession.multi, a ring-buffer record per call",
-    ),
-];
 
 /// `median [min–max]` in ns, or the median alone where the runs agree.
 fn ns_cell(r: &Run, m: &str) -> String {
