@@ -279,24 +279,6 @@ pub fn fmt_ms(ns: f64) -> String {
     }
 }
 
-/// The heading of the hand-kept part of a report: dated measurements of
-/// earlier runs, which a regenerated report keeps ([`kept_tail`]).
-pub const KEPT_HEADING: &str = "## Earlier measurements";
-
-/// The part of an existing report that a regenerated one keeps: from the
-/// line that is exactly [`KEPT_HEADING`] to the end, or `""` if there is
-/// none.
-pub fn kept_tail(old: &str) -> &str {
-    let mut at = 0;
-    for line in old.split_inclusive('\n') {
-        if line.trim_end() == KEPT_HEADING {
-            return &old[at..];
-        }
-        at += line.len();
-    }
-    ""
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -384,17 +366,5 @@ mod tests {
         assert_eq!(tracefs_phase("tracefs-noopt", "disable"), Some("disable"));
         assert_eq!(fmt_ms(13_314_122.0), "13.3");
         assert_eq!(fmt_ms(4_330_000_000.0), "4330");
-    }
-
-    #[test]
-    fn a_regenerated_report_keeps_the_earlier_measurements() {
-        let old = "# batchprobe benchmarks\n\n## Side by side\nx\n\n## Earlier measurements\n\n- 2026-12-01: 1 s\n";
-        assert_eq!(
-            kept_tail(old),
-            "## Earlier measurements\n\n- 2026-12-01: 1 s\n"
-        );
-        assert_eq!(kept_tail("# report\n## Earlier measurements of X\n"), "");
-        assert_eq!(kept_tail("no heading"), "");
-        assert_eq!(kept_tail(""), "");
     }
 }

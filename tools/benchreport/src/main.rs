@@ -12,9 +12,6 @@
 //! One `--input` per kernel flavor, each the raw output of one boot: the
 //! report puts the flavors' key figures side by side, then each flavor's
 //! tables; plots and CSV/JSON are per flavor (`bench-FLAVOR.svg`, ...).
-//! An existing `--markdown` FILE's hand-kept section (from the line
-//! `## Earlier measurements` to its end: dated figures of earlier runs)
-//! is kept at the end of the new report.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -118,15 +115,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for (name, path) in &a.inputs {
         flavors.push(load_flavor(name, path, &a)?);
     }
-    let mut md = document(&flavors, &a);
+    let md = document(&flavors, &a);
     if let Some(path) = &a.markdown {
-        // The hand-kept section of the report this one replaces (dated
-        // measurements of earlier runs) stays, at the end.
-        let old = std::fs::read_to_string(path).unwrap_or_default();
-        let kept = benchreport::kept_tail(&old);
-        if !kept.is_empty() {
-            md = format!("{}\n\n{kept}", md.trim_end());
-        }
         std::fs::write(path, &md)?;
     }
     print!("{md}");
