@@ -34,8 +34,8 @@ NAMES="$BPO getppid_kr"
 # the three. The task's name, pid, CPU and timestamp are left out: the
 # kernel's records and ours are other calls, and the name is looked up
 # when the trace is read, in saved_cmdlines, which may miss a short-lived
-# task (it printed "<...>" in a run of this test, and a CI run failed on
-# one such record). The irq columns (common_flags as trace prints them:
+# task (it printed "<...>" in a run of this test; a CI run failed on this
+# comparison without saying why). The irq columns (common_flags as trace prints them:
 # irqs off, hard/soft irq, and the migrate-disable count) are kept. Two
 # columns are masked. The need-resched one (R): it says whether a tick or
 # a wakeup happened to ask the task to reschedule just then, on either
