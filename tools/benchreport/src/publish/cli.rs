@@ -49,12 +49,12 @@ pub(crate) fn load(dir: &Path, name: &str, flavor: &str) -> Result<CliRun, Strin
             continue;
         }
         let v = w.get(3).ok_or_else(bad)?;
+        let x: f64 = v.parse().map_err(|_| bad())?;
         let ns = if w[1].ends_with("_ms") {
-            v.parse::<f64>().map(|ms| (ms * 1e6).round() as u64)
+            (x * 1e6).round()
         } else {
-            v.parse::<f64>().map(|ns| ns as u64)
-        }
-        .map_err(|_| bad())?;
+            x
+        } as u64;
         c.values.entry(w[1].to_string()).or_default().push(ns);
         for kv in &w[4..] {
             if let Some((k, v)) = kv.split_once('=') {
