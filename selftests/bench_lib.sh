@@ -502,8 +502,8 @@ peer_candidates() {
 }
 
 peer_bp() { # method n run: batchprobe on the names in /tmp/bp-peer-n
-    set=q$3 opts=--no-events args=
-    case ${1%-cold} in
+    set=q$3 opts=--no-events args= way=${1%-cold}
+    case ${way%-loaded} in
         peer-bp-fprobe) kind=p ;;
         peer-bp-direct) kind=d ;;
         peer-bp-exit) kind=d opts="--exit --no-events" ;;
@@ -562,10 +562,35 @@ peer_cold() { # method n
     peer_bp "$1-cold" "$2" 1
 }
 
+# peer_loaded METHOD N: the module loaded afresh and left alone until the
+# walk of the kernel's text symbols it starts at load has ended (stats'
+# text_symbols above 0; phase=fill: from before insmod to then, read from
+# /proc/uptime, so to 10 ms), then its first create (peer_bp): what a user
+# meets who loaded the module (modprobe, or at boot) before asking.
+# Reported as METHOD-loaded, run 1.
+peer_loaded() { # method n
+    if ! rmmod batchprobe 2>/dev/null; then
+        echo "BENCHINFO loaded.$1.n$2=skipped (rmmod batchprobe refused: a client module holds it)"
+        return 0
+    fi
+    t0=$(now)
+    insmod "$BP_KO" || { echo "# insmod $BP_KO failed"; return 1; }
+    i=0
+    while [ "$(head -1 $BP_DEBUGFS/stats | tr ' ' '\n' | sed -n 's/^text_symbols=//p')" = 0 ]; do
+        i=$((i + 1))
+        [ $i -le 60000 ] || { echo "# $1-loaded n=$2: the walk after load did not end in 600 s"; break; }
+        sleep 0.01
+    done
+    t1=$(now)
+    echo "BENCH method=$1-loaded n=$2 run=1 phase=fill ns=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1e9 }')"
+    peer_bp "$1-loaded" "$2" 1
+}
+
 # peer_round LIST SIZES METHODS...: each N, the methods taking turns within
 # each repeat; a method whose run would pass PEER_BUDGET_S, projected from
 # its largest N so far, is skipped as over budget. batchprobe's entry,
-# direct and exit ways have a cold point first at each N (peer_cold).
+# direct and exit ways have a cold point first at each N (peer_cold), and
+# a point loaded earlier (peer_loaded).
 peer_round() {
     list=$1 sizes=$2; shift 2
     for n in $sizes; do
@@ -581,7 +606,7 @@ peer_round() {
         done
         for m in $todo; do
             case $m in
-                peer-bp-fprobe | peer-bp-direct | peer-bp-exit) peer_cold "$m" "$n" ;;
+                peer-bp-fprobe | peer-bp-direct | peer-bp-exit) peer_cold "$m" "$n" && peer_loaded "$m" "$n" ;;
             esac
         done
         for i in $(seq 1 "$PEER_RUNS"); do

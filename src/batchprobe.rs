@@ -111,6 +111,7 @@ impl kernel::Module for BatchProbe {
         // SAFETY: `engine` is pinned and outlives the API: `drop`
         // unpublishes it before the engine goes.
         unsafe { engine::publish(&engine) };
+        engine.fill_caches();
         pr_info!("loaded\n");
         Ok(BatchProbe {
             dir: Some(dir),

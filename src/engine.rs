@@ -38,7 +38,7 @@ use crate::sched::{self, Pacer};
 use crate::set::{Owner, Set};
 use crate::workqueue::OwnedQueue;
 use registry::validate::Invalid;
-use registry::{Registry, Staged};
+use registry::{Registry, Staged, TextSlot};
 
 /// What a read-only file shows.
 #[derive(Clone, Copy)]
@@ -123,6 +123,12 @@ pub(crate) struct Engine {
     /// `queue`, so that a callback may call the API (whose `enable` waits
     /// on `queue` under the registry lock) without a deadlock.
     done_queue: OwnedQueue,
+    /// The kernel's text symbols, the registry's caches' first (see
+    /// [`Engine::fill_caches`]).
+    text: Arc<TextSlot>,
+    /// Where the caches are filled after load: not on `queue`, whose
+    /// teardowns must not wait for a walk of every text symbol.
+    fill_queue: OwnedQueue,
 }
 
 /// What one write builds as it runs: the lines it stages, the sets it
@@ -140,11 +146,25 @@ impl Engine {
     pub(crate) fn new() -> Result<impl PinInit<Self, Error>> {
         let queue = OwnedQueue::new_ordered(c_str!("batchprobe"))?;
         let done_queue = OwnedQueue::new_ordered(c_str!("batchprobe_done"))?;
+        let fill_queue = OwnedQueue::new_ordered(c_str!("batchprobe_fill"))?;
+        let text = TextSlot::new()?;
         Ok(try_pin_init!(Engine {
-            registry <- new_mutex!(Registry::new(), "batchprobe::registry"),
+            registry <- new_mutex!(Registry::new(text.clone()), "batchprobe::registry"),
             queue,
             done_queue,
+            text,
+            fill_queue,
         }))
+    }
+
+    /// Starts filling the caches every `create` of explicit names reads,
+    /// the kernel's text symbols, on the fill queue: for a module just
+    /// loaded, so that its first `create` finds them made, or waits only
+    /// for the rest of the walk. Nothing is lost if it cannot start (no
+    /// memory for the work): the first `create` walks then.
+    pub(crate) fn fill_caches(&self) {
+        let text = self.text.clone();
+        let _ = self.fill_queue.try_spawn(GFP_KERNEL, move || text.fill());
     }
 
     /// Runs one write of the control file; returns the bytes consumed.
@@ -642,7 +662,7 @@ impl Engine {
             Show::Stats => {
                 write!(
                     w,
-                    "# clock={} direct_missed={} exit_inside={} exit_gone={} grace_periods",
+                    "# clock={} direct_missed={} exit_inside={} exit_gone={} text_symbols={} grace_periods",
                     if crate::set::clock_is_tsc() {
                         "tsc"
                     } else {
@@ -650,7 +670,8 @@ impl Engine {
                     },
                     crate::direct::missed(),
                     crate::direct::exit::tasks::inside(),
-                    crate::direct::exit::tasks::gone()
+                    crate::direct::exit::tasks::gone(),
+                    self.text.symbols()
                 )?;
                 crate::gpcount::write_totals(w)?;
                 writeln!(w)?;
@@ -671,6 +692,9 @@ impl Engine {
     /// Unload, in process context: the control files are gone and the API
     /// unpublished, so no write or API call runs or can start.
     pub(crate) unsafe fn shutdown(&self) {
+        // A walk of the text symbols still under way gives up.
+        self.text.stop();
+        self.fill_queue.flush();
         let sets = {
             let mut reg = self.registry.lock();
             kvec::clear(&mut reg.staged);

@@ -18,13 +18,13 @@
 //! `start - offset + size` visits every text symbol from `_stext` to `_etext`
 //! in address order.
 
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use kernel::ffi::{c_char, c_ulong};
 use kernel::prelude::*;
 
 use crate::bindings;
-use crate::symname::{parse_sprint_symbol, SymbolAt};
+use crate::symname::{parse_sprint_symbol_bytes, SymbolAt};
 
 /// Bigger than `KSYM_SYMBOL_LEN`, which bindgen cannot evaluate.
 const SYMBOL_BUF: usize = 1024;
@@ -47,8 +47,7 @@ impl Lookup {
         // which is all `sprint_symbol` writes, NUL included.
         let len = unsafe { bindings::sprint_symbol(self.0.as_mut_ptr().cast::<c_char>(), addr) };
         let len = usize::try_from(len).ok()?.min(SYMBOL_BUF);
-        let s = core::str::from_utf8(self.0.get(..len)?).ok()?;
-        parse_sprint_symbol(s)
+        parse_sprint_symbol_bytes(self.0.get(..len)?)
     }
 
     /// The core-kernel symbol that contains `addr` (`None`: a module's).
@@ -195,9 +194,18 @@ fn name_hash(name: &[u8]) -> u64 {
 impl TextTable {
     /// Walks the kernel's text symbols once and keeps them.
     pub(crate) fn new() -> Result<Self> {
+        Self::new_unless(&AtomicBool::new(false))
+    }
+
+    /// [`TextTable::new`], giving up with `EINTR` as soon as `stop` is set
+    /// (by unload, for a walk on a workqueue, which no signal reaches).
+    pub(crate) fn new_unless(stop: &AtomicBool) -> Result<Self> {
         let mut names = KVVec::new();
         let mut syms = KVVec::new();
         for_each_text_symbol(|s| -> Result<bool> {
+            if stop.load(Ordering::Relaxed) {
+                return Err(EINTR);
+            }
             names.extend_from_slice(s.name.as_bytes(), GFP_KERNEL)?;
             syms.push((s.addr, s.size, names.len()), GFP_KERNEL)?;
             Ok(true)

@@ -29,25 +29,53 @@ pub struct SymbolAt<'a> {
 /// Decodes `name+0xoff/0xsize` or `name+0xoff/0xsize [module]`; `None` for a
 /// bare address (no symbol there) or anything else.
 pub fn parse_sprint_symbol(s: &str) -> Option<SymbolAt<'_>> {
-    let s = s.trim_end_matches(['\0', '\n']);
-    let (head, module) = match s.split_once(" [") {
-        Some((h, m)) => {
-            let m = m.strip_suffix(']')?;
+    parse_sprint_symbol_bytes(s.as_bytes())
+}
+
+/// [`parse_sprint_symbol`] on the bytes `sprint_symbol()` wrote, which a
+/// walk of every text symbol decodes once per symbol: byte scans for the
+/// separators, and only the name and module checked as UTF-8 (string
+/// searches and a check of the whole line were a fifth of the first
+/// `create`'s walk, sampled).
+pub fn parse_sprint_symbol_bytes(b: &[u8]) -> Option<SymbolAt<'_>> {
+    let end = b
+        .iter()
+        .rposition(|&c| c != b'\0' && c != b'\n')
+        .map_or(0, |i| i + 1);
+    let b = b.get(..end)?;
+    let (head, module) = match b.windows(2).position(|w| w == b" [") {
+        Some(at) => {
+            let m = b.get(at + 2..)?.strip_suffix(b"]")?;
             // "[module build_id]" when build ids are printed: keep the name.
-            (h, Some(m.split(' ').next().unwrap_or(m)))
+            let m = m.split(|&c| c == b' ').next().unwrap_or(m);
+            (b.get(..at)?, Some(core::str::from_utf8(m).ok()?))
         }
-        None => (s, None),
+        None => (b, None),
     };
-    let (name, rest) = head.rsplit_once('+')?;
-    let (off, size) = rest.split_once('/')?;
+    let plus = head.iter().rposition(|&c| c == b'+')?;
+    let (name, rest) = (head.get(..plus)?, head.get(plus + 1..)?);
+    let slash = rest.iter().position(|&c| c == b'/')?;
+    let (off, size) = (rest.get(..slash)?, rest.get(slash + 1..)?);
     if name.is_empty() {
         return None;
     }
     Some(SymbolAt {
-        name,
-        offset: hex(off)?,
-        size: hex(size)?,
+        name: core::str::from_utf8(name).ok()?,
+        offset: hex_bytes(off)?,
+        size: hex_bytes(size)?,
         module,
+    })
+}
+
+/// `0x` and at least one hex digit, nothing else, within 64 bits.
+fn hex_bytes(b: &[u8]) -> Option<u64> {
+    let d = b.strip_prefix(b"0x")?;
+    if d.is_empty() {
+        return None;
+    }
+    d.iter().try_fold(0u64, |v, &c| {
+        let digit = char::from(c).to_digit(16)?;
+        v.checked_mul(16)?.checked_add(u64::from(digit))
     })
 }
 

@@ -35,6 +35,7 @@ mod create;
 pub(crate) mod validate;
 
 use caches::Caches;
+pub(crate) use caches::TextSlot;
 
 /// A probe line kept until its set is created.
 pub(super) struct Staged {
@@ -298,13 +299,14 @@ impl Registry {
         (&mut self.caches, locked)
     }
 
-    pub(super) fn new() -> Self {
+    /// An empty registry, whose caches take the text symbols from `text`.
+    pub(super) fn new(text: Arc<TextSlot>) -> Self {
         Self {
             sets: KVVec::new(),
             staged: KVVec::new(),
             last_error: KVec::new(),
             creates: 0,
-            caches: Caches::default(),
+            caches: Caches::new(text),
         }
     }
 

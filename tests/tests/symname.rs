@@ -65,6 +65,84 @@ fn no_symbol() {
     assert_eq!(parse_sprint_symbol("f+0x1/0x10 [m"), None);
 }
 
+/// The decoder before its byte scans (string searches over the whole
+/// line), as the model the byte decoder must agree with: a hex field is
+/// `0x` and hex digits only (the old one took a sign after `0x`, which
+/// `sprint_symbol()` never prints).
+fn model(s: &str) -> Option<SymbolAt<'_>> {
+    fn hex(s: &str) -> Option<u64> {
+        let d = s.strip_prefix("0x")?;
+        if d.is_empty() || !d.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        u64::from_str_radix(d, 16).ok()
+    }
+    let s = s.trim_end_matches(['\0', '\n']);
+    let (head, module) = match s.split_once(" [") {
+        Some((h, m)) => {
+            let m = m.strip_suffix(']')?;
+            (h, Some(m.split(' ').next().unwrap_or(m)))
+        }
+        None => (s, None),
+    };
+    let (name, rest) = head.rsplit_once('+')?;
+    let (off, size) = rest.split_once('/')?;
+    if name.is_empty() {
+        return None;
+    }
+    Some(SymbolAt {
+        name,
+        offset: hex(off)?,
+        size: hex(size)?,
+        module,
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(8192))]
+
+    /// Lines shaped like `sprint_symbol()`'s, and near misses of them.
+    #[test]
+    fn byte_decoder_agrees_with_the_model(
+        s in "[a-z_.+/ \\[\\]]{0,12}(\\+0x[0-9a-fA-FxX+]{0,17}/0x[0-9a-fg]{0,17})?( \\[[a-z_ 0-9]{0,10}\\]?)?[\\x00\n]{0,2}"
+    ) {
+        proptest::prop_assert_eq!(parse_sprint_symbol(&s), model(&s));
+        proptest::prop_assert_eq!(parse_sprint_symbol_bytes(s.as_bytes()), model(&s));
+    }
+
+    /// Any bytes: no panic, and where they are UTF-8, the model's answer.
+    #[test]
+    fn byte_decoder_on_any_bytes(b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64)) {
+        let got = parse_sprint_symbol_bytes(&b);
+        if let Ok(s) = core::str::from_utf8(&b) {
+            proptest::prop_assert_eq!(got, model(s));
+        }
+    }
+}
+
+#[test]
+fn byte_decoder_on_the_walks_lines() {
+    for line in [
+        "vfs_read+0x0/0x1a0",
+        "do_sys_open+0x1f/0x80\0\0",
+        "f+0x4/0x10 [m 0123abcd]",
+        "__pfx_x+0x0/0x10 [batchprobe]\n",
+        "a+b+0x1/0x2",
+        "f+0xffffffffffffffff/0x1",
+    ] {
+        assert_eq!(
+            parse_sprint_symbol_bytes(line.as_bytes()),
+            model(line),
+            "{line}"
+        );
+        assert!(model(line).is_some(), "{line}");
+    }
+    // Past 64 bits, a sign, and a name that is not UTF-8.
+    assert_eq!(parse_sprint_symbol("f+0x10000000000000000/0x1"), None);
+    assert_eq!(parse_sprint_symbol("f+0x+1/0x1"), None);
+    assert_eq!(parse_sprint_symbol_bytes(b"\xff+0x0/0x10"), None);
+}
+
 #[test]
 fn kallsyms_lines() {
     assert_eq!(

@@ -9,7 +9,11 @@
 //! lock fills them, and they go when the registry does, after every set
 //! (unload order is field order). A reader keeps what it was handed: an
 //! exit set holds the prototypes, a compiled fetch argument the BTF, as long
-//! as it lives.
+//! as it lives. The text symbols are the exception: their [`TextSlot`] is
+//! the engine's too, which fills it right after load, without the registry
+//! lock ([`text`]).
+
+mod text;
 
 use kernel::prelude::*;
 use kernel::sync::Arc;
@@ -20,6 +24,7 @@ use crate::error::Failed;
 use crate::ftrace::{CallSites, SiteSource};
 use crate::kallsyms::TextTable;
 use crate::set::Builder;
+pub(crate) use text::TextSlot;
 
 /// What a `create` reads from the caches (see [`Caches::for_create`]).
 pub(crate) struct ForCreate {
@@ -45,23 +50,30 @@ impl ForCreate {
     }
 }
 
-/// The engine's caches, each filled on first use.
-#[derive(Default)]
+/// The engine's caches, each filled on first use (the text symbols
+/// maybe before: [`TextSlot`]).
 pub(crate) struct Caches {
-    text: Option<Arc<TextTable>>,
+    text: Arc<TextSlot>,
     sites: Option<Arc<CallSites>>,
     btf: Option<Arc<VmlinuxBtf>>,
     prototypes: Option<Arc<Prototypes>>,
 }
 
 impl Caches {
-    /// The kernel's text symbols, walked on the first call.
-    pub(crate) fn text(&mut self) -> Result<Arc<TextTable>> {
-        if let Some(t) = &self.text {
-            return Ok(t.clone());
+    /// Empty caches, the text symbols to come in `text`.
+    pub(crate) fn new(text: Arc<TextSlot>) -> Self {
+        Self {
+            text,
+            sites: None,
+            btf: None,
+            prototypes: None,
         }
-        let t = Arc::new(TextTable::new()?, GFP_KERNEL)?;
-        Ok(self.text.insert(t).clone())
+    }
+
+    /// The kernel's text symbols: made after load, or on the first call
+    /// (waiting for the walk under way, if one is).
+    pub(crate) fn text(&mut self) -> Result<Arc<TextTable>> {
+        self.text.get()
     }
 
     /// Keeps the call sites' table a `create` made

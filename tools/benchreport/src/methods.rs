@@ -45,7 +45,8 @@ pub(crate) const ENTRY_METHODS: [&str; 3] = ["entry-tracefs", "entry-kprobe", "e
 pub(crate) const PEER_ENTRY_METHODS: [&str; 3] =
     ["peer-bp-fprobe", "peer-bp-direct", "peer-kprobe-multi"];
 /// The batchprobe peers that `peer_round` (selftests/bench_lib.sh) also
-/// measures cold, after `insmod` (`METHOD-cold`).
+/// measures cold, after `insmod` (`METHOD-cold`), and loaded earlier
+/// (`METHOD-loaded`).
 pub(crate) const PEER_COLD: [&str; 3] = ["peer-bp-fprobe", "peer-bp-direct", "peer-bp-exit"];
 /// The peers' phases plotted per function.
 pub(crate) const PEER_PLOTTED: [&str; 2] = ["attach", "detach"];

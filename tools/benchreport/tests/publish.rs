@@ -125,6 +125,10 @@ fn a_figure_not_live_is_not_shown() {
          BENCH method=peer-bp-direct n=1000 run=2 phase=detach ns=7000000 got=12\n\
          BENCH method=peer-bp-fprobe-cold n=1000 run=1 phase=insmod ns=30000000\n\
          BENCH method=peer-bp-fprobe-cold n=1000 run=1 phase=attach ns=170000000 got=1000\n\
+         BENCH method=peer-bp-fprobe-loaded n=1000 run=1 phase=fill ns=900000000\n\
+         BENCH method=peer-bp-fprobe-loaded n=1000 run=1 phase=attach ns=80000000 got=1000\n\
+         BENCH method=peer-bp-direct-cold n=1000 run=1 phase=insmod ns=30000000\n\
+         BENCH method=peer-bp-direct-cold n=1000 run=1 phase=attach ns=9000000 got=12\n\
          BENCH method=peer-kprobe-multi n=1000 run=3 phase=attach ns=100000000 got=1000\n\
          BENCH method=peer-kprobe-multi n=1000 run=3 phase=detach ns=60000000 got=1000\n\
          BENCH method=peer-fentry-fexit n=1000 status=over-budget projected_s=900\n\
@@ -132,16 +136,17 @@ fn a_figure_not_live_is_not_shown() {
     );
     let page = publish(&results, &out).unwrap();
     // The fprobe set: warm 50 ms (2.00× kprobe_multi's 100), cold 30 + 170
-    // = 200 ms (0.50×), detach 40 ms (1.50×).
+    // = 200 ms (0.50×), loaded earlier 80 ms (1.25×), detach 40 ms (1.50×).
     assert!(
         page.contains(
-            "| 1000 | batchprobe, `p:` lines (one fprobe) | 50.0 | 200 (30.0 + 170) | 40.0 | 2.00× / 0.50×, 1.50× |"
+            "| 1000 | batchprobe, `p:` lines (one fprobe) | 50.0 | 200 (30.0 + 170) | 80.0 | 40.0 | 2.00× / 0.50× / 1.25×, 1.50× |"
         ),
         "{page}"
     );
-    // 12 of 1000 attached: no figure, no ratio.
+    // 12 of 1000 attached, warm and cold: no figure, no ratio; no point
+    // loaded earlier.
     assert!(
-        page.contains("| 1000 | batchprobe, `d:` lines (one ftrace_ops) | not live (12 of 1000 attached) | not run | not live (12 of 1000 attached) | – / –, – |"),
+        page.contains("| 1000 | batchprobe, `d:` lines (one ftrace_ops) | not live (12 of 1000 attached) | not live (12 of 1000 attached) | not run | not live (12 of 1000 attached) | – / – / –, – |"),
         "{page}"
     );
     assert!(page.contains("over budget (900 s projected)"), "{page}");

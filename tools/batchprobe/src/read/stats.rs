@@ -14,7 +14,8 @@ use super::{count, pairs, Malformed};
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Stats {
     /// The header's `KEY=VALUE` words (`clock`, `direct_missed`,
-    /// `exit_inside`, `exit_gone`, the grace periods per kind), in order.
+    /// `exit_inside`, `exit_gone`, `text_symbols`, the grace periods per
+    /// kind), in order.
     #[serde(serialize_with = "super::as_map")]
     pub header: Vec<(String, String)>,
     pub sets: Vec<SetStats>,
