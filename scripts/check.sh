@@ -20,6 +20,9 @@
 # BP_TESTS a subset of the selftests (names
 # of selftests/test_*.sh, space-separated). BP_INJECT=fail|splat|hang makes
 # the guest misbehave on purpose, to prove the harness catches it.
+# Where the test flavor runs, the race, stress, fuzz and unload programs
+# (selftests/races; those of BP_TESTS only, if set) run again on its kernel
+# with BP_RACE_SMP vCPUs (4; 0: not), a run of its own named "test@smp4".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -81,6 +84,21 @@ log "lint: clippy on the batchprobe command"
 mkdir -p "$BP_ROOT/out"
 smp=${BP_SMP:-2}
 accel=${BP_ACCEL:-tcg}
+# The guests to boot: one per flavor, and the race programs again on the
+# test kernel with more vCPUs (FLAVOR@smpN: flavor FLAVOR's kernel, module
+# and initramfs, N vCPUs, those programs only).
+race_smp=${BP_RACE_SMP:-4}
+race_tests=$(grep -v '^#' "$BP_ROOT/selftests/races" | tr '\n' ' ')
+if [ -n "${BP_TESTS:-}" ]; then
+    race_tests=$(for t in $race_tests; do case " $BP_TESTS " in *" $t "*) echo "$t" ;; esac; done | tr '\n' ' ')
+fi
+runs=$flavors
+case " $flavors " in
+    *" test "*) [ "$race_smp" -gt 0 ] && [ -n "${race_tests// /}" ] && runs="$runs test@smp$race_smp" ;;
+esac
+run_flavor() { echo "${1%@smp*}"; }
+run_smp() { case $1 in *@smp*) echo "${1##*@smp}" ;; *) echo "$smp" ;; esac; }
+run_tests() { case $1 in *@smp*) echo "$race_tests" ;; *) echo "${BP_TESTS:-}" ;; esac; }
 # Every flavor's module, clients and initramfs first (they use every core),
 # then the guests, several at once: under TCG with one thread (run-qemu.sh's
 # default) a guest keeps one host core busy, under KVM or multi-threaded TCG
@@ -111,13 +129,14 @@ jobs=$(guest_jobs "$smp" "$accel")
 # them: the debug flavors (any release), then the stock image (a big kernel:
 # its guest ran 541 s alone on an idle host here on 2026-12-02), then the
 # rest in the order given.
-long() { case "$(flavor_base "$1")" in debug|stock) return 0 ;; *) return 1 ;; esac; }
+long() { case "$(flavor_base "$(run_flavor "$1")")" in debug|stock) return 0 ;; *) return 1 ;; esac; }
 order=
-for f in $flavors; do [ "$(flavor_base "$f")" != debug ] || order="$order $f"; done
-for f in $flavors; do ! is_stock "$f" || order="$order $f"; done
-for f in $flavors; do long "$f" || order="$order $f"; done
+for f in $runs; do [ "$(flavor_base "$f")" != debug ] || order="$order $f"; done
+for f in $runs; do ! is_stock "$f" || order="$order $f"; done
+for f in $runs; do long "$f" || order="$order $f"; done
 run_guest() {
-    local f=$1 tmo locked logf=$BP_ROOT/out/check-console-$1.log t=$(date +%s) rc=0
+    local r=$1 f tmo locked logf=$BP_ROOT/out/check-console-$1.log t=$(date +%s) rc=0 n tests
+    f=$(run_flavor "$r") n=$(run_smp "$r") tests=$(run_tests "$r")
     # A hang guard, not a time budget (each program also has the kselftest
     # runner's own 900 s limit). A test guest beside a kernel build once ran
     # over 900 s on a 2-core machine here (2026-12-01), so the others get
@@ -133,13 +152,14 @@ run_guest() {
     # A kernel with the lockdown LSM and its own signing key boots locked
     # down, as on a Secure Boot machine (its modules are signed).
     locked=$(kernel_lockdown_args "${kdirs[$f]}")
-    log "guest ($f kernel): booting QEMU ($accel, $smp vCPUs, limit ${tmo}s${locked:+, $locked}); console log: $logf"
+    log "guest ($r: $f kernel): booting QEMU ($accel, $n vCPUs, limit ${tmo}s${locked:+, $locked}); console log: $logf"
     date +%s > "$logf.start"
-    BP_QUIET=1 BP_SMP=$smp BP_TIMEOUT=$tmo "$BP_ROOT/scripts/run-qemu.sh" \
+    tests=$(echo $tests)
+    BP_QUIET=1 BP_SMP=$n BP_TIMEOUT=$tmo "$BP_ROOT/scripts/run-qemu.sh" \
         "${images[$f]}" "$BP_ROOT/out/initramfs-check-$f.cpio.gz" "$logf" \
-        $locked bp.mode=check ${BP_INJECT:+bp.inject=$BP_INJECT} ${BP_TESTS:+bp.tests=${BP_TESTS// /,}} || rc=$?
-    [ "$rc" -eq 124 ] && log "FAIL: $f guest timed out (after ${tmo}s)"
-    log "guest ($f kernel): done in $(( $(date +%s) - t )) s (QEMU status $rc)"
+        $locked bp.mode=check ${BP_INJECT:+bp.inject=$BP_INJECT} ${tests:+bp.tests=${tests// /,}} || rc=$?
+    [ "$rc" -eq 124 ] && log "FAIL: $r guest timed out (after ${tmo}s)"
+    log "guest ($r: $f kernel): done in $(( $(date +%s) - t )) s (QEMU status $rc)"
     date +%s > "$logf.end"
     echo "$rc" > "$logf.qemu-rc"
 }
@@ -191,15 +211,15 @@ wait "$monitor" 2>/dev/null || true
 [ -t 2 ] && echo >&2
 log "guests done: $(progress_line)"
 guest_pass=0 guest_fail=0 guest_skip=0 broken=0
-for f in $flavors; do
+for f in $runs; do
     logf=$BP_ROOT/out/check-console-$f.log
     qemu_rc=$(cat "$logf.qemu-rc" 2>/dev/null || echo 1)
     set +e
-    guest=$("$BP_ROOT/scripts/check-log.sh" "$logf" "$smp" 2>"$logf.problems")
+    guest=$("$BP_ROOT/scripts/check-log.sh" "$logf" "$(run_smp "$f")" 2>"$logf.problems")
     guest_rc=$?
     # A skip selftests/skips.expected does not allow for this flavor is a
     # failure: it hides a test for a reason the kernel does not explain.
-    unexpected=$("$BP_ROOT/scripts/check-skips.sh" "$BP_ROOT/selftests/skips.expected" "$f" "$logf.skips")
+    unexpected=$("$BP_ROOT/scripts/check-skips.sh" "$BP_ROOT/selftests/skips.expected" "$(run_flavor "$f")" "$logf.skips")
     [ $? -le 1 ] || die "check-skips.sh failed on $logf.skips"
     set -e
     if [ -n "$unexpected" ]; then
@@ -222,12 +242,12 @@ for f in $flavors; do
 done
 echo "host: $host_pass passed, $host_fail failed, $host_skip skipped (#[ignore])"
 # Every skip, with its reason (a skip is not a pass: read them).
-for f in $flavors; do
+for f in $runs; do
     [ -s "$BP_ROOT/out/check-console-$f.log.skips" ] || continue
     sed "s/^/[$f] skipped: /" "$BP_ROOT/out/check-console-$f.log.skips"
 done
 # What failed, again at the end, where a log's tail shows it.
-for f in $flavors; do
+for f in $runs; do
     [ -s "$BP_ROOT/out/check-console-$f.log.problems" ] || continue
     sed "s/^/[$f] /" "$BP_ROOT/out/check-console-$f.log.problems"
 done

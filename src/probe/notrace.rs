@@ -50,11 +50,14 @@ fn notrace(locked: Locked<'_>, start: usize, site: Option<Option<usize>>) -> Res
 /// Whether `t`, whose function starts at `start` (`site`: its call site as
 /// the builder knew it), is refused: its function is notrace, and it is
 /// not an explicit line on `BASE.SUFFIX` whose `BASE` ftrace can trace.
+/// `text`: the kernel's text symbols, if the caller has them (`BASE` is
+/// looked up there; else they are walked for it).
 pub(crate) fn refuses(
     locked: Locked<'_>,
     t: &Target<'_>,
     start: usize,
     site: Option<Option<usize>>,
+    text: Option<&TextTable>,
 ) -> Result<bool> {
     if !notrace(locked, start, site)? {
         return Ok(false);
@@ -63,9 +66,17 @@ pub(crate) fn refuses(
         Some(dot) if t.explicit && dot > 0 => t.symbol.get(..dot).unwrap_or(&[]),
         _ => return Ok(true),
     };
-    // One walk of the kernel's text symbols, for an explicit suffixed line
-    // only (`kprobe_lookup_name()`: the first symbol of that name).
-    let text = TextTable::new()?;
+    // The first symbol of that name (`kprobe_lookup_name()`): in the
+    // caller's table, else in one walk of the kernel's text symbols, for an
+    // explicit suffixed line only.
+    let walked;
+    let text = match text {
+        Some(t) => t,
+        None => {
+            walked = TextTable::new()?;
+            &walked
+        }
+    };
     match text.first_named(base).and_then(|i| text.get(i)) {
         Some((addr, _)) => notrace(locked, addr, None),
         None => Ok(true),
@@ -87,7 +98,7 @@ pub(crate) fn refusal_at(locked: Locked<'_>, t: &Target<'_>, addr: usize) -> Res
             })
         }
     };
-    match refuses(locked, t, start, None) {
+    match refuses(locked, t, start, None, None) {
         Ok(false) => Ok(()),
         Ok(true) => Err(Refused {
             error: EINVAL,

@@ -22,6 +22,7 @@ use crate::events::tracefs::{EventSlot, ProbeEvent, SetEvents};
 use crate::ftrace::{CallSites, SiteSource};
 use crate::gate::{Client, Gate};
 use crate::gpcount;
+use crate::kallsyms::TextTable;
 use crate::lifecycle::SetState;
 use crate::locked::Locked;
 use crate::probe::notrace;
@@ -165,6 +166,7 @@ fn fill(
         backends: &mut *backends,
         skipped: &mut *skipped,
         sites: SiteSource::default(),
+        text: None,
     };
     build(&mut builder)?;
     let return_pool = builder.pools.bytes;
@@ -392,6 +394,10 @@ pub(crate) struct Builder<'a> {
     /// Where ftrace calls each core-kernel function, when the caller had
     /// them or may make them ([`Builder::use_sites`]).
     pub(super) sites: SiteSource,
+    /// The kernel's text symbols, when the caller walks them
+    /// ([`Builder::use_text`]): where an explicit `BASE.SUFFIX` line's
+    /// `BASE` is looked up.
+    pub(super) text: Option<Arc<TextTable>>,
 }
 
 impl Builder<'_> {
@@ -406,6 +412,11 @@ impl Builder<'_> {
     /// table is made, if it is only pending).
     pub(crate) fn use_sites(&mut self, s: SiteSource) {
         self.sites = s;
+    }
+
+    /// Takes the kernel's text symbols the caller walks.
+    pub(crate) fn use_text(&mut self, text: Arc<TextTable>) {
+        self.text = Some(text);
     }
 
     /// The call sites' table, if the set's targets had or made one: for
@@ -475,7 +486,7 @@ impl Builder<'_> {
         let Some((start, _)) = t.text.filter(|_| notrace::applies(t)) else {
             return Ok(false);
         };
-        notrace::refuses(self.ctx.locked, t, start, t.site).map_err(|e| {
+        notrace::refuses(self.ctx.locked, t, start, t.site, self.text.as_deref()).map_err(|e| {
             Failed::new(
                 e,
                 format_args!(

@@ -353,3 +353,23 @@ fn the_expected_skips_name_programs_that_exist() {
         );
     }
 }
+
+#[test]
+fn the_race_programs_exist() {
+    let text = fs::read_to_string(common::root().join("selftests/races")).unwrap();
+    let names: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .collect();
+    assert!(!names.is_empty(), "selftests/races lists no program");
+    for name in names {
+        assert!(
+            name.starts_with("test_") && name.ends_with(".sh"),
+            "selftests/races: {name} is not a selftest program's name"
+        );
+        assert!(
+            common::root().join("selftests").join(name).exists(),
+            "selftests/races names {name}, which selftests/ does not have"
+        );
+    }
+}

@@ -39,13 +39,16 @@ pub(crate) struct ForCreate {
 
 impl ForCreate {
     /// Hands the set's builder what its backends read (the prototypes, the
-    /// call sites), before its first target; returns the text symbols, for
-    /// the walk.
+    /// call sites, the text symbols), before its first target; returns the
+    /// text symbols, for the walk.
     pub(crate) fn equip(self, b: &mut Builder<'_>) -> Option<Arc<TextTable>> {
         if let Some(p) = self.prototypes {
             b.use_prototypes(p);
         }
         b.use_sites(self.sites);
+        if let Some(t) = &self.text {
+            b.use_text(t.clone());
+        }
         self.text
     }
 }
