@@ -582,7 +582,7 @@ peer_loaded() { # method n
         sleep 0.01
     done
     t1=$(now)
-    echo "BENCH method=$1-loaded n=$2 run=1 phase=fill ns=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1e9 }')"
+    echo "BENCH method=$1-loaded n=$2 run=1 phase=fill ns=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1e9 }')"
     peer_bp "$1-loaded" "$2" 1
 }
 
