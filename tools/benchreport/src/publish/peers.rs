@@ -67,12 +67,21 @@ pub(crate) fn entry(o: &mut String, r: &Run) {
          write; for BPF, the programs' load (the verifier) plus the link. *detach*: \
          batchprobe's `unregister --sync` write; BPF's closing of links and programs until \
          they have left the kernel. *cold*: the module loaded (timed) and its first \
-         create written at once; *loaded earlier*: its first create once the walk of the \
-         kernel's text symbols it starts at load has ended. *×* is the kprobe_multi link's \
-         median over the way's (above 1: batchprobe faster). {} warm runs; one cold, one \
-         loaded earlier.\n",
+         create written at once{}. *×* is the kprobe_multi link's median over the way's \
+         (above 1: batchprobe faster). {} warm runs; one cold{}.\n",
         r.info("peer_entry_candidates"),
-        r.info("peer_runs")
+        if has_loaded(r) {
+            "; *loaded earlier*: its first create once the walk of the kernel's text \
+             symbols it starts at load has ended"
+        } else {
+            ""
+        },
+        r.info("peer_runs"),
+        if has_loaded(r) {
+            ", one loaded earlier"
+        } else {
+            ""
+        }
     );
     table(
         o,
@@ -124,17 +133,30 @@ fn has(r: &Run, ways: &[&str]) -> bool {
         .any(|k| k.1 == "attach" && ways.contains(&k.0.as_str()))
 }
 
+/// Whether the run has a point loaded earlier (`METHOD-loaded`, measured
+/// since 2026-12-06): its tables get that column only then.
+fn has_loaded(r: &Run) -> bool {
+    r.sum.keys().any(|k| k.0.ends_with("-loaded"))
+}
+
 /// One row per N and way: attach warm, attach cold (`METHOD-cold`: insmod
 /// and the first attach), the first attach of a module loaded earlier
-/// (`METHOD-loaded`), detach, and the ratios to `base` (`base_name` in the
-/// heading).
+/// (`METHOD-loaded`, where the run has any), detach, and the ratios to
+/// `base` (`base_name` in the heading).
 fn table(o: &mut String, r: &Run, ways: &[&str], base: &str, base_name: &str) {
+    let loaded_col = has_loaded(r);
     let _ = writeln!(
         o,
-        "| N | way | attach, warm (ms) | cold: insmod + first attach (ms) \
-         | loaded earlier: first attach (ms) | detach (ms) \
-         | × {base_name}: attach warm / cold / loaded earlier, detach |\n\
-         | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
+        "| N | way | attach, warm (ms) | cold: insmod + first attach (ms) {}| detach (ms) \
+         | × {base_name}: attach warm / cold{}, detach |\n\
+         | ---: | --- | ---: | ---: | ---: | ---: |{}",
+        if loaded_col {
+            "| loaded earlier: first attach (ms) "
+        } else {
+            ""
+        },
+        if loaded_col { " / loaded earlier" } else { "" },
+        if loaded_col { " ---: |" } else { "" }
     );
     for n in sizes(&r.sum, &r.b, ways) {
         for m in ways {
@@ -142,8 +164,9 @@ fn table(o: &mut String, r: &Run, ways: &[&str], base: &str, base_name: &str) {
             if let Some(ob) = r.b.over_budget.iter().find(|x| x.method == *m && x.n == n) {
                 let _ = writeln!(
                     o,
-                    "| {n} | {label} | over budget ({} s projected) | | | | |",
-                    ob.projected_s
+                    "| {n} | {label} | over budget ({} s projected) | | |{} |",
+                    ob.projected_s,
+                    if loaded_col { " |" } else { "" }
                 );
                 continue;
             }
@@ -179,16 +202,23 @@ fn table(o: &mut String, r: &Run, ways: &[&str], base: &str, base_name: &str) {
                 (Ok(b), Ok(x)) if x > 0.0 => format!("{:.2}×", b / x),
                 _ => "–".into(),
             };
+            let (loaded_cell, loaded_ratio) = if loaded_col {
+                (
+                    format!("{loaded_cell} | "),
+                    format!(" / {}", ratio(loaded, "attach")),
+                )
+            } else {
+                (String::new(), String::new())
+            };
             let ratios = format!(
-                "{} / {} / {}, {}",
+                "{} / {}{loaded_ratio}, {}",
                 ratio(warm.clone(), "attach"),
                 ratio(cold.clone().map(|(i, a)| i + a), "attach"),
-                ratio(loaded, "attach"),
                 ratio(detach.clone(), "detach")
             );
             let _ = writeln!(
                 o,
-                "| {n} | {label} | {} | {cold_cell} | {loaded_cell} | {} | {ratios} |",
+                "| {n} | {label} | {} | {cold_cell} | {loaded_cell}{} | {ratios} |",
                 shown(&warm, "attach"),
                 shown(&detach, "detach")
             );
