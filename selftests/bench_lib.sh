@@ -576,7 +576,7 @@ peer_loaded() { # method n
     t0=$(now)
     insmod "$BP_KO" || { echo "# insmod $BP_KO failed"; return 1; }
     i=0
-    while [ "$(head -1 $BP_DEBUGFS/stats | tr ' ' '\n' | sed -n 's/^text_symbols=//p')" = 0 ]; do
+    while [ "$(bp_stats_header text_symbols)" = 0 ]; do
         i=$((i + 1))
         [ $i -le 60000 ] || { echo "# $1-loaded n=$2: the walk after load did not end in 600 s"; break; }
         sleep 0.01

@@ -269,6 +269,11 @@ bp_probe_kind() {
     awk -v s="$1" -v n="$2" '$1 == "set" { cur = $2; next } cur == s && $2 == n { print $1 }' \
         "$BP_DEBUGFS/stats"
 }
+# bp_stats_header KEY: a key=value of the stats file's first line, the
+# module's own counters (exit_inside, exit_gone, text_symbols, ...).
+bp_stats_header() {
+    head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
 # bp_stats_field SET KEY: a key=value of SET's header line in the stats file.
 bp_stats_field() {
     awk -v s="$1" '$1 == "set" && $2 == s' "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$2=//p"

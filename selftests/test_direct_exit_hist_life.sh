@@ -58,7 +58,7 @@ ktap_check "victim_never_returned" test "$in" -gt "$in0"
 ktap_check "histogram_has_every_return" test "$(agg hl hist gs count)" = "$(bp_exit_field hl gs exits)"
 ktap_check "unregister_hl" bp_ctl 'unregister hl --sync\n'
 ktap_check "unpinned_after_the_dead" bp_wait_unpinned 30
-ktap_check "none_inside" test "$(head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n 's/^exit_inside=//p')" = 0
+ktap_check "none_inside" test "$(bp_stats_header exit_inside)" = 0
 
 # As test_direct_exit_counts.sh: not x64_sys_call (the shells above wait
 # in wait4 through it, keeping the pin).

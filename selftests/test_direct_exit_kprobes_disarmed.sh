@@ -23,7 +23,6 @@ do_exit_traced() {
     echo "${n:-0}"
 }
 base=$(do_exit_traced)
-hdr() { head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 bp_load
 ktap_check "no_do_exit_callback_before_an_exit_set" test "$(do_exit_traced)" -eq "$base"
@@ -38,10 +37,10 @@ kill -9 $victim
 wait $victim 2>/dev/null
 echo 1 > $KP
 echo "# stats: $(head -1 $BP_DEBUGFS/stats)"
-ktap_check "victim_counted_gone_while_kprobes_were_disarmed" test "$(hdr exit_gone)" -ge 1
+ktap_check "victim_counted_gone_while_kprobes_were_disarmed" test "$(bp_stats_header exit_gone)" -ge 1
 ktap_check "unregister" bp_ctl 'unregister gs --sync\n'
 ktap_check "pin_released" bp_wait_unpinned 30
-ktap_check "none_inside" test "$(hdr exit_inside)" = 0
+ktap_check "none_inside" test "$(bp_stats_header exit_inside)" = 0
 ktap_check "rmmod" rmmod batchprobe
 ktap_check "do_exit_callback_gone_after_rmmod" test "$(do_exit_traced)" -eq "$base"
 ktap_finish

@@ -28,9 +28,7 @@ victim=$!
 usleep 300000
 kill -9 $victim
 wait $victim 2>/dev/null
-# hdr KEY: a key=value of the stats header line.
-hdr() { head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-gone=$(hdr exit_gone)
+gone=$(bp_stats_header exit_gone)
 echo "# stats: $(head -1 $BP_DEBUGFS/stats)"
 # Entries minus returns of get_signal (the shell itself goes through
 # get_signal for every SIGCHLD).
@@ -48,9 +46,9 @@ wait $sleeper
 ktap_check "sleeper_returned_when_woken" test $? -eq 0
 # Now no task is inside: the dead victim must not hold the pin.
 ktap_check "pin_released_after_the_last_real_task" bp_wait_unpinned 30
-inside=$(hdr exit_inside)
+inside=$(bp_stats_header exit_inside)
 echo "# after: $(head -1 $BP_DEBUGFS/stats)"
 ktap_check "none_inside" test "$inside" = 0
-ktap_check "still_counted_gone" test "$(hdr exit_gone)" -ge 1
+ktap_check "still_counted_gone" test "$(bp_stats_header exit_gone)" -ge 1
 ktap_check "rmmod" rmmod batchprobe
 ktap_finish

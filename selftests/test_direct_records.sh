@@ -140,15 +140,14 @@ ktap_check "events_gone" test ! -e $T/events/bpdr/e
 
 # A task killed inside get_signal's body (its return record reads an
 # argument: the trampoline that keeps them) is counted gone.
-hdr() { head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-before=$(hdr exit_gone)
+before=$(bp_stats_header exit_gone)
 ktap_check "args_exit_set_on_get_signal" bp_ctl "d:bpdk/g get_signal \$arg1\ncreate bpdk --exit\nenable bpdk\n"
 sleep 100 &
 victim=$!
 usleep 300000
 kill -9 $victim
 wait $victim 2>/dev/null
-after=$(hdr exit_gone)
+after=$(bp_stats_header exit_gone)
 echo "# exit_gone: ${before:-0} before, ${after:-0} after"
 ktap_check "killed_inside_counted_gone" test "${after:-0}" -gt "${before:-0}"
 bp_ctl 'unregister bpdk --sync\n'

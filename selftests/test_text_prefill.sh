@@ -12,12 +12,11 @@
 # distinct addresses kallsyms lists there.
 . ./bp_lib.sh
 ktap_plan 9
-hdr() { head -1 "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 # filled: polls text_symbols until the walk made the table (at most 600 s:
 # a KASAN kernel under TCG); prints the count, or 0.
 filled() {
     for _ in $(seq 1 600); do
-        n=$(hdr text_symbols)
+        n=$(bp_stats_header text_symbols)
         [ "${n:-0}" -gt 0 ] && { echo "$n"; return 0; }
         sleep 1
     done
@@ -49,7 +48,7 @@ ktap_check "load_again" insmod "$BP_KO"
 # itself, if it came first).
 rmmod batchprobe && insmod "$BP_KO"
 ktap_check "create_during_walk" bp_ctl "p:w/ vfs_read\np:w/ vfs_write\ncreate w\nenable w\n"
-ktap_check "table_made_by_then" test "$(hdr text_symbols)" = "$kallsyms_text"
+ktap_check "table_made_by_then" test "$(bp_stats_header text_symbols)" = "$kallsyms_text"
 ktap_check "served_by_fprobes" test "$(bp_field w fprobes)" = 2
 cat /proc/version > /dev/null
 ktap_check "counts" test "$(bp_field w hits)" -gt 0
