@@ -355,10 +355,11 @@ struct bp_event *bp_event_new(const char *system, const char *name, enum bp_head
 			      const char *print_fmt, u32 fixed);
 /* Frees an event that is not in tracefs (NULL is ignored). */
 void bp_event_free(struct bp_event *ev);
-/* 1 if tracefs has an event SYSTEM/NAME already (ours or anyone's). */
-int bp_event_exists(const char *system, const char *name);
 /*
- * Adds @nadd events to tracefs, all or none (returns the first error), or
+ * Adds @nadd events to tracefs, all or none (returns the first error:
+ * -EEXIST if tracefs has an event of one's system and name already, ours
+ * or anyone's, the first such add's index then in @taken, which is left
+ * alone otherwise), or
  * removes @nremove, freeing each and setting its slot to NULL; one in use
  * (enabled, open by perf, or referred to) stays in tracefs without records,
  * owned by rust/events.c and holding the module, until a later sync
@@ -367,7 +368,7 @@ int bp_event_exists(const char *system, const char *name);
  * them. Sleeps; never from an event's reg().
  */
 int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
-		   size_t nremove, size_t *busy);
+		   size_t nremove, size_t *busy, size_t *taken);
 /* Whether an event of a retired set is still in tracefs. */
 bool bp_events_orphans(void);
 /*

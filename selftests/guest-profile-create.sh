@@ -14,12 +14,14 @@
 # lines, the first create's time as PROFILE-FIRST, and each loop's write
 # time as PROFILE-TIME. With bp.bench_FIRST=1 the first create (the one
 # after insmod, which fills the module's caches) is what is sampled, and
-# no loop runs.
+# no loop runs. With bp.bench_EVENTS=1 each line has its event (no
+# --no-events).
 . ./bench_lib.sh
 CFG=${BP_BENCH_CFG:-fprobe}
 N=${BP_BENCH_N:-all}
 LOOPS=${BP_BENCH_LOOPS:-3}
 FIRST=${BP_BENCH_FIRST:-0}
+EVENTS=${BP_BENCH_EVENTS:-0}
 [ "$FIRST" = 1 ] && LOOPS=0
 insmod "$BP_KO" || exit 1
 entry_candidates
@@ -33,6 +35,7 @@ case "$CFG" in
     exit) kind=d opts="--exit --no-events" ;;
     *) echo "PROFILE unknown bp.bench_CFG=$CFG"; exit 1 ;;
 esac
+[ "$EVENTS" = 1 ] && opts=${opts%--no-events}
 grep -e '\[batchprobe\]' -e '\[__builtin__' /proc/kallsyms | sed 's/^/PROFILE-SYM /'
 echo "PROFILE functions=$N cfg=$CFG"
 stage() {

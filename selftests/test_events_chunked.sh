@@ -1,18 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# description: a set's thousands of events are added and removed in chunks, event_mutex let go between them: a tracefs write that needs event_mutex (an event's enable file) is served while the set's events are still being added, and again while they are being removed, and no soft lockup or stall is reported
+# description: a set's thousands of events are added and removed in chunks, event_mutex let go between them: a tracefs write that needs event_mutex (an event's enable file) is served while the set's events are still being added, and again while they are being removed, batchprobe/hold is on across the chunks and off after, and no soft lockup or stall is reported
 # requires: CONFIG_KPROBE_EVENTS, CONFIG_FPROBE
 #
 # The kernel adds and removes events under event_mutex, which every other
 # tracing user takes too: one reg() call for all of a set's events held it
 # for the whole set (seconds for tens of thousands, without a reschedule
 # point on a PREEMPT_NONE kernel). Whether a write is served in the middle
-# is seen without timing anything: the events directory is counted before
-# and after each write, while the create (or the unregister) runs; one
-# write that returns with some of the set's events made and not all of
-# them (or some removed and not all) was served between two chunks.
+# is seen without timing anything: the set's first and last events are
+# looked for before and after each write, while the create (or the
+# unregister) runs; one write that returns with the first made and the
+# last not (or the last removed and the first not) was served between two
+# chunks.
+# batchprobe/hold, read between the counts, is on while the chunks go (it
+# keeps the kernel's recording of task names on, which each chunk's
+# enable and disable of batchprobe/sync would otherwise start and stop).
 . ./bp_lib.sh
-ktap_plan 9
+ktap_plan 13
 T=/sys/kernel/tracing
 # Every function ftrace can trace that one text symbol has and kprobes do
 # not blacklist (about 16,000 on test, 18,000 on distro-7.3, 45,552 on
@@ -29,8 +33,7 @@ w0=$(bp_kernel_warnings "$lockups")
 
 bp_load
 # Each tracefs instance makes every event's files again: eight of them make
-# the adds and removals long enough to be seen from here (as a user with
-# instances meets them).
+# the adds and removals longer (as a user with instances meets them).
 trap 'rc=$?; rmdir $T/instances/bpchk* 2>/dev/null; (exit $rc); bp_cleanup' EXIT
 for i in 1 2 3 4 5 6 7 8; do mkdir $T/instances/bpchk$i; done
 # Names of 48 characters at most (an unnamed line's event is p_SYM_0,
@@ -46,21 +49,35 @@ grep -v -e '\.' -e ' ' $T/available_filter_functions | sort -u | bp_unblackliste
 rm -f /tmp/chk.part.*
 awk '{ print > ("/tmp/chk.part." int((NR - 1) / 15000)) }' /tmp/chk.lines
 ktap_check "staged_in_writes_of_15000" sh -c '. ./bp_lib.sh; for f in /tmp/chk.part.*; do bpwrite $BP_CTL < "$f" || exit 1; done'
-printf 'create chk --events\n' > /tmp/chk.lines
+printf 'create chk --events\n' > /tmp/chk.create
 count() { ls $T/events/chk 2>/dev/null | grep -cv -e '^enable$' -e '^filter$'; }
+# The events are added in the order of their names (bytes), and removed
+# last first: the first's and the last's directories say how far a sync
+# is, as fast as the shell's builtins look (counting 18,000 directories
+# took longer than all the adds).
+names=$(sed 's|^p:chk/ \(.*\)$|p_\1_0|' /tmp/chk.lines | sort)
+EF=$T/events/chk/$(echo "$names" | head -1)
+EL=$T/events/chk/$(echo "$names" | tail -1)
+# state: st is 0 (neither made), 1 (the first and not the last) or 2.
+state() { st=0; [ -d "$EF" ] && st=1; [ -d "$EL" ] && st=$((st + 1)); }
+H=$T/events/batchprobe/hold/enable
 # probe WHILE_PID: until WHILE_PID ends, one write to an enable file at a
-# time, each as "BEFORE AFTER" (the set's events counted around it).
+# time, each as "BEFORE AFTER HOLD" (the state around it, and
+# batchprobe/hold's enable file read between).
 probe() {
     while kill -0 "$1" 2>/dev/null; do
-        b=$(count)
+        state
+        b=$st
         echo 0 > $T/events/sched/sched_switch/enable 2>/dev/null ||
             echo 0 > $T/events/enable
-        echo "$b $(count)"
+        read -r h < $H
+        state
+        echo "$b $st $h"
     done
 }
 now() { cut -d' ' -f1 /proc/uptime; }
 t0=$(now)
-bpwrite $BP_CTL < /tmp/chk.lines > /tmp/chk.create.out 2>&1 &
+bpwrite $BP_CTL < /tmp/chk.create > /tmp/chk.create.out 2>&1 &
 wpid=$!
 probe $wpid > /tmp/chk.add
 wait $wpid
@@ -70,16 +87,22 @@ ktap_check "create_with_events" test $rc -eq 0
 total=$(count)
 echo "# set chk: $(bp_set_probes chk) probes, $total events, $(wc -l < /tmp/chk.add) writes during the create ($(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s, TCG)"
 ktap_check "an_event_per_probe" test "$total" -eq "$(bp_set_probes chk)"
-echo "# before/after counts of the writes during the create:" $(awk '{ printf "%s/%s ", $1, $2 }' /tmp/chk.add)
-ktap_check "write_served_while_adding" awk -v t="$total" '$1 > 0 && $2 > 0 && $2 < t { f = 1 } END { exit !f }' /tmp/chk.add
+echo "# before/after/hold of the writes during the create (0: no event, 1: the first, 2: all):" $(awk '{ printf "%s/%s/%s ", $1, $2, $3 }' /tmp/chk.add)
+ktap_check "write_served_while_adding" awk '$1 == 1 && $2 == 1 { f = 1 } END { exit !f }' /tmp/chk.add
+# Between a look that saw the first event made and one that saw the last
+# not yet, the sync ran.
+ktap_check "hold_on_while_adding" awk '$1 >= 1 && $2 <= 1 { n++; if ($3 != 1) bad = 1 } END { exit !(n && !bad) }' /tmp/chk.add
+ktap_check "hold_off_after_create" test "$(cat $H)" = 0
 
 printf 'unregister chk --sync\n' | bpwrite $BP_CTL > /tmp/chk.rm.out 2>&1 &
 wpid=$!
 probe $wpid > /tmp/chk.rm
 wait $wpid
 ktap_check "unregister" test $? -eq 0
-echo "# $(wc -l < /tmp/chk.rm) writes during the removal:" $(awk '{ printf "%s/%s ", $1, $2 }' /tmp/chk.rm)
-ktap_check "write_served_while_removing" awk -v t="$total" '$1 > 0 && $1 < t && $2 > 0 { f = 1 } END { exit !f }' /tmp/chk.rm
+echo "# $(wc -l < /tmp/chk.rm) writes during the removal (before/after/hold):" $(awk '{ printf "%s/%s/%s ", $1, $2, $3 }' /tmp/chk.rm)
+ktap_check "write_served_while_removing" awk '$1 == 1 && $2 == 1 { f = 1 } END { exit !f }' /tmp/chk.rm
+ktap_check "hold_on_while_removing" awk '$1 <= 1 && $2 >= 1 { n++; if ($3 != 1) bad = 1 } END { exit !(n && !bad) }' /tmp/chk.rm
+ktap_check "hold_off_after_removal" test "$(cat $H)" = 0
 ktap_check "all_events_gone" test ! -d $T/events/chk
 rmdir $T/instances/bpchk*
 ktap_check "no_lockup_or_stall" test "$(bp_kernel_warnings "$lockups")" -eq "$w0"

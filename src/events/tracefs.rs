@@ -416,19 +416,55 @@ impl SetEvents {
         if unsafe { bindings::bp_events_orphans() } {
             let null = core::ptr::null_mut();
             // SAFETY: See above.
-            unsafe { bindings::bp_events_sync(null, 0, null, 0, core::ptr::null_mut()) };
+            unsafe {
+                bindings::bp_events_sync(
+                    null,
+                    0,
+                    null,
+                    0,
+                    core::ptr::null_mut(),
+                    core::ptr::null_mut(),
+                )
+            };
         }
         let probes = Self::names(set, each)?;
         let event_of = self.make_all(set, &probes)?;
         let events = self.events.get_mut();
         let (ptr, n) = (events.as_mut_ptr(), events.len());
+        let mut taken = usize::MAX;
         // SAFETY: `ptr` holds `n` events from `bp_event_new`, none in
         // tracefs; the adds are all or nothing (on failure, one a user
         // enabled between two chunks stays in tracefs, owned by the C
-        // side, its slot NULL; the others are not in tracefs).
+        // side, its slot NULL; the others are not in tracefs). `taken` is
+        // writable.
         let ret = unsafe {
-            bindings::bp_events_sync(ptr, n, core::ptr::null_mut(), 0, core::ptr::null_mut())
+            bindings::bp_events_sync(
+                ptr,
+                n,
+                core::ptr::null_mut(),
+                0,
+                core::ptr::null_mut(),
+                &mut taken,
+            )
         };
+        // The event at `taken` has the name of the probes it serves.
+        let taken_name = || {
+            (0u32..)
+                .zip(event_of.iter())
+                .find(|&(_, &e)| e as usize == taken)
+                .and_then(|(i, _)| probes.get(i as usize))
+                .map(|p| p.0.as_bytes())
+        };
+        if let Some(name) = (ret == EEXIST.to_errno()).then(taken_name).flatten() {
+            return Err(Failed::new(
+                EEXIST,
+                format_args!(
+                    "event {}/{} exists in tracefs already (kprobe_events, another set, or a static event): name the probe, or the set, otherwise",
+                    BStr(set),
+                    BStr(name)
+                ),
+            ));
+        }
         if ret != 0 {
             return Err(Failed::new(
                 Error::from_errno(ret),
@@ -500,9 +536,11 @@ impl SetEvents {
                 .map_err(oom)?;
             event_of.push(0u32, GFP_KERNEL).map_err(oom)?;
         }
-        sorted.sort_unstable_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+        // By bytes: UTF-8's order is its characters', without checking
+        // them again per comparison.
+        sorted.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         let mut pace = Pacer::new(256);
-        for run in sorted.chunk_by(|a, b| a.0.as_str() == b.0.as_str()) {
+        for run in sorted.chunk_by(|a, b| a.0.as_bytes() == b.0.as_bytes()) {
             let Some(&(name, head, _, args)) = run.first() else {
                 continue;
             };
@@ -531,7 +569,7 @@ impl SetEvents {
                     ),
                 ));
             }
-            Self::make(events, &system, set, name.as_str().as_bytes(), head, args)?;
+            Self::make(events, &system, name.as_bytes(), head, args)?;
             let e = events.len() as u32 - 1;
             for p in run {
                 if let Some(slot) = event_of.get_mut(p.2 as usize) {
@@ -543,29 +581,17 @@ impl SetEvents {
         Ok(event_of)
     }
 
-    /// Makes the event `set/name` (not in tracefs yet), refusing a name
-    /// that tracefs has already.
+    /// Makes the event `set/name` (not in tracefs yet).
     fn make(
         events: &mut KVVec<*mut bindings::bp_event>,
         system: &[u8],
-        set: &[u8],
         name: &[u8],
         head: Head,
         args: Option<&Arc<FetchProgram>>,
     ) -> Result<(), Failed> {
         let cname = c_string(name)?;
-        // SAFETY: Both strings are NUL-terminated.
-        if unsafe { bindings::bp_event_exists(system.as_ptr().cast(), cname.as_ptr().cast()) } != 0
-        {
-            return Err(Failed::new(
-                EEXIST,
-                format_args!(
-                    "event {}/{} exists in tracefs already (kprobe_events, another set, or a static event): name the probe, or the set, otherwise",
-                    BStr(set),
-                    BStr(name)
-                ),
-            ));
-        }
+        // A name tracefs has already is refused when the events are added
+        // (`add`), under the lock the adds take.
         events.reserve(1, GFP_KERNEL).map_err(|_| Failed::oom())?;
         let ev = new_event(system, &cname, head, args)?;
         if ev.is_null() {
@@ -595,6 +621,7 @@ impl SetEvents {
                 events.as_mut_ptr(),
                 events.len(),
                 &mut busy,
+                core::ptr::null_mut(),
             )
         };
         if ret != 0 {
