@@ -1093,29 +1093,39 @@ static int bp_sync_reg(struct trace_event_call *call, enum trace_reg type, void 
 	}
 }
 
-static enum print_line_t bp_sync_print(struct trace_iterator *iter, int flags,
-				       struct trace_event *event)
-{
-	trace_seq_puts(&iter->seq, "sync\n");
-	return trace_handle_return(&iter->seq);
-}
+/*
+ * A static event of the module's, batchprobe/NAME, in its _ftrace_events
+ * section (the module loader registers it): no fields and no records, its
+ * class's reg() bp_NAME_reg().
+ */
+#define BP_STATIC_EVENT(NAME)							\
+static enum print_line_t bp_##NAME##_print(struct trace_iterator *iter,	\
+					    int flags, struct trace_event *event)	\
+{										\
+	trace_seq_puts(&iter->seq, #NAME "\n");					\
+	return trace_handle_return(&iter->seq);					\
+}										\
+static struct trace_event_functions bp_##NAME##_funcs = {			\
+	.trace = bp_##NAME##_print,						\
+};										\
+static struct trace_event_fields bp_##NAME##_fields[] = { {} };		\
+static struct trace_event_class bp_##NAME##_class = {				\
+	.system = "batchprobe",							\
+	.reg = bp_##NAME##_reg,							\
+	.fields_array = bp_##NAME##_fields,					\
+	.fields = LIST_HEAD_INIT(bp_##NAME##_class.fields),			\
+	.raw_init = trace_event_raw_init,					\
+};										\
+static struct trace_event_call bp_##NAME##_call = {				\
+	.class = &bp_##NAME##_class,						\
+	.name = #NAME,								\
+	.event.funcs = &bp_##NAME##_funcs,					\
+	.print_fmt = "\"" #NAME "\"",						\
+};										\
+static struct trace_event_call __used __section("_ftrace_events")		\
+	*bp_##NAME##_ptr = &bp_##NAME##_call
 
-static struct trace_event_functions bp_sync_funcs = { .trace = bp_sync_print };
-static struct trace_event_fields bp_sync_fields[] = { {} };
-static struct trace_event_class bp_sync_class = {
-	.system = "batchprobe",
-	.reg = bp_sync_reg,
-	.fields_array = bp_sync_fields,
-	.fields = LIST_HEAD_INIT(bp_sync_class.fields),
-	.raw_init = trace_event_raw_init,
-};
-static struct trace_event_call bp_sync_call = {
-	.class = &bp_sync_class,
-	.name = "sync",
-	.event.funcs = &bp_sync_funcs,
-	.print_fmt = "\"sync\"",
-};
-static struct trace_event_call __used __section("_ftrace_events") *bp_sync_ptr = &bp_sync_call;
+BP_STATIC_EVENT(sync);
 
 /*
  * batchprobe/hold: on while a sync of more than one chunk runs
@@ -1140,29 +1150,7 @@ static int bp_hold_reg(struct trace_event_call *call, enum trace_reg type, void 
 	}
 }
 
-static enum print_line_t bp_hold_print(struct trace_iterator *iter, int flags,
-				       struct trace_event *event)
-{
-	trace_seq_puts(&iter->seq, "hold\n");
-	return trace_handle_return(&iter->seq);
-}
-
-static struct trace_event_functions bp_hold_funcs = { .trace = bp_hold_print };
-static struct trace_event_fields bp_hold_fields[] = { {} };
-static struct trace_event_class bp_hold_class = {
-	.system = "batchprobe",
-	.reg = bp_hold_reg,
-	.fields_array = bp_hold_fields,
-	.fields = LIST_HEAD_INIT(bp_hold_class.fields),
-	.raw_init = trace_event_raw_init,
-};
-static struct trace_event_call bp_hold_call = {
-	.class = &bp_hold_class,
-	.name = "hold",
-	.event.funcs = &bp_hold_funcs,
-	.print_fmt = "\"hold\"",
-};
-static struct trace_event_call __used __section("_ftrace_events") *bp_hold_ptr = &bp_hold_call;
+BP_STATIC_EVENT(hold);
 
 /*
  * A removed event's records must not outlive it in the ring buffer: its

@@ -414,18 +414,9 @@ impl SetEvents {
         // (and its name with it).
         // SAFETY: Plain C calls; an empty sync only removes such events.
         if unsafe { bindings::bp_events_orphans() } {
-            let null = core::ptr::null_mut();
+            use core::ptr::null_mut as null;
             // SAFETY: See above.
-            unsafe {
-                bindings::bp_events_sync(
-                    null,
-                    0,
-                    null,
-                    0,
-                    core::ptr::null_mut(),
-                    core::ptr::null_mut(),
-                )
-            };
+            unsafe { bindings::bp_events_sync(null(), 0, null(), 0, null(), null()) };
         }
         let probes = Self::names(set, each)?;
         let event_of = self.make_all(set, &probes)?;
@@ -447,32 +438,8 @@ impl SetEvents {
                 &mut taken,
             )
         };
-        // The event at `taken` has the name of the probes it serves.
-        let taken_name = || {
-            (0u32..)
-                .zip(event_of.iter())
-                .find(|&(_, &e)| e as usize == taken)
-                .and_then(|(i, _)| probes.get(i as usize))
-                .map(|p| p.0.as_bytes())
-        };
-        if let Some(name) = (ret == EEXIST.to_errno()).then(taken_name).flatten() {
-            return Err(Failed::new(
-                EEXIST,
-                format_args!(
-                    "event {}/{} exists in tracefs already (kprobe_events, another set, or a static event): name the probe, or the set, otherwise",
-                    BStr(set),
-                    BStr(name)
-                ),
-            ));
-        }
         if ret != 0 {
-            return Err(Failed::new(
-                Error::from_errno(ret),
-                format_args!(
-                    "set {}: its events could not be added to tracefs",
-                    BStr(set)
-                ),
-            ));
+            return Err(Self::not_added(set, ret, taken, &probes, &event_of));
         }
         // INVARIANT: every event is in tracefs now.
         self.added = true;
@@ -486,6 +453,36 @@ impl SetEvents {
             i += 1;
         });
         Ok(())
+    }
+
+    /// Why the events of `set` could not be added (`ret`, the sync's
+    /// error): `EEXIST` names the event at `taken` (its probes' name),
+    /// which tracefs has already.
+    fn not_added(set: &[u8], ret: i32, taken: usize, probes: &[Probe], event_of: &[u32]) -> Failed {
+        let taken_name = || {
+            (0u32..)
+                .zip(event_of.iter())
+                .find(|&(_, &e)| e as usize == taken)
+                .and_then(|(i, _)| probes.get(i as usize))
+                .map(|p| p.0.as_bytes())
+        };
+        match (ret == EEXIST.to_errno()).then(taken_name).flatten() {
+            Some(name) => Failed::new(
+                EEXIST,
+                format_args!(
+                    "event {}/{} exists in tracefs already (kprobe_events, another set, or a static event): name the probe, or the set, otherwise",
+                    BStr(set),
+                    BStr(name)
+                ),
+            ),
+            None => Failed::new(
+                Error::from_errno(ret),
+                format_args!(
+                    "set {}: its events could not be added to tracefs",
+                    BStr(set)
+                ),
+            ),
+        }
     }
 
     /// Every probe's event name, kind (a return probe) and arguments, in
