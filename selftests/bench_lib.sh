@@ -4,6 +4,9 @@
 # symbols, in one boot. Each prints one line per measurement:
 #   BENCH method=M n=N run=R phase=P ns=T [offset=O] [got=K]
 #   BENCH method=M n=N status=over-budget projected_s=S
+#   BENCH method=M n=N run=R status=failed    (bench_failed: no sample)
+#   BENCHFAIL PART: WHY                         (part_failed: a part that
+#                                                could not run at all)
 #   BENCHGP method=M n=N run=R phase=P gp=RCU/RCU_TASKS/RCU_TASKS_RUDE
 # The host (scripts/bench.sh) turns them into tables and a plot.
 . ./bp_lib.sh
@@ -17,6 +20,11 @@ BIG_RUNS=${BP_BENCH_BIG_RUNS:-3}      # repeats for N > 256
 BUDGET_S=${BP_BENCH_BUDGET_S:-60}     # one run of one method at one N
 HITS=${BP_BENCH_HITS:-200000}
 now() { cut -d' ' -f1 /proc/uptime; }
+# A run that went wrong says so: the report names it instead of showing a
+# median of fewer runs as if nothing happened (a table cell says "failed").
+bench_failed() { echo "BENCH method=$1 n=$2 run=$3 status=failed"; }
+# A part that could not run at all says why: the report lists it.
+part_failed() { echo "BENCHFAIL $*"; }
 
 # A per-call figure is reported only where what it times was live: the
 # probe counted every call, or every call wrote its record. HITS getppid()
@@ -215,7 +223,7 @@ entry_probes() {
         if [ "$n" = all ]; then
             cp /tmp/bp-entry-candidates /tmp/bp-entry
             n=$(wc -l < /tmp/bp-entry)
-            r=$((r + 1)); entry_bp entry-auto "$n" "$r" p
+            r=$((r + 1)); entry_bp entry-auto "$n" "$r" p || bench_failed entry-auto "$n" "$r"
             # Projected from the largest N the kprobe method ran.
             [ "$kp_n" -gt 0 ] && echo "BENCH method=entry-kprobe n=$n status=over-budget projected_s=$(awk -v s="$kp_s" -v a="$kp_n" -v b="$n" 'BEGIN { printf "%d", s * b / a }')"
             continue
@@ -226,9 +234,9 @@ entry_probes() {
             r=$((r + 1))
             entry_tracefs "$n" "$r"
             t0=$(now)
-            entry_bp entry-kprobe "$n" "$r" 'p!'
+            entry_bp entry-kprobe "$n" "$r" 'p!' || bench_failed entry-kprobe "$n" "$r"
             kp_n=$n kp_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%d", b - a + 0.999 }')
-            entry_bp entry-auto "$n" "$r" p
+            entry_bp entry-auto "$n" "$r" p || bench_failed entry-auto "$n" "$r"
         done
     done
 }
@@ -272,8 +280,8 @@ events_cost() {
         fi
         n=$(wc -l < /tmp/bp-entry)
         for k in $(seq 1 "$EVENT_RUNS"); do
-            r=$((r + 1)); entry_bp events-off "$n" "$r" p
-            r=$((r + 1)); entry_bp events-on "$n" "$r" p --events
+            r=$((r + 1)); entry_bp events-off "$n" "$r" p || bench_failed events-off "$n" "$r"
+            r=$((r + 1)); entry_bp events-on "$n" "$r" p --events || bench_failed events-on "$n" "$r"
         done
     done
 }
@@ -380,7 +388,7 @@ ran() {
 }
 
 exit_probes() {
-    exit_candidates || return 0
+    exit_candidates || { part_failed "exit: no candidates (the exit set xacc on every function was refused: $(cat $BP_DEBUGFS/last_error))"; return 0; }
     r=0
     for n in $EXIT_SIZES; do
         [ "$n" = all ] && n=$(wc -l < /tmp/bp-exit-candidates)
@@ -401,7 +409,7 @@ exit_probes() {
             for m in $todo; do
                 r=$((r + 1))
                 t0=$(now)
-                exit_run "$m" "$n" "$r"
+                exit_run "$m" "$n" "$r" || bench_failed "$m" "$n" "$r"
                 ran exit "$m" "$n" "$t0"
             done
         done
@@ -606,7 +614,10 @@ peer_round() {
         done
         for m in $todo; do
             case $m in
-                peer-bp-fprobe | peer-bp-direct | peer-bp-exit) peer_cold "$m" "$n" && peer_loaded "$m" "$n" ;;
+                peer-bp-fprobe | peer-bp-direct | peer-bp-exit)
+                    peer_cold "$m" "$n" || bench_failed "$m-cold" "$n" 1
+                    peer_loaded "$m" "$n" || bench_failed "$m-loaded" "$n" 1
+                    ;;
             esac
         done
         for i in $(seq 1 "$PEER_RUNS"); do
@@ -617,7 +628,7 @@ peer_round() {
                 case $m in
                     peer-bp-*) peer_bp "$m" "$n" "$peer_r" ;;
                     *) peer_bpf "$m" "$n" "$peer_r" ;;
-                esac
+                esac || bench_failed "$m" "$n" "$peer_r"
                 ran peer "$m" "$n" "$t0"
             done
         done
@@ -679,7 +690,7 @@ peer_per_call() {
 
 peers() {
     [ -x ./bpfpeer ] && [ -r /sys/kernel/btf/vmlinux ] || { echo "BENCHINFO peers=skipped (no bpfpeer or no BTF)"; return 0; }
-    peer_candidates || return 0
+    peer_candidates || { part_failed "peers: no candidates (the exit set xacc on every function was refused: $(cat $BP_DEBUGFS/last_error))"; return 0; }
     peer_r=0
     peer_round /tmp/bp-peer-entry "$PEER_ENTRY_SIZES" peer-bp-fprobe peer-bp-direct peer-kprobe-multi
     multi=
@@ -704,7 +715,7 @@ method() { # name runner [create options] [sizes] [runs] [budget_s]
         fi
         for r in $(seq 1 "$nruns"); do
             t0=$(now)
-            $runner "$name" "$n" "$r" "$opts"
+            $runner "$name" "$n" "$r" "$opts" || bench_failed "$name" "$n" "$r"
             t1=$(now)
         done
         prev_n=$n prev_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a + 0.999 }')

@@ -64,6 +64,7 @@ pub(crate) fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavo
         info("vcpus"),
         accel_text(&a.accel),
     );
+    failures(&mut o, b);
     // A partial run (`BP_BENCH_ONLY`) may have measured no kprobe method.
     if has_kprobe_runs(sum) {
         kprobes_section(&mut o, b, sum, gp);
@@ -86,6 +87,34 @@ pub(crate) fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavo
             }
         })
         .collect()
+}
+
+/// Writes what did not run: the parts the guest could not start
+/// (`BENCHFAIL`) and each failed run, which left no sample (its table
+/// cell says so too).
+fn failures(o: &mut String, b: &Bench) {
+    if b.parts_failed.is_empty() && b.failed.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "## What did not run
+"
+    );
+    for p in &b.parts_failed {
+        let _ = writeln!(o, "- {p}");
+    }
+    let mut seen = Vec::new();
+    for f in &b.failed {
+        if seen.contains(&(&f.method, f.n)) {
+            continue;
+        }
+        seen.push((&f.method, f.n));
+        if let Some(t) = b.failed_text(&f.method, f.n) {
+            let _ = writeln!(o, "- `{}` at N = {}: {t}", f.method, f.n);
+        }
+    }
+    o.push('\n');
 }
 
 /// How the boot repeated what it measured (a partial run: only that).

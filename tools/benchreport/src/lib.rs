@@ -4,6 +4,9 @@
 //!
 //! The guest prints `BENCH method=M n=N run=R phase=P ns=T [offset=O] [got=K]`,
 //! `BENCH method=M n=N status=over-budget projected_s=S`,
+//! `BENCH method=M n=N run=R status=failed` (a run that went wrong: no
+//! sample, said in the report), `BENCHFAIL PART: WHY` (a part of the bench
+//! that could not run at all),
 //! `BENCHGP method=M n=N run=R phase=P gp=A/B/C` (the grace periods of each
 //! kind in [`GP_KINDS`] that the phase waited for; `-` where the kernel has
 //! no such kind) and `BENCHINFO key=value`.
@@ -30,6 +33,14 @@ pub struct OverBudget {
     pub projected_s: u64,
 }
 
+/// A run that failed (`status=failed`): it left no sample.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailedRun {
+    pub method: String,
+    pub n: u64,
+    pub run: u64,
+}
+
 /// The grace-period kinds a `BENCHGP` line counts, in its order.
 pub const GP_KINDS: [&str; 3] = ["rcu", "rcu_tasks", "rcu_tasks_rude"];
 
@@ -50,7 +61,38 @@ pub struct Bench {
     pub samples: Vec<Sample>,
     pub gps: Vec<GpSample>,
     pub over_budget: Vec<OverBudget>,
+    pub failed: Vec<FailedRun>,
+    /// What each `BENCHFAIL` line said: a part that did not run, and why.
+    pub parts_failed: Vec<String>,
     pub info: BTreeMap<String, String>,
+}
+
+impl Bench {
+    /// The runs of `method` at `n` that failed, in order.
+    pub fn failed_runs(&self, method: &str, n: u64) -> Vec<u64> {
+        self.failed
+            .iter()
+            .filter(|f| f.method == method && f.n == n)
+            .map(|f| f.run)
+            .collect()
+    }
+
+    /// What a table says where `method` has no sample at `n`: the runs
+    /// that failed, or `None` where none did (not run).
+    pub fn failed_text(&self, method: &str, n: u64) -> Option<String> {
+        let runs = self.failed_runs(method, n);
+        match runs.len() {
+            0 => None,
+            1 => Some(format!("failed: run {}", runs[0])),
+            _ => Some(format!(
+                "failed: runs {}",
+                runs.iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
 }
 
 fn fields(line: &str) -> BTreeMap<&str, &str> {
@@ -104,17 +146,29 @@ fn parse_gp(f: &BTreeMap<&str, &str>, line: usize) -> Result<GpSample, String> {
     })
 }
 
-/// Adds the `BENCH` line `line`, of fields `f`, to `b`: a sample or an
-/// over-budget point.
+/// Adds the `BENCH` line `line`, of fields `f`, to `b`: a sample, an
+/// over-budget point or a failed run.
 fn parse_bench(b: &mut Bench, f: &BTreeMap<&str, &str>, line: usize) -> Result<(), String> {
     let method = text(f, "method", line)?;
-    if f.get("status") == Some(&"over-budget") {
-        b.over_budget.push(OverBudget {
-            method,
-            n: num(f, "n", line)?,
-            projected_s: num(f, "projected_s", line)?,
-        });
-        return Ok(());
+    match f.get("status") {
+        Some(&"over-budget") => {
+            b.over_budget.push(OverBudget {
+                method,
+                n: num(f, "n", line)?,
+                projected_s: num(f, "projected_s", line)?,
+            });
+            return Ok(());
+        }
+        Some(&"failed") => {
+            b.failed.push(FailedRun {
+                method,
+                n: num(f, "n", line)?,
+                run: num(f, "run", line)?,
+            });
+            return Ok(());
+        }
+        Some(other) => return Err(format!("line {line}: status={other}: unknown")),
+        None => {}
     }
     b.samples.push(Sample {
         method,
@@ -139,6 +193,8 @@ pub fn parse(text: &str) -> Result<Bench, String> {
             for (k, v) in fields(line) {
                 b.info.insert(k.to_string(), v.to_string());
             }
+        } else if let Some(why) = line.strip_prefix("BENCHFAIL ") {
+            b.parts_failed.push(why.trim().to_string());
         } else if line.starts_with("BENCH ") {
             parse_bench(&mut b, &fields(line), i + 1)?;
         }
@@ -292,6 +348,9 @@ mod tests {
         BENCH method=batchprobe n=256 run=2 phase=unregister_complete ns=30000000 offset=5 got=255\n\
         BENCH method=batchprobe n=256 run=3 phase=unregister_complete ns=20000000 offset=5 got=256\n\
         BENCH method=tracefs n=4096 status=over-budget projected_s=80\n\
+        BENCH method=tracefs n=1024 run=4 status=failed\n\
+        BENCH method=tracefs n=1024 run=6 status=failed\n\
+        BENCHFAIL exit: no exit candidates (the xacc set was refused)\n\
         BENCHGP method=direct n=1000 run=1 phase=detach gp=0/1/1\n\
         BENCHGP method=direct n=1000 run=2 phase=detach gp=1/1/1\n\
         BENCHGP method=direct n=1000 run=3 phase=detach gp=0/1/1\n\
@@ -311,6 +370,24 @@ mod tests {
                 projected_s: 80
             }]
         );
+    }
+
+    /// A failed run and a part that could not run are kept, to be said.
+    #[test]
+    fn failures_are_kept() {
+        let b = parse(OUT).unwrap();
+        assert_eq!(b.failed_runs("tracefs", 1024), vec![4, 6]);
+        assert_eq!(
+            b.failed_text("tracefs", 1024).as_deref(),
+            Some("failed: runs 4, 6")
+        );
+        assert_eq!(b.failed_text("tracefs", 256), None);
+        assert_eq!(
+            b.parts_failed,
+            vec!["exit: no exit candidates (the xacc set was refused)".to_string()]
+        );
+        assert!(parse("BENCH method=x n=1 status=failed").is_err());
+        assert!(parse("BENCH method=x n=1 run=1 status=lost").is_err());
     }
 
     #[test]

@@ -64,7 +64,11 @@ impl Run {
         let (s, _, got) = self
             .sum
             .get(&(method.to_string(), phase.to_string(), n))
-            .ok_or_else(|| "–".to_string())?;
+            .ok_or_else(|| {
+                self.b
+                    .failed_text(method, n)
+                    .unwrap_or_else(|| "–".to_string())
+            })?;
         match got {
             Some(g) if *g < n => Err(format!("not live ({g} of {n} attached)")),
             _ => Ok(s.median),
@@ -290,6 +294,9 @@ fn flavor_section(o: &mut String, flavor: &str, chosen: &[(&str, &Run)]) {
         );
         if let Some(note) = r.meta.get("note") {
             let _ = writeln!(o, "{note}\n");
+        }
+        for p in &r.b.parts_failed {
+            let _ = writeln!(o, "Did not run in this boot: {p}.\n");
         }
         part_section(o, part, r);
     }

@@ -9,12 +9,25 @@ use benchreport::*;
 
 pub(crate) type Summary = BTreeMap<Key, (Stat, Option<u64>, Option<u64>)>;
 
+/// The median of `method`'s `phase` at `n`, where its runs attached what
+/// they were asked to: a run that got fewer than N functions measured
+/// other work, so ratios and goals take no figure from it (the phase
+/// tables show it, with its count).
 pub(crate) fn median(sum: &Summary, method: &str, phase: &str, n: u64) -> Option<f64> {
-    sum.get(&(method.to_string(), phase.to_string(), n))
-        .map(|(s, _, _)| s.median)
+    match sum.get(&(method.to_string(), phase.to_string(), n))? {
+        (_, _, Some(got)) if *got < n => None,
+        (s, _, _) => Some(s.median),
+    }
 }
 
-/// The N measured (or skipped as over budget) for any of `methods`.
+/// Whether `method`'s `phase` at `n` was measured by a run that got fewer
+/// than N functions (see [`median`]).
+pub(crate) fn partial(sum: &Summary, method: &str, phase: &str, n: u64) -> bool {
+    matches!(sum.get(&(method.to_string(), phase.to_string(), n)), Some((_, _, Some(g))) if *g < n)
+}
+
+/// The N measured (or skipped as over budget, or failed) for any of
+/// `methods`.
 pub(crate) fn sizes(sum: &Summary, b: &Bench, methods: &[&str]) -> Vec<u64> {
     let measured = sum
         .keys()
@@ -25,7 +38,16 @@ pub(crate) fn sizes(sum: &Summary, b: &Bench, methods: &[&str]) -> Vec<u64> {
         .iter()
         .filter(|x| methods.contains(&x.method.as_str()))
         .map(|x| x.n);
-    let s: BTreeSet<u64> = measured.chain(skipped).filter(|&n| n > 1).collect();
+    let failed = b
+        .failed
+        .iter()
+        .filter(|x| methods.contains(&x.method.as_str()))
+        .map(|x| x.n);
+    let s: BTreeSet<u64> = measured
+        .chain(skipped)
+        .chain(failed)
+        .filter(|&n| n > 1)
+        .collect();
     s.into_iter().collect()
 }
 
@@ -82,7 +104,12 @@ pub(crate) fn phase_table(
     phases: &[&str],
 ) {
     let ns = sizes(sum, b, methods);
-    let has = |m: &str, p: &str, n| median(sum, m, p, n).is_some();
+    let key = |m: &str, p: &str, n| (m.to_string(), p.to_string(), n);
+    // A failed run's row shows, under every phase its method has.
+    let has = |m: &str, p: &str, n| {
+        sum.contains_key(&key(m, p, n))
+            || (!b.failed_runs(m, n).is_empty() && sum.keys().any(|k| k.0 == m && k.1 == p))
+    };
     // A cell with fewer runs than the table's fullest says so: a failed run
     // leaves no sample, and a median of fewer is not the same figure.
     let most = sum
@@ -105,13 +132,16 @@ pub(crate) fn phase_table(
             if let Some(g) = got.filter(|&g| g < n) {
                 let _ = write!(c, " (got {g})");
             }
+            if let Some(f) = b.failed_text(m, n) {
+                let _ = write!(c, " ({f})");
+            }
             if let Some(off) = off.filter(|&o| o != 5) {
                 let _ = write!(c, " +{off}");
             }
             c
         }
         None if b.over_budget.iter().any(|x| x.method == m && x.n == n) => "over budget".into(),
-        None => "–".into(),
+        None => b.failed_text(m, n).unwrap_or_else(|| "–".into()),
     };
     table(o, title, &ns, (methods, phases), has, cell);
 }
@@ -132,11 +162,20 @@ pub(crate) fn speedup_table(
     let mut all = vec![base];
     all.extend_from_slice(methods);
     let ns = sizes(sum, b, &all);
-    let has = |m: &str, p: &str, n| map(m, p).is_some() && median(sum, m, p, n).is_some();
+    let has = |m: &str, p: &str, n| {
+        map(m, p).is_some() && sum.contains_key(&(m.to_string(), p.to_string(), n))
+    };
     let cell = |m: &str, p: &str, n| {
-        let base = map(m, p).and_then(|bp| median(sum, base, bp, n));
-        match speedup(base, median(sum, m, p, n)) {
+        let bp = map(m, p);
+        match speedup(
+            bp.and_then(|bp| median(sum, base, bp, n)),
+            median(sum, m, p, n),
+        ) {
             Some(r) => format!("{r:.1}×"),
+            // Measured, but by a run that got fewer functions than N.
+            None if partial(sum, m, p, n) || bp.is_some_and(|bp| partial(sum, base, bp, n)) => {
+                "not live".into()
+            }
             None => "–".into(),
         }
     };
@@ -167,6 +206,41 @@ mod tests {
     use super::*;
     use crate::Stat;
 
+    /// A partial run (fewer functions than N) is shown with its count but
+    /// gives no ratio; a run that failed is named.
+    #[test]
+    fn partial_and_failed_runs() {
+        let mut b = Bench::default();
+        b.failed.push(FailedRun {
+            method: "b".into(),
+            n: 64,
+            run: 2,
+        });
+        let st = Stat {
+            median: 2e6,
+            min: 1_000_000,
+            max: 3_000_000,
+            runs: 1,
+        };
+        let mut sum = Summary::new();
+        sum.insert(("a".into(), "enable".into(), 64), (st, None, Some(64)));
+        sum.insert(("b".into(), "enable".into(), 64), (st, None, Some(60)));
+        sum.insert(("b".into(), "enable".into(), 128), (st, None, Some(128)));
+        assert_eq!(median(&sum, "b", "enable", 64), None);
+        assert_eq!(median(&sum, "b", "enable", 128), Some(2e6));
+        let mut o = String::new();
+        phase_table(&mut o, &b, &sum, "t", &["a", "b"], &["enable"]);
+        assert!(
+            o.contains("| b | enable | 2.0 [1.0–3.0] (got 60) (failed: run 2) | 2.0 [1.0–3.0] |"),
+            "{o}"
+        );
+        let mut o = String::new();
+        speedup_table(&mut o, &b, &sum, "t", "a", &["b"], &["enable"], |_, p| {
+            Some(p)
+        });
+        assert!(o.contains("| b | enable | not live | – |"), "{o}");
+    }
+
     /// A cell with fewer runs than the table's fullest names its count.
     #[test]
     fn short_cells_say_how_many_runs() {
@@ -174,6 +248,8 @@ mod tests {
             samples: Vec::new(),
             gps: Vec::new(),
             over_budget: Vec::new(),
+            failed: Vec::new(),
+            parts_failed: Vec::new(),
             info: BTreeMap::new(),
         };
         let st = |runs| Stat {
