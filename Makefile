@@ -124,6 +124,7 @@ uninstall:
 
 host-test:
 	cd tests && cargo test
+	cd tests && cargo test --features lints --test 'lint_*'
 	cd tools/benchreport && cargo test
 	cd tools/batchprobe && cargo test
 

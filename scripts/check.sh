@@ -67,11 +67,21 @@ set +e
  exit $rc) | tee "$host_out"
 host_rc=${PIPESTATUS[0]}
 set -e
-host_pass=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i) ~ /^passed;?$/) s += $(i-1) } END { print s + 0 }' "$host_out")
-host_fail=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i) ~ /^failed;?$/) s += $(i-1) } END { print s + 0 }' "$host_out")
-host_skip=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i) ~ /^ignored;?$/) s += $(i-1) } END { print s + 0 }' "$host_out")
-rm -f "$host_out"
+# count FILE WORD: the sum over cargo's "test result" lines of the number
+# before WORD (passed, failed, ignored).
+count() { awk -v w="$2" '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i) ~ "^" w ";?$") s += $(i-1) } END { print s + 0 }' "$1"; }
+host_pass=$(count "$host_out" passed) host_fail=$(count "$host_out" failed) host_skip=$(count "$host_out" ignored)
 [ "$host_rc" -eq 0 ] || [ "$host_fail" -gt 0 ] || host_fail=1   # a build error counts as a failure
+# The lints (tests/tests/lint_*.rs) read the sources as text to hold a rule:
+# a broken one fails the check, a kept one is no pass (docs/testing.md).
+log "lints: cargo test --features lints --test 'lint_*'"
+set +e
+(cd "$BP_ROOT/tests" && cargo test --quiet --features lints --test 'lint_*' 2>&1) | tee "$host_out"
+lint_rc=${PIPESTATUS[0]}
+set -e
+lint_kept=$(count "$host_out" passed) lint_broken=$(count "$host_out" failed)
+[ "$lint_rc" -eq 0 ] || [ "$lint_broken" -gt 0 ] || lint_broken=1
+rm -f "$host_out"
 
 log "lint: rustfmt --check"
 (cd "$BP_ROOT" && rustfmt --edition 2021 --config-path .rustfmt.toml --check src/batchprobe.rs \
@@ -241,6 +251,7 @@ for f in $runs; do
     fi
 done
 echo "host: $host_pass passed, $host_fail failed, $host_skip skipped (#[ignore])"
+echo "lints (rules read in the source text; not counted as passes): $lint_kept kept, $lint_broken broken"
 # Every skip, with its reason (a skip is not a pass: read them).
 for f in $runs; do
     [ -s "$BP_ROOT/out/check-console-$f.log.skips" ] || continue
@@ -252,7 +263,7 @@ for f in $runs; do
     sed "s/^/[$f] /" "$BP_ROOT/out/check-console-$f.log.problems"
 done
 pass=$((host_pass + guest_pass))
-fail=$((host_fail + guest_fail))
+fail=$((host_fail + lint_broken + guest_fail))
 [ "$broken" -eq 0 ] || [ "$fail" -gt 0 ] || fail=$broken
 log "check took $(( $(date +%s) - t0 )) s"
 [ -z "$left_out" ] || log "not run:$left_out (make check-all runs every flavor; BP_FLAVORS='...' make check the ones named)"

@@ -54,7 +54,7 @@ fn now_ns() -> u64 {
 /// can be marked unstable or recalibrated later. A plain `u64`
 /// subtraction would then underflow, which with `RUST_OVERFLOW_CHECKS`
 /// (Debian's 7.3, `distro-7.3`) is a panic holding the registry lock.
-/// `tests/tests/timestamps.rs` fails on any other use of the clock.
+/// `tests/tests/lint_timestamps.rs` fails on any other use of the clock.
 #[derive(Clone, Copy)]
 pub(crate) struct Stamp(u64);
 

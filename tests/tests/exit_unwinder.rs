@@ -56,19 +56,3 @@ fn reliable_only_with_orc_or_frame_pointers() {
     assert_eq!(reliable(&["CONFIG_UNWINDER_GUESS=1"]), "0");
     assert_eq!(reliable(&[]), "0");
 }
-
-#[test]
-fn start_refuses_without_a_reliable_unwinder() {
-    let text = fs::read_to_string(root().join("rust/exit_tasks.c")).unwrap();
-    let start = text
-        .find("int bp_exit_tasks_start(void)")
-        .expect("bp_exit_tasks_start");
-    let body = &text[start..start + text[start..].find("\n}\n").unwrap()];
-    let refusal = body
-        .find("if (!BP_EXIT_RELIABLE_UNWINDER)\n\t\treturn -EOPNOTSUPP;")
-        .expect("bp_exit_tasks_start does not refuse without a reliable unwinder");
-    // Before anything is registered.
-    assert!(body
-        .find("register_ftrace_function")
-        .is_some_and(|r| r > refusal));
-}
