@@ -88,7 +88,7 @@ if [ "${BP_CONTROL:-dev}" = debugfs ]; then BP_CTL=$BP_DEBUGFS/control; else BP_
 # bptool's names (bpwrite, bptime, ...): links to this collection's bptool.
 if [ -x ./bptool ] && ! command -v bpwrite > /dev/null; then
     mkdir -p /tmp/bp-bin
-    for t in bpwrite bptime bphit bpsleep bpnocap bpuser bpfuzz bpperf bpopen bplines bpmkdir bpkprobe bpfg; do ln -sf "$PWD/bptool" "/tmp/bp-bin/$t"; done
+    for t in bpwrite bptime bphit bpsleep bpnocap bpuser bpfuzz bpperf bpperfopen bpopen bplines bpmkdir bpkprobe bpfg; do ln -sf "$PWD/bptool" "/tmp/bp-bin/$t"; done
     PATH=/tmp/bp-bin:$PATH
 fi
 

@@ -57,6 +57,16 @@
  *                     __probe_func), in hex, then that sample's raw
  *                     record after the common fields, byte by byte in hex
  *                     ("-" without a sample); on failure "error ERRNO"
+ *   bpperfopen PATH N EVENT...
+ *                     open each trace event EVENT (GROUP/NAME under
+ *                     tracefs' events/) with perf_event_open(2), as bpperf
+ *                     does, all at once, then openat(PATH) N times as bpopen
+ *                     does; print a line per EVENT: "COUNT SAMPLES REC...",
+ *                     each sample decoded with the event's format file as
+ *                     perf and trace-cmd decode it: "{FIELD=HEX,...}", every
+ *                     field but the common ones, a __data_loc field as the
+ *                     bytes it points at (records of several events written
+ *                     on the same calls, each read as its format says)
  *   bpkprobe SYM      open a kprobe on SYM through perf's kprobe PMU
  *                     (perf_event_open(2), the type in /sys/bus/
  *                     event_source/devices/kprobe/type): the kernel's own
@@ -343,6 +353,196 @@ static int bpperf(int argc, char **argv)
 		off += h->size;
 	}
 	printf("%llu %llu %llx %s\n", count, samples, ip, hex[0] ? hex : "-");
+	return 0;
+}
+
+/* One field of a trace event's format: where it is in a record. */
+struct bpfield {
+	char name[64];
+	unsigned int offset, size;
+	int data_loc;
+};
+
+/* What bpperfopen keeps per event: its perf fd, ring buffer and format. */
+struct bpperf_event {
+	int fd;
+	struct perf_event_mmap_page *mp;
+	struct bpfield fields[64];
+	int nfields;
+};
+
+/* Reads the fields of `event`'s format (GROUP/NAME), but the common ones;
+ * returns its id, or 0. */
+static unsigned long long bpformat(const char *event, struct bpperf_event *e)
+{
+	char path[512], line[1024];
+	unsigned long long id = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/format", event);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	e->nfields = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *decl = strstr(line, "field:"), *semi, *name, *at;
+		struct bpfield *fl;
+
+		if (!strncmp(line, "ID: ", 4))
+			id = strtoull(line + 4, NULL, 10);
+		if (!decl || e->nfields == 64)
+			continue;
+		decl += 6;
+		semi = strchr(decl, ';');
+		if (!semi)
+			continue;
+		*semi = 0;
+		/* The name: the declaration's last word, without an [N]. */
+		name = strrchr(decl, ' ');
+		name = name ? name + 1 : decl;
+		at = strchr(name, '[');
+		if (at)
+			*at = 0;
+		if (!strncmp(name, "common_", 7))
+			continue;
+		fl = &e->fields[e->nfields++];
+		snprintf(fl->name, sizeof(fl->name), "%s", name);
+		fl->data_loc = !!strstr(decl, "__data_loc");
+		at = strstr(semi + 1, "offset:");
+		fl->offset = at ? strtoul(at + 7, NULL, 10) : 0;
+		at = strstr(semi + 1, "size:");
+		fl->size = at ? strtoul(at + 5, NULL, 10) : 0;
+	}
+	fclose(f);
+	return id;
+}
+
+/* Opens trace event `id` for this task, disabled: a sample per hit with
+ * its raw record, into a ring buffer of BPPERF_PAGES pages. */
+static int bpperf_open(unsigned long long id, struct bpperf_event *e, long pg)
+{
+	struct perf_event_attr a = { .size = sizeof(a) };
+
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = id;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_RAW;
+	a.disabled = 1;
+	e->fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (e->fd < 0)
+		return -errno;
+	e->mp = mmap(NULL, pg * (BPPERF_PAGES + 1), PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
+	return e->mp == MAP_FAILED ? -errno : 0;
+}
+
+/* Appends `n` bytes at `p` in hex to `line` (of `cap` bytes) at `*at`. */
+static void bphex(char *line, size_t cap, size_t *at, const unsigned char *p, unsigned int n)
+{
+	for (unsigned int b = 0; b < n && *at + 3 < cap; b++)
+		*at += snprintf(line + *at, 3, "%02x", p[b]);
+}
+
+/* Appends one raw record decoded by `e`'s format: "{FIELD=HEX,...}"; a
+ * field past the record's end, or a __data_loc past it, is "?". */
+static void bpdecode(struct bpperf_event *e, const unsigned char *raw, unsigned int size,
+		     char *line, size_t cap, size_t *at)
+{
+	*at += snprintf(line + *at, cap - *at, " {");
+	for (int i = 0; i < e->nfields && *at + 80 < cap; i++) {
+		struct bpfield *fl = &e->fields[i];
+		unsigned int loc, off, len;
+
+		*at += snprintf(line + *at, cap - *at, "%s%s=", i ? "," : "", fl->name);
+		if (fl->offset + fl->size > size) {
+			*at += snprintf(line + *at, cap - *at, "?");
+			continue;
+		}
+		if (!fl->data_loc) {
+			bphex(line, cap, at, raw + fl->offset, fl->size);
+			continue;
+		}
+		/* __data_loc: the offset in the low 16 bits, the length above. */
+		memcpy(&loc, raw + fl->offset, sizeof(loc));
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if (off + len > size)
+			*at += snprintf(line + *at, cap - *at, "?");
+		else
+			bphex(line, cap, at, raw + off, len);
+	}
+	if (*at + 2 < cap)
+		*at += snprintf(line + *at, cap - *at, "}");
+}
+
+/* Prints event `e`'s count, its samples, and each sample decoded. */
+static void bpperf_print(struct bpperf_event *e, long pg)
+{
+	unsigned long long count = 0, samples = 0, off, head;
+	char *data = (char *)e->mp + pg;
+	static char line[65536];
+	size_t at = 0;
+
+	if (read(e->fd, &count, sizeof(count)) != sizeof(count))
+		count = 0;
+	head = __atomic_load_n(&e->mp->data_head, __ATOMIC_ACQUIRE);
+	line[0] = 0;
+	/* Each record whole in the buffer: N is small, nothing wrapped. */
+	for (off = e->mp->data_tail; off < head && head - off <= (unsigned long long)pg * BPPERF_PAGES;) {
+		struct perf_event_header *h = (void *)(data + off % (pg * BPPERF_PAGES));
+
+		if (!h->size)
+			break;
+		if (h->type == PERF_RECORD_SAMPLE) {
+			/* u32 size, then the raw record, common fields first. */
+			unsigned int size;
+
+			memcpy(&size, h + 1, sizeof(size));
+			samples++;
+			bpdecode(e, (unsigned char *)(h + 1) + sizeof(size), size, line, sizeof(line), &at);
+		}
+		off += h->size;
+	}
+	printf("%llu %llu%s\n", count, samples, line);
+}
+
+static int bpperfopen(int argc, char **argv)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned long long n, i, id;
+	struct bpperf_event *e;
+	int k, events = argc - 3, err;
+	long fd;
+
+	if (argc < 4 || (n = strtoull(argv[2], NULL, 0)) == 0) {
+		fprintf(stderr, "usage: bpperfopen PATH N EVENT...\n");
+		return 2;
+	}
+	e = calloc(events, sizeof(*e));
+	if (!e)
+		return 1;
+	for (k = 0; k < events; k++) {
+		id = bpformat(argv[3 + k], &e[k]);
+		if (!id) {
+			printf("error %s: no format\n", argv[3 + k]);
+			return 1;
+		}
+		err = bpperf_open(id, &e[k], pg);
+		if (err) {
+			printf("error %d\n", -err);
+			return 1;
+		}
+	}
+	for (k = 0; k < events; k++)
+		ioctl(e[k].fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (i = 0; i < n; i++) {
+		fd = syscall(SYS_openat, AT_FDCWD, argv[1], O_RDONLY | O_CLOEXEC, 0640);
+		if (fd >= 0)
+			close(fd);
+	}
+	for (k = 0; k < events; k++)
+		ioctl(e[k].fd, PERF_EVENT_IOC_DISABLE, 0);
+	for (k = 0; k < events; k++)
+		bpperf_print(&e[k], pg);
 	return 0;
 }
 
@@ -918,7 +1118,8 @@ static const struct {
 } tools[] = {
 	{ "bpwrite", bpwrite }, { "bptime", bptime }, { "bphit", bphit },
 	{ "bpsleep", bpsleep }, { "bpnocap", bpnocap }, { "bpuser", bpuser },
-	{ "bpfuzz", bpfuzz }, { "bpperf", bpperf }, { "bpopen", bpopen },
+	{ "bpfuzz", bpfuzz }, { "bpperf", bpperf }, { "bpperfopen", bpperfopen },
+	{ "bpopen", bpopen },
 	{ "bplines", bplines }, { "bpmkdir", bpmkdir }, { "bpkprobe", bpkprobe },
 	{ "bpfg", bpfg },
 };

@@ -49,7 +49,7 @@ echo > $T/dynamic_events
 echo "f:kpdr/k_probe $F" >> $T/dynamic_events 2>/dev/null ||
     bp_bail_out "dynamic_events refused f:kpdr/k_probe $F: $(tail -2 $T/error_log | tr '\n' ' ')"
 echo > $T/dynamic_events
-ktap_plan 37
+ktap_plan 40
 EINVAL=22 EOPNOTSUPP=95
 PATHNAME=/bpdr-no-such-file
 bpopen=$(command -v bpopen) bpsleep=$(command -v bpsleep)
@@ -109,6 +109,30 @@ ktap_check "exit_returns_enoent" test "$(echo "$exits" | grep -c ' rx=0xfffffffe
 ktap_check "exit_reads_the_args" test "$(echo "$exits" | grep -c "dfd=-100 name=\"$PATHNAME\"")" = 3
 ktap_check "exit_records_have_durations" test "$(echo "$exits" | grep -c ' duration=[1-9][0-9]*$')" = 3
 ktap_check "counts_too" test "$(bp_probe_hits bpdr e)" -ge 3
+# The binary records, decoded with each event's format as perf and
+# trace-cmd decode them (bpperfopen: perf_event_open(2) raw samples of the
+# four events on the same three calls): every field but the common ones
+# equal f:'s, a return's but for its caller and our duration (a __data_loc
+# field is compared by the bytes it points at, which the duration moves).
+bpperfopen $PATHNAME 3 kpdr/k_e bpdr/e kpdr/k_x bpdx/x > /tmp/bpdr.raw0
+sed -e 's/__probe_ret_ip=[0-9a-f]*/__probe_ret_ip=CALLER/g' -e 's/,duration=[0-9a-f]*//g' \
+    /tmp/bpdr.raw0 > /tmp/bpdr.raw
+# same_raw NAME KERNEL_LINE OUR_LINE: bpperfopen's lines equal, 3 samples.
+same_raw() {
+    _want=$(sed -n "$2p" /tmp/bpdr.raw) _got=$(sed -n "$3p" /tmp/bpdr.raw)
+    if [ "$_got" = "$_want" ] && [ "$(echo "$_want" | cut -d' ' -f1-2)" = "3 3" ]; then
+        ktap_pass "$1"
+    else
+        ktap_fail "$1" "perf's records, decoded with the format, differ (count samples records)"
+        ktap_print_msg "fprobe event: $_want"
+        ktap_print_msg "batchprobe:   $_got"
+    fi
+}
+same_raw "raw_entry_records" 1 2
+same_raw "raw_exit_records_but_duration" 3 4
+# Each of the three return records has a duration, and none is 0.
+ktap_check "raw_exit_records_have_durations" test \
+    "$(sed -n 4p /tmp/bpdr.raw0 | grep -o ',duration=[0-9a-f]*' | grep -vc '=0*$')" = 3
 
 # A 70-ms sleep's return record says at least 70 ms.
 echo > $T/trace

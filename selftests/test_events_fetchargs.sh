@@ -12,7 +12,8 @@
 # must be equal, text after the event name (for a return probe, but for the
 # CALLER of its "(CALLER <- FUNC)": of two kretprobes on one function, one
 # sees the other's trampoline as its caller; FUNC is compared). Each event's format must be the
-# kernel's but for its name and ID. The lines cover every load (%REG,
+# kernel's but for its name and ID, and each event's binary records, read
+# through perf, the kernel's twin's bytes. The lines cover every load (%REG,
 # $argN, $stack, $stackN, $comm, \IMM, \"STR"), kernel and user
 # dereferences, nested, every kind of type (u, s, x, char, string,
 # ustring, symbol, symstr, a bitfield, an array), reads that fault (and a
@@ -31,7 +32,7 @@
 # created with --no-events; and a refused line changes nothing.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 68
+ktap_plan 90
 ENOENT=2 EINVAL=22
 F=__x64_sys_openat
 F2=do_sys_openat2
@@ -106,6 +107,31 @@ if [ "$shared" = "3x-100 3x524288 " ]; then
 else
     ktap_fail "shared_event_each_its_own" "values (count x value): $shared"
 fi
+# The binary records, decoded as perf and trace-cmd decode them, with the
+# event's format: each event opened with perf_event_open(2) (a raw sample
+# per hit) together with its kernel twin, on the same three calls
+# (bpperfopen): every field but the common ones (a __data_loc field: the
+# bytes it points at) equal, but a return's __probe_ret_ip (the caller:
+# see above); three samples each.
+for k in $NAMES; do
+    bpperfopen $PATHNAME 3 kpfa/k_$k bpfa/$k bpfa/${k}_i |
+        sed 's/__probe_ret_ip=[0-9a-f]*/__probe_ret_ip=CALLER/g' > /tmp/bpfa.raw
+    want=$(sed -n 1p /tmp/bpfa.raw)
+    # One decoded record, for the log.
+    [ "$k" = o_regs ] && ktap_print_msg "kprobe_events' o_regs, decoded: $(echo "$want" | cut -d' ' -f1-3)"
+    i=2
+    for e in $k ${k}_i; do
+        got=$(sed -n ${i}p /tmp/bpfa.raw)
+        i=$((i + 1))
+        if [ "$got" = "$want" ] && [ "$(echo "$want" | cut -d' ' -f1-2)" = "3 3" ]; then
+            ktap_pass "raw_$e"
+        else
+            ktap_fail "raw_$e" "perf's records, decoded with the format, differ (count samples records)"
+            ktap_print_msg "kprobe_events: $want"
+            ktap_print_msg "batchprobe:    $got"
+        fi
+    done
+done
 # The path the user passed, read through two dereferences.
 ktap_check "reads_the_path" sh -c "grep -q ' o_regs: .*name=\"$PATHNAME\"' $T/trace"
 ktap_check "records_count_hits" test "$(bp_probe_hits bpfa o_regs)" -ge 3
