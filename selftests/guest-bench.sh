@@ -46,7 +46,7 @@ bench_seed() {
 
 # Entry + exit, where the kernel has the BTF the exit trampoline needs.
 bench_exit() {
-    [ -r /sys/kernel/btf/vmlinux ] || return 0
+    [ -r /sys/kernel/btf/vmlinux ] || { echo "BENCHINFO exit=skipped (no BTF: the exit trampoline needs it)"; return 0; }
     exit_probes
     per_call_exit
 }
