@@ -90,6 +90,14 @@ bool bp_module_is_live(struct module *mod);
 void bp_module_put(struct module *mod);
 const char *bp_module_name(struct module *mod);
 
+/*
+ * The live module called `name` (`len` bytes, no NUL needed): its text's
+ * start and size, and a reference on it (bp_module_put()). -ENOENT: no
+ * live module of that name; -EPERM: batchprobe itself.
+ */
+int bp_module_text(const char *name, size_t len, struct module **mod, unsigned long *start,
+		   unsigned long *size);
+
 /* The module notifier that retires a going client's sets (src/api.rs). */
 int bp_module_notifier_register(void);
 void bp_module_notifier_unregister(void);

@@ -8,6 +8,9 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/notifier.h>
+#include <linux/pgtable.h>
+#include <linux/rculist.h>
+#include <linux/string.h>
 #include <linux/security.h>
 #include <linux/workqueue.h>
 
@@ -87,6 +90,47 @@ void bp_module_put(struct module *mod)
 const char *bp_module_name(struct module *mod)
 {
 	return mod ? module_name(mod) : "kernel";
+}
+
+/*
+ * The loaded module called `name` (`len` bytes), for a MOD:GLOB line: its
+ * text (the MOD_TEXT memory: its functions, the exit function among them),
+ * with a reference taken that keeps it loaded while the caller walks its
+ * symbols and registers its probes (bp_module_put() it). -ENOENT where no
+ * live module has that name (one loading or going counts as none, as for
+ * kprobe_events' MOD:SYM).
+ *
+ * Modules get no lookup by name (find_module() is not exported), but the
+ * list of modules may be walked under RCU, as find_module_all() walks it,
+ * from any entry: this module's own. The walk meets the list's head, the
+ * kernel's static `modules`, once: it is in the kernel image, below
+ * MODULES_VADDR, where no module's struct module is.
+ */
+int bp_module_text(const char *name, size_t len, struct module **mod, unsigned long *start,
+		   unsigned long *size)
+{
+	struct module *m;
+	int err = -ENOENT;
+
+	if (len == strlen(THIS_MODULE->name) && !memcmp(THIS_MODULE->name, name, len))
+		return -EPERM;
+	rcu_read_lock();
+	list_for_each_entry_rcu(m, &THIS_MODULE->list, list) {
+		if ((unsigned long)&m->list < MODULES_VADDR)
+			continue;
+		if (m->state == MODULE_STATE_UNFORMED || strnlen(m->name, MODULE_NAME_LEN) != len ||
+		    memcmp(m->name, name, len))
+			continue;
+		if (m->state == MODULE_STATE_LIVE && try_module_get(m)) {
+			*mod = m;
+			*start = (unsigned long)m->mem[MOD_TEXT].base;
+			*size = m->mem[MOD_TEXT].size;
+			err = 0;
+		}
+		break;
+	}
+	rcu_read_unlock();
+	return err;
 }
 
 /*

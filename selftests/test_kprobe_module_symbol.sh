@@ -10,13 +10,15 @@
 # (group bpmod), on bp_foreign_count (bp_foreign.ko's direct call on
 # vfs_read calls it): the event names must be the kernel's, the probes a
 # kprobe and a kretprobe that count, and the records of the same reads the
-# same text. Then what is refused, with the reason: MOD:GLOB (a glob takes
-# the core kernel's functions), a bad module name, and a module that is
-# not loaded (ENOENT at create, where kprobe_events would wait for it).
+# same text. MOD:GLOB takes the module's functions the glob matches (what
+# /proc/kallsyms lists), each probed as MOD:SYM, max= applies. Then what is
+# refused, with the reason: MOD:GLOB on a d: line, a bad module name, a
+# module that is not loaded (ENOENT at create, where kprobe_events would
+# wait for it), batchprobe itself.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 17
-EINVAL=22 ENOENT=2 EOPNOTSUPP=95
+ktap_plan 26
+EINVAL=22 ENOENT=2 EPERM=1 EOPNOTSUPP=95
 M=bp_foreign F=bp_foreign_count
 P=p_${M}_${F}_0 R=r_${M}_${F}_0
 
@@ -69,7 +71,40 @@ ktap_check "it_counts" test "$(probes | awk '$1 == "kprobe" { sub("hits=", "", $
 ktap_check "unregister" bp_ctl 'unregister bpmod --sync\n'
 echo > $T/kprobe_events
 
-bp_expect_err "module_glob_refused" "$EOPNOTSUPP" "p:bpx/ $M:bp_*\n"
+# MOD:GLOB: the functions of the module the glob matches, each an int3
+# probe on MOD:SYM as an explicit line's (p: and r: lines); the oracle for
+# which there are is /proc/kallsyms' text symbols of the module (three at
+# least: bp_foreign_count and bp_foreign_extra_a/_b; not bp_foreign_tramp,
+# its direct-call trampoline).
+G="$M:bp_foreign_[ce]*"
+kallsyms_glob() { # MOD GLOB: MOD's text symbols GLOB matches, as MOD:SYM, sorted
+    awk -v m="[$1]" '$4 == m && ($2 == "t" || $2 == "T") { print $3 }' /proc/kallsyms |
+        while read -r _s; do case $_s in $2) echo "$1:$_s" ;; esac; done | sort
+}
+want=$(kallsyms_glob $M 'bp_foreign_[ce]*')
+echo "# kallsyms' [$M] functions bp_foreign_[ce]*: $(echo $want)"
+ktap_check "module_glob_set" bp_ctl "p:bpmg/ $G\nr:bpmg/ $M:bp_foreign_c*\ncreate bpmg\nenable bpmg\n"
+set_probes() { # SET KIND: the set's probes of KIND, their symbols, sorted
+    awk -v set="$1" -v k="$2" '$1 == "set" { cur = $2; next } cur == set && $1 == k { sub(/\+0$/, "", $3); print $3 }' \
+        $BP_DEBUGFS/stats | sort
+}
+got=$(set_probes bpmg kprobe)
+echo "# the set's kprobes: $(echo $got)"
+ktap_check "module_glob_takes_what_kallsyms_lists" test "$(echo "$want" | grep -c .)" -ge 3 -a "$got" = "$want"
+ktap_check "module_glob_return_probe" test "$(set_probes bpmg kretprobe)" = "$M:$F"
+for i in 1 2 3; do read -r _v < /proc/version; done
+hits() { # SET KIND SYM
+    awk -v set="$1" -v k="$2" -v s="$3+0" '$1 == "set" { cur = $2; next }
+        cur == set && $1 == k && $3 == s { sub("hits=", "", $4); print $4 }' $BP_DEBUGFS/stats
+}
+ktap_check "module_glob_counts" test "$(hits bpmg kprobe $M:$F)" -ge 3 -a "$(hits bpmg kretprobe $M:$F)" -ge 3
+ktap_check "module_glob_max" bp_ctl "p:bpmx/ $G max=1\ncreate bpmx\n"
+ktap_check "module_glob_max_one" test "$(set_probes bpmx kprobe | grep -c .)" = 1
+bp_ctl 'unregister bpmg\nunregister bpmx --sync\n'
+bp_expect_err "module_glob_not_loaded_enoent" "$ENOENT" "p:bpx/ no_such_module:bp_*\ncreate bpx\n"
+ktap_check "module_glob_not_loaded_says_why" grep -q 'module no_such_module: not loaded' $BP_DEBUGFS/last_error
+bp_expect_err "module_glob_self_eperm" "$EPERM" "p:bpx/ batchprobe:bp_*\ncreate bpx\n"
+bp_expect_err "module_glob_direct_refused" "$EOPNOTSUPP" "d:bpx/ $M:bp_*\n"
 bp_expect_err "bad_module_name_refused" "$EINVAL" "p:bpx/ b/p:$F\n"
 bp_expect_err "module_not_loaded_enoent" "$ENOENT" "p:bpx/ no_such_module:$F\ncreate bpx\n"
 ktap_check "no_set_made" sh -c "! grep -q '^bpx ' $BP_DEBUGFS/sets"

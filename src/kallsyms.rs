@@ -140,6 +140,93 @@ fn owned(sym: Option<SymbolAt<'_>>) -> Result<Option<OwnedSymbol>> {
     }))
 }
 
+/// A loaded module's text, for a `MOD:GLOB` line: its functions are
+/// walked as the core kernel's are ([`crate::symname`]'s `sprint_symbol`
+/// steps), from the start of the module's text to its end.
+///
+/// # Invariants
+///
+/// `module` is a live module of which this holds a reference (taken by
+/// `bp_module_text()`, put on drop): its text, `start` to `start + size`,
+/// stays mapped and its symbols stay listed while this lives.
+pub(crate) struct ModuleText {
+    module: *mut bindings::module,
+    start: usize,
+    size: usize,
+}
+
+impl ModuleText {
+    /// The loaded module called `name`, held loaded. `ENOENT`: no live
+    /// module has that name; `EPERM`: it is batchprobe.
+    pub(crate) fn find(name: &[u8]) -> Result<Self> {
+        let mut module = core::ptr::null_mut();
+        // `c_ulong` is `usize` (the kernel's `ffi` crate).
+        let (mut start, mut size): (c_ulong, c_ulong) = (0, 0);
+        // SAFETY: `name` is valid for `name.len()` bytes (no NUL needed);
+        // the out-pointers are valid for writes.
+        let err = unsafe {
+            bindings::bp_module_text(
+                name.as_ptr().cast::<c_char>(),
+                name.len(),
+                &mut module,
+                &mut start,
+                &mut size,
+            )
+        };
+        kernel::error::to_result(err)?;
+        // INVARIANT: `bp_module_text()` took a reference on the live
+        // `module` and gave its text.
+        Ok(Self {
+            module,
+            start,
+            size,
+        })
+    }
+
+    /// Calls `f` with the name of every symbol of the module's text, in
+    /// address order, until `f` returns `Ok(false)` or an error, which is
+    /// returned as it is. Addresses no symbol covers (before the first)
+    /// are stepped over; a bounded walk, rescheduling as it goes.
+    pub(crate) fn for_each_function<E: From<Error>>(
+        &self,
+        mut f: impl FnMut(&str) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        let mut lookup = Lookup::new()?;
+        let end = self.start.saturating_add(self.size);
+        let mut addr = self.start;
+        let mut steps = 0usize;
+        while addr < end && steps < MAX_STEPS {
+            steps += 1;
+            if steps % 1024 == 0 {
+                crate::sched::cond_resched();
+            }
+            let next = match lookup.any_at(addr) {
+                Some(sym) if sym.module.is_some() && sym.size > 0 => {
+                    let sym_start = addr.wrapping_sub(sym.offset as usize);
+                    let next = sym_start.saturating_add(sym.size as usize);
+                    if !f(sym.name)? {
+                        break;
+                    }
+                    next
+                }
+                // No symbol here (padding before the first): on to the
+                // next possible function start.
+                _ => (addr | 15) + 1,
+            };
+            addr = next.max(addr + 1);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for ModuleText {
+    fn drop(&mut self) {
+        // SAFETY: This holds a reference on `module` (type invariant),
+        // put once, here.
+        unsafe { bindings::bp_module_put(self.module) };
+    }
+}
+
 /// A core-kernel text symbol.
 pub(crate) struct TextSymbol<'a> {
     /// Its name.

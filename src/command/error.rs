@@ -35,7 +35,8 @@ pub enum ParseError {
     /// `MOD:SYM` with a module name that is empty, too long or not
     /// `[A-Za-z0-9_-]+`.
     BadModule,
-    /// `MOD:GLOB`: a glob takes the core kernel's functions only.
+    /// `MOD:GLOB` on a `d:` line: a direct call's glob takes the core
+    /// kernel's functions only.
     ModuleGlob,
     /// A set or probe name is empty, too long, or not `[A-Za-z_][A-Za-z0-9_]*`.
     BadName,
@@ -94,7 +95,7 @@ impl ParseError {
             ParseError::DirectAddress => "a d: line names its function: no address",
             ParseError::BadModule => "bad module name in MOD:SYM",
             ParseError::ModuleGlob => {
-                "MOD:GLOB is not supported: a glob takes the core kernel's functions"
+                "MOD:GLOB is not supported on d: lines: a direct call's glob takes the core kernel's functions (p: and r: lines take MOD:GLOB)"
             }
             ParseError::BadName => "bad set or probe name",
             ParseError::BadSymbol => "bad symbol",

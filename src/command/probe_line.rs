@@ -91,9 +91,14 @@ fn symbol_target<'a>(
     let target = target(word)?;
     let offset = match target {
         Target::Symbol { offset, .. } => offset,
-        Target::Glob { offset, .. } => {
+        Target::Glob { pattern, offset } => {
             if named {
                 return Err(at(ParseError::NamedGlob, head));
+            }
+            // `MOD:GLOB`: a module's functions, by name (int3 probes);
+            // a direct call is made on a core-kernel function.
+            if kind == ProbeKind::Direct && pattern.contains(':') {
+                return Err(at(ParseError::ModuleGlob, pattern));
             }
             offset
         }
@@ -274,9 +279,6 @@ fn target(word: &str) -> Result<Target<'_>, Bad<'_>> {
     }
     let is_glob = b.iter().any(|c| matches!(c, b'*' | b'?' | b'['));
     let plain = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$');
-    if is_glob && module.is_some() {
-        return Err(at(ParseError::ModuleGlob, sym));
-    }
     if is_glob {
         if !b
             .iter()

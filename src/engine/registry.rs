@@ -150,6 +150,20 @@ impl Staged {
         )
     }
 
+    /// A `MOD:GLOB` line's module and pattern (`None`: any other line).
+    fn module_glob(&self) -> Option<(&[u8], &[u8])> {
+        if !self.glob {
+            return None;
+        }
+        let colon = self.target.iter().position(|&c| c == b':')?;
+        Some((self.target.get(..colon)?, self.target.get(colon + 1..)?))
+    }
+
+    /// A glob over the core kernel's text symbols (not `MOD:GLOB`).
+    fn core_glob(&self) -> bool {
+        self.glob && self.module_glob().is_none()
+    }
+
     /// An explicit line whose target needs its address from the walk of
     /// the kernel's text symbols: direct calls, and what an fprobe may
     /// serve. Other explicit lines are resolved by the kernel.

@@ -728,16 +728,34 @@ fn kprobe_events_forms() {
         // A glob's probes are named after their symbols.
         ("p:io/rd vfs_*", ParseError::NamedGlob),
         ("p:rd vfs_*", ParseError::NamedGlob),
-        // MOD:SYM: a module name kallsyms could hold; no glob.
+        // MOD:SYM: a module name kallsyms could hold; MOD:GLOB not on a
+        // d: line, nor named.
         ("p:io/a :ext4_sync_fs", ParseError::BadModule),
         ("p:io/a ex/t4:ext4_sync_fs", ParseError::BadModule),
         ("p:io/a ext4:ext4:sync_fs", ParseError::BadSymbol),
         ("p:io/a ext4:", ParseError::BadSymbol),
-        ("p:io/ ext4:ext4_*", ParseError::ModuleGlob),
+        ("d:io/ ext4:ext4_*", ParseError::ModuleGlob),
+        ("p:io/a ext4:ext4_*", ParseError::NamedGlob),
         ("p:io/ vfs_* skip=ext4:ext4_sync_fs", ParseError::BadSkip),
     ];
     for (line, want) in refused {
         assert_eq!(one(line), Err(want), "{line}");
+    }
+    // MOD:GLOB on p: and r: lines: a module's functions, with an offset,
+    // max= and skip= as any glob.
+    for line in [
+        "p:io/ ext4:ext4_*",
+        "r:io/ ext4:ext4_*",
+        "p:io/ ext4:ext4_*%return",
+        "p!:io/ ext4:ext4_?ync*+4 max=3 skip=ext4_sync_fs",
+    ] {
+        match one(line) {
+            Ok(Some(Command::Probe(ProbeSpec {
+                target: Target::Glob { pattern, .. },
+                ..
+            }))) => assert!(pattern.starts_with("ext4:ext4_"), "{line}: {pattern}"),
+            other => panic!("{line}: {other:?}"),
+        }
     }
     assert_eq!(ParseError::ModuleGlob.errno(), EOPNOTSUPP);
     assert_eq!(ParseError::BadModule.errno(), EINVAL);

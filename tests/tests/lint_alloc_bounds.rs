@@ -63,6 +63,14 @@ const REVIEWED: &[Reviewed] = &[
         1,
         "one struct miscdevice and a pointer, once per load",
     ),
+    r(
+        "src/engine/registry/create.rs",
+        "let mut name = KVec::new();",
+        1,
+        "a MOD:GLOB member's name, MOD:SYM: a module name (under \
+         MODULE_NAME_LEN) and a symbol as sprint_symbol() wrote it (under \
+         KSYM_SYMBOL_LEN), one buffer reused for every member",
+    ),
     // src/api.rs
     r(
         "src/backend.rs",

@@ -33,6 +33,22 @@ void bp_foreign_count(void)
 	WRITE_ONCE(calls, READ_ONCE(calls) + 1);
 }
 
+/*
+ * Two more functions of this module's text, never called: a MOD:GLOB line
+ * (test_kprobe_module_symbol.sh) meets more than one function.
+ */
+void bp_foreign_extra_a(void);
+noinline void bp_foreign_extra_a(void)
+{
+	WRITE_ONCE(calls, READ_ONCE(calls) + 2);
+}
+
+void bp_foreign_extra_b(void);
+noinline void bp_foreign_extra_b(void)
+{
+	WRITE_ONCE(calls, READ_ONCE(calls) + 3);
+}
+
 extern void bp_foreign_tramp(void);
 
 asm(

@@ -23,7 +23,7 @@ use crate::command::{CreateOptions, Events, ProbeKind};
 use crate::errno;
 use crate::error::{BStr, BlamedLine, Failed};
 use crate::gate::Client;
-use crate::kallsyms::{TextSymbol, TextTable};
+use crate::kallsyms::{ModuleText, TextSymbol, TextTable};
 use crate::probecap::Budget;
 use crate::sched::Pacer;
 use crate::set::{Builder, Owner, Set};
@@ -186,7 +186,7 @@ impl Registry {
         Self::check_direct_args(name, &options, mine())?;
         // Each explicit line is one probe, its room held from the start.
         let budget = self.budget(mine().filter(|e| !e.glob).count());
-        let walks = mine().any(|e| e.glob || e.walked_explicitly());
+        let walks = mine().any(|e| e.core_glob() || e.walked_explicitly());
         let direct = mine().any(|e| e.kind == ProbeKind::Direct);
         // Lines an fprobe or ftrace-based kprobe may serve (not `p!:`).
         let ftrace = direct || mine().any(|e| !e.int3);
@@ -210,7 +210,7 @@ impl Registry {
                 e.target.as_slice()
             })?;
             let mut globs = KVVec::new();
-            for e in mine().filter(|e| e.glob) {
+            for e in mine().filter(|e| e.core_glob()) {
                 globs.push((e, 0u32), GFP_KERNEL)?;
             }
             let any_glob = !globs.is_empty();
@@ -224,7 +224,12 @@ impl Registry {
                 |b, e, text| b.add(&e.target(&e.target, true, text, exit)).map(|_| ()),
             );
             made = b.made_sites();
-            resolved
+            resolved?;
+            // MOD:GLOB lines: each module's own walk.
+            for e in mine().filter(|e| e.module_glob().is_some()) {
+                module_glob_members(b, e, exit)?;
+            }
+            Ok(())
         });
         // A table of call sites made on the way is kept, the set made or not.
         self.caches.keep_sites(made);
@@ -419,6 +424,53 @@ impl Registry {
 /// glob lines make tens of thousands of matches per symbol: `pace`
 /// reschedules now and then, and gives up with `EINTR` once the writer is
 /// killed.
+/// A `MOD:GLOB` line's probes: the functions of the loaded module MOD
+/// that GLOB matches (its `skip=` and `max=` as any glob's), each by its
+/// name `MOD:SYM`, which the kernel resolves: int3 probes, as for an
+/// explicit `MOD:SYM` line (a kprobe at a function's ftrace call site is
+/// ftrace-based, the kernel's choice). The module is held loaded while
+/// they are registered, not after: its unload leaves the probes gone, as
+/// the kernel's `MOD:SYM` probes. Refused (the line named): a module that
+/// is not loaded (`ENOENT`), batchprobe itself (`EPERM`).
+fn module_glob_members(b: &mut Builder<'_>, e: &Staged, exit: bool) -> Result<(), Failed> {
+    let Some((module, pattern)) = e.module_glob() else {
+        return Ok(());
+    };
+    let pattern = core::str::from_utf8(pattern).unwrap_or("");
+    let skip = e
+        .skip
+        .as_deref()
+        .map(|s| core::str::from_utf8(s).unwrap_or(""));
+    let text = ModuleText::find(module).map_err(|err| {
+        let why = if err == EPERM {
+            "batchprobe does not probe its own functions"
+        } else {
+            "not loaded (MOD:GLOB takes a loaded module's functions)"
+        };
+        Failed::new(err, format_args!("module {}: {why}", BStr(module)))
+            .on_line(Some(&e.line_ref()))
+    })?;
+    let mut name = KVec::new();
+    let mut count = 0u32;
+    text.for_each_function(|sym| {
+        if e.limit.is_some_and(|l| count >= l) {
+            return Ok(false);
+        }
+        let skipped = skip.is_some_and(|s| glob_match(s, sym));
+        if skipped || !glob_candidate(sym, pattern) || !glob_match(pattern, sym) {
+            return Ok(true);
+        }
+        crate::kvec::clear(&mut name);
+        name.extend_from_slice(module, GFP_KERNEL)?;
+        name.push(b':', GFP_KERNEL)?;
+        name.extend_from_slice(sym.as_bytes(), GFP_KERNEL)?;
+        if b.add(&e.target(&name, false, None, exit))? {
+            count += 1;
+        }
+        Ok::<bool, Failed>(true)
+    })
+}
+
 fn glob_matches(
     b: &mut Builder<'_>,
     globs: &mut [(&Staged, u32)],
