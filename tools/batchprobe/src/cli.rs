@@ -49,7 +49,8 @@ pub enum Command {
     /// every function the patterns match, counting only (no events).
     ///
     /// PATTERN is a function name, a glob (`vfs_*`, `*_sys_open*`) over
-    /// the core kernel's functions, or MOD:SYM for a module's function.
+    /// the core kernel's functions, MOD:SYM for a module's function, or
+    /// MOD:GLOB for a loaded module's functions the glob matches.
     /// Prints the functions called, most calls first, at the end, or
     /// every interval with -i (counts of that interval).
     Count(CountArgs),
@@ -126,7 +127,7 @@ pub struct JsonArgs {
 
 #[derive(Debug, Args)]
 pub struct CountArgs {
-    /// Functions: names, globs, MOD:SYM.
+    /// Functions: names, globs, MOD:SYM, MOD:GLOB.
     #[arg(required = true, value_name = "PATTERN")]
     pub patterns: Vec<String>,
     /// Stop after SECS seconds (default: at Ctrl-C).
