@@ -15,7 +15,7 @@
 # kernel warning.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 16
+ktap_plan 19
 M=bp_foreign F=bp_foreign_count
 G="$M:bp_foreign_[ce]*"
 
@@ -43,6 +43,11 @@ before=$(hits kprobe)
 reads
 ktap_check "counts_nothing_after" test "$(hits kprobe)" = "$before"
 ktap_check "disable_after" bp_ctl 'disable bpmu\nflush\n'
+# Enabled again, as the kernel enables an event whose probe is gone: its
+# gone probes are left as they are (__enable_trace_kprobe() skips them).
+ktap_check "kernel_enables_its_gone_probe" sh -c "echo 1 > $T/events/kpmu/k/enable && echo 0 > $T/events/kpmu/k/enable"
+ktap_check "enable_after" bp_ctl 'enable bpmu\n'
+ktap_check "disable_again" bp_ctl 'disable bpmu\nflush\n'
 ktap_check "unregister_after" bp_ctl 'unregister bpmu --sync\n'
 ktap_check "set_freed" test "$(bp_state bpmu)" = freed
 echo > $T/kprobe_events

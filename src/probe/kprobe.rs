@@ -205,7 +205,9 @@ unsafe impl Int3Kind for Kprobe {
 
     unsafe fn enable(raw: *mut bindings::kprobe) -> Result {
         // SAFETY: Guaranteed by the caller.
-        to_result(unsafe { bindings::enable_kprobe(raw) })
+        let armed = to_result(unsafe { bindings::enable_kprobe(raw) });
+        // SAFETY: Guaranteed by the caller.
+        unsafe { leave_gone(raw, armed) }
     }
 
     unsafe fn disable(raw: *mut bindings::kprobe) -> Result {
@@ -218,4 +220,26 @@ unsafe impl Int3Kind for Kprobe {
         // concurrently, so read it once, volatile.
         unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*raw).nmissed)) as u64 }
     }
+}
+
+/// What enabling the registered kprobe `raw` came to, `armed` being what
+/// `enable_kprobe()` said: `Ok` too where it refused because the probe is
+/// gone (its module was unloaded), as `kprobe_events`' enable leaves a gone
+/// probe as it is (`__enable_trace_kprobe()` skips it), so that a set
+/// whose module went away can still be enabled for the rest.
+///
+/// # Safety
+///
+/// `raw` is a registered kprobe (a kretprobe's `kp` too).
+pub(super) unsafe fn leave_gone(raw: *const bindings::kprobe, armed: Result) -> Result {
+    let Err(e) = armed else {
+        return armed;
+    };
+    // SAFETY: `raw` is registered (caller); the kernel sets GONE under its
+    // mutex, before `enable_kprobe()` reads it: one volatile read.
+    let flags = unsafe { core::ptr::read_volatile(&raw const (*raw).flags) };
+    if e == EINVAL && flags & bindings::KPROBE_FLAG_GONE != 0 {
+        return Ok(());
+    }
+    Err(e)
 }

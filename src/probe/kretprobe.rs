@@ -175,7 +175,11 @@ unsafe impl Int3Kind for Kretprobe {
 
     unsafe fn enable(raw: *mut bindings::kretprobe) -> Result {
         // SAFETY: Guaranteed by the caller; `enable_kretprobe` is this macro.
-        to_result(unsafe { bindings::enable_kprobe(core::ptr::addr_of_mut!((*raw).kp)) })
+        let kp = unsafe { core::ptr::addr_of_mut!((*raw).kp) };
+        // SAFETY: Guaranteed by the caller.
+        let armed = to_result(unsafe { bindings::enable_kprobe(kp) });
+        // SAFETY: `kp` is the registered kretprobe's kprobe.
+        unsafe { super::kprobe::leave_gone(kp, armed) }
     }
 
     unsafe fn disable(raw: *mut bindings::kretprobe) -> Result {
