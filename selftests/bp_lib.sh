@@ -341,6 +341,18 @@ bp_unregister_all() {
     bp_ctl "$(bp_live_sets | awk '{ printf "unregister %s\\n", $1 }')flush\n"
 }
 # The kernel's own count of registered kprobes.
+# bp_same_raw CASE WANT GOT [WHO]: bpperfopen's lines for two events on the
+# same calls (COUNT SAMPLES RECORDS..., each record decoded with its
+# event's format) are equal, three samples each; a failure prints both.
+bp_same_raw() {
+    if [ "$3" = "$2" ] && [ "$(echo "$2" | cut -d' ' -f1-2)" = "3 3" ]; then
+        ktap_pass "$1"
+    else
+        ktap_fail "$1" "perf's records, decoded with the format, differ (count samples records)"
+        ktap_print_msg "${4:-the kernel's}: $2"
+        ktap_print_msg "batchprobe's: $3"
+    fi
+}
 kprobes_registered() {
     wc -l < /sys/kernel/debug/kprobes/list
 }

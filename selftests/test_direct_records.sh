@@ -117,17 +117,7 @@ ktap_check "counts_too" test "$(bp_probe_hits bpdr e)" -ge 3
 bpperfopen $PATHNAME 3 kpdr/k_e bpdr/e kpdr/k_x bpdx/x > /tmp/bpdr.raw0
 sed -e 's/__probe_ret_ip=[0-9a-f]*/__probe_ret_ip=CALLER/g' -e 's/,duration=[0-9a-f]*//g' \
     /tmp/bpdr.raw0 > /tmp/bpdr.raw
-# same_raw NAME KERNEL_LINE OUR_LINE: bpperfopen's lines equal, 3 samples.
-same_raw() {
-    _want=$(sed -n "$2p" /tmp/bpdr.raw) _got=$(sed -n "$3p" /tmp/bpdr.raw)
-    if [ "$_got" = "$_want" ] && [ "$(echo "$_want" | cut -d' ' -f1-2)" = "3 3" ]; then
-        ktap_pass "$1"
-    else
-        ktap_fail "$1" "perf's records, decoded with the format, differ (count samples records)"
-        ktap_print_msg "fprobe event: $_want"
-        ktap_print_msg "batchprobe:   $_got"
-    fi
-}
+same_raw() { bp_same_raw "$1" "$(sed -n "$2p" /tmp/bpdr.raw)" "$(sed -n "$3p" /tmp/bpdr.raw)" "the fprobe event's"; }
 same_raw "raw_entry_records" 1 2
 same_raw "raw_exit_records_but_duration" 3 4
 # Each of the three return records has a duration, and none is 0.

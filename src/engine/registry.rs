@@ -19,8 +19,7 @@ use crate::backend::Target as ProbeTarget;
 use crate::command::{self, ProbeKind, Target};
 use crate::error::{BStr, Failed, LineRef, Text};
 use crate::errtext::{self, Origin, ProbeLine};
-use crate::events::address::address_event_name;
-use crate::events::name::{auto_event_name, EventName, ProbeEventName};
+use crate::events::name::{EventName, ProbeEventName};
 use crate::events::program::{self, CompileError, FetchProgram, FunctionBtf};
 use crate::events::symbols::SymbolAddrs;
 use crate::kallsyms;
@@ -32,7 +31,10 @@ use crate::set::Set;
 
 mod caches;
 mod create;
+mod line_event;
 pub(crate) mod validate;
+
+use line_event::{line_event, made_name, spec_event};
 
 use caches::Caches;
 pub(crate) use caches::TextSlot;
@@ -174,63 +176,6 @@ impl Staged {
                 ProbeKind::Kprobe => !self.int3 && self.offset == 0,
                 ProbeKind::Kretprobe { .. } => !self.int3,
             }
-    }
-}
-
-/// The event of a probe line, as `-:SET/EVENT` names it: the line's name
-/// (`name`), or for an unnamed `p:` or `r:` line on one symbol the name
-/// `kprobe_events` gives it (`p_SYM_OFF`, `r_SYM_0`: the event the line's
-/// probe writes to); `None` for an unnamed glob or `d:` line, which only
-/// `-:SET` drops. Symbols are ASCII (`command.rs`).
-fn line_event<'a>(
-    name: Option<&'a [u8]>,
-    kind: ProbeKind,
-    glob: bool,
-    symbol: &[u8],
-    offset: u32,
-) -> Option<ProbeEventName<'a>> {
-    let made = |ret| {
-        let symbol = core::str::from_utf8(symbol).ok()?;
-        Some(ProbeEventName::Auto(auto_event_name(ret, symbol, offset)))
-    };
-    match (name, kind) {
-        (Some(n), _) => Some(ProbeEventName::Given(n)),
-        (None, ProbeKind::Direct) => None,
-        (None, _) if glob => None,
-        (None, ProbeKind::Kprobe) => made(false),
-        (None, ProbeKind::Kretprobe { .. }) => made(true),
-    }
-}
-
-/// [`line_event`] of a line being staged.
-fn spec_event<'a>(spec: &command::ProbeSpec<'a>) -> Option<ProbeEventName<'a>> {
-    let (symbol, offset, glob) = match spec.target {
-        Target::Symbol { name, offset } => (name, offset, false),
-        Target::Glob { pattern, offset } => (pattern, offset, true),
-        Target::Address { addr } => {
-            let made = made_name(spec.kind, addr);
-            return match spec.name {
-                Some(n) => Some(ProbeEventName::Given(n.as_bytes())),
-                None => made.map(ProbeEventName::Auto),
-            };
-        }
-    };
-    line_event(
-        spec.name.map(str::as_bytes),
-        spec.kind,
-        glob,
-        symbol.as_bytes(),
-        offset,
-    )
-}
-
-/// The event name `kprobe_events` gives an unnamed line of `kind` on the
-/// address `addr` (`p_0x%p`, `r_0x%p`).
-fn made_name(kind: ProbeKind, addr: u64) -> Option<EventName> {
-    match kind {
-        ProbeKind::Kprobe => Some(address_event_name(false, addr)),
-        ProbeKind::Kretprobe { .. } => Some(address_event_name(true, addr)),
-        ProbeKind::Direct => None,
     }
 }
 
