@@ -98,6 +98,13 @@ const char *bp_module_name(struct module *mod);
 int bp_module_text(const char *name, size_t len, struct module **mod, unsigned long *start,
 		   unsigned long *size);
 
+/*
+ * The live module after `prev` (NULL: the first), batchprobe left out, as
+ * bp_module_text() gives one; -ENOENT past the last.
+ */
+int bp_module_next(struct module *prev, struct module **mod, unsigned long *start,
+		   unsigned long *size);
+
 /* The module notifier that retires a going client's sets (src/api.rs). */
 int bp_module_notifier_register(void);
 void bp_module_notifier_unregister(void);

@@ -134,6 +134,37 @@ int bp_module_text(const char *name, size_t len, struct module **mod, unsigned l
 }
 
 /*
+ * The live module after `prev` (NULL: the first) on the list of modules, for
+ * a *:GLOB line, as bp_module_text() gives one: pinned, with its text.
+ * -ENOENT past the last. The walk goes round from this module's own entry
+ * (which it never gives, nor the list's head) back to it; `prev`, pinned by
+ * the caller, stays on the list, so the walk goes on from it under RCU.
+ */
+int bp_module_next(struct module *prev, struct module **mod, unsigned long *start,
+		   unsigned long *size)
+{
+	struct list_head *pos = prev ? &prev->list : &THIS_MODULE->list;
+	int err = -ENOENT;
+
+	rcu_read_lock();
+	for (pos = rcu_dereference(list_next_rcu(pos)); pos != &THIS_MODULE->list;
+	     pos = rcu_dereference(list_next_rcu(pos))) {
+		struct module *m = list_entry(pos, struct module, list);
+
+		if ((unsigned long)pos < MODULES_VADDR || m->state != MODULE_STATE_LIVE ||
+		    !try_module_get(m))
+			continue;
+		*mod = m;
+		*start = (unsigned long)m->mem[MOD_TEXT].base;
+		*size = m->mem[MOD_TEXT].size;
+		err = 0;
+		break;
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+/*
  * A module going away (its init failed after it created sets, or a forced
  * unload) is told to src/api.rs, which retires its sets while its text is
  * still there. A normal unload never gets here with sets: each holds a

@@ -17,7 +17,7 @@
 # wait for it), batchprobe itself.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 27
+ktap_plan 30
 EINVAL=22 ENOENT=2 EPERM=1 EOPNOTSUPP=95
 M=bp_foreign F=bp_foreign_count
 P=p_${M}_${F}_0 R=r_${M}_${F}_0
@@ -113,7 +113,12 @@ hits() { # SET KIND SYM
 ktap_check "module_glob_counts" test "$(hits bpmg kprobe $M:$F)" -ge 3 -a "$(hits bpmg kretprobe $M:$F)" -ge 3
 ktap_check "module_glob_max" bp_ctl "p:bpmx/ $G max=1\ncreate bpmx\n"
 ktap_check "module_glob_max_one" test "$(set_probes bpmx kprobe | grep -c .)" = 1
-bp_ctl 'unregister bpmg\nunregister bpmx --sync\n'
+# *:GLOB: every loaded module's functions the glob matches (here only
+# bp_foreign has such names), batchprobe's own left out.
+ktap_check "every_module_glob" bp_ctl "p:bpma/ *:bp_foreign_[ce]*\np:bpma/ *:bp_module_te*\ncreate bpma\n"
+ktap_check "every_module_glob_takes_the_same" test "$(set_probes bpma kprobe)" = "$want"
+bp_ctl 'unregister bpmg\nunregister bpmx\nunregister bpma --sync\n'
+bp_expect_err "every_module_needs_a_glob" "$EINVAL" "p:bpx/ *:$F\n"
 bp_expect_err "module_glob_not_loaded_enoent" "$ENOENT" "p:bpx/ no_such_module:bp_*\ncreate bpx\n"
 ktap_check "module_glob_not_loaded_says_why" grep -q 'module no_such_module: not loaded' $BP_DEBUGFS/last_error
 bp_expect_err "module_glob_self_eperm" "$EPERM" "p:bpx/ batchprobe:bp_*\ncreate bpx\n"

@@ -183,6 +183,46 @@ impl ModuleText {
         })
     }
 
+    /// The live module after `prev` on the list of modules (`None`: the
+    /// first), batchprobe left out, held loaded; `None` past the last: a
+    /// `*:GLOB` line's walk of every module.
+    pub(crate) fn next(prev: Option<&Self>) -> Result<Option<Self>> {
+        let mut module = core::ptr::null_mut();
+        let (mut start, mut size): (c_ulong, c_ulong) = (0, 0);
+        let prev = prev.map_or(core::ptr::null_mut(), |p| p.module);
+        // SAFETY: `prev` is null or a module this holds a reference on
+        // (type invariant of `Self`), which keeps it on the list; the
+        // out-pointers are valid for writes.
+        let err = unsafe { bindings::bp_module_next(prev, &mut module, &mut start, &mut size) };
+        if err == -(bindings::ENOENT as i32) {
+            return Ok(None);
+        }
+        kernel::error::to_result(err)?;
+        // INVARIANT: `bp_module_next()` took a reference on the live
+        // `module` and gave its text.
+        Ok(Some(Self {
+            module,
+            start,
+            size,
+        }))
+    }
+
+    /// The module's name, as `MOD:SYM` names it: at most `MODULE_NAME_LEN`
+    /// bytes, no NUL.
+    pub(crate) fn name(&self) -> &[u8] {
+        // SAFETY: `module` is live while this holds it (type invariant);
+        // `bp_module_name()` gives its name, NUL-terminated within
+        // `MODULE_NAME_LEN` bytes, which lives as long as the module.
+        let p = unsafe { bindings::bp_module_name(self.module) }.cast::<u8>();
+        let mut len = 0;
+        // SAFETY: As above: every byte up to the NUL is readable.
+        while len < crate::command::MODULE_NAME_LEN && unsafe { *p.add(len) } != 0 {
+            len += 1;
+        }
+        // SAFETY: The `len` bytes before the NUL, live as long as `self`.
+        unsafe { core::slice::from_raw_parts(p, len) }
+    }
+
     /// Calls `f` with the name of every symbol of the module's text, in
     /// address order, until `f` returns `Ok(false)` or an error, which is
     /// returned as it is. Addresses no symbol covers (before the first)

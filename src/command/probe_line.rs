@@ -266,18 +266,19 @@ fn target(word: &str) -> Result<Target<'_>, Bad<'_>> {
         Some((m, s)) => (Some(m), s),
         None => (None, sym),
     };
-    if let Some(m) = module {
-        let ok = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-');
-        if m.is_empty() || m.len() >= MODULE_NAME_LEN || !m.bytes().all(ok) {
-            return Err(at(ParseError::BadModule, m));
-        }
-    }
     let bad = at(ParseError::BadSymbol, bare);
     let b = bare.as_bytes();
     if b.is_empty() || b.len() > MAX_SYMBOL || b.first().is_some_and(u8::is_ascii_digit) {
         return Err(bad);
     }
     let is_glob = b.iter().any(|c| matches!(c, b'*' | b'?' | b'['));
+    // `*:GLOB`: every loaded module's functions the glob matches.
+    if let Some(m) = module.filter(|&m| m != "*" || !is_glob) {
+        let ok = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-');
+        if m.is_empty() || m.len() >= MODULE_NAME_LEN || !m.bytes().all(ok) {
+            return Err(at(ParseError::BadModule, m));
+        }
+    }
     let plain = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$');
     if is_glob {
         if !b

@@ -735,6 +735,9 @@ fn kprobe_events_forms() {
         ("p:io/a ext4:ext4:sync_fs", ParseError::BadSymbol),
         ("p:io/a ext4:", ParseError::BadSymbol),
         ("d:io/ ext4:ext4_*", ParseError::ModuleGlob),
+        ("d:io/ *:ext4_*", ParseError::ModuleGlob),
+        ("p:io/ *:ext4_sync_fs", ParseError::BadModule),
+        ("p:io/ e*t4:ext4_*", ParseError::BadModule),
         ("p:io/a ext4:ext4_*", ParseError::NamedGlob),
         ("p:io/ vfs_* skip=ext4:ext4_sync_fs", ParseError::BadSkip),
     ];
@@ -748,12 +751,16 @@ fn kprobe_events_forms() {
         "r:io/ ext4:ext4_*",
         "p:io/ ext4:ext4_*%return",
         "p!:io/ ext4:ext4_?ync*+4 max=3 skip=ext4_sync_fs",
+        "p:io/ *:ext4_*",
     ] {
         match one(line) {
             Ok(Some(Command::Probe(ProbeSpec {
                 target: Target::Glob { pattern, .. },
                 ..
-            }))) => assert!(pattern.starts_with("ext4:ext4_"), "{line}: {pattern}"),
+            }))) => assert!(
+                pattern.ends_with(":ext4_*") || pattern.starts_with("ext4:ext4_"),
+                "{line}: {pattern}"
+            ),
             other => panic!("{line}: {other:?}"),
         }
     }

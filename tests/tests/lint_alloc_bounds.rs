@@ -65,8 +65,8 @@ const REVIEWED: &[Reviewed] = &[
     ),
     r(
         "src/engine/registry/create.rs",
-        "let mut name = KVec::new();",
-        1,
+        "name: KVec",
+        2,
         "a MOD:GLOB member's name, MOD:SYM: a module name (under \
          MODULE_NAME_LEN) and a symbol as sprint_symbol() wrote it (under \
          KSYM_SYMBOL_LEN), one buffer reused for every member",
