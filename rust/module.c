@@ -106,6 +106,16 @@ const char *bp_module_name(struct module *mod)
  * kernel's static `modules`, once: it is in the kernel image, below
  * MODULES_VADDR, where no module's struct module is.
  */
+#ifndef CONFIG_X86_64
+#error "the list head test below knows x86-64's layout: the kernel image below MODULES_VADDR"
+#endif
+
+/* Whether `pos` is a module's list entry, not the list's head (see above). */
+static bool bp_module_entry(const struct list_head *pos)
+{
+	return (unsigned long)pos >= MODULES_VADDR && (unsigned long)pos < MODULES_END;
+}
+
 int bp_module_text(const char *name, size_t len, struct module **mod, unsigned long *start,
 		   unsigned long *size)
 {
@@ -116,7 +126,7 @@ int bp_module_text(const char *name, size_t len, struct module **mod, unsigned l
 		return -EPERM;
 	rcu_read_lock();
 	list_for_each_entry_rcu(m, &THIS_MODULE->list, list) {
-		if ((unsigned long)&m->list < MODULES_VADDR)
+		if (!bp_module_entry(&m->list))
 			continue;
 		if (m->state == MODULE_STATE_UNFORMED || strnlen(m->name, MODULE_NAME_LEN) != len ||
 		    memcmp(m->name, name, len))
@@ -138,7 +148,8 @@ int bp_module_text(const char *name, size_t len, struct module **mod, unsigned l
  * a *:GLOB line, as bp_module_text() gives one: pinned, with its text.
  * -ENOENT past the last. The walk goes round from this module's own entry
  * (which it never gives, nor the list's head) back to it; `prev`, pinned by
- * the caller, stays on the list, so the walk goes on from it under RCU.
+ * the caller, stays on the list, so the walk goes on from it under RCU (but
+ * for a forced unload, rmmod -f, which ignores references and taints).
  */
 int bp_module_next(struct module *prev, struct module **mod, unsigned long *start,
 		   unsigned long *size)
@@ -151,7 +162,7 @@ int bp_module_next(struct module *prev, struct module **mod, unsigned long *star
 	     pos = rcu_dereference(list_next_rcu(pos))) {
 		struct module *m = list_entry(pos, struct module, list);
 
-		if ((unsigned long)pos < MODULES_VADDR || m->state != MODULE_STATE_LIVE ||
+		if (!bp_module_entry(pos) || m->state != MODULE_STATE_LIVE ||
 		    !try_module_get(m))
 			continue;
 		*mod = m;

@@ -191,8 +191,10 @@ impl ModuleText {
         let (mut start, mut size): (c_ulong, c_ulong) = (0, 0);
         let prev = prev.map_or(core::ptr::null_mut(), |p| p.module);
         // SAFETY: `prev` is null or a module this holds a reference on
-        // (type invariant of `Self`), which keeps it on the list; the
-        // out-pointers are valid for writes.
+        // (type invariant of `Self`), which keeps it on the list (but for
+        // a forced unload, `rmmod -f`, which ignores references: unsafe
+        // by the kernel's own account, it taints); the out-pointers are
+        // valid for writes.
         let err = unsafe { bindings::bp_module_next(prev, &mut module, &mut start, &mut size) };
         if err == -(bindings::ENOENT as i32) {
             return Ok(None);
@@ -223,13 +225,16 @@ impl ModuleText {
         unsafe { core::slice::from_raw_parts(p, len) }
     }
 
-    /// Calls `f` with the name of every symbol of the module's text, in
-    /// address order, until `f` returns `Ok(false)` or an error, which is
-    /// returned as it is. Addresses no symbol covers (before the first)
-    /// are stepped over; a bounded walk, rescheduling as it goes.
+    /// Calls `f` with the name and address of every symbol of the
+    /// module's text, in address order, until `f` returns `Ok(false)` or an
+    /// error, which is returned as it is. Addresses no symbol covers
+    /// (before the first) are stepped over; a bounded walk that reschedules
+    /// as it goes and stops (`EINTR`) when the writer is killed: each
+    /// `sprint_symbol()` of a module's address scans the module's whole
+    /// symbol table, so a large module's walk is long.
     pub(crate) fn for_each_function<E: From<Error>>(
         &self,
-        mut f: impl FnMut(&str) -> Result<bool, E>,
+        mut f: impl FnMut(&str, usize) -> Result<bool, E>,
     ) -> Result<(), E> {
         let mut lookup = Lookup::new()?;
         let end = self.start.saturating_add(self.size);
@@ -237,14 +242,14 @@ impl ModuleText {
         let mut steps = 0usize;
         while addr < end && steps < MAX_STEPS {
             steps += 1;
-            if steps % 1024 == 0 {
-                crate::sched::cond_resched();
+            if steps % 64 == 0 {
+                crate::sched::resched_unless_killed()?;
             }
             let next = match lookup.any_at(addr) {
                 Some(sym) if sym.module.is_some() && sym.size > 0 => {
                     let sym_start = addr.wrapping_sub(sym.offset as usize);
                     let next = sym_start.saturating_add(sym.size as usize);
-                    if !f(sym.name)? {
+                    if !f(sym.name, sym_start)? {
                         break;
                     }
                     next

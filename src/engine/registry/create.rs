@@ -18,7 +18,7 @@ use kernel::prelude::*;
 use kernel::sync::Arc;
 
 use super::{Registry, Staged, MAX_SETS};
-use crate::backend::OwnedTarget;
+use crate::backend::{OwnedTarget, Target as ProbeTarget};
 use crate::command::{CreateOptions, Events, ProbeKind};
 use crate::errno;
 use crate::error::{BStr, BlamedLine, Failed};
@@ -419,11 +419,6 @@ impl Registry {
     }
 }
 
-/// Offers `sym` to every glob that still takes more (`limit`), counting
-/// what each took; returns whether any still does. Tens of thousands of
-/// glob lines make tens of thousands of matches per symbol: `pace`
-/// reschedules now and then, and gives up with `EINTR` once the writer is
-/// killed.
 /// A `MOD:GLOB` line's probes: the functions of the loaded module MOD
 /// that GLOB matches (its `skip=` and `max=` as any glob's), each by its
 /// name `MOD:SYM`, which the kernel resolves: int3 probes, as for an
@@ -489,7 +484,7 @@ impl GlobMembers<'_> {
         let e = self.line;
         let module = text.name();
         let mut open = true;
-        text.for_each_function(|sym| {
+        text.for_each_function(|sym, start| {
             if e.limit.is_some_and(|l| self.count >= l) {
                 open = false;
                 return Ok(false);
@@ -502,7 +497,11 @@ impl GlobMembers<'_> {
             self.name.extend_from_slice(module, GFP_KERNEL)?;
             self.name.push(b':', GFP_KERNEL)?;
             self.name.extend_from_slice(sym.as_bytes(), GFP_KERNEL)?;
-            if b.add(&e.target(&self.name, false, None, self.exit))? {
+            // By address, not by name: a module may hold several static
+            // functions of one name, and its name lookup finds the first.
+            let t = e.target(&self.name, false, None, self.exit);
+            let addr = start.saturating_add(t.offset as usize);
+            if b.add(&ProbeTarget { addr, ..t })? {
                 self.count += 1;
             }
             Ok::<bool, Failed>(true)
@@ -517,6 +516,11 @@ impl GlobMembers<'_> {
     }
 }
 
+/// Offers `sym` to every glob that still takes more (`limit`), counting
+/// what each took; returns whether any still does. Tens of thousands of
+/// glob lines make tens of thousands of matches per symbol: `pace`
+/// reschedules now and then, and gives up with `EINTR` once the writer is
+/// killed.
 fn glob_matches(
     b: &mut Builder<'_>,
     globs: &mut [(&Staged, u32)],
