@@ -420,10 +420,10 @@ impl Registry {
 }
 
 /// A `MOD:GLOB` line's probes: the functions of the loaded module MOD
-/// that GLOB matches (its `skip=` and `max=` as any glob's), each by its
-/// name `MOD:SYM`, which the kernel resolves: int3 probes, as for an
-/// explicit `MOD:SYM` line (a kprobe at a function's ftrace call site is
-/// ftrace-based, the kernel's choice). `*:GLOB`: every loaded module's,
+/// that GLOB matches (its `skip=` and `max=` as any glob's): int3 probes,
+/// as for an explicit `MOD:SYM` line (a kprobe at a function's ftrace call
+/// site is ftrace-based, the kernel's choice), each at its function's
+/// address and named `MOD:SYM`. `*:GLOB`: every loaded module's,
 /// batchprobe's left out, module after module. Each module is held loaded
 /// while its probes are registered, not after: its unload leaves them
 /// gone, as the kernel's `MOD:SYM` probes. Refused (the line named): a
