@@ -91,16 +91,9 @@ void bp_module_put(struct module *mod);
 const char *bp_module_name(struct module *mod);
 
 /*
- * The live module called `name` (`len` bytes, no NUL needed): its text's
- * start and size, and a reference on it (bp_module_put()). -ENOENT: no
- * live module of that name; -EPERM: batchprobe itself.
- */
-int bp_module_text(const char *name, size_t len, struct module **mod, unsigned long *start,
-		   unsigned long *size);
-
-/*
- * The live module after `prev` (NULL: the first), batchprobe left out, as
- * bp_module_text() gives one; -ENOENT past the last.
+ * The live module after `prev` (NULL: the first), batchprobe left out: its
+ * text's start and size, and a reference on it (bp_module_put()); -ENOENT
+ * past the last (MOD:GLOB and *:GLOB lines).
  */
 int bp_module_next(struct module *prev, struct module **mod, unsigned long *start,
 		   unsigned long *size);

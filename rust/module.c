@@ -10,7 +10,6 @@
 #include <linux/notifier.h>
 #include <linux/pgtable.h>
 #include <linux/rculist.h>
-#include <linux/string.h>
 #include <linux/security.h>
 #include <linux/workqueue.h>
 
@@ -93,12 +92,10 @@ const char *bp_module_name(struct module *mod)
 }
 
 /*
- * The loaded module called `name` (`len` bytes), for a MOD:GLOB line: its
- * text (the MOD_TEXT memory: its functions, the exit function among them),
- * with a reference taken that keeps it loaded while the caller walks its
- * symbols and registers its probes (bp_module_put() it). -ENOENT where no
- * live module has that name (one loading or going counts as none, as for
- * kprobe_events' MOD:SYM).
+ * Modules for MOD:GLOB and *:GLOB lines (src/kallsyms.rs' ModuleText): each
+ * live one's text (the MOD_TEXT memory: its functions, the exit function
+ * among them), with a reference taken that keeps it loaded while the caller
+ * walks its symbols and registers its probes (bp_module_put() it).
  *
  * Modules get no lookup by name (find_module() is not exported), but the
  * list of modules may be walked under RCU, as find_module_all() walks it,
@@ -116,37 +113,9 @@ static bool bp_module_entry(const struct list_head *pos)
 	return (unsigned long)pos >= MODULES_VADDR && (unsigned long)pos < MODULES_END;
 }
 
-int bp_module_text(const char *name, size_t len, struct module **mod, unsigned long *start,
-		   unsigned long *size)
-{
-	struct module *m;
-	int err = -ENOENT;
-
-	if (len == strlen(THIS_MODULE->name) && !memcmp(THIS_MODULE->name, name, len))
-		return -EPERM;
-	rcu_read_lock();
-	list_for_each_entry_rcu(m, &THIS_MODULE->list, list) {
-		if (!bp_module_entry(&m->list))
-			continue;
-		if (m->state == MODULE_STATE_UNFORMED || strnlen(m->name, MODULE_NAME_LEN) != len ||
-		    memcmp(m->name, name, len))
-			continue;
-		if (m->state == MODULE_STATE_LIVE && try_module_get(m)) {
-			*mod = m;
-			*start = (unsigned long)m->mem[MOD_TEXT].base;
-			*size = m->mem[MOD_TEXT].size;
-			err = 0;
-		}
-		break;
-	}
-	rcu_read_unlock();
-	return err;
-}
-
 /*
- * The live module after `prev` (NULL: the first) on the list of modules, for
- * a *:GLOB line, as bp_module_text() gives one: pinned, with its text.
- * -ENOENT past the last. The walk goes round from this module's own entry
+ * The live module after `prev` (NULL: the first) on the list of modules:
+ * pinned, with its text (see above); -ENOENT past the last. The walk goes round from this module's own entry
  * (which it never gives, nor the list's head) back to it; `prev`, pinned by
  * the caller, stays on the list, so the walk goes on from it under RCU (but
  * for a forced unload, rmmod -f, which ignores references and taints).

@@ -140,6 +140,9 @@ fn owned(sym: Option<SymbolAt<'_>>) -> Result<Option<OwnedSymbol>> {
     }))
 }
 
+/// This module's name (Kbuild's `obj-m`), which `MOD:GLOB` may not name.
+const THIS_MODULE_NAME: &[u8] = b"batchprobe";
+
 /// A loaded module's text, for a `MOD:GLOB` line: its functions are
 /// walked as the core kernel's are ([`crate::symname`]'s `sprint_symbol`
 /// steps), from the start of the module's text to its end.
@@ -147,7 +150,7 @@ fn owned(sym: Option<SymbolAt<'_>>) -> Result<Option<OwnedSymbol>> {
 /// # Invariants
 ///
 /// `module` is a live module of which this holds a reference (taken by
-/// `bp_module_text()`, put on drop): its text, `start` to `start + size`,
+/// `bp_module_next()`, put on drop): its text, `start` to `start + size`,
 /// stays mapped and its symbols stay listed while this lives.
 pub(crate) struct ModuleText {
     module: *mut bindings::module,
@@ -156,31 +159,23 @@ pub(crate) struct ModuleText {
 }
 
 impl ModuleText {
-    /// The loaded module called `name`, held loaded. `ENOENT`: no live
-    /// module has that name; `EPERM`: it is batchprobe.
+    /// The loaded module called `name`, held loaded: the walk of
+    /// [`ModuleText::next`] until it meets the name. `ENOENT`: no live
+    /// module has that name (one loading or going counts as none, as for
+    /// `kprobe_events`' `MOD:SYM`); `EPERM`: it is batchprobe, which that
+    /// walk leaves out.
     pub(crate) fn find(name: &[u8]) -> Result<Self> {
-        let mut module = core::ptr::null_mut();
-        // `c_ulong` is `usize` (the kernel's `ffi` crate).
-        let (mut start, mut size): (c_ulong, c_ulong) = (0, 0);
-        // SAFETY: `name` is valid for `name.len()` bytes (no NUL needed);
-        // the out-pointers are valid for writes.
-        let err = unsafe {
-            bindings::bp_module_text(
-                name.as_ptr().cast::<c_char>(),
-                name.len(),
-                &mut module,
-                &mut start,
-                &mut size,
-            )
-        };
-        kernel::error::to_result(err)?;
-        // INVARIANT: `bp_module_text()` took a reference on the live
-        // `module` and gave its text.
-        Ok(Self {
-            module,
-            start,
-            size,
-        })
+        if name == THIS_MODULE_NAME {
+            return Err(EPERM);
+        }
+        let mut text = Self::next(None)?;
+        while let Some(t) = text {
+            if t.name() == name {
+                return Ok(t);
+            }
+            text = Self::next(Some(&t))?;
+        }
+        Err(ENOENT)
     }
 
     /// The live module after `prev` on the list of modules (`None`: the

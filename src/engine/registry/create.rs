@@ -483,14 +483,11 @@ impl GlobMembers<'_> {
     fn add_from(&mut self, b: &mut Builder<'_>, text: &ModuleText) -> Result<bool, Failed> {
         let e = self.line;
         let module = text.name();
-        let mut open = true;
         text.for_each_function(|sym, start| {
             if e.limit.is_some_and(|l| self.count >= l) {
-                open = false;
                 return Ok(false);
             }
-            let skipped = self.skip.is_some_and(|s| glob_match(s, sym));
-            if skipped || !glob_candidate(sym, self.pattern) || !glob_match(self.pattern, sym) {
+            if !glob_takes(self.pattern, self.skip, sym) {
                 return Ok(true);
             }
             crate::kvec::clear(&mut self.name);
@@ -512,7 +509,7 @@ impl GlobMembers<'_> {
             Some(l) => self.count < l,
             None => true,
         };
-        Ok(open && room)
+        Ok(room)
     }
 }
 
@@ -538,15 +535,23 @@ fn glob_matches(
         }
         open = true;
         let pattern = core::str::from_utf8(&e.target).unwrap_or("");
-        let skipped = e
+        let skip = e
             .skip
             .as_deref()
-            .is_some_and(|s| glob_match(core::str::from_utf8(s).unwrap_or(""), sym.name));
-        if !skipped && glob_candidate(sym.name, pattern) && glob_match(pattern, sym.name) {
+            .map(|s| core::str::from_utf8(s).unwrap_or(""));
+        if glob_takes(pattern, skip, sym.name) {
             if b.add(&e.target(name, false, text, exit))? {
                 *count += 1;
             }
         }
     }
     Ok(open)
+}
+
+/// Whether a glob line of `pattern` and `skip=` takes the function `name`
+/// (core kernel's or a module's).
+fn glob_takes(pattern: &str, skip: Option<&str>, name: &str) -> bool {
+    !skip.is_some_and(|s| glob_match(s, name))
+        && glob_candidate(name, pattern)
+        && glob_match(pattern, name)
 }
