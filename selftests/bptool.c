@@ -294,36 +294,62 @@ static int bpmkdir(int argc, char **argv)
 /* The ring buffer's data pages (a power of two) for bpperf. */
 #define BPPERF_PAGES 8
 
-static int bpperf(int argc, char **argv)
+/* One field of a trace event's format: where it is in a record. */
+struct bpfield {
+	char name[64];
+	unsigned int offset, size;
+	int data_loc;
+};
+
+/* What bpperfopen keeps per event: its perf fd, ring buffer and format. */
+struct bpperf_event {
+	int fd;
+	struct perf_event_mmap_page *mp;
+	struct bpfield fields[64];
+	int nfields;
+};
+
+/* Opens trace event `id` for this task, disabled: a sample per hit with
+ * its raw record, into a ring buffer of BPPERF_PAGES pages. */
+static int bpperf_open(unsigned long long id, struct bpperf_event *e, long pg)
 {
 	struct perf_event_attr a = { .size = sizeof(a) };
+
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = id;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_RAW;
+	a.disabled = 1;
+	e->fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (e->fd < 0)
+		return -errno;
+	e->mp = mmap(NULL, pg * (BPPERF_PAGES + 1), PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
+	return e->mp == MAP_FAILED ? -errno : 0;
+}
+
+
+static int bpperf(int argc, char **argv)
+{
 	unsigned long long n, i, count = 0, samples = 0, ip = 0;
 	char hex[1024] = "";
 	struct perf_event_mmap_page *mp;
 	long pg = sysconf(_SC_PAGESIZE);
 	unsigned long long off, head;
+	struct bpperf_event e;
 	char *data;
-	int fd;
+	int fd, err;
 
 	if (argc != 3 || (n = strtoull(argv[2], NULL, 0)) == 0) {
 		fprintf(stderr, "usage: bpperf ID N\n");
 		return 2;
 	}
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = strtoull(argv[1], NULL, 0);
-	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_RAW;
-	a.disabled = 1;
-	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	if (fd < 0) {
-		printf("error %d\n", errno);
+	err = bpperf_open(strtoull(argv[1], NULL, 0), &e, pg);
+	if (err) {
+		printf("error %d\n", -err);
 		return 1;
 	}
-	mp = mmap(NULL, pg * (BPPERF_PAGES + 1), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (mp == MAP_FAILED) {
-		printf("error %d\n", errno);
-		return 1;
-	}
+	fd = e.fd;
+	mp = e.mp;
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	for (i = 0; i < n; i++)
 		syscall(SYS_getppid);
@@ -355,21 +381,6 @@ static int bpperf(int argc, char **argv)
 	printf("%llu %llu %llx %s\n", count, samples, ip, hex[0] ? hex : "-");
 	return 0;
 }
-
-/* One field of a trace event's format: where it is in a record. */
-struct bpfield {
-	char name[64];
-	unsigned int offset, size;
-	int data_loc;
-};
-
-/* What bpperfopen keeps per event: its perf fd, ring buffer and format. */
-struct bpperf_event {
-	int fd;
-	struct perf_event_mmap_page *mp;
-	struct bpfield fields[64];
-	int nfields;
-};
 
 /* Reads the fields of `event`'s format (GROUP/NAME), but the common ones;
  * returns its id, or 0. */
@@ -415,24 +426,6 @@ static unsigned long long bpformat(const char *event, struct bpperf_event *e)
 	}
 	fclose(f);
 	return id;
-}
-
-/* Opens trace event `id` for this task, disabled: a sample per hit with
- * its raw record, into a ring buffer of BPPERF_PAGES pages. */
-static int bpperf_open(unsigned long long id, struct bpperf_event *e, long pg)
-{
-	struct perf_event_attr a = { .size = sizeof(a) };
-
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = id;
-	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_RAW;
-	a.disabled = 1;
-	e->fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	if (e->fd < 0)
-		return -errno;
-	e->mp = mmap(NULL, pg * (BPPERF_PAGES + 1), PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
-	return e->mp == MAP_FAILED ? -errno : 0;
 }
 
 /* Appends `n` bytes at `p` in hex to `line` (of `cap` bytes) at `*at`. */
