@@ -145,6 +145,11 @@ int bp_module_next(struct module *prev, struct module **mod, unsigned long *star
 }
 
 /*
+ * A module coming (formed, its ftrace call sites made, its init not run
+ * yet) is told to src/engine.rs, which registers the MOD:SYM probes that
+ * wait for it (src/probe/modular.rs), as trace_kprobe_module_callback()
+ * registers kprobe_events' on MODULE_STATE_COMING.
+ *
  * A module going away (its init failed after it created sets, or a forced
  * unload) is told to src/api.rs, which retires its sets while its text is
  * still there. A normal unload never gets here with sets: each holds a
@@ -153,7 +158,9 @@ int bp_module_next(struct module *prev, struct module **mod, unsigned long *star
  */
 static int bp_module_notify(struct notifier_block *nb, unsigned long action, void *data)
 {
-	if (action == MODULE_STATE_GOING)
+	if (action == MODULE_STATE_COMING)
+		bp_rust_module_coming(data);
+	else if (action == MODULE_STATE_GOING)
 		bp_rust_module_going(data);
 	return NOTIFY_DONE;
 }

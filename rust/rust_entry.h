@@ -31,9 +31,10 @@ ssize_t bp_rust_control_write(void *engine, const char *buf, size_t len);
 int bp_rust_show(void *engine, unsigned int what, struct seq_file *m);
 
 /*
- * src/api.rs: a module going away, told by the module notifier
- * (rust/module.c).
+ * Told by the module notifier (rust/module.c): src/engine.rs, a module
+ * coming; src/api.rs, a module going away.
  */
+void bp_rust_module_coming(struct module *mod);
 void bp_rust_module_going(struct module *mod);
 
 /*

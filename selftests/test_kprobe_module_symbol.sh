@@ -13,11 +13,11 @@
 # same text. MOD:GLOB takes the module's functions the glob matches (what
 # /proc/kallsyms lists), each probed as MOD:SYM, max= applies. Then what is
 # refused, with the reason: MOD:GLOB on a d: line, a bad module name, a
-# module that is not loaded (ENOENT at create, where kprobe_events would
-# wait for it), batchprobe itself.
+# glob over a module that is not loaded (ENOENT), batchprobe itself; a
+# MOD:SYM line on a module that is not loaded waits for it.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 30
+ktap_plan 31
 EINVAL=22 ENOENT=2 EPERM=1 EOPNOTSUPP=95
 M=bp_foreign F=bp_foreign_count
 P=p_${M}_${F}_0 R=r_${M}_${F}_0
@@ -124,7 +124,11 @@ ktap_check "module_glob_not_loaded_says_why" grep -q 'module no_such_module: not
 bp_expect_err "module_glob_self_eperm" "$EPERM" "p:bpx/ batchprobe:bp_*\ncreate bpx\n"
 bp_expect_err "module_glob_direct_refused" "$EOPNOTSUPP" "d:bpx/ $M:bp_*\n"
 bp_expect_err "bad_module_name_refused" "$EINVAL" "p:bpx/ b/p:$F\n"
-bp_expect_err "module_not_loaded_enoent" "$ENOENT" "p:bpx/ no_such_module:$F\ncreate bpx\n"
 ktap_check "no_set_made" sh -c "! grep -q '^bpx ' $BP_DEBUGFS/sets"
+# A module that is not loaded: its MOD:SYM probe waits for it, as
+# kprobe_events' does (test_module_wait.sh).
+ktap_check "module_not_loaded_waits" bp_ctl "p:bpx/ no_such_module:$F\ncreate bpx\n"
+ktap_check "module_not_loaded_says_so" test "$(bp_field bpx waiting)" = 1
+bp_ctl 'unregister bpx --sync\n'
 ktap_check "rmmod" sh -c 'rmmod bp_foreign && rmmod batchprobe'
 ktap_finish

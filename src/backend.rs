@@ -184,6 +184,9 @@ pub(crate) struct ProbeView<'a> {
     /// Direct calls of a set made with `--hist` or `--errors`: its
     /// durations and error returns, summed over the CPUs when shown.
     pub(crate) aggregate: Option<&'a dyn Summarize>,
+    /// `waiting` (a `MOD:SYM` probe whose module is not loaded), `gone`
+    /// (its module was unloaded), or neither (`None`).
+    pub(crate) state: Option<&'static str>,
 }
 
 /// A kernel probe mechanism serving some of a set's probes.
@@ -254,6 +257,21 @@ pub(crate) trait SetBackend: Send + Sync {
     /// set on machine `m` (see [`crate::retpool`]): 0 for what has no
     /// pool. Asked before [`add`](SetBackend::add), under the same lock.
     fn return_pool_cost(&self, _t: &Target<'_>, _m: Machine) -> usize {
+        0
+    }
+
+    /// The module `module` is coming (the module notifier's
+    /// `MODULE_STATE_COMING`): registers the probes that wait for it or
+    /// went with its last unload, and arms them if the set is `enabled`.
+    /// Under the registry lock, on a live set whose disarm is not running.
+    /// Returns how many it registered; `set`: the set's name, for the log.
+    fn module_coming(
+        &self,
+        _locked: Locked<'_>,
+        _set: &[u8],
+        _module: &[u8],
+        _enabled: bool,
+    ) -> usize {
         0
     }
 

@@ -83,6 +83,20 @@ pub(crate) fn engine() -> Result<&'static Engine> {
     unsafe { e.as_ref() }.ok_or(ENODEV)
 }
 
+/// The module notifier's `MODULE_STATE_COMING` (`rust/module.c`), for
+/// every module that loads on the system: see [`Engine::module_coming`].
+/// Nothing while the engine is not published (the notifier is registered
+/// before it is published, and unregistered after it is unpublished).
+#[no_mangle]
+extern "C" fn bp_rust_module_coming(module: *mut bindings::module) {
+    let Ok(e) = engine() else {
+        return;
+    };
+    // SAFETY: The notifier's module is live for the whole call.
+    let name = unsafe { crate::kallsyms::module_name(module) };
+    e.module_coming(name);
+}
+
 /// An API client's completion, on the completion queue.
 impl WorkItem<3> for Set {
     type Pointer = Arc<Set>;
@@ -566,6 +580,22 @@ impl Engine {
             self.flush();
         }
         self.put_orphans(module);
+    }
+
+    /// `module` is coming (the module notifier's `MODULE_STATE_COMING`,
+    /// before its init runs): every live set's `MOD:SYM` probes on it that
+    /// wait, or went with its last unload, are registered (see
+    /// [`Set::module_coming`]). Under the registry lock, as
+    /// `kprobe_events`' own callback takes `event_mutex`: the load waits
+    /// for a control write under way.
+    pub(crate) fn module_coming(&self, module: &[u8]) {
+        let reg = self.registry.lock();
+        for (i, set) in reg.sets.iter().enumerate() {
+            if i % 64 == 63 {
+                crate::sched::cond_resched();
+            }
+            set.module_coming(reg.locked(), module);
+        }
     }
 
     /// [`Engine::owner_going`]'s first step: queues the teardown of every

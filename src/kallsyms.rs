@@ -143,6 +143,26 @@ fn owned(sym: Option<SymbolAt<'_>>) -> Result<Option<OwnedSymbol>> {
 /// This module's name (Kbuild's `obj-m`), which `MOD:GLOB` may not name.
 const THIS_MODULE_NAME: &[u8] = b"batchprobe";
 
+/// The name of `module`, as `MOD:SYM` names it: at most
+/// `MODULE_NAME_LEN` bytes, no NUL.
+///
+/// # Safety
+///
+/// `module` is a live module, and stays so for `'a`.
+pub(crate) unsafe fn module_name<'a>(module: *mut bindings::module) -> &'a [u8] {
+    // SAFETY: `module` is live (caller); `bp_module_name()` gives its
+    // name, NUL-terminated within `MODULE_NAME_LEN` bytes, which lives as
+    // long as the module.
+    let p = unsafe { bindings::bp_module_name(module) }.cast::<u8>();
+    let mut len = 0;
+    // SAFETY: As above: every byte up to the NUL is readable.
+    while len < crate::command::MODULE_NAME_LEN && unsafe { *p.add(len) } != 0 {
+        len += 1;
+    }
+    // SAFETY: The `len` bytes before the NUL, live for `'a` (caller).
+    unsafe { core::slice::from_raw_parts(p, len) }
+}
+
 /// A loaded module's text, for a `MOD:GLOB` line: its functions are
 /// walked as the core kernel's are ([`crate::symname`]'s `sprint_symbol`
 /// steps), from the start of the module's text to its end.
@@ -207,17 +227,8 @@ impl ModuleText {
     /// The module's name, as `MOD:SYM` names it: at most `MODULE_NAME_LEN`
     /// bytes, no NUL.
     pub(crate) fn name(&self) -> &[u8] {
-        // SAFETY: `module` is live while this holds it (type invariant);
-        // `bp_module_name()` gives its name, NUL-terminated within
-        // `MODULE_NAME_LEN` bytes, which lives as long as the module.
-        let p = unsafe { bindings::bp_module_name(self.module) }.cast::<u8>();
-        let mut len = 0;
-        // SAFETY: As above: every byte up to the NUL is readable.
-        while len < crate::command::MODULE_NAME_LEN && unsafe { *p.add(len) } != 0 {
-            len += 1;
-        }
-        // SAFETY: The `len` bytes before the NUL, live as long as `self`.
-        unsafe { core::slice::from_raw_parts(p, len) }
+        // SAFETY: `module` is live while this holds it (type invariant).
+        unsafe { module_name(self.module) }
     }
 
     /// Calls `f` with the name and address of every symbol of the

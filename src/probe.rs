@@ -13,11 +13,12 @@
 mod chunk;
 pub(crate) mod kprobe;
 pub(crate) mod kretprobe;
+mod modular;
 pub(crate) mod notrace;
 mod post;
 mod retire;
 
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use kernel::alloc::AllocError;
 use kernel::ffi::{c_char, c_int};
@@ -31,9 +32,11 @@ use crate::error::{self, BStr, Failed};
 use crate::errtext;
 use crate::events::tracefs::{EventSlot, Fired};
 use crate::gate::Gate;
+use crate::locked::Locked;
 use crate::retpool::Machine;
 use chunk::{Chunk, CHUNK};
-use post::register_with_post;
+use modular::{Modular, Wait};
+use post::settle;
 pub(crate) use post::Post;
 
 /// A kind of int3 kernel probe that batchprobe registers in batches.
@@ -68,9 +71,10 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
         0
     }
 
-    /// Checks a registered probe (say, where the kernel put it): an error
-    /// unregisters it again and refuses the target.
-    fn verify(_raw: *mut Self::Raw, _t: &Target<'_>) -> Result<(), Refused> {
+    /// Checks a registered probe at `offset` into its symbol (say, where
+    /// the kernel put it): an error unregisters it again and refuses the
+    /// target.
+    fn verify(_raw: *mut Self::Raw, _offset: u32) -> Result<(), Refused> {
         Ok(())
     }
 
@@ -147,6 +151,28 @@ pub(crate) unsafe trait Int3Kind: Sized + Send + Sync + 'static {
     ///
     /// `raw` is live.
     unsafe fn addr(raw: *const Self::Raw) -> usize;
+
+    /// The probe's `struct kprobe` (a kretprobe's `kp`).
+    ///
+    /// # Safety
+    ///
+    /// `raw` is live.
+    unsafe fn kprobe(raw: *mut Self::Raw) -> *mut bindings::kprobe;
+
+    /// Whether the kernel marked a registered probe gone: its module was
+    /// unloaded (`KPROBE_FLAG_GONE`, set by kprobes' module notifier).
+    ///
+    /// # Safety
+    ///
+    /// `raw` is live.
+    unsafe fn gone(raw: *mut Self::Raw) -> bool {
+        // SAFETY: Live (caller).
+        let kp = unsafe { Self::kprobe(raw) };
+        // SAFETY: `kp` is live; the kernel sets its flags under its mutex,
+        // which this does not hold: one volatile read.
+        let flags = unsafe { core::ptr::read_volatile(&raw const (*kp).flags) };
+        flags & bindings::KPROBE_FLAG_GONE != 0
+    }
 
     /// Arms a registered probe.
     ///
@@ -350,6 +376,7 @@ impl Meta {
             exit: None,
             event: Some(&self.event),
             aggregate: None,
+            state: None,
         }
     }
 }
@@ -364,6 +391,9 @@ impl Meta {
 pub(crate) struct Slot<B: Int3Kind> {
     raw: Opaque<B::Raw>,
     meta: Meta,
+    /// Not registered: a `MOD:SYM` probe whose module is not loaded (see
+    /// [`modular`]).
+    waiting: AtomicBool,
 }
 
 impl<B: Int3Kind> Slot<B> {
@@ -394,11 +424,21 @@ impl<B: Int3Kind> Slot<B> {
         unsafe { self.meta.event.keep_entry(regs, data) }
     }
 
-    /// How listings see it.
+    /// How listings see it: waiting for its module, or gone with it (the
+    /// kernel's word), or neither.
     fn view(&self) -> ProbeView<'_> {
         // SAFETY: `raw` is a live probe for as long as `self` is.
         let missed = unsafe { B::missed(self.raw.get()) };
-        self.meta.view(B::NAME, missed)
+        let mut v = self.meta.view(B::NAME, missed);
+        v.state = if self.waiting.load(Ordering::Acquire) {
+            Some("waiting")
+        // SAFETY: As above.
+        } else if unsafe { B::gone(self.raw.get()) } {
+            Some("gone")
+        } else {
+            None
+        };
+        v
     }
 }
 
@@ -428,8 +468,10 @@ pub(crate) struct How {
 ///
 /// # Invariants
 ///
-/// Only registered slots are kept, and `ptrs` holds exactly their `raw`
-/// fields, registered until `retire` runs (once).
+/// Only registered slots are kept, but for the `MOD:SYM` probes that wait
+/// for their module; `modular` holds the `raw` fields of the `MOD:SYM`
+/// probes (see [`modular`]) and `ptrs` those of the others, registered
+/// until `retire` runs (once).
 ///
 /// `chunks` and `ptrs` grow with the set (a glob repeated on one address
 /// aggregates, so a set may hold millions of probes of one kind), hence
@@ -439,6 +481,9 @@ pub(crate) struct How {
 pub(crate) struct Int3Set<B: Int3Kind> {
     chunks: KVVec<Chunk<B>>,
     ptrs: KVVec<*mut B::Raw>,
+    /// The probes of `MOD:SYM` lines, registered or waiting for their
+    /// module: none of them in `ptrs`.
+    modular: Modular<B>,
 }
 
 // SAFETY: `gate` points into memory owned by the same set, the C probe is
@@ -453,6 +498,7 @@ impl<B: Int3Kind> Int3Set<B> {
         Ok(Self {
             chunks: KVVec::new(),
             ptrs: KVVec::new(),
+            modular: Modular::new(),
         })
     }
 
@@ -474,16 +520,22 @@ impl<B: Int3Kind> Int3Set<B> {
     /// makes before registering), else with the kernel's errno. `verify`
     /// then checks the registered probe: an error from it unregisters the
     /// probe again (one grace period, on this failure path only) and
-    /// refuses it.
+    /// refuses it. A `MOD:SYM` line's probe (`wait`) is kept in
+    /// [`Modular`], and kept unregistered, waiting, where the kernel knows
+    /// no such symbol because its module is not loaded.
     fn register(
         &mut self,
         meta: Meta,
         how: How,
         first: impl FnOnce(*mut B::Raw) -> Option<Refused>,
         verify: impl FnOnce(*mut B::Raw) -> Result<(), Refused>,
+        wait: Option<Wait>,
     ) -> Result<Added, AllocError> {
         self.ptrs.reserve(1, GFP_KERNEL)?;
-        let chunk = self.open_chunk()?;
+        if wait.is_some() {
+            self.modular.reserve()?;
+        }
+        let chunk = Self::open_chunk(&mut self.chunks)?;
         let symbol = meta.symbol_ptr();
         let mut raw = B::Raw::default();
         B::init(&mut raw, symbol, how);
@@ -493,11 +545,19 @@ impl<B: Int3Kind> Int3Set<B> {
         let slot = Slot {
             raw: Opaque::new(raw),
             meta,
+            waiting: AtomicBool::new(false),
         };
-        let raw = chunk.push(slot).ok_or(AllocError)?.raw.get();
+        let slot = chunk.push(slot).ok_or(AllocError)?;
+        let raw = slot.raw.get();
         // SAFETY: Set up by `init`, not registered yet, and pinned in its
         // chunk; the set frees it a grace period after unregistering.
         if let Err(e) = unsafe { B::register(raw) } {
+            if let Some(w) = wait.filter(|w| w.waits(e, slot.symbol())) {
+                // INVARIANT: kept unregistered, and said so.
+                slot.waiting.store(true, Ordering::Release);
+                self.modular.keep(raw, how, w);
+                return Ok(Added::Yes);
+            }
             let first = first(raw);
             // Never registered: the kernel holds no pointer into it.
             chunk.drop_last();
@@ -506,46 +566,46 @@ impl<B: Int3Kind> Int3Set<B> {
                 Added::Refused,
             ));
         }
-        // SAFETY: `raw` was just registered.
-        if how.post == Post::IfNotFtrace && !unsafe { B::ftrace_based(raw) } {
-            // SAFETY: Just registered (disarmed), and nothing else knows
-            // it; `symbol` is its symbol's, in the slot's `meta`.
-            if let Err(e) = unsafe { register_with_post::<B>(raw, symbol, how) } {
-                chunk.drop_last();
-                return Ok(Added::refused(e, error::refusal(B::SITE, e)));
-            }
-        }
-        if let Err(r) = verify(raw) {
-            // SAFETY: `raw` was just registered (disarmed) and nothing else
-            // knows it.
-            unsafe { B::unregister_one(raw) };
+        // SAFETY: `raw` was just registered, disarmed, and nothing else
+        // knows it; `symbol` is its symbol's, in the slot's `meta`.
+        if let Err(r) = unsafe { settle::<B>(raw, symbol, how, verify) } {
             // Unregistered, and its grace period has passed: the kernel
-            // holds no pointer into it any more. (Unregistering a disabled
-            // probe never disarms anything, so never fails the way
-            // [`Int3Kind::let_go`] describes.)
+            // holds no pointer into it any more.
             chunk.drop_last();
             return Ok(Added::Refused(r));
         }
-        // INVARIANT: registered; capacity was reserved, so this does not
-        // allocate.
-        let _ = self.ptrs.push(raw, GFP_ATOMIC);
+        match wait {
+            // INVARIANT: registered, in `modular` (room was reserved).
+            Some(w) => self.modular.keep(raw, how, w),
+            // INVARIANT: registered; capacity was reserved, so this does
+            // not allocate.
+            None => {
+                let _ = self.ptrs.push(raw, GFP_ATOMIC);
+            }
+        }
         Ok(Added::Yes)
     }
 
-    /// The last chunk, with room for one more slot (a new one if it is
-    /// full, or there is none).
-    fn open_chunk(&mut self) -> Result<&mut Chunk<B>, AllocError> {
-        if !matches!(self.chunks.last(), Some(c) if !c.is_full()) {
-            self.chunks.push(Chunk::new()?, GFP_KERNEL)?;
+    /// The last chunk of `chunks`, with room for one more slot (a new one
+    /// if it is full, or there is none).
+    fn open_chunk(chunks: &mut KVVec<Chunk<B>>) -> Result<&mut Chunk<B>, AllocError> {
+        if !matches!(chunks.last(), Some(c) if !c.is_full()) {
+            chunks.push(Chunk::new()?, GFP_KERNEL)?;
         }
-        self.chunks.last_mut().ok_or(AllocError)
+        chunks.last_mut().ok_or(AllocError)
+    }
+
+    /// Every registered probe: `ptrs`, and the `MOD:SYM` probes but those
+    /// that wait.
+    fn registered(&self) -> impl Iterator<Item = *mut B::Raw> + '_ {
+        Iterator::chain(self.ptrs.iter().copied(), self.modular.registered())
     }
 
     /// Disarms `ptrs`. Disabling a disabled probe is a no-op for the kernel.
     /// Process context (`disable_kprobe` takes a mutex), so it reschedules
     /// now and then.
-    fn disarm_some(ptrs: &[*mut B::Raw]) {
-        for (i, &raw) in ptrs.iter().enumerate() {
+    fn disarm_some(ptrs: impl Iterator<Item = *mut B::Raw>) {
+        for (i, raw) in ptrs.enumerate() {
             if i % 256 == 255 {
                 crate::sched::cond_resched();
             }
@@ -598,14 +658,15 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
             notrace::refusal_at(locked, t, addr).err()
         };
         let verify = |raw| {
-            B::verify(raw, t)?;
+            B::verify(raw, t.offset)?;
             if judge {
                 // SAFETY: `raw` was just registered.
                 notrace::refusal_at(locked, t, unsafe { B::addr(raw) })?;
             }
             Ok(())
         };
-        Ok(self.register(meta, how, first, verify)?)
+        let wait = Wait::of(t, judge);
+        Ok(self.register(meta, how, first, verify, wait)?)
     }
 
     fn attach(&mut self, _skip: &mut dyn FnMut(&[u8], Error)) -> Result<(), Failed> {
@@ -617,17 +678,17 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
     }
 
     fn arm(&self) -> Result<(), Failed> {
-        for (i, &raw) in self.ptrs.iter().enumerate() {
+        for (i, raw) in self.registered().enumerate() {
             // A set can hold millions of probes, armed under the registry
             // lock: let others run now and then, and give up (all or
             // nothing) once the writer is killed.
             if i % 256 == 255 && crate::sched::resched_unless_killed().is_err() {
-                Self::disarm_some(self.ptrs.get(..i).unwrap_or(&[]));
+                Self::disarm_some(self.registered().take(i));
                 return Err(Failed::killed());
             }
             // SAFETY: The type invariant: `raw` is registered.
             if let Err(e) = unsafe { B::enable(raw) } {
-                Self::disarm_some(self.ptrs.get(..i).unwrap_or(&[]));
+                Self::disarm_some(self.registered().take(i));
                 // SAFETY: The pointers are the `raw` fields of live slots.
                 let slot = unsafe { slot_of::<B>(raw) };
                 return Err(Failed::new(
@@ -645,15 +706,30 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
     }
 
     fn disarm(&self) {
-        Self::disarm_some(&self.ptrs);
+        Self::disarm_some(self.registered());
     }
 
+    /// `ptrs` in one batch, then the `MOD:SYM` probes registered now in
+    /// another (a second grace period, for sets that have them).
     fn retire(&self, one_by_one: bool) -> bool {
-        if self.ptrs.is_empty() {
-            return true;
+        let mut all = true;
+        if !self.ptrs.is_empty() {
+            self.unregister_all(one_by_one);
+            all = Self::all_let_go(&self.ptrs);
         }
-        self.unregister_all(one_by_one);
-        self.all_let_go()
+        if self.modular.len() > 0 {
+            // SAFETY: `retire` runs once, when the set is not live.
+            let unregistered = unsafe { self.modular.retire() };
+            all &= Self::all_let_go(unregistered);
+        }
+        all
+    }
+
+    fn module_coming(&self, locked: Locked<'_>, set: &[u8], module: &[u8], enabled: bool) -> usize {
+        if self.modular.len() == 0 {
+            return 0;
+        }
+        self.register_coming(locked, set, module, enabled)
     }
 
     fn ftrace_based(&self) -> bool {
@@ -661,7 +737,7 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
     }
 
     fn tally(&self, f: &mut dyn FnMut(&'static str, usize)) {
-        f(B::FIELD, self.ptrs.len());
+        f(B::FIELD, self.ptrs.len() + self.modular.len());
     }
 
     fn each_from(&self, from: usize, f: &mut dyn FnMut(&ProbeView<'_>) -> bool) {

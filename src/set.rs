@@ -551,6 +551,29 @@ impl Set {
         unsafe { bindings::flush_work(Work::raw_get(core::ptr::addr_of!(self.disarm_work))) };
     }
 
+    /// `module` is coming (see [`crate::backend::SetBackend::module_coming`]):
+    /// the set's probes that wait for it, or went with its last unload, are
+    /// registered, and armed if the set is enabled (its gate is open then).
+    /// A live set only; a disarm queued by an earlier disable is waited
+    /// for first, so that none runs on probes being registered again.
+    /// Returns how many it registered.
+    pub(crate) fn module_coming(&self, locked: Locked<'_>, module: &[u8]) -> usize {
+        let state = self.state();
+        if !state.is_live() {
+            return 0;
+        }
+        self.flush_disarm();
+        // SAFETY: Only `teardown` takes the probes; it cannot run while a
+        // caller holds the registry lock (`locked`) on a live set (state
+        // machine).
+        let Some(p) = (unsafe { self.probes.get_unguarded() }) else {
+            return 0;
+        };
+        let enabled = state == SetState::Enabled;
+        p.backends
+            .module_coming(locked, &self.name, module, enabled)
+    }
+
     /// Unregisters synchronously a set that was never published (rollback).
     pub(crate) fn discard(&self) {
         // The same write may have disabled the set before a later line

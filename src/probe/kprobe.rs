@@ -106,15 +106,15 @@ unsafe impl Int3Kind for Kprobe {
 
     /// An explicit symbol's size is checked where the kernel resolved it
     /// (a module's function, which no walk meets, as well).
-    fn verify(raw: *mut bindings::kprobe, t: &Target<'_>) -> Result<(), Refused> {
+    fn verify(raw: *mut bindings::kprobe, offset: u32) -> Result<(), Refused> {
         // SAFETY: `raw` is a registered kprobe; `addr` was set by the
         // kernel when it resolved the symbol.
         let addr = unsafe { (*raw).addr } as usize;
-        if t.offset == 0 {
+        if offset == 0 {
             return Ok(());
         }
         match kallsyms::offset_in_symbol(addr) {
-            Ok(Some(off)) if off == u64::from(t.offset) => Ok(()),
+            Ok(Some(off)) if off == u64::from(offset) => Ok(()),
             Ok(_) => Err(Refused {
                 error: EINVAL,
                 what: PAST_END,
@@ -201,6 +201,10 @@ unsafe impl Int3Kind for Kprobe {
         // SAFETY: `raw` is live (caller); the kernel writes `addr` under its
         // mutex: one volatile read.
         unsafe { core::ptr::read_volatile(&raw const (*raw).addr) as usize }
+    }
+
+    unsafe fn kprobe(raw: *mut bindings::kprobe) -> *mut bindings::kprobe {
+        raw
     }
 
     unsafe fn enable(raw: *mut bindings::kprobe) -> Result {

@@ -173,6 +173,11 @@ unsafe impl Int3Kind for Kretprobe {
         unsafe { core::ptr::read_volatile(&raw const (*raw).kp.addr) as usize }
     }
 
+    unsafe fn kprobe(raw: *mut bindings::kretprobe) -> *mut bindings::kprobe {
+        // SAFETY: `raw` is live (caller): a field's address, nothing read.
+        unsafe { core::ptr::addr_of_mut!((*raw).kp) }
+    }
+
     unsafe fn enable(raw: *mut bindings::kretprobe) -> Result {
         // SAFETY: Guaranteed by the caller; `enable_kretprobe` is this macro.
         let kp = unsafe { core::ptr::addr_of_mut!((*raw).kp) };

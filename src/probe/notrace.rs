@@ -59,11 +59,23 @@ pub(crate) fn refuses(
     site: Option<Option<usize>>,
     text: Option<&TextTable>,
 ) -> Result<bool> {
+    refuses_named(locked, (t.symbol, t.explicit), start, site, text)
+}
+
+/// [`refuses`] for the target `symbol`, written on a line of its own or
+/// not (`explicit`).
+fn refuses_named(
+    locked: Locked<'_>,
+    (symbol, explicit): (&[u8], bool),
+    start: usize,
+    site: Option<Option<usize>>,
+    text: Option<&TextTable>,
+) -> Result<bool> {
     if !notrace(locked, start, site)? {
         return Ok(false);
     }
-    let base = match t.symbol.iter().position(|&c| c == b'.') {
-        Some(dot) if t.explicit && dot > 0 => t.symbol.get(..dot).unwrap_or(&[]),
+    let base = match symbol.iter().position(|&c| c == b'.') {
+        Some(dot) if explicit && dot > 0 => symbol.get(..dot).unwrap_or(&[]),
         _ => return Ok(true),
     };
     // The first symbol of that name (`kprobe_lookup_name()`): in the
@@ -87,6 +99,17 @@ pub(crate) fn refuses(
 /// is the symbol that contains `addr` (none: nothing to judge, as the
 /// kernel's own check finds none).
 pub(crate) fn refusal_at(locked: Locked<'_>, t: &Target<'_>, addr: usize) -> Result<(), Refused> {
+    refusal_of(locked, (t.symbol, t.explicit), addr)
+}
+
+/// [`refusal_at`] for the target `symbol` (`explicit`: on a line of its
+/// own): a `MOD:SYM` probe registered when its module comes, whose line is
+/// gone by then.
+pub(crate) fn refusal_of(
+    locked: Locked<'_>,
+    named: (&[u8], bool),
+    addr: usize,
+) -> Result<(), Refused> {
     const NO_ROOM: &str = "out of memory checking whether ftrace can trace the function";
     let start = match kallsyms::offset_in_symbol(addr) {
         Ok(Some(off)) => addr.wrapping_sub(off as usize),
@@ -98,7 +121,7 @@ pub(crate) fn refusal_at(locked: Locked<'_>, t: &Target<'_>, addr: usize) -> Res
             })
         }
     };
-    match refuses(locked, t, start, None, None) {
+    match refuses_named(locked, named, start, None, None) {
         Ok(false) => Ok(()),
         Ok(true) => Err(Refused {
             error: EINVAL,

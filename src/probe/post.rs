@@ -8,6 +8,8 @@ use kernel::ffi::c_char;
 use kernel::prelude::*;
 
 use super::{How, Int3Kind};
+use crate::backend::Refused;
+use crate::error;
 
 /// Whether a kprobe gets a (no-op) post handler: the kernel never
 /// optimizes a kprobe with one (`--noopt`).
@@ -47,7 +49,7 @@ pub(crate) enum Post {
 /// `raw` is registered, disarmed, and known to nothing but the caller;
 /// `symbol` is what `raw`'s symbol name points to, and stays put until
 /// the caller frees `raw`.
-pub(super) unsafe fn register_with_post<B: Int3Kind>(
+unsafe fn register_with_post<B: Int3Kind>(
     raw: *mut B::Raw,
     symbol: *const c_char,
     how: How,
@@ -73,6 +75,41 @@ pub(super) unsafe fn register_with_post<B: Int3Kind>(
         // SAFETY: As above.
         unsafe { B::unregister_one(raw) };
         return Err(EAGAIN);
+    }
+    Ok(())
+}
+
+/// What follows a probe's registration: its post handler where it is due
+/// after all ([`Post::IfNotFtrace`]), then `verify`'s check. On `Err` the
+/// probe is unregistered again, its grace period passed.
+///
+/// # Safety
+///
+/// `raw` was just registered, disarmed, and is known to nothing but the
+/// caller; `symbol` is what `raw`'s symbol name points to, and stays put
+/// until the caller frees `raw`.
+pub(super) unsafe fn settle<B: Int3Kind>(
+    raw: *mut B::Raw,
+    symbol: *const c_char,
+    how: How,
+    verify: impl FnOnce(*mut B::Raw) -> Result<(), Refused>,
+) -> Result<(), Refused> {
+    // SAFETY: `raw` was just registered (caller).
+    if how.post == Post::IfNotFtrace && !unsafe { B::ftrace_based(raw) } {
+        // SAFETY: As the caller guarantees.
+        if let Err(e) = unsafe { register_with_post::<B>(raw, symbol, how) } {
+            return Err(Refused {
+                error: e,
+                what: error::refusal(B::SITE, e),
+            });
+        }
+    }
+    if let Err(r) = verify(raw) {
+        // SAFETY: `raw` is registered (disarmed) and nothing else knows it.
+        unsafe { B::unregister_one(raw) };
+        // (Unregistering a disabled probe never disarms anything, so
+        // never fails the way [`Int3Kind::let_go`] describes.)
+        return Err(r);
     }
     Ok(())
 }

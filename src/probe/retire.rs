@@ -30,9 +30,9 @@ impl<B: Int3Kind> Int3Set<B> {
     /// Whether the kernel let go of every probe just unregistered (see
     /// [`Int3Kind::let_go`]); if not, says which it kept, and the set's
     /// memory stays for good (`retire` returns `false`).
-    pub(super) fn all_let_go(&self) -> bool {
+    pub(super) fn all_let_go(ptrs: &[*mut B::Raw]) -> bool {
         let mut kept = 0usize;
-        for &raw in self.ptrs.iter() {
+        for &raw in ptrs.iter() {
             // SAFETY: Live (the set frees its slots only after `retire`),
             // and just handed to the kernel's unregister.
             if unsafe { B::let_go(raw) } {

@@ -12,6 +12,7 @@ use kernel::alloc::AllocError;
 
 use crate::backend::{Ctx, Fit, Found, ProbeView, SetBackend, Target};
 use crate::command::CreateOptions;
+use crate::locked::Locked;
 
 /// Declares [`Backends`]: one field per backend, in the order `sets`
 /// fields and `stats` lines list them. Arming follows that order,
@@ -104,6 +105,20 @@ impl Backends {
             }
             from = 0;
         }
+    }
+
+    /// Every backend's [`SetBackend::module_coming`]: how many probes they
+    /// registered.
+    pub(crate) fn module_coming(
+        &self,
+        locked: Locked<'_>,
+        set: &[u8],
+        module: &[u8],
+        enabled: bool,
+    ) -> usize {
+        self.all().iter().fold(0usize, |n, b| {
+            n.saturating_add(b.module_coming(locked, set, module, enabled))
+        })
     }
 
     /// Misses no single probe can be charged with, summed (wrapping).

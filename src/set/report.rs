@@ -36,14 +36,16 @@ enum Walked {
 impl Set {
     /// Writes the one-line summary used by the `sets` file:
     /// `NAME STATE kprobes=K kretprobes=R fprobes=F fretprobes=X direct=D
-    /// skipped=S hits=H`.
+    /// skipped=S hits=H [waiting=W] [gone=G]`.
     pub(crate) fn write_summary(&self, w: &mut impl Write) -> core::fmt::Result {
-        let (hits, _) = self.totals()?;
+        let t = self.totals()?;
         write!(w, "{} {}", BStr(&self.name), self.state().as_str())?;
         for (field, n) in self.tally.iter() {
             write!(w, " {}={}", field, n)?;
         }
-        writeln!(w, " skipped={} hits={}", self.nskipped, hits)
+        write!(w, " skipped={} hits={}", self.nskipped, t.hits)?;
+        t.write_states(w)?;
+        writeln!(w)
     }
 
     /// Writes the full statistics used by the `stats` file. The probes are
@@ -75,24 +77,40 @@ impl Set {
     /// Hits and misses summed over every probe (walked as
     /// [`Set::walk_probes`] does), or, once the teardown took them, the
     /// counts it froze.
-    fn totals(&self) -> Result<(u64, u64), core::fmt::Error> {
-        let mut missed = {
+    fn totals(&self) -> Result<Totals, core::fmt::Error> {
+        let frozen = || {
+            let (hits, missed) = self.frozen();
+            Totals {
+                hits,
+                missed,
+                ..Totals::default()
+            }
+        };
+        let missed = {
             let guard = rcu::read_lock();
             match self.probes.get(&guard) {
                 Some(p) => p.backends.missed_unattributed(),
-                None => return Ok(self.frozen()),
+                None => return Ok(frozen()),
             }
         };
-        let mut hits = 0u64;
+        let mut t = Totals {
+            missed,
+            ..Totals::default()
+        };
         let walked = self.walk_probes(|v| {
-            hits = hits.wrapping_add(v.hits);
-            missed = missed.wrapping_add(v.missed);
+            t.hits = t.hits.wrapping_add(v.hits);
+            t.missed = t.missed.wrapping_add(v.missed);
+            match v.state {
+                Some("waiting") => t.waiting = t.waiting.saturating_add(1),
+                Some(_) => t.gone = t.gone.saturating_add(1),
+                None => {}
+            }
             Ok(())
         })?;
         Ok(match walked {
-            Walked::All => (hits, missed),
+            Walked::All => t,
             // Frozen before the probes were unpublished.
-            Walked::TornDown => self.frozen(),
+            Walked::TornDown => frozen(),
         })
     }
 
@@ -149,7 +167,7 @@ impl Set {
     fn write_stats_line(
         &self,
         w: &mut impl Write,
-        (hits, missed): (u64, u64),
+        t: Totals,
         mode: Option<&str>,
     ) -> core::fmt::Result {
         write!(
@@ -161,15 +179,17 @@ impl Set {
         for (field, n) in self.tally.iter() {
             write!(w, " {}={}", field, n)?;
         }
-        writeln!(
+        write!(
             w,
             " mode={} skipped={} hits={} missed={} return_pool_bytes={}",
             mode.unwrap_or("-"),
             self.nskipped,
-            hits,
-            missed,
+            t.hits,
+            t.missed,
             self.return_pool
-        )
+        )?;
+        t.write_states(w)?;
+        writeln!(w)
     }
 
     /// The phase timings and grace periods, one line each.
@@ -202,6 +222,30 @@ impl Set {
     }
 }
 
+/// A set's counts over its probes ([`Set::totals`]): hits and misses, and
+/// how many probes wait for their module or went with it (the probes'
+/// `state=`; 0 once torn down).
+#[derive(Default, Clone, Copy)]
+struct Totals {
+    hits: u64,
+    missed: u64,
+    waiting: usize,
+    gone: usize,
+}
+
+impl Totals {
+    /// ` waiting=N` and ` gone=N`, each where it is not 0.
+    fn write_states(&self, w: &mut impl Write) -> core::fmt::Result {
+        if self.waiting > 0 {
+            write!(w, " waiting={}", self.waiting)?;
+        }
+        if self.gone > 0 {
+            write!(w, " gone={}", self.gone)?;
+        }
+        Ok(())
+    }
+}
+
 /// A probe's `stats` line, naming the backend that serves it.
 fn write_probe(w: &mut impl Write, v: &ProbeView<'_>) -> core::fmt::Result {
     write!(
@@ -214,6 +258,9 @@ fn write_probe(w: &mut impl Write, v: &ProbeView<'_>) -> core::fmt::Result {
         v.hits,
         v.missed
     )?;
+    if let Some(state) = v.state {
+        write!(w, " state={state}")?;
+    }
     if let Some(a) = v.last_arg {
         write!(w, " last_arg={}", Kptr(a))?;
     }

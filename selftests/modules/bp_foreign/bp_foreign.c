@@ -9,7 +9,9 @@
  *   ipmodify=SYM  a kprobe at SYM+0 with a post handler: on an ftrace-able
  *                 function the kernel arms it through its IPMODIFY ftrace
  *                 ops, as livepatch would, which no direct call may share.
- * /sys/module/bp_foreign/parameters/calls counts the direct calls.
+ * /sys/module/bp_foreign/parameters/calls counts the direct calls; a write
+ * of N to /sys/module/bp_foreign/parameters/poke calls bp_foreign_extra_a()
+ * N times, so that a test knows how many calls a probe on it must count.
  */
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
@@ -48,6 +50,26 @@ noinline void bp_foreign_extra_b(void)
 {
 	WRITE_ONCE(calls, READ_ONCE(calls) + 3);
 }
+
+/* poke=N: N calls of bp_foreign_extra_a() (at most a million), now. */
+static int poke_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long n, i;
+	int ret = kstrtoul(val, 0, &n);
+
+	if (ret)
+		return ret;
+	if (n > 1000000)
+		return -E2BIG;
+	for (i = 0; i < n; i++)
+		bp_foreign_extra_a();
+	return 0;
+}
+
+static const struct kernel_param_ops poke_ops = {
+	.set = poke_set,
+};
+module_param_cb(poke, &poke_ops, NULL, 0200);
 
 extern void bp_foreign_tramp(void);
 
