@@ -102,7 +102,7 @@ rmmod $M
 ktap_check "missing_function_waits" bp_ctl "p:bpn/ $M:no_such_function\ncreate bpn\nenable bpn\n"
 dmesg -c > /dev/null
 insmod "$BP_FOREIGN"
-ktap_check "missing_function_left_waiting" test "$(awk '$1 == "set" { cur = $2; next } cur == "bpn" { print $NF }' $BP_DEBUGFS/stats)" = state=waiting
+ktap_check "missing_function_left_waiting" test "$(state bpn $M:no_such_function)" = waiting
 ktap_check "kernel_log_says_why" sh -c "dmesg | grep -q 'set bpn: kprobe $M:no_such_function: not registered on $M.s load, left waiting'"
 
 # Gone with their sets: nothing waits, nothing pins the module.

@@ -162,6 +162,32 @@ fn stats_read_histograms_and_errors() {
     }
 }
 
+/// `MOD:SYM` probes waiting for their module, and gone with it: the set
+/// lines count them (`waiting=`, `gone=`, only where not 0), each probe
+/// line says which (`state=`).
+#[test]
+fn module_probes_waiting_and_gone() {
+    let text = "\
+# clock=tsc direct_missed=0 exit_inside=0 exit_gone=0 text_symbols=1 grace_periods rcu=1 rcu_tasks=1 rcu_tasks_rude=1
+set w state=enabled kprobes=2 kretprobes=1 fprobes=0 fretprobes=0 direct=0 mode=count skipped=0 hits=5 missed=0 return_pool_bytes=0 waiting=1 gone=2
+  register_ns=1 attach_ns=0 enable_ns=3 disable_ns=0 disarm_ns=0 unregister_call_ns=0 detach_ns=0 teardown_ns=0 unregister_complete_ns=0
+  grace_periods rcu/rcu_tasks/rcu_tasks_rude register=0/0/0 enable=0/0/0 disarm=0/0/0 retarget=0/0/0 teardown=0/0/0 detach=0/0/0
+  kprobe in m:f+0 hits=5 missed=0 state=gone
+  kretprobe out m:f+0 hits=0 missed=0 state=gone
+  kprobe n other:g+0 hits=0 missed=0 state=waiting
+";
+    let st = stats::parse(text).unwrap();
+    let s = st.get("w").unwrap();
+    assert_eq!((s.waiting, s.gone, s.hits), (1, 2, 5));
+    assert_eq!(s.backends.len(), 5, "waiting= and gone= are no backends");
+    let states: Vec<_> = s.probes.iter().map(|p| p.state.as_deref()).collect();
+    assert_eq!(states, [Some("gone"), Some("gone"), Some("waiting")]);
+    let l = sets::parse("w enabled kprobes=2 kretprobes=1 fprobes=0 fretprobes=0 direct=0 skipped=0 hits=5 waiting=1 gone=2\nx enabled kprobes=1 kretprobes=0 fprobes=0 fretprobes=0 direct=0 skipped=0 hits=0\n").unwrap();
+    let w = l.get("w").unwrap();
+    assert_eq!((w.waiting, w.gone, w.probes()), (1, 2, 3));
+    assert_eq!(l.get("x").map(|x| (x.waiting, x.gone)), Some((0, 0)));
+}
+
 #[test]
 fn last_error_names_its_line_and_errno() {
     for f in FLAVORS {

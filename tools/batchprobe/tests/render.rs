@@ -8,7 +8,8 @@ mod common;
 use std::collections::HashMap;
 
 use batchprobe::cli::{LatencySort, StatsSort, TopSort};
-use batchprobe::cmd::{count, latency, stats as stats_cmd, top};
+use batchprobe::cmd::{count, latency, ls, stats as stats_cmd, top};
+use batchprobe::read::sets;
 use batchprobe::read::stats::{self, Hist};
 use batchprobe::render::{below, duration, hist, table::Table};
 use common::{data, FLAVORS};
@@ -266,4 +267,31 @@ fn the_last_bucket_is_unbounded() {
             .contains("274877906944 -> inf "),
         "{drawn}"
     );
+}
+
+/// `ls` says how many of a set's probes wait for their module, or went
+/// with it.
+#[test]
+fn ls_says_which_probes_wait_or_are_gone() {
+    let text = "\
+w enabled kprobes=2 kretprobes=0 fprobes=0 fretprobes=0 direct=0 skipped=0 hits=0 waiting=2
+g enabled kprobes=1 kretprobes=0 fprobes=0 fretprobes=0 direct=0 skipped=0 hits=4 gone=1
+b disabled kprobes=3 kretprobes=0 fprobes=0 fretprobes=0 direct=0 skipped=0 hits=4 waiting=1 gone=2
+n enabled kprobes=1 kretprobes=0 fprobes=0 fretprobes=0 direct=0 skipped=0 hits=4
+";
+    let sets = sets::parse(text).unwrap();
+    let out = ls::render(&sets, &ls::listed(&sets, |_| true));
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name}: {out}"))
+            .to_string()
+    };
+    assert!(
+        row("w").contains("enabled (2 waiting for a module)"),
+        "{out}"
+    );
+    assert!(row("g").contains("enabled (1 gone with a module)"), "{out}");
+    assert!(row("b").contains("disabled (1 waiting, 2 gone)"), "{out}");
+    assert!(!row("n").contains('('), "{out}");
 }

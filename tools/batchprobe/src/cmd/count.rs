@@ -109,7 +109,7 @@ fn announce(kernel: &Kernel, name: &str, patterns: &[String], attach: &str) -> R
         .get(name)
         .ok_or_else(|| Error::new(format!("set {name} is not in `sets` after its create")))?;
     note(&format!(
-        "Tracing {} for {}{} ({})... Hit Ctrl-C to end.",
+        "Tracing {} for {}{}{} ({})... Hit Ctrl-C to end.",
         plural(line.probes(), "function"),
         patterns
             .iter()
@@ -120,6 +120,15 @@ fn announce(kernel: &Kernel, name: &str, patterns: &[String], attach: &str) -> R
             format!(
                 " ({} refused by the kernel: `batchprobe stats {name}` names them)",
                 line.skipped
+            )
+        } else {
+            String::new()
+        },
+        if line.waiting > 0 {
+            format!(
+                " ({} waiting for {} module to load)",
+                line.waiting,
+                if line.waiting == 1 { "its" } else { "their" }
             )
         } else {
             String::new()

@@ -46,6 +46,12 @@ pub fn render(sets: &Sets, listed: &[Listed<'_>]) -> String {
             .map(|(b, n)| format!("{b}={n}"))
             .collect();
         let mut state = l.set.state.clone();
+        match (l.set.waiting, l.set.gone) {
+            (0, 0) => {}
+            (w, 0) => state.push_str(&format!(" ({w} waiting for a module)")),
+            (0, g) => state.push_str(&format!(" ({g} gone with a module)")),
+            (w, g) => state.push_str(&format!(" ({w} waiting, {g} gone)")),
+        }
         if let Some(pid) = l.orphan_of {
             state.push_str(&format!(
                 " (left by batchprobe pid {pid}: batchprobe rm {})",

@@ -2,7 +2,7 @@
 
 //! The `sets` file: one line per set,
 //! `NAME STATE kprobes=N kretprobes=N fprobes=N fretprobes=N direct=N
-//! skipped=N hits=N`, then `# N probe(s) staged, not created` when lines
+//! skipped=N hits=N [waiting=N] [gone=N]`, then `# N probe(s) staged, not created` when lines
 //! wait for a `create`.
 
 use serde::Serialize;
@@ -22,6 +22,10 @@ pub struct SetLine {
     /// Glob members the kernel refused.
     pub skipped: u64,
     pub hits: u64,
+    /// `MOD:SYM` probes waiting for their module to load.
+    pub waiting: u64,
+    /// Probes whose module was unloaded.
+    pub gone: u64,
 }
 
 impl SetLine {
@@ -80,12 +84,16 @@ pub fn parse(text: &str) -> Result<Sets, Malformed> {
             backends: Vec::new(),
             skipped: 0,
             hits: 0,
+            waiting: 0,
+            gone: 0,
         };
         for (k, v) in pairs(words).map_err(bad)? {
             let n = count(k, v).map_err(bad)?;
             match k {
                 "skipped" => set.skipped = n,
                 "hits" => set.hits = n,
+                "waiting" => set.waiting = n,
+                "gone" => set.gone = n,
                 _ => set.backends.push((k.into(), n)),
             }
         }

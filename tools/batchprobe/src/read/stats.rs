@@ -43,6 +43,10 @@ pub struct SetStats {
     pub hits: u64,
     pub missed: u64,
     pub return_pool_bytes: u64,
+    /// `MOD:SYM` probes waiting for their module to load.
+    pub waiting: u64,
+    /// Probes whose module was unloaded.
+    pub gone: u64,
     /// The last phase timings (`register_ns`, `attach_ns`, ...).
     #[serde(serialize_with = "super::as_map")]
     pub timings: Vec<(String, u64)>,
@@ -72,6 +76,9 @@ pub struct Probe {
     pub offset: u64,
     pub hits: u64,
     pub missed: u64,
+    /// `waiting` (a `MOD:SYM` probe whose module is not loaded), `gone`
+    /// (its module was unloaded); `None`: neither.
+    pub state: Option<String>,
     /// Record mode's last first argument, as `%pK` shows it.
     pub last_arg: Option<String>,
     /// Exit sets: returns seen.
@@ -147,7 +154,7 @@ pub fn parse(text: &str) -> Result<Stats, Malformed> {
 }
 
 /// `set NAME state=S kprobes=N ... mode=M skipped=N hits=N missed=N
-/// return_pool_bytes=N`.
+/// return_pool_bytes=N [waiting=N] [gone=N]`.
 fn set_line<'a>(mut words: impl Iterator<Item = &'a str>) -> Result<SetStats, String> {
     let name = words.next().ok_or("a `set` line without a name")?;
     let mut set = SetStats {
@@ -162,6 +169,8 @@ fn set_line<'a>(mut words: impl Iterator<Item = &'a str>) -> Result<SetStats, St
             "hits" => set.hits = count(k, v)?,
             "missed" => set.missed = count(k, v)?,
             "return_pool_bytes" => set.return_pool_bytes = count(k, v)?,
+            "waiting" => set.waiting = count(k, v)?,
+            "gone" => set.gone = count(k, v)?,
             _ => set.backends.push((k.into(), count(k, v)?)),
         }
     }
@@ -210,7 +219,8 @@ fn set_detail<'a>(
     Ok(())
 }
 
-/// `KIND NAME SYM+OFF hits=N missed=N [last_arg=X] [exits=N last_ret=X]`.
+/// `KIND NAME SYM+OFF hits=N missed=N [state=S] [last_arg=X] [exits=N
+/// last_ret=X]`.
 fn probe<'a>(kind: &str, mut words: impl Iterator<Item = &'a str>) -> Result<Probe, String> {
     let (Some(name), Some(target)) = (words.next(), words.next()) else {
         return Err(format!("a `{kind}` probe line without its name and target"));
@@ -232,6 +242,7 @@ fn probe<'a>(kind: &str, mut words: impl Iterator<Item = &'a str>) -> Result<Pro
         match k {
             "hits" => p.hits = count(k, v)?,
             "missed" => p.missed = count(k, v)?,
+            "state" => p.state = Some(v.into()),
             "exits" => p.exits = Some(count(k, v)?),
             "last_arg" => p.last_arg = Some(v.into()),
             "last_ret" => p.last_ret = Some(v.into()),
