@@ -328,10 +328,12 @@ bp_counter_kprobes() {
 # bp_agrees_kprobes KP_BASE, bp_agrees_direct DIRECT_BASE: the kernel's
 # kprobe (direct-call) count is what it had before batchprobe (the base) plus
 # what batchprobe lists: its counters and its live sets' probes (kprobes and
-# kretprobes only: fprobe-served probes are ftrace users, not kprobes).
+# kretprobes only: fprobe-served probes are ftrace users, not kprobes), but
+# those waiting for their module (not registered: waiting=; a gone one is
+# still listed, as the kernel's).
 bp_agrees_kprobes() {
     test "$(kprobes_registered)" -eq \
-        $(($1 + $(bp_counter_kprobes) + $(bp_live_sum kprobes) + $(bp_live_sum kretprobes)))
+        $(($1 + $(bp_counter_kprobes) + $(bp_live_sum kprobes) + $(bp_live_sum kretprobes) - $(bp_live_sum waiting)))
 }
 bp_agrees_direct() {
     test "$(direct_attached)" -eq $(($1 + $(bp_live_sum direct)))

@@ -816,10 +816,16 @@ static int fuzz_valid(char *line, size_t size, const char *black)
 	static const char *const syms[] = {
 		"vfs_read", "vfs_write", "__x64_sys_getppid", "__x64_sys_getpid",
 		"version_proc_show", "no_such_function_xyz", "ksys_read", "BLACK",
+		/* A module's (test_fuzz.sh loads and unloads bp_foreign meanwhile:
+		 * its probes wait, are registered, go and come back), one that
+		 * never loads (waits), and one batchprobe lacks (refused). */
+		"bp_foreign:bp_foreign_extra_a", "bp_foreign:bp_foreign_count",
+		"no_such_module_bp:vfs_read", "batchprobe:no_such_function_bp",
 	};
 	static const char *const globs[] = {
 		"vfs_* max=16", "__x64_sys_getpp* max=2", "*_show max=8",
 		"__x64_sys_get* skip=*pid max=6", "ksys_* max=4",
+		"bp_foreign:bp_foreign_* max=3", "*:bp_foreign_e* max=2",
 	};
 	static const char *const offs[] = { "", "", "+5", "+9", "+1", "+4096", "+0x10" };
 	static const char *const rkinds[] = { "r", "r16", "r4096", "r!", "r16!", "r4096!" };

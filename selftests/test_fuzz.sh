@@ -11,12 +11,15 @@
 # function's end, huge counts, every command and option, junk bytes with
 # NULs, over-long lines, UTF-8, and writes cut short anywhere; sets made
 # with --events have their events turned on as they appear (records
-# written while probes fire, sets retired with events on). Afterwards
+# written while probes fire, sets retired with events on). bp_foreign.ko is
+# loaded and unloaded meanwhile, its function called while it is loaded:
+# the fuzzed MOD:SYM lines on it wait, are registered when it comes (the
+# module notifier), go when it goes, and come back. Afterwards
 # batchprobe's own listing agrees with the kernel's (kprobes/list,
 # enabled_functions), and unregistering every set leaves neither with
 # anything of ours (no fprobe, and no event once they are off, either).
 . ./bp_lib.sh
-ktap_plan 12
+ktap_plan 13
 T=/sys/kernel/tracing
 # 3,000 batches (make check's size: six flavors under TCG on two cores must
 # fit CI's 90 minutes; BP_FUZZ_BATCHES=10000 in the guest for a longer run);
@@ -48,9 +51,19 @@ rm -f /tmp/fuzz-stop /tmp/fuzz-most
     sleep 1
 done) &
 enabler=$!
+rm -f /tmp/fuzz-loads
+(n=0; while [ ! -e /tmp/fuzz-stop ]; do
+    if insmod "$BP_FOREIGN" 2>/dev/null; then n=$((n + 1)); echo $n > /tmp/fuzz-loads; fi
+    sleep 1
+    echo 3 > /sys/module/bp_foreign/parameters/poke 2>/dev/null
+    rmmod bp_foreign 2>/dev/null
+    sleep 1
+done) &
+loader=$!
 res=$(bpfuzz $BP_CTL "$seed" "$batches" "$black")
 touch /tmp/fuzz-stop
-wait $enabler
+wait $enabler $loader
+rmmod bp_foreign 2>/dev/null
 rm -f /tmp/fuzz-stop
 for f in $T/events/s[0-9]/enable; do [ -e "$f" ] && echo 0 > "$f"; done
 # (Counted from the ring buffer's statistics: formatting a whole buffer
@@ -62,10 +75,12 @@ ktap_check "every_batch_answered" test "$(echo $res | awk '{ print $1 + $2 }')" 
 # writes both kinds), and probes wrote records while their events were on.
 ktap_check "batches_taken_and_refused" test "$(echo $res | awk '{ print ($1 > 0 && $2 > 0) }')" = 1
 ktap_check "records_written" test "$(cat /tmp/fuzz-most 2>/dev/null || echo 0)" -gt 0
+echo "# bp_foreign loaded $(cat /tmp/fuzz-loads 2>/dev/null || echo 0) time(s) during the fuzz; waiting probes: $(bp_live_sum waiting), gone: $(bp_live_sum gone)"
+ktap_check "module_loaded_meanwhile" test "$(cat /tmp/fuzz-loads 2>/dev/null || echo 0)" -gt 0
 bp_ctl 'flush\n'
 # Ours as the module lists them: live sets' kprobes and kretprobes, plus the
 # grace-period counters (one kprobe per kind this kernel has).
-echo "# live sets: $(bp_live_sets | wc -l); kprobes $(bp_live_sum kprobes), kretprobes $(bp_live_sum kretprobes), fprobes $(bp_live_sum fprobes), fretprobes $(bp_live_sum fretprobes), direct $(bp_live_sum direct)"
+echo "# live sets: $(bp_live_sets | wc -l); kprobes $(bp_live_sum kprobes), kretprobes $(bp_live_sum kretprobes) ($(bp_live_sum waiting) waiting for a module), fprobes $(bp_live_sum fprobes), fretprobes $(bp_live_sum fretprobes), direct $(bp_live_sum direct)"
 ktap_check "kprobes_agree_with_kernel" bp_agrees_kprobes "$kp_base"
 ktap_check "direct_calls_agree_with_ftrace" bp_agrees_direct "$d_base"
 ktap_check "unregister_everything" bp_unregister_all

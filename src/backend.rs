@@ -260,12 +260,23 @@ pub(crate) trait SetBackend: Send + Sync {
         0
     }
 
+    /// Whether it has probes that [`SetBackend::module_coming`] registers
+    /// when `module` comes (`MOD:SYM` lines' probes on it).
+    fn on_module(&self, _module: &[u8]) -> bool {
+        false
+    }
+
     /// The module `module` is coming (the module notifier's
     /// `MODULE_STATE_COMING`): registers the probes that wait for it or
     /// went with its last unload, and arms them if the set is `enabled`.
-    /// Under the registry lock, on a live set whose disarm is not running.
     /// Returns how many it registered; `set`: the set's name, for the log.
-    fn module_coming(
+    ///
+    /// # Safety
+    ///
+    /// The set is live, its queued disarm has run, and the caller holds
+    /// the registry lock (`locked`) for the whole call, so that no retire,
+    /// enable, disable or disarm of the set runs meanwhile.
+    unsafe fn module_coming(
         &self,
         _locked: Locked<'_>,
         _set: &[u8],

@@ -489,7 +489,9 @@ pub(crate) struct Int3Set<B: Int3Kind> {
 // SAFETY: `gate` points into memory owned by the same set, the C probe is
 // only handed to the kernel's own thread-safe API, and counters are atomic.
 unsafe impl<B: Int3Kind> Send for Int3Set<B> {}
-// SAFETY: See `Send`; shared access is through atomics or the kernel API.
+// SAFETY: See `Send`; shared access is through atomics or the kernel API,
+// but for `modular`'s batch, which only `unsafe` callers use, one at a time
+// by their contracts (the registry lock on a live set, or the one retire).
 unsafe impl<B: Int3Kind> Sync for Int3Set<B> {}
 
 impl<B: Int3Kind> Int3Set<B> {
@@ -719,17 +721,25 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
         }
         if self.modular.len() > 0 {
             // SAFETY: `retire` runs once, when the set is not live.
-            let unregistered = unsafe { self.modular.retire() };
-            all &= Self::all_let_go(unregistered);
+            let (unregistered, none_kept) = unsafe { self.modular.retire(one_by_one) };
+            all &= Self::all_let_go(unregistered) && none_kept;
         }
         all
     }
 
-    fn module_coming(&self, locked: Locked<'_>, set: &[u8], module: &[u8], enabled: bool) -> usize {
-        if self.modular.len() == 0 {
-            return 0;
-        }
-        self.register_coming(locked, set, module, enabled)
+    fn on_module(&self, module: &[u8]) -> bool {
+        self.modular.has_module(module)
+    }
+
+    unsafe fn module_coming(
+        &self,
+        locked: Locked<'_>,
+        set: &[u8],
+        module: &[u8],
+        enabled: bool,
+    ) -> usize {
+        // SAFETY: As the caller guarantees.
+        unsafe { self.register_coming(locked, set, module, enabled) }
     }
 
     fn ftrace_based(&self) -> bool {

@@ -562,16 +562,27 @@ impl Set {
         if !state.is_live() {
             return 0;
         }
-        self.flush_disarm();
         // SAFETY: Only `teardown` takes the probes; it cannot run while a
         // caller holds the registry lock (`locked`) on a live set (state
         // machine).
         let Some(p) = (unsafe { self.probes.get_unguarded() }) else {
             return 0;
         };
+        // Most sets have nothing on the module: the load does not wait for
+        // their queued disarms.
+        if !p.backends.on_module(module) {
+            return 0;
+        }
+        // Queued only under the registry lock (`disable`), so none is
+        // queued again before this returns.
+        self.flush_disarm();
         let enabled = state == SetState::Enabled;
-        p.backends
-            .module_coming(locked, &self.name, module, enabled)
+        // SAFETY: A live set, its disarm run, under the registry lock for
+        // the whole call (`locked`).
+        unsafe {
+            p.backends
+                .module_coming(locked, &self.name, module, enabled)
+        }
     }
 
     /// Unregisters synchronously a set that was never published (rollback).

@@ -12,7 +12,7 @@
 //! are probed at the addresses a walk found, stay gone.
 
 use core::cell::UnsafeCell;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicBool, Ordering};
 
 use kernel::alloc::AllocError;
 use kernel::ffi::c_int;
@@ -64,6 +64,20 @@ struct Entry<B: Int3Kind> {
     raw: *mut B::Raw,
     how: How,
     judge: bool,
+    /// The kernel did not let go of it when it was unregistered, gone (see
+    /// [`Int3Kind::let_go`]): never registered or unregistered again, and
+    /// the set's memory is kept for good.
+    kept: AtomicBool,
+}
+
+impl<B: Int3Kind> Entry<B> {
+    /// Whether its probe is registered now (it neither waits nor was kept).
+    fn is_registered(&self) -> bool {
+        // SAFETY: The type invariant of [`Modular`]: the raw field of a
+        // live slot.
+        let slot = unsafe { slot_of::<B>(self.raw) };
+        !slot.waiting.load(Ordering::Acquire) && !self.kept.load(Ordering::Acquire)
+    }
 }
 
 /// The `MOD:SYM` probes of an [`Int3Set`].
@@ -71,13 +85,15 @@ struct Entry<B: Int3Kind> {
 /// # Invariants
 ///
 /// Each entry's `raw` is the C probe of a slot of the same set, registered
-/// unless the slot waits; `batch` is empty but while one call below runs,
-/// and has room for every entry.
+/// unless the slot waits or the entry was kept; `batch` has room for every
+/// entry, and what it holds is meaningful only inside the call that filled
+/// it.
 pub(super) struct Modular<B: Int3Kind> {
     entries: KVVec<Entry<B>>,
     /// Room for one batch of unregistering. Used under the registry lock
-    /// while the set is live ([`Int3Set::module_coming`]), or by its
-    /// retire, once, when it is not any more: never both at once.
+    /// while the set is live ([`Int3Set::register_coming`]), or by its
+    /// retire, once, when it is not any more: never both at once (their
+    /// `# Safety` sections).
     batch: UnsafeCell<KVVec<*mut B::Raw>>,
 }
 
@@ -104,6 +120,7 @@ impl<B: Int3Kind> Modular<B> {
             raw,
             how,
             judge: w.judge,
+            kept: AtomicBool::new(false),
         };
         // INVARIANT: room was reserved (no allocation); `batch` has room
         // for every entry.
@@ -119,20 +136,32 @@ impl<B: Int3Kind> Modular<B> {
     pub(super) fn registered(&self) -> impl Iterator<Item = *mut B::Raw> + '_ {
         self.entries
             .iter()
+            .filter(|e| e.is_registered())
             .map(|e| e.raw)
-            // SAFETY: The type invariant: the raw field of a live slot.
-            .filter(|&raw| !unsafe { slot_of::<B>(raw) }.waiting.load(Ordering::Acquire))
     }
 
-    /// Unregisters `raws` in one batch (one grace period), and returns how
-    /// many of them the kernel let go of. The batch is left empty.
+    /// Whether any is on a function of `module`.
+    pub(super) fn has_module(&self, module: &[u8]) -> bool {
+        self.entries.iter().any(|e| {
+            // SAFETY: The type invariant: the raw field of a live slot.
+            module_of(unsafe { slot_of::<B>(e.raw) }.symbol()) == Some(module)
+        })
+    }
+
+    /// Unregisters the probes in `batch` in one call (one grace period),
+    /// or one call each (`one_by_one`).
     ///
     /// # Safety
     ///
     /// `batch` holds registered probes of the set only, and the caller has
     /// it to itself (see the field).
-    unsafe fn unregister_batch(batch: &mut KVVec<*mut B::Raw>) {
-        if !batch.is_empty() {
+    unsafe fn unregister_batch(batch: &mut KVVec<*mut B::Raw>, one_by_one: bool) {
+        if one_by_one {
+            for &raw in batch.iter() {
+                // SAFETY: Registered (caller).
+                unsafe { B::unregister_one(raw) };
+            }
+        } else if !batch.is_empty() {
             let n = c_int::try_from(batch.len()).unwrap_or(c_int::MAX);
             // SAFETY: Registered probes (caller); the kernel only reads
             // the array.
@@ -140,14 +169,15 @@ impl<B: Int3Kind> Modular<B> {
         }
     }
 
-    /// Unregisters every registered entry in one batch, for the set's
-    /// retire (see [`Int3Set::retire`]), and returns those unregistered,
-    /// for [`Int3Set::all_let_go`] to check.
+    /// Unregisters every registered entry in one batch (or one by one),
+    /// for the set's retire (see [`Int3Set::retire`]), and returns those
+    /// unregistered, for [`Int3Set::all_let_go`] to check, and whether
+    /// none was kept earlier (else the set's memory is kept for good).
     ///
     /// # Safety
     ///
     /// Called once, by the retire, when the set is not live any more.
-    pub(super) unsafe fn retire(&self) -> &[*mut B::Raw] {
+    pub(super) unsafe fn retire(&self, one_by_one: bool) -> (&[*mut B::Raw], bool) {
         // SAFETY: The retire has `batch` to itself (caller, and the
         // field's rule).
         let batch = unsafe { &mut *self.batch.get() };
@@ -157,8 +187,9 @@ impl<B: Int3Kind> Modular<B> {
             let _ = batch.push(raw, GFP_ATOMIC);
         }
         // SAFETY: Registered probes of the set, `batch` held (above).
-        unsafe { Self::unregister_batch(batch) };
-        batch
+        unsafe { Self::unregister_batch(batch, one_by_one) };
+        let none_kept = !self.entries.iter().any(|e| e.kept.load(Ordering::Acquire));
+        (batch, none_kept)
     }
 }
 
@@ -169,7 +200,13 @@ impl<B: Int3Kind> Int3Set<B> {
     /// probe the kernel refuses now stays waiting, and the kernel log says
     /// why, as `kprobe_events` logs "Failed to re-register probe". Returns
     /// how many it registered. `set`: the set's name, for the log.
-    pub(super) fn register_coming(
+    ///
+    /// # Safety
+    ///
+    /// The set is live and the caller holds the registry lock (`locked`)
+    /// for the whole call: no retire, enable, disable or disarm of the set
+    /// runs meanwhile, and nothing else uses `batch`.
+    pub(super) unsafe fn register_coming(
         &self,
         locked: Locked<'_>,
         set: &[u8],
@@ -180,32 +217,45 @@ impl<B: Int3Kind> Int3Set<B> {
             // SAFETY: The type invariant: the raw field of a live slot.
             module_of(unsafe { slot_of::<B>(e.raw) }.symbol()) == Some(module)
         };
-        // SAFETY: Called under the registry lock (`locked`) on a live set:
-        // this has `batch` to itself (the field's rule).
+        // SAFETY: A live set, under the registry lock (caller): this has
+        // `batch` to itself (the field's rule).
         let batch = unsafe { &mut *self.modular.batch.get() };
         kvec::clear(batch);
         for e in self.modular.entries.iter().filter(mine) {
-            // SAFETY: As above.
-            let slot = unsafe { slot_of::<B>(e.raw) };
             // SAFETY: A live slot's probe.
-            if !slot.waiting.load(Ordering::Acquire) && unsafe { B::gone(e.raw) } {
+            if e.is_registered() && unsafe { B::gone(e.raw) } {
                 // INVARIANT: room for every entry (no allocation).
                 let _ = batch.push(e.raw, GFP_ATOMIC);
             }
         }
         // SAFETY: Registered (gone) probes of the set, `batch` held.
-        unsafe { Modular::<B>::unregister_batch(batch) };
-        for &raw in batch.iter() {
-            // SAFETY: As above; just unregistered.
-            let slot = unsafe { slot_of::<B>(raw) };
-            // A gone probe is disarmed already: the kernel lets go of it.
+        unsafe { Modular::<B>::unregister_batch(batch, false) };
+        kvec::clear(batch);
+        for e in self.modular.entries.iter().filter(mine) {
+            // SAFETY: As above.
+            let slot = unsafe { slot_of::<B>(e.raw) };
+            // Those just unregistered: registered before, not waiting yet.
+            // SAFETY: A live slot's probe.
+            if !e.is_registered() || !unsafe { B::gone(e.raw) } {
+                continue;
+            }
+            // A gone probe is disarmed already (`kprobe_disabled()` counts
+            // GONE), so the kernel lets go of it; should it not (see
+            // [`Int3Kind::let_go`]), it is kept, never reused or freed.
             // SAFETY: Live, just handed to the unregister.
-            if unsafe { B::let_go(raw) } {
+            if unsafe { B::let_go(e.raw) } {
                 // INVARIANT: unregistered, and said so.
                 slot.waiting.store(true, Ordering::Release);
+            } else {
+                pr_err!(
+                    "set {}: {} {}: the kernel did not unregister it; its memory is kept for good\n",
+                    BStr(set).as_str(),
+                    B::NAME,
+                    BStr(slot.symbol()).as_str()
+                );
+                e.kept.store(true, Ordering::Release);
             }
         }
-        kvec::clear(batch);
         let mut registered = 0;
         for (i, e) in self.modular.entries.iter().filter(mine).enumerate() {
             if i % 256 == 255 {
@@ -213,12 +263,13 @@ impl<B: Int3Kind> Int3Set<B> {
             }
             // SAFETY: As above.
             let slot = unsafe { slot_of::<B>(e.raw) };
-            if !slot.waiting.load(Ordering::Acquire) {
+            if !slot.waiting.load(Ordering::Acquire) || e.kept.load(Ordering::Acquire) {
                 continue;
             }
-            // SAFETY: The slot waits: its probe is not registered.
+            // SAFETY: The slot waits: its probe is not registered; the
+            // registry lock is held on this live set (caller).
             match unsafe { register_again(locked, slot, e) } {
-                Ok(()) => registered += 1,
+                Ok(()) => registered = usize::saturating_add(registered, 1),
                 Err(r) => {
                     pr_warn!(
                         "set {}: {} {}: not registered on {}'s load, left waiting: {} ({})\n",
@@ -253,11 +304,14 @@ impl<B: Int3Kind> Int3Set<B> {
 
 /// Registers the probe of `slot` (`e`) again, set up afresh, and checks
 /// it as its line's was checked at create (the offset, the notrace rule);
-/// disarmed. Its slot no longer waits once it is registered.
+/// disarmed. Its slot no longer waits once it is registered. Its miss
+/// counts start again from 0, as the kernel's own probe's do when
+/// `kprobe_events` registers it again.
 ///
 /// # Safety
 ///
-/// `slot`'s probe is not registered (the slot waits), and `e` is its entry.
+/// `slot`'s probe is not registered (the slot waits), `e` is its entry,
+/// and the caller holds the registry lock on the slot's live set.
 unsafe fn register_again<B: Int3Kind>(
     locked: Locked<'_>,
     slot: &Slot<B>,
@@ -268,8 +322,10 @@ unsafe fn register_again<B: Int3Kind>(
     let mut fresh = B::Raw::default();
     B::init(&mut fresh, symbol, e.how);
     // SAFETY: Not registered (caller): the kernel holds no pointer into
-    // it. Listings read its miss counters meanwhile, with volatile reads,
-    // as they read the kernel's own writes to it.
+    // it. Listings may read its miss counters and flags meanwhile (volatile
+    // reads, under RCU, without the registry lock): such a read may see a
+    // torn value, which only a listing shows (the kernel's own updates of
+    // those counters race with the same reads).
     unsafe { raw.write(fresh) };
     // SAFETY: Set up by `init`, not registered, and pinned in its chunk,
     // which the set frees a grace period after unregistering it.
@@ -287,9 +343,9 @@ unsafe fn register_again<B: Int3Kind>(
         }
         Ok(())
     };
-    // SAFETY: Just registered, disarmed, known to nothing else (the
-    // registry lock is held: no enable or disable runs); `symbol` is the
-    // slot's own.
+    // SAFETY: Just registered, disarmed, and only this acts on it (the
+    // registry lock is held on a live set: no enable, disable, disarm or
+    // retire runs); `symbol` is the slot's own.
     unsafe { settle::<B>(raw, symbol, e.how, verify) }?;
     // INVARIANT: registered.
     slot.waiting.store(false, Ordering::Release);

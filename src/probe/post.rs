@@ -46,7 +46,8 @@ pub(crate) enum Post {
 ///
 /// # Safety
 ///
-/// `raw` is registered, disarmed, and known to nothing but the caller;
+/// `raw` is registered, disarmed, and no one but the caller registers,
+/// arms or unregisters it meanwhile (listings may read its counters);
 /// `symbol` is what `raw`'s symbol name points to, and stays put until
 /// the caller frees `raw`.
 unsafe fn register_with_post<B: Int3Kind>(
@@ -54,7 +55,7 @@ unsafe fn register_with_post<B: Int3Kind>(
     symbol: *const c_char,
     how: How,
 ) -> Result {
-    // SAFETY: `raw` is registered and nothing else knows it (caller).
+    // SAFETY: `raw` is registered and only the caller acts on it (caller).
     unsafe { B::unregister_one(raw) };
     let mut again = B::Raw::default();
     let how = How {
@@ -63,7 +64,8 @@ unsafe fn register_with_post<B: Int3Kind>(
     };
     B::init(&mut again, symbol, how);
     // SAFETY: Unregistered, and its grace period has passed: the kernel
-    // holds no pointer into it, and nothing else reads it (caller).
+    // holds no pointer into it, and no one but the caller writes it; a
+    // listing's volatile read of its counters may see a torn value (caller).
     unsafe { raw.write(again) };
     // SAFETY: Set up by `init`, not registered, and it stays allocated
     // until a grace period after it is unregistered (the caller's).
@@ -85,9 +87,10 @@ unsafe fn register_with_post<B: Int3Kind>(
 ///
 /// # Safety
 ///
-/// `raw` was just registered, disarmed, and is known to nothing but the
-/// caller; `symbol` is what `raw`'s symbol name points to, and stays put
-/// until the caller frees `raw`.
+/// `raw` was just registered, disarmed, and no one but the caller acts on
+/// it (listings may read its counters: see [`register_with_post`]);
+/// `symbol` is what `raw`'s symbol name points to, and stays put until the
+/// caller frees `raw`.
 pub(super) unsafe fn settle<B: Int3Kind>(
     raw: *mut B::Raw,
     symbol: *const c_char,
@@ -105,7 +108,7 @@ pub(super) unsafe fn settle<B: Int3Kind>(
         }
     }
     if let Err(r) = verify(raw) {
-        // SAFETY: `raw` is registered (disarmed) and nothing else knows it.
+        // SAFETY: `raw` is registered (disarmed) and only the caller acts on it.
         unsafe { B::unregister_one(raw) };
         // (Unregistering a disabled probe never disarms anything, so
         // never fails the way [`Int3Kind::let_go`] describes.)

@@ -107,9 +107,19 @@ impl Backends {
         }
     }
 
+    /// Whether a backend has probes on `module` that its load registers
+    /// ([`SetBackend::on_module`]).
+    pub(crate) fn on_module(&self, module: &[u8]) -> bool {
+        self.all().iter().any(|b| b.on_module(module))
+    }
+
     /// Every backend's [`SetBackend::module_coming`]: how many probes they
     /// registered.
-    pub(crate) fn module_coming(
+    ///
+    /// # Safety
+    ///
+    /// As [`SetBackend::module_coming`].
+    pub(crate) unsafe fn module_coming(
         &self,
         locked: Locked<'_>,
         set: &[u8],
@@ -117,7 +127,8 @@ impl Backends {
         enabled: bool,
     ) -> usize {
         self.all().iter().fold(0usize, |n, b| {
-            n.saturating_add(b.module_coming(locked, set, module, enabled))
+            // SAFETY: As the caller guarantees.
+            n.saturating_add(unsafe { b.module_coming(locked, set, module, enabled) })
         })
     }
 
