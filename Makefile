@@ -10,6 +10,8 @@
 #   make bench-stock  the BPF peers at 1000, 10000 and every function (cold and
 #                 warm), and the seed, on Debian's own image (needs root)
 #   make bench-publish  BENCHMARKS.md and docs/bench/*.svg from bench/results/ alone
+#   make check-times-save  the last check's times (out/check-times.txt) kept under
+#                 bench/results/DATE-HHMM-check-FLAVORS/, BENCHMARKS.md republished
 #   make bundle   one self-contained archive (QEMU, kernels, initramfs, runner)
 #                 that runs check/demo/bench on any x86-64 Linux host, KVM or TCG
 #   make bundle-test  run that archive in a chroot holding nothing else
@@ -35,7 +37,7 @@
 KDIR ?=
 export KDIR
 
-.PHONY: all demo check check-all bench bench-stock bundle bundle-test bench-report bench-publish profile-direct profile-records profile-create record-fixtures bench-cli cli module clients clippy kernel stock-kernel deps sign install uninstall host-test fmt clean
+.PHONY: all demo check check-all bench bench-stock bundle bundle-test bench-report bench-publish check-times-save profile-direct profile-records profile-create record-fixtures bench-cli cli module clients clippy kernel stock-kernel deps sign install uninstall host-test fmt clean
 
 all: module
 
@@ -76,6 +78,9 @@ bundle-test:
 
 bench-publish:
 	@scripts/bench-publish.sh
+
+check-times-save:
+	@scripts/check-times-save.sh
 
 bench-report:
 	@test -n "$(FROM)" || { echo "usage: make bench-report FROM=DIR (a ./run bench results directory)"; exit 2; }

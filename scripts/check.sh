@@ -23,11 +23,24 @@
 # Where the test flavor runs, the race, stress, fuzz and unload programs
 # (selftests/races; those of BP_TESTS only, if set) run again on its kernel
 # with BP_RACE_SMP vCPUs (4; 0: not), a run of its own named "test@smp4".
+# What each step took goes to out/check-times.txt (CHECK lines, read by
+# tools/benchreport: `make check-times-save` keeps it under bench/results/).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 t0=$(date +%s)
+mkdir -p "$BP_ROOT/out"
+times=$BP_ROOT/out/check-times.txt
+{
+    echo "# make check's times (scripts/check.sh), $(date -u '+%Y-%m-%d %H:%M') UTC"
+    echo "# commit $(git -C "$BP_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$BP_ROOT" diff --quiet HEAD 2>/dev/null || echo ' (with local changes)')"
+    echo "# host: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+} > "$times"
+# step NAME SECONDS [NOTE]: a CHECK line of the times file.
+step() { echo "CHECK step $*" >> "$times"; }
+ts=$(date +%s)
 "$BP_ROOT/scripts/install-deps.sh"
+step deps $(( $(date +%s) - ts ))
 # Every kernel flavor first, so that a broken build fails before any boot.
 # `make check` (what a newcomer runs): 6.12's test kernel and Debian's own
 # 7.3 image; `make check-all` (BP_CHECK_ALL=1): every flavor.
@@ -45,16 +58,24 @@ done
 # Debian's own image (stock-kernel.sh's release, 7.3.4+deb13-amd64).
 is_stock() { [ "$(flavor_base "$1")" = stock ]; }
 declare -A kdirs images
+echo "CHECK flavors $flavors" >> "$times"
 for f in $flavors; do
+    ts=$(date +%s)
     if is_stock "$f"; then
         [ "$(flavor_kver "$f")" = 7.3 ] || die "flavor $f: only Debian's 7.3 image is known (stock-7.3)"
         kdirs[$f]=$("$BP_ROOT/scripts/stock-kernel.sh" tree)
+        step "kernel-$f" $(( $(date +%s) - ts )) prepared
     else
         kdirs[$f]=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
+        # Built now, or found in the cache (its stamp older than this step).
+        how=cached
+        [ "$(stat -c %Y "${kdirs[$f]}/.batchprobe-built")" -lt "$ts" ] || how=built
+        step "kernel-$f" $(( $(date +%s) - ts )) "$how"
     fi
 done
 
 export CARGO_INCREMENTAL=0   # incremental caches only slow a one-shot build
+ts=$(date +%s)
 log "host tests: cargo test"
 host_out=$(mktemp)
 set +e
@@ -91,7 +112,7 @@ log "lint: rustfmt --check"
 log "lint: clippy on the batchprobe command"
 (cd "$BP_ROOT/tools/batchprobe" && cargo clippy --quiet --all-targets -- -D warnings) \
     || die "lint: clippy warns on tools/batchprobe (run: cd tools/batchprobe && cargo clippy --all-targets)"
-mkdir -p "$BP_ROOT/out"
+step host-tests $(( $(date +%s) - ts ))
 smp=${BP_SMP:-2}
 accel=${BP_ACCEL:-tcg}
 # The guests to boot: one per flavor, and the race programs again on the
@@ -117,6 +138,7 @@ run_tests() { case $1 in *@smp*) echo "$race_tests" ;; *) echo "${BP_TESTS:-}" ;
 # 1801 s while test (723 s) and distro (809 s) ran beside it, where one
 # after another they took over 3000 s (a cold CI run builds three kernels
 # before them).
+ts=$(date +%s)
 for f in $flavors; do
     kdir=${kdirs[$f]}
     if is_stock "$f"; then
@@ -134,6 +156,7 @@ for f in $flavors; do
     clients=$(KDIR="$kdir" "$BP_ROOT/scripts/build-clients.sh" CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver)
     BP_EXTRA_KO="$clients" "$BP_ROOT/scripts/build-initramfs.sh" "$BP_ROOT/out/initramfs-check-$f.cpio.gz" "$ko" "$kdir"
 done
+step builds $(( $(date +%s) - ts ))
 jobs=$(guest_jobs "$smp" "$accel")
 # The longest guests first, so that the others fill the other cores beside
 # them: the debug flavors (any release), then the stock image (a big kernel:
@@ -210,6 +233,8 @@ progress_monitor() {
     done
 }
 log "guests: $(wc -w <<<"$order") to run, $jobs at a time:$order"
+echo "CHECK guests accel=$accel tcg_thread=${BP_TCG_THREAD:-single} vcpus=$smp at_once=$jobs runs=$(tr ' ' ',' <<<"${order# }")" >> "$times"
+ts=$(date +%s)
 for f in $order; do
     rm -f "$BP_ROOT/out/check-console-$f.log".{qemu-rc,start,end}
 done
@@ -220,6 +245,7 @@ kill "$monitor" 2>/dev/null || true
 wait "$monitor" 2>/dev/null || true
 [ -t 2 ] && echo >&2
 log "guests done: $(progress_line)"
+step guests $(( $(date +%s) - ts ))
 guest_pass=0 guest_fail=0 guest_skip=0 broken=0
 for f in $runs; do
     logf=$BP_ROOT/out/check-console-$f.log
@@ -244,6 +270,8 @@ for f in $runs; do
     s=$(sed -n 's/.*failed, \([0-9]*\) skipped.*/\1/p' <<<"$guest")
     guest_pass=$((guest_pass + ${p:-0})) guest_fail=$((guest_fail + ${n:-0}))
     guest_skip=$((guest_skip + ${s:-0}))
+    st=$(cat "$logf.start" 2>/dev/null || echo 0) en=$(cat "$logf.end" 2>/dev/null || echo 0)
+    echo "CHECK guest $f $((en - st)) passed=${p:-0} failed=${n:-0} skipped=${s:-0} qemu_status=$qemu_rc" >> "$times"
     # A broken run (splat, hang, wrong CPU count) fails even if every test said ok.
     if [ "$guest_rc" -ne 0 ] || [ "$qemu_rc" -ne 0 ]; then
         broken=$((broken + 1))
@@ -266,6 +294,9 @@ pass=$((host_pass + guest_pass))
 fail=$((host_fail + lint_broken + guest_fail))
 [ "$broken" -eq 0 ] || [ "$fail" -gt 0 ] || fail=$broken
 log "check took $(( $(date +%s) - t0 )) s"
+echo "CHECK host passed=$host_pass failed=$((host_fail + lint_broken)) skipped=$host_skip" >> "$times"
+echo "CHECK total $(( $(date +%s) - t0 ))" >> "$times"
+echo "CHECK result passed=$pass failed=$fail skipped=$((host_skip + guest_skip))" >> "$times"
 [ -z "$left_out" ] || log "not run:$left_out (make check-all runs every flavor; BP_FLAVORS='...' make check the ones named)"
 echo "$pass passed, $fail failed, $((host_skip + guest_skip)) skipped"
 [ "$fail" -eq 0 ]

@@ -13,6 +13,7 @@
 //! flavor, each part comes from the latest run that has it; older runs stay
 //! as data.
 
+mod checks;
 mod cli;
 mod kprobes;
 mod peers;
@@ -148,16 +149,21 @@ type RunsByFlavor = BTreeMap<String, Vec<Run>>;
 
 /// Every `make bench` run of each flavor, and the latest `make bench-cli`
 /// run of each flavor, under `results`.
-fn load_all(results: &Path) -> Result<(RunsByFlavor, Vec<cli::CliRun>), String> {
+fn load_all(results: &Path) -> Result<Loaded, String> {
     let mut runs = RunsByFlavor::new();
     let mut clis: BTreeMap<String, String> = BTreeMap::new();
+    let mut checks = Vec::new();
     for name in result_dirs(results)? {
         let Some((_, rest)) = split_date(&name).map(|(d, r)| (d, strip_time(r))) else {
             return Err(format!(
-                "{}/{name}: not DATE-FLAVOR or DATE-cli-FLAVOR",
+                "{}/{name}: not DATE-FLAVOR, DATE-cli-FLAVOR or DATE-check-LABEL",
                 results.display()
             ));
         };
+        if rest.starts_with("check-") {
+            checks.push(checks::load(&results.join(&name), &name)?);
+            continue;
+        }
         match rest.strip_prefix("cli-") {
             Some(f) => {
                 clis.insert(f.to_string(), name.clone());
@@ -172,8 +178,12 @@ fn load_all(results: &Path) -> Result<(RunsByFlavor, Vec<cli::CliRun>), String> 
         .iter()
         .map(|(f, name)| cli::load(&results.join(name), name, f))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok((runs, clis))
+    Ok((runs, clis, checks))
 }
+
+/// What `bench/results/` holds: `make bench` runs by flavor, `make
+/// bench-cli` runs, `make check` times.
+type Loaded = (RunsByFlavor, Vec<cli::CliRun>, Vec<checks::CheckRun>);
 
 /// The parts of `make bench` the page shows (`BP_BENCH_ONLY`'s names), each
 /// from the latest run of the flavor that ran it and has its figures.
@@ -194,8 +204,8 @@ fn has_part(r: &Run, part: &str) -> bool {
 
 /// Writes the page and its plots.
 pub(crate) fn publish(a: &PublishArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let (runs, clis) = load_all(&a.results)?;
-    if runs.is_empty() && clis.is_empty() {
+    let (runs, clis, checks) = load_all(&a.results)?;
+    if runs.is_empty() && clis.is_empty() && checks.is_empty() {
         return Err(format!("{}: no results", a.results.display()).into());
     }
     let mut o = String::new();
@@ -221,6 +231,7 @@ pub(crate) fn publish(a: &PublishArgs) -> Result<(), Box<dyn std::error::Error>>
     for c in &clis {
         cli::section(&mut o, c);
     }
+    checks::section(&mut o, &checks);
     plots(&mut o, &plotted, &a.svg_dir)?;
     std::fs::write(&a.markdown, o.trim_end().to_string() + "\n")?;
     Ok(())

@@ -173,7 +173,10 @@ fn a_directory_not_named_as_results_is_refused() {
     let results = out.join("results");
     std::fs::create_dir_all(results.join("stock-7.3")).unwrap();
     let e = publish(&results, &out).unwrap_err();
-    assert!(e.contains("not DATE-FLAVOR or DATE-cli-FLAVOR"), "{e}");
+    assert!(
+        e.contains("not DATE-FLAVOR, DATE-cli-FLAVOR or DATE-check-LABEL"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -229,4 +232,74 @@ fn a_kvm_run_is_not_called_tcg() {
     assert!(!page.contains("Every figure is from QEMU TCG"), "{page}");
     assert!(page.contains("Each run says how its guest ran"), "{page}");
     assert!(page.contains("kernel 7.3.4, QEMU KVM, 2 vCPUs"), "{page}");
+}
+
+/// `make check`'s times as `scripts/check.sh` writes them.
+const CHECK_TIMES: &str = "\
+# make check's times (scripts/check.sh), 2026-01-02 10:00 UTC
+# commit abc1234
+# host: 2 CPUs, Some CPU
+CHECK step deps 3
+CHECK flavors test stock-7.3
+CHECK step kernel-test 650 built
+CHECK step kernel-stock-7.3 400 prepared
+CHECK step host-tests 120
+CHECK step builds 300
+CHECK guests accel=tcg tcg_thread=single vcpus=2 at_once=2 runs=stock-7.3,test,test@smp4
+CHECK guest test 1267 passed=1740 failed=0 skipped=23 qemu_status=0
+CHECK guest stock-7.3 2001 passed=1773 failed=0 skipped=11 qemu_status=0
+CHECK guest test@smp4 399 passed=132 failed=0 skipped=1 qemu_status=0
+CHECK step guests 2400
+CHECK host passed=213 failed=0 skipped=0
+CHECK total 3873
+CHECK result passed=3858 failed=0 skipped=35
+";
+
+#[test]
+fn check_times_are_a_row_each_from_their_file() {
+    let out = tmp("checks");
+    let results = out.join("results");
+    let dir = results.join("2026-01-02-1000-check-test+stock-7.3");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("times.txt"), CHECK_TIMES).unwrap();
+    let page = publish(&results, &out).unwrap();
+    assert!(page.contains("## How long the checks take"), "{page}");
+    let row = page
+        .lines()
+        .find(|l| l.contains("2026-01-02-1000-check-test+stock-7.3/times.txt"))
+        .unwrap_or_else(|| panic!("no row: {page}"));
+    // Before the guests: 3 + 650 + 400 + 120 + 300 s.
+    for want in [
+        "abc1234",
+        "2 CPUs, Some CPU",
+        "test stock-7.3 (cold)",
+        "test built 10m50s",
+        "stock-7.3 prepared 6m40s",
+        "| 24m33s (host tests 213/0/0) |",
+        "40m00s: test 21m07s (1740/0/23), stock-7.3 33m21s (1773/0/11)",
+        "**64m33s**",
+        "3858 passed, 0 failed, 35 skipped",
+    ] {
+        assert!(row.contains(want), "{want:?} not in {row}");
+    }
+    assert!(
+        page.contains("the fastest below took 64m33s (not met)"),
+        "{page}"
+    );
+}
+
+#[test]
+fn a_check_that_did_not_end_is_refused() {
+    let out = tmp("checkcut");
+    let results = out.join("results");
+    let dir = results.join("2026-01-02-1000-check-test");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cut: String = CHECK_TIMES
+        .lines()
+        .take_while(|l| !l.starts_with("CHECK total"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.join("times.txt"), cut).unwrap();
+    let e = publish(&results, &out).unwrap_err();
+    assert!(e.contains("the check did not end"), "{e}");
 }
