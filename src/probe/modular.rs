@@ -194,34 +194,20 @@ impl<B: Int3Kind> Modular<B> {
 }
 
 impl<B: Int3Kind> Int3Set<B> {
-    /// `module` is coming: registers this set's `MOD:SYM` probes on it,
-    /// those that wait and those gone with its last unload (unregistered
-    /// first, in one batch), and arms them if the set is `enabled`. A
-    /// probe the kernel refuses now stays waiting, and the kernel log says
-    /// why, as `kprobe_events` logs "Failed to re-register probe". Returns
-    /// how many it registered. `set`: the set's name, for the log.
+    /// Unregisters, in one batch (one grace period), the `MOD:SYM` probes
+    /// `mine` picks that the kernel marked gone (their module was
+    /// unloaded), so that they wait again; one the kernel does not let go
+    /// of is kept for good instead. `set`: the set's name, for the log.
     ///
     /// # Safety
     ///
-    /// The set is live and the caller holds the registry lock (`locked`)
-    /// for the whole call: no retire, enable, disable or disarm of the set
-    /// runs meanwhile, and nothing else uses `batch`.
-    pub(super) unsafe fn register_coming(
-        &self,
-        locked: Locked<'_>,
-        set: &[u8],
-        module: &[u8],
-        enabled: bool,
-    ) -> usize {
-        let mine = |e: &&Entry<B>| {
-            // SAFETY: The type invariant: the raw field of a live slot.
-            module_of(unsafe { slot_of::<B>(e.raw) }.symbol()) == Some(module)
-        };
+    /// As [`Int3Set::register_coming`].
+    unsafe fn release_gone(&self, set: &[u8], mine: impl Fn(&&Entry<B>) -> bool) {
         // SAFETY: A live set, under the registry lock (caller): this has
         // `batch` to itself (the field's rule).
         let batch = unsafe { &mut *self.modular.batch.get() };
         kvec::clear(batch);
-        for e in self.modular.entries.iter().filter(mine) {
+        for e in self.modular.entries.iter().filter(&mine) {
             // SAFETY: A live slot's probe.
             if e.is_registered() && unsafe { B::gone(e.raw) } {
                 // INVARIANT: room for every entry (no allocation).
@@ -231,7 +217,7 @@ impl<B: Int3Kind> Int3Set<B> {
         // SAFETY: Registered (gone) probes of the set, `batch` held.
         unsafe { Modular::<B>::unregister_batch(batch, false) };
         kvec::clear(batch);
-        for e in self.modular.entries.iter().filter(mine) {
+        for e in self.modular.entries.iter().filter(&mine) {
             // SAFETY: As above.
             let slot = unsafe { slot_of::<B>(e.raw) };
             // Those just unregistered: registered before, not waiting yet.
@@ -256,6 +242,33 @@ impl<B: Int3Kind> Int3Set<B> {
                 e.kept.store(true, Ordering::Release);
             }
         }
+    }
+
+    /// `module` is coming: registers this set's `MOD:SYM` probes on it,
+    /// those that wait and those gone with its last unload (unregistered
+    /// first, in one batch), and arms them if the set is `enabled`. A
+    /// probe the kernel refuses now stays waiting, and the kernel log says
+    /// why, as `kprobe_events` logs "Failed to re-register probe". Returns
+    /// how many it registered. `set`: the set's name, for the log.
+    ///
+    /// # Safety
+    ///
+    /// The set is live and the caller holds the registry lock (`locked`)
+    /// for the whole call: no retire, enable, disable or disarm of the set
+    /// runs meanwhile, and nothing else uses `batch`.
+    pub(super) unsafe fn register_coming(
+        &self,
+        locked: Locked<'_>,
+        set: &[u8],
+        module: &[u8],
+        enabled: bool,
+    ) -> usize {
+        let mine = |e: &&Entry<B>| {
+            // SAFETY: The type invariant: the raw field of a live slot.
+            module_of(unsafe { slot_of::<B>(e.raw) }.symbol()) == Some(module)
+        };
+        // SAFETY: As the caller guarantees.
+        unsafe { self.release_gone(set, mine) };
         let mut registered = 0;
         for (i, e) in self.modular.entries.iter().filter(mine).enumerate() {
             if i % 256 == 255 {
@@ -336,7 +349,7 @@ unsafe fn register_again<B: Int3Kind>(
         });
     }
     let verify = |raw| {
-        B::verify(raw, slot.meta.offset)?;
+        B::verify(raw, slot.meta.offset())?;
         if e.judge {
             // SAFETY: `raw` was just registered.
             notrace::refusal_of(locked, (slot.symbol(), true), unsafe { B::addr(raw) })?;

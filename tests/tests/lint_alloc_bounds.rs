@@ -181,21 +181,31 @@ const REVIEWED: &[Reviewed] = &[
         1,
         "a kallsyms name, < KSYM_NAME_LEN",
     ),
-    // src/probe.rs
+    // src/probe/meta.rs
     r(
-        "src/probe.rs",
+        "src/probe/meta.rs",
         "pub(crate) struct Symbol(KVec<u8>);",
         1,
         PROBE_NAMES,
     ),
-    r("src/probe.rs", "name: Option<KVec<u8>>,", 1, PROBE_NAMES),
     r(
-        "src/probe.rs",
+        "src/probe/meta.rs",
+        "name: Option<KVec<u8>>,",
+        1,
+        PROBE_NAMES,
+    ),
+    r(
+        "src/probe/meta.rs",
         "let mut v = KVec::with_capacity(name.len() + 1, GFP_KERNEL)?;",
         1,
         PROBE_NAMES,
     ),
-    r("src/probe.rs", "let mut v = KVec::new();", 1, PROBE_NAMES),
+    r(
+        "src/probe/meta.rs",
+        "let mut v = KVec::new();",
+        1,
+        PROBE_NAMES,
+    ),
     // src/probe/chunk.rs
     r(
         "src/probe/chunk.rs",
