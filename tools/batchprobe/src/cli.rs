@@ -49,8 +49,9 @@ pub enum Command {
     /// every function the patterns match, counting only (no events).
     ///
     /// PATTERN is a function name, a glob (`vfs_*`, `*_sys_open*`) over
-    /// the core kernel's functions, MOD:SYM for a module's function, or
-    /// MOD:GLOB for a loaded module's functions the glob matches.
+    /// the core kernel's functions, MOD:SYM for a module's function (one
+    /// not loaded yet is waited for), or MOD:GLOB for a loaded module's
+    /// functions the glob matches.
     /// Prints the functions called, most calls first, at the end, or
     /// every interval with -i (counts of that interval).
     Count(CountArgs),
