@@ -164,6 +164,19 @@ impl Added {
     }
 }
 
+/// A module coming (the module notifier's `MODULE_STATE_COMING`), as a
+/// set's backends are told of it ([`SetBackend::module_coming`]).
+pub(crate) struct Coming<'a> {
+    /// The registry lock, held for the whole call.
+    pub(crate) locked: Locked<'a>,
+    /// The set's name, for the kernel log.
+    pub(crate) set: &'a [u8],
+    /// The module's name.
+    pub(crate) module: &'a [u8],
+    /// The set is enabled: what is registered is armed too.
+    pub(crate) enabled: bool,
+}
+
 /// One probe of a set, as listings and per-target counts see it.
 pub(crate) struct ProbeView<'a> {
     /// The first word of its `stats` line: the backend that serves it.
@@ -266,23 +279,16 @@ pub(crate) trait SetBackend: Send + Sync {
         false
     }
 
-    /// The module `module` is coming (the module notifier's
-    /// `MODULE_STATE_COMING`): registers the probes that wait for it or
-    /// went with its last unload, and arms them if the set is `enabled`.
-    /// Returns how many it registered; `set`: the set's name, for the log.
+    /// A module is coming (see [`Coming`]): registers the probes that
+    /// wait for it or went with its last unload, and arms them if the set
+    /// is enabled. Returns how many it registered.
     ///
     /// # Safety
     ///
     /// The set is live, its queued disarm has run, and the caller holds
-    /// the registry lock (`locked`) for the whole call, so that no retire,
-    /// enable, disable or disarm of the set runs meanwhile.
-    unsafe fn module_coming(
-        &self,
-        _locked: Locked<'_>,
-        _set: &[u8],
-        _module: &[u8],
-        _enabled: bool,
-    ) -> usize {
+    /// the registry lock (`c.locked`) for the whole call, so that no
+    /// retire, enable, disable or disarm of the set runs meanwhile.
+    unsafe fn module_coming(&self, _c: &Coming<'_>) -> usize {
         0
     }
 

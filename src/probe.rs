@@ -26,13 +26,12 @@ use kernel::ffi::{c_char, c_int};
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
-use crate::backend::{Added, Ctx, Fit, Found, ProbeView, Refused, SetBackend, Target};
+use crate::backend::{Added, Coming, Ctx, Fit, Found, ProbeView, Refused, SetBackend, Target};
 use crate::bindings;
 use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{self, BStr, Failed};
 use crate::errtext;
 use crate::events::tracefs::Fired;
-use crate::locked::Locked;
 use crate::retpool::Machine;
 use chunk::{Chunk, CHUNK};
 pub(crate) use meta::Meta;
@@ -547,15 +546,9 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
         self.modular.has_module(module)
     }
 
-    unsafe fn module_coming(
-        &self,
-        locked: Locked<'_>,
-        set: &[u8],
-        module: &[u8],
-        enabled: bool,
-    ) -> usize {
+    unsafe fn module_coming(&self, c: &Coming<'_>) -> usize {
         // SAFETY: As the caller guarantees.
-        unsafe { self.register_coming(locked, set, module, enabled) }
+        unsafe { self.register_coming(c) }
     }
 
     fn ftrace_based(&self) -> bool {

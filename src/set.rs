@@ -16,6 +16,7 @@ use kernel::prelude::*;
 use kernel::sync::Arc;
 use kernel::workqueue::{impl_has_work, Work};
 
+use crate::backend::Coming;
 use crate::bindings;
 use crate::command::{CreateOptions, DirectMode};
 use crate::direct::btf::Prototypes;
@@ -576,13 +577,15 @@ impl Set {
         // Queued only under the registry lock (`disable`), so none is
         // queued again before this returns.
         self.flush_disarm();
-        let enabled = state == SetState::Enabled;
+        let c = Coming {
+            locked,
+            set: &self.name,
+            module,
+            enabled: state == SetState::Enabled,
+        };
         // SAFETY: A live set, its disarm run, under the registry lock for
         // the whole call (`locked`).
-        unsafe {
-            p.backends
-                .module_coming(locked, &self.name, module, enabled)
-        }
+        unsafe { p.backends.module_coming(&c) }
     }
 
     /// Unregisters synchronously a set that was never published (rollback).

@@ -19,7 +19,7 @@ use kernel::ffi::c_int;
 use kernel::prelude::*;
 
 use super::{notrace, settle, slot_of, How, Int3Kind, Int3Set, Slot};
-use crate::backend::{Refused, Target};
+use crate::backend::{Coming, Refused, Target};
 use crate::error::{self, BStr};
 use crate::kallsyms::ModuleText;
 use crate::kvec;
@@ -244,25 +244,25 @@ impl<B: Int3Kind> Int3Set<B> {
         }
     }
 
-    /// `module` is coming: registers this set's `MOD:SYM` probes on it,
+    /// `c.module` is coming: registers this set's `MOD:SYM` probes on it,
     /// those that wait and those gone with its last unload (unregistered
-    /// first, in one batch), and arms them if the set is `enabled`. A
-    /// probe the kernel refuses now stays waiting, and the kernel log says
-    /// why, as `kprobe_events` logs "Failed to re-register probe". Returns
-    /// how many it registered. `set`: the set's name, for the log.
+    /// first, in one batch), and arms them if the set is enabled. A probe
+    /// the kernel refuses now stays waiting, and the kernel log says why,
+    /// as `kprobe_events` logs "Failed to re-register probe". Returns how
+    /// many it registered.
     ///
     /// # Safety
     ///
-    /// The set is live and the caller holds the registry lock (`locked`)
-    /// for the whole call: no retire, enable, disable or disarm of the set
-    /// runs meanwhile, and nothing else uses `batch`.
-    pub(super) unsafe fn register_coming(
-        &self,
-        locked: Locked<'_>,
-        set: &[u8],
-        module: &[u8],
-        enabled: bool,
-    ) -> usize {
+    /// The set is live and the caller holds the registry lock
+    /// (`c.locked`) for the whole call: no retire, enable, disable or
+    /// disarm of the set runs meanwhile, and nothing else uses `batch`.
+    pub(super) unsafe fn register_coming(&self, c: &Coming<'_>) -> usize {
+        let Coming {
+            locked,
+            set,
+            module,
+            enabled,
+        } = *c;
         let mine = |e: &&Entry<B>| {
             // SAFETY: The type invariant: the raw field of a live slot.
             module_of(unsafe { slot_of::<B>(e.raw) }.symbol()) == Some(module)

@@ -10,9 +10,8 @@
 
 use kernel::alloc::AllocError;
 
-use crate::backend::{Ctx, Fit, Found, ProbeView, SetBackend, Target};
+use crate::backend::{Coming, Ctx, Fit, Found, ProbeView, SetBackend, Target};
 use crate::command::CreateOptions;
-use crate::locked::Locked;
 
 /// Declares [`Backends`]: one field per backend, in the order `sets`
 /// fields and `stats` lines list them. Arming follows that order,
@@ -119,16 +118,10 @@ impl Backends {
     /// # Safety
     ///
     /// As [`SetBackend::module_coming`].
-    pub(crate) unsafe fn module_coming(
-        &self,
-        locked: Locked<'_>,
-        set: &[u8],
-        module: &[u8],
-        enabled: bool,
-    ) -> usize {
+    pub(crate) unsafe fn module_coming(&self, c: &Coming<'_>) -> usize {
         self.all().iter().fold(0usize, |n, b| {
             // SAFETY: As the caller guarantees.
-            n.saturating_add(unsafe { b.module_coming(locked, set, module, enabled) })
+            n.saturating_add(unsafe { b.module_coming(c) })
         })
     }
 
