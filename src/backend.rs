@@ -281,16 +281,14 @@ pub(crate) trait SetBackend: Send + Sync {
 
     /// A module is coming (see [`Coming`]): registers the probes that
     /// wait for it or went with its last unload, and arms them if the set
-    /// is enabled. Returns how many it registered.
+    /// is enabled.
     ///
     /// # Safety
     ///
     /// The set is live, its queued disarm has run, and the caller holds
     /// the registry lock (`c.locked`) for the whole call, so that no
     /// retire, enable, disable or disarm of the set runs meanwhile.
-    unsafe fn module_coming(&self, _c: &Coming<'_>) -> usize {
-        0
-    }
+    unsafe fn module_coming(&self, _c: &Coming<'_>) {}
 
     /// Hits missed that no single probe can be charged with.
     fn missed_unattributed(&self) -> u64 {

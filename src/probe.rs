@@ -32,6 +32,7 @@ use crate::command::{CreateOptions, ProbeKind};
 use crate::error::{self, BStr, Failed};
 use crate::errtext;
 use crate::events::tracefs::Fired;
+use crate::locked::Locked;
 use crate::retpool::Machine;
 use chunk::{Chunk, CHUNK};
 pub(crate) use meta::Meta;
@@ -212,6 +213,20 @@ pub(crate) struct Slot<B: Int3Kind> {
 }
 
 impl<B: Int3Kind> Slot<B> {
+    /// A slot for `meta`'s probe, set up as `how` says, not registered.
+    fn new(meta: Meta, how: How) -> Self {
+        let mut raw = B::Raw::default();
+        B::init(&mut raw, meta.symbol_ptr(), how);
+        // INVARIANT: `raw` is the first field (`repr(C)`); its
+        // `symbol_name`, if set, points into `meta`'s symbol, whose bytes
+        // stay put as `meta` moves into the slot ([`meta`]'s `Symbol`).
+        Self {
+            raw: Opaque::new(raw),
+            meta,
+            waiting: AtomicBool::new(false),
+        }
+    }
+
     /// Counts a hit (see [`Meta::hit`]).
     #[inline(always)]
     pub(crate) fn hit(
@@ -353,19 +368,8 @@ impl<B: Int3Kind> Int3Set<B> {
             self.modular.reserve()?;
         }
         let chunk = Self::open_chunk(&mut self.chunks)?;
-        let symbol = meta.symbol_ptr();
-        let mut raw = B::Raw::default();
-        B::init(&mut raw, symbol, how);
-        // INVARIANT: `raw` is the first field (`repr(C)`); its
-        // `symbol_name`, if set, points into `meta`'s symbol, whose bytes
-        // stay put as `meta` moves into the slot ([`Symbol`]).
-        let slot = Slot {
-            raw: Opaque::new(raw),
-            meta,
-            waiting: AtomicBool::new(false),
-        };
-        let slot = chunk.push(slot).ok_or(AllocError)?;
-        let raw = slot.raw.get();
+        let slot = chunk.push(Slot::new(meta, how)).ok_or(AllocError)?;
+        let (raw, symbol) = (slot.raw.get(), slot.meta.symbol_ptr());
         // SAFETY: Set up by `init`, not registered yet, and pinned in its
         // chunk; the set frees it a grace period after unregistering.
         if let Err(e) = unsafe { B::register(raw) } {
@@ -474,14 +478,9 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
             }
             notrace::refusal_at(locked, t, addr).err()
         };
-        let verify = |raw| {
-            B::verify(raw, t.offset)?;
-            if judge {
-                // SAFETY: `raw` was just registered.
-                notrace::refusal_at(locked, t, unsafe { B::addr(raw) })?;
-            }
-            Ok(())
-        };
+        let judged = judge.then_some((t.symbol, t.explicit));
+        // SAFETY: `register` calls it on the probe it just registered.
+        let verify = |raw| unsafe { check_registered::<B>(locked, raw, t.offset, judged) };
         let wait = Wait::of(t, judge);
         Ok(self.register(meta, how, first, verify, wait)?)
     }
@@ -546,9 +545,9 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
         self.modular.has_module(module)
     }
 
-    unsafe fn module_coming(&self, c: &Coming<'_>) -> usize {
+    unsafe fn module_coming(&self, c: &Coming<'_>) {
         // SAFETY: As the caller guarantees.
-        unsafe { self.register_coming(c) }
+        unsafe { self.register_coming(c) };
     }
 
     fn ftrace_based(&self) -> bool {
@@ -566,6 +565,30 @@ impl<B: Int3Kind> SetBackend for Int3Set<B> {
             }
         }
     }
+}
+
+/// The checks of the probe `raw`, just registered at `offset` into its
+/// symbol, that the kernel does not make: [`Int3Kind::verify`]'s, then,
+/// for a target the notrace rule judges where the kernel put it (`judged`:
+/// its symbol, and whether it is on a line of its own), that rule's
+/// ([`notrace::refusal_of`]). At `create`, and when a `MOD:SYM` probe is
+/// registered again as its module comes.
+///
+/// # Safety
+///
+/// `raw` is a registered probe.
+unsafe fn check_registered<B: Int3Kind>(
+    locked: Locked<'_>,
+    raw: *mut B::Raw,
+    offset: u32,
+    judged: Option<(&[u8], bool)>,
+) -> Result<(), Refused> {
+    B::verify(raw, offset)?;
+    if let Some(named) = judged {
+        // SAFETY: `raw` is registered (caller).
+        notrace::refusal_of(locked, named, unsafe { B::addr(raw) })?;
+    }
+    Ok(())
 }
 
 /// The slot whose C probe is `raw`.

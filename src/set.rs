@@ -557,22 +557,21 @@ impl Set {
     /// registered, and armed if the set is enabled (its gate is open then).
     /// A live set only; a disarm queued by an earlier disable is waited
     /// for first, so that none runs on probes being registered again.
-    /// Returns how many it registered.
-    pub(crate) fn module_coming(&self, locked: Locked<'_>, module: &[u8]) -> usize {
+    pub(crate) fn module_coming(&self, locked: Locked<'_>, module: &[u8]) {
         let state = self.state();
         if !state.is_live() {
-            return 0;
+            return;
         }
         // SAFETY: Only `teardown` takes the probes; it cannot run while a
         // caller holds the registry lock (`locked`) on a live set (state
         // machine).
         let Some(p) = (unsafe { self.probes.get_unguarded() }) else {
-            return 0;
+            return;
         };
         // Most sets have nothing on the module: the load does not wait for
         // their queued disarms.
         if !p.backends.on_module(module) {
-            return 0;
+            return;
         }
         // Queued only under the registry lock (`disable`), so none is
         // queued again before this returns.
@@ -585,7 +584,7 @@ impl Set {
         };
         // SAFETY: A live set, its disarm run, under the registry lock for
         // the whole call (`locked`).
-        unsafe { p.backends.module_coming(&c) }
+        unsafe { p.backends.module_coming(&c) };
     }
 
     /// Unregisters synchronously a set that was never published (rollback).

@@ -18,7 +18,7 @@ use kernel::alloc::AllocError;
 use kernel::ffi::c_int;
 use kernel::prelude::*;
 
-use super::{notrace, settle, slot_of, How, Int3Kind, Int3Set, Slot};
+use super::{check_registered, settle, slot_of, How, Int3Kind, Int3Set, Slot};
 use crate::backend::{Coming, Refused, Target};
 use crate::error::{self, BStr};
 use crate::kallsyms::ModuleText;
@@ -34,7 +34,7 @@ fn module_of(symbol: &[u8]) -> Option<&[u8]> {
 /// A `MOD:SYM` line's probe, which may wait for its module.
 #[derive(Clone, Copy)]
 pub(super) struct Wait {
-    /// The notrace rule applies to it (see [`notrace`]).
+    /// The notrace rule applies to it (see [`super::notrace`]).
     judge: bool,
 }
 
@@ -248,15 +248,14 @@ impl<B: Int3Kind> Int3Set<B> {
     /// those that wait and those gone with its last unload (unregistered
     /// first, in one batch), and arms them if the set is enabled. A probe
     /// the kernel refuses now stays waiting, and the kernel log says why,
-    /// as `kprobe_events` logs "Failed to re-register probe". Returns how
-    /// many it registered.
+    /// as `kprobe_events` logs "Failed to re-register probe".
     ///
     /// # Safety
     ///
     /// The set is live and the caller holds the registry lock
     /// (`c.locked`) for the whole call: no retire, enable, disable or
     /// disarm of the set runs meanwhile, and nothing else uses `batch`.
-    pub(super) unsafe fn register_coming(&self, c: &Coming<'_>) -> usize {
+    pub(super) unsafe fn register_coming(&self, c: &Coming<'_>) {
         let Coming {
             locked,
             set,
@@ -269,7 +268,6 @@ impl<B: Int3Kind> Int3Set<B> {
         };
         // SAFETY: As the caller guarantees.
         unsafe { self.release_gone(set, mine) };
-        let mut registered = 0;
         for (i, e) in self.modular.entries.iter().filter(mine).enumerate() {
             if i % 256 == 255 {
                 crate::sched::cond_resched();
@@ -281,20 +279,17 @@ impl<B: Int3Kind> Int3Set<B> {
             }
             // SAFETY: The slot waits: its probe is not registered; the
             // registry lock is held on this live set (caller).
-            match unsafe { register_again(locked, slot, e) } {
-                Ok(()) => registered = usize::saturating_add(registered, 1),
-                Err(r) => {
-                    pr_warn!(
-                        "set {}: {} {}: not registered on {}'s load, left waiting: {} ({})\n",
-                        BStr(set).as_str(),
-                        B::NAME,
-                        BStr(slot.symbol()).as_str(),
-                        BStr(module).as_str(),
-                        r.what,
-                        r.error.to_errno()
-                    );
-                    continue;
-                }
+            if let Err(r) = unsafe { register_again(locked, slot, e) } {
+                pr_warn!(
+                    "set {}: {} {}: not registered on {}'s load, left waiting: {} ({})\n",
+                    BStr(set).as_str(),
+                    B::NAME,
+                    BStr(slot.symbol()).as_str(),
+                    BStr(module).as_str(),
+                    r.what,
+                    r.error.to_errno()
+                );
+                continue;
             }
             if !enabled {
                 continue;
@@ -311,7 +306,6 @@ impl<B: Int3Kind> Int3Set<B> {
                 );
             }
         }
-        registered
     }
 }
 
@@ -348,14 +342,9 @@ unsafe fn register_again<B: Int3Kind>(
             what: error::refusal(B::SITE, err),
         });
     }
-    let verify = |raw| {
-        B::verify(raw, slot.meta.offset())?;
-        if e.judge {
-            // SAFETY: `raw` was just registered.
-            notrace::refusal_of(locked, (slot.symbol(), true), unsafe { B::addr(raw) })?;
-        }
-        Ok(())
-    };
+    let judged = e.judge.then_some((slot.symbol(), true));
+    // SAFETY: `settle` calls it on the probe just registered.
+    let verify = |raw| unsafe { check_registered::<B>(locked, raw, slot.meta.offset(), judged) };
     // SAFETY: Just registered, disarmed, and only this acts on it (the
     // registry lock is held on a live set: no enable, disable, disarm or
     // retire runs); `symbol` is the slot's own.

@@ -112,17 +112,16 @@ impl Backends {
         self.all().iter().any(|b| b.on_module(module))
     }
 
-    /// Every backend's [`SetBackend::module_coming`]: how many probes they
-    /// registered.
+    /// Every backend's [`SetBackend::module_coming`].
     ///
     /// # Safety
     ///
     /// As [`SetBackend::module_coming`].
-    pub(crate) unsafe fn module_coming(&self, c: &Coming<'_>) -> usize {
-        self.all().iter().fold(0usize, |n, b| {
+    pub(crate) unsafe fn module_coming(&self, c: &Coming<'_>) {
+        for b in self.all() {
             // SAFETY: As the caller guarantees.
-            n.saturating_add(unsafe { b.module_coming(c) })
-        })
+            unsafe { b.module_coming(c) };
+        }
     }
 
     /// Misses no single probe can be charged with, summed (wrapping).
