@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The kernel's BTF, read for the exit trampoline's signature rule (src/direct/btf.rs). */
+/* The kernel's and its modules' BTF, read for the exit trampoline's signature rule (src/direct/btf.rs). */
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/limits.h>
+#include <linux/module.h>
 #include <linux/vmalloc.h>
 
 #include "helpers.h"
 
 /*
- * The kernel's BTF, as /sys/kernel/btf/vmlinux serves it (the raw
- * __start_BTF section), into a vmalloc'ed buffer: its size, or -ENOENT
- * on a kernel without CONFIG_DEBUG_INFO_BTF. Free with bp_vfree().
+ * The BTF /sys/kernel/btf/@name serves: the kernel's (vmlinux, the raw
+ * __start_BTF section) or a loaded module's (split on the kernel's; the
+ * name has at most @len bytes, no NUL, no '/'), into a vmalloc'ed buffer:
+ * its size, or -ENOENT when there is none (a kernel without
+ * CONFIG_DEBUG_INFO_BTF, a module without BTF or not loaded). Free with
+ * bp_vfree().
  *
  * Read with file_open_root() and kernel_read(), not kernel_read_file():
  * that one asks the LSMs with a kernel_read_file_id, which has no value
@@ -33,15 +37,19 @@ struct file *bp_open_from_init_root(const char *path)
 	return file;
 }
 
-long bp_btf_vmlinux_read(void **buf)
+long bp_btf_read(const char *name, size_t len, void **buf)
 {
+	char path[sizeof("/sys/kernel/btf/") + MODULE_NAME_LEN];
 	struct file *file;
 	loff_t size, pos = 0;
 	void *p;
 	long ret;
 
 	*buf = NULL;
-	file = bp_open_from_init_root("/sys/kernel/btf/vmlinux");
+	if (!len || len >= MODULE_NAME_LEN || memchr(name, '/', len) || memchr(name, 0, len))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%.*s", (int)len, name);
+	file = bp_open_from_init_root(path);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	size = i_size_read(file_inode(file));

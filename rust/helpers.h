@@ -257,8 +257,8 @@ struct file;
 /* @path opened for reading as the writer, from init's root (an ERR_PTR on failure). */
 struct file *bp_open_from_init_root(const char *path);
 
-/* The raw vmlinux BTF into *buf (vmalloc): its size, or -errno. */
-long bp_btf_vmlinux_read(void **buf);
+/* The raw BTF of /sys/kernel/btf/NAME (vmlinux or a module's) into *buf (vmalloc): its size, or -errno. */
+long bp_btf_read(const char *name, size_t len, void **buf);
 void bp_vfree(void *p);
 
 /* rust/wrappers.c: static inlines and macros as functions. */

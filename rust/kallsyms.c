@@ -30,7 +30,7 @@
  * init's root, -EFBIG past @max bytes, -EINTR once the writer is killed). Opened as the writer: its
  * credentials decide whether addresses show (zeroes without CAP_SYSLOG,
  * under kptr_restrict=2 or lockdown=confidentiality). Opened as
- * bp_btf_vmlinux_read() opens BTF; read with
+ * bp_btf_read() opens BTF; read with
  * seq_read_iter() into the buffer, as seq_read() reads it for userspace:
  * /proc/kallsyms is a seq_file (kernel/kallsyms.c, 6.12 and 7.3) whose
  * proc_ops have no proc_read_iter, so kernel_read() refuses it (-EINVAL).

@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # description: the batchprobe command, as `make install` puts it: each subcommand against the module's own files and the kernel's, and its sets removed after SIGINT and SIGTERM (and listed, then removed by rm, after SIGKILL)
-# requires: CONFIG_KPROBES, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+# requires: CONFIG_KPROBES, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF_MODULES, bp_foreign.ko (selftests/modules)
 #
 # The command (tools/batchprobe) talks to the module through its files
 # only; here each of its answers is held against those files, or against
 # what the test itself made the kernel do (N getppid() calls, N opens of a
 # missing file, N records).
 . ./bp_lib.sh
-ktap_plan 50
+ktap_plan 54
 T=/sys/kernel/tracing
 BP=/usr/local/sbin/batchprobe
 [ -x $BP ] || bp_bail_out "no $BP: the image's make install did not install the command"
@@ -162,6 +162,25 @@ ktap_check "latency_counted_6_enoent" test "$(awk '$1 == "do_sys_openat2" && $2 
 rows=$(awk '/ -> / { s += $5 } END { print s + 0 }' $OUT)
 ktap_check "latency_histogram_holds_every_call" test "$rows" = "$calls"
 ktap_check "latency_removed_its_set" gone "$set"
+
+# latency on a module's functions (MOD:GLOB): bp_foreign's errs=8 calls
+# bp_foreign_errno 8 times, 2 returning -ENOENT and 2 -EINVAL (held against
+# the kernel's kretprobe in test_module_direct.sh); the module is held
+# loaded while the command runs, and let go when it ends.
+rmmod bp_foreign 2>/dev/null
+insmod "$BP_FOREIGN"
+bpfg $BP latency --errors 'bp_foreign:bp_foreign_e*' > $OUT 2> $ERR &
+pid=$!
+set=$(wait_set bplatency_)
+ktap_check "latency_module_holds_it" sh -c "$BP ls | grep -q 'holds bp_foreign loaded'"
+echo 8 > /sys/module/bp_foreign/parameters/errs
+kill -INT $pid; wait $pid
+rc=$?
+ktap_print_msg "$(cat $ERR $OUT)"
+E=bp_foreign:bp_foreign_errno
+ktap_check "latency_module_function_timed" test "$rc" -eq 0 -a "$(col $OUT $E 2)" = 8
+ktap_check "latency_module_errnos" test "$(awk -v f=$E '$1 == f && $2 == "ENOENT" { print $3 }' $OUT)/$(awk -v f=$E '$1 == f && $2 == "EINVAL" { print $3 }' $OUT)" = 2/2
+ktap_check "latency_module_let_go" rmmod bp_foreign
 
 # latency --pid: only the calls of that process (6 opens), not another's
 # (4), timed from its return records. The target waits for SIGUSR1, then

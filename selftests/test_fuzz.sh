@@ -14,7 +14,8 @@
 # written while probes fire, sets retired with events on). bp_foreign.ko is
 # loaded and unloaded meanwhile, its function called while it is loaded:
 # the fuzzed MOD:SYM lines on it wait, are registered when it comes (the
-# module notifier), go when it goes, and come back. Afterwards
+# module notifier), go when it goes, and come back; its d: lines' sets
+# hold it loaded while they live (its unloads fail meanwhile). Afterwards
 # batchprobe's own listing agrees with the kernel's (kprobes/list,
 # enabled_functions), and unregistering every set leaves neither with
 # anything of ours (no fprobe, and no event once they are off, either).
@@ -84,6 +85,8 @@ echo "# live sets: $(bp_live_sets | wc -l); kprobes $(bp_live_sum kprobes), kret
 ktap_check "kprobes_agree_with_kernel" bp_agrees_kprobes "$kp_base"
 ktap_check "direct_calls_agree_with_ftrace" bp_agrees_direct "$d_base"
 ktap_check "unregister_everything" bp_unregister_all
+# A set's d: lines on bp_foreign held it loaded: now it may go.
+rmmod bp_foreign 2>/dev/null
 ktap_check "only_the_counters_left" bp_agrees_kprobes "$kp_base"
 ktap_check "no_direct_call_left" test "$(direct_attached)" -eq "$d_base"
 ktap_check "no_fprobe_or_ftrace_user_left" test "$(ftrace_enabled)" = "$ef0"

@@ -42,6 +42,7 @@ mod attach;
 pub(crate) mod btf;
 pub(crate) mod exit;
 mod index;
+mod modules;
 // Pure, and host-tested as `addrset` is.
 #[allow(unreachable_pub)]
 pub(crate) mod signature;
@@ -50,6 +51,7 @@ pub(crate) mod trampoline;
 
 use aggregate::Aggregates;
 use btf::Prototypes;
+use modules::Modules;
 use signature::Refusal;
 pub(crate) use slot::DirectSlot;
 
@@ -111,6 +113,9 @@ pub(crate) struct DirectSet {
     /// function against (handed over by the set's builder, from the
     /// engine's caches; `None` for the other modes).
     prototypes: Option<Arc<Prototypes>>,
+    /// The modules whose functions it calls into, held loaded until its
+    /// detach.
+    modules: Modules,
     /// A failed attach's rollback left an ops that ftrace would not let
     /// go of (kept in `groups` or `per_function`): [`DirectSet::detach`]
     /// says so, and the set is kept for good.
@@ -218,6 +223,7 @@ impl DirectSet {
             attached: AtomicBool::new(false),
             exit_checked: AtomicBool::new(false),
             prototypes: None,
+            modules: Modules::new(),
             stuck: AtomicBool::new(false),
             partly_exit: AtomicBool::new(false),
             timed: false,
@@ -226,6 +232,12 @@ impl DirectSet {
             errors: false,
             aggregates: None,
         })
+    }
+
+    /// Calls `f` with the name of each module it holds loaded (its
+    /// functions are called into).
+    pub(crate) fn for_each_module(&self, f: impl FnMut(&[u8])) {
+        self.modules.for_each_name(f);
     }
 
     /// Number of functions (attached, or to attach).
@@ -331,6 +343,54 @@ impl DirectSet {
         Ok(())
     }
 
+    /// What the prototypes say of `symbol`, a function being added: an
+    /// exit set's refusal (`Err`: what `add` returns), else how its return
+    /// carries an error (`--errors`). A module's function, taken, has its
+    /// module held from then on.
+    fn take_function(
+        &mut self,
+        symbol: &[u8],
+    ) -> Result<core::result::Result<signature::ErrorReturn, Added>, Failed> {
+        let exit = self.mode() == DirectMode::Exit;
+        // The builder hands every exit set the prototypes before its
+        // first `d:` (`use_prototypes`).
+        let core = match &self.prototypes {
+            Some(p) => Some(p.clone()),
+            None if exit => return Err(btf::unreadable(ENOENT)),
+            None => None,
+        };
+        let module = modules::split(symbol);
+        let name = module.map_or(symbol, |(_, n)| n);
+        let (refusal, error_return) = match (module, core) {
+            (Some((m, _)), Some(p)) => match self.modules.prototypes(m, &p) {
+                Ok(mp) => (mp.refusal(name), mp.error_return(name)),
+                Err(e) if e == ENOENT => return Ok(Err(Added::refused(e, modules::GONE))),
+                Err(e) => return Err(e.into()),
+            },
+            (None, Some(p)) => (p.refusal(name), p.error_return(name)),
+            (_, None) => (None, signature::ErrorReturn::No),
+        };
+        if let Some(r) = refusal.filter(|_| exit) {
+            return Ok(Err(Added::refused(
+                pure(signature::REFUSED_ERRNO),
+                r.as_str(),
+            )));
+        }
+        // A module's function, taken: its module held from now on.
+        if let Some((m, _)) = module {
+            match self.modules.hold(m) {
+                Ok(()) => {}
+                Err(e) if e == ENOENT => return Ok(Err(Added::refused(e, modules::GONE))),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(Ok(if self.errors {
+            error_return
+        } else {
+            signature::ErrorReturn::No
+        }))
+    }
+
     /// Takes the kernel's prototypes, which `add` checks an exit set's
     /// functions against.
     pub(crate) fn use_prototypes(&mut self, p: Arc<Prototypes>) {
@@ -349,8 +409,19 @@ impl DirectSet {
             return Ok(None);
         }
         let p = prototypes()?;
+        // A module's prototypes, read once for its run of functions.
+        let mut module: Option<(&[u8], btf::ModulePrototypes)> = None;
         for s in self.iter() {
-            if let Some(r) = p.refusal(s.symbol()) {
+            let refusal = match modules::split(s.symbol()) {
+                None => p.refusal(s.symbol()),
+                Some((m, name)) => {
+                    if module.as_ref().map(|(held, _)| *held) != Some(m) {
+                        module = Some((m, self.modules.read_prototypes(m, &p)?));
+                    }
+                    module.as_ref().and_then(|(_, mp)| mp.refusal(name))
+                }
+            };
+            if let Some(r) = refusal {
                 return Ok(Some((s.symbol(), r)));
             }
         }
@@ -480,20 +551,9 @@ impl SetBackend for DirectSet {
             Ok(fentry) => fentry,
             Err(e) => return Ok(Added::refused(e, refusal(Site::Ftrace, e))),
         };
-        if self.mode() == DirectMode::Exit {
-            // The builder hands every exit set the prototypes before its
-            // first `d:` (`use_prototypes`).
-            let p = self
-                .prototypes
-                .as_ref()
-                .ok_or_else(|| btf::unreadable(ENOENT))?;
-            if let Some(r) = p.refusal(t.symbol) {
-                return Ok(Added::refused(pure(signature::REFUSED_ERRNO), r.as_str()));
-            }
-        }
-        let error_return = match &self.prototypes {
-            Some(p) if self.errors => p.error_return(t.symbol),
-            _ => signature::ErrorReturn::No,
+        let error_return = match self.take_function(t.symbol)? {
+            Ok(e) => e,
+            Err(refused) => return Ok(refused),
         };
         let events = ctx.options.events();
         self.push(ctx.gate, t, (addr, size), fentry, error_return, events)?;
@@ -505,6 +565,7 @@ impl SetBackend for DirectSet {
         // Only `add` reads the prototypes: a set kept for good (`stuck`)
         // must not keep them from going at unload.
         self.prototypes = None;
+        self.modules.built();
         if self.slots.is_empty() {
             return Ok(());
         }
@@ -552,7 +613,13 @@ impl SetBackend for DirectSet {
     fn disarm(&self) {}
 
     fn retire(&self, _one_by_one: bool) -> bool {
-        self.detach()
+        let detached = self.detach();
+        // No direct call is left in a module's text: it may unload (a set
+        // kept for good keeps its modules too).
+        if detached {
+            self.modules.release();
+        }
+        detached
     }
 
     fn ftrace_based(&self) -> bool {

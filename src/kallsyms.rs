@@ -18,7 +18,7 @@
 //! `start - offset + size` visits every text symbol from `_stext` to `_etext`
 //! in address order.
 
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 
 use kernel::ffi::{c_char, c_ulong};
 use kernel::prelude::*;
@@ -231,7 +231,7 @@ impl ModuleText {
         unsafe { module_name(self.module) }
     }
 
-    /// Calls `f` with the name and address of every symbol of the
+    /// Calls `f` with the name, address and size of every symbol of the
     /// module's text, in address order, until `f` returns `Ok(false)` or an
     /// error, which is returned as it is. Addresses no symbol covers
     /// (before the first) are stepped over; a bounded walk that reschedules
@@ -240,7 +240,7 @@ impl ModuleText {
     /// symbol table, so a large module's walk is long.
     pub(crate) fn for_each_function<E: From<Error>>(
         &self,
-        mut f: impl FnMut(&str, usize) -> Result<bool, E>,
+        mut f: impl FnMut(&str, usize, usize) -> Result<bool, E>,
     ) -> Result<(), E> {
         let mut lookup = Lookup::new()?;
         let end = self.start.saturating_add(self.size);
@@ -255,7 +255,7 @@ impl ModuleText {
                 Some(sym) if sym.module.is_some() && sym.size > 0 => {
                     let sym_start = addr.wrapping_sub(sym.offset as usize);
                     let next = sym_start.saturating_add(sym.size as usize);
-                    if !f(sym.name, sym_start)? {
+                    if !f(sym.name, sym_start, sym.size as usize)? {
                         break;
                     }
                     next
@@ -277,6 +277,58 @@ impl Drop for ModuleText {
         unsafe { bindings::bp_module_put(self.module) };
     }
 }
+
+/// A reference on a module that outlives the walk that took it
+/// ([`ModuleHold::new`]): the module stays loaded until it is put, once,
+/// by [`ModuleHold::release`] or on drop. It reads nothing of the module.
+///
+/// # Invariants
+///
+/// `module` is null once put, else a module on which this holds a
+/// reference.
+pub(crate) struct ModuleHold {
+    module: AtomicPtr<bindings::module>,
+}
+
+impl ModuleHold {
+    /// Keeps `text`'s reference on its module.
+    pub(crate) fn new(text: ModuleText) -> Self {
+        let module = text.module;
+        // The reference passes to this value: `text`'s drop must not put it.
+        core::mem::forget(text);
+        // INVARIANT: `text` held a reference on `module` (its invariant).
+        Self {
+            module: AtomicPtr::new(module),
+        }
+    }
+
+    /// Whether the reference is still held.
+    pub(crate) fn is_held(&self) -> bool {
+        !self.module.load(Ordering::Acquire).is_null()
+    }
+
+    /// Puts the reference, if it is still held: the module may unload.
+    pub(crate) fn release(&self) {
+        let module = self.module.swap(core::ptr::null_mut(), Ordering::AcqRel);
+        if !module.is_null() {
+            // SAFETY: This held a reference on `module` (type invariant),
+            // put once: the swap left null behind.
+            unsafe { bindings::bp_module_put(module) };
+        }
+    }
+}
+
+impl Drop for ModuleHold {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+// SAFETY: A module reference may be put by any task; the pointer is only
+// swapped atomically and never dereferenced here.
+unsafe impl Send for ModuleHold {}
+// SAFETY: See `Send`.
+unsafe impl Sync for ModuleHold {}
 
 /// A core-kernel text symbol.
 pub(crate) struct TextSymbol<'a> {

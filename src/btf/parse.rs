@@ -6,6 +6,13 @@
 //! rule (`direct::signature`) and the fetch-argument compiler's prototype
 //! (`events::prototype`) are built on it.
 //!
+//! A module's BTF (`/sys/kernel/btf/MOD`) is split BTF on the kernel's: its
+//! type ids go on from the last of vmlinux's, its string offsets from the
+//! end of vmlinux's string section, and its types name vmlinux's. A split
+//! blob ([`Btf::parse_split`]) reads as the two sections laid end to end:
+//! a type's offset past the base's type section is in the module's, and
+//! an id up to the base's count is the base's.
+//!
 //! Pure logic on the raw BTF bytes (little-endian, as on x86-64), with no
 //! kernel types, so that `tests/` runs it on the host. It never allocates:
 //! the caller gives it room for the type offsets and the function index.
@@ -85,15 +92,54 @@ pub struct Type {
     pub extra: usize,
 }
 
-/// A parsed BTF blob: its type and string sections.
+/// A parsed BTF blob: its type and string sections, and for a split blob
+/// (a module's) the base's (the kernel's).
 pub struct Btf<'a> {
-    pub(crate) types: &'a [u8],
+    types: &'a [u8],
     strings: &'a [u8],
+    base: Option<Base<'a>>,
+}
+
+/// A split blob's base: the kernel's sections and its type offsets.
+#[derive(Clone, Copy)]
+struct Base<'a> {
+    types: &'a [u8],
+    strings: &'a [u8],
+    offsets: &'a [u32],
 }
 
 impl<'a> Btf<'a> {
     /// The sections of a raw BTF blob, if its header is sound.
     pub fn parse(data: &'a [u8]) -> Option<Self> {
+        let (types, strings) = Self::sections(data)?;
+        Some(Self {
+            types,
+            strings,
+            base: None,
+        })
+    }
+
+    /// A module's raw blob, split on `base` (a blob that is not split
+    /// itself) whose type offsets are `base_offsets` ([`Btf::offsets`]'
+    /// output), if its header is sound.
+    pub fn parse_split(data: &'a [u8], base: &Btf<'a>, base_offsets: &'a [u32]) -> Option<Self> {
+        if base.base.is_some() {
+            return None;
+        }
+        let (types, strings) = Self::sections(data)?;
+        Some(Self {
+            types,
+            strings,
+            base: Some(Base {
+                types: base.types,
+                strings: base.strings,
+                offsets: base_offsets,
+            }),
+        })
+    }
+
+    /// A raw blob's type and string sections.
+    fn sections(data: &'a [u8]) -> Option<(&'a [u8], &'a [u8])> {
         if u16_at(data, 0)? != MAGIC {
             return None;
         }
@@ -106,24 +152,43 @@ impl<'a> Btf<'a> {
             let start = hdr_len.checked_add(off)?;
             data.get(start..start.checked_add(len)?)
         };
-        Some(Self {
-            types: at(type_off, type_len)?,
-            strings: at(str_off, str_len)?,
-        })
+        Some((at(type_off, type_len)?, at(str_off, str_len)?))
     }
 
-    /// The type record at `off` in the type section.
+    /// The length of the base's type section (0: not split): where this
+    /// blob's own types start, as offsets count.
+    fn base_len(&self) -> usize {
+        self.base.map_or(0, |b| b.types.len())
+    }
+
+    /// How many types the base has (0: not split): this blob's first id
+    /// is one more.
+    fn base_count(&self) -> u32 {
+        self.base.map_or(0, |b| b.offsets.len() as u32)
+    }
+
+    /// The little-endian word at `at` of the type sections (the base's,
+    /// then this blob's, end to end).
+    pub fn word(&self, at: usize) -> Option<u32> {
+        match self.base {
+            Some(b) if at < b.types.len() => u32_at(b.types, at),
+            Some(b) => u32_at(self.types, at - b.types.len()),
+            None => u32_at(self.types, at),
+        }
+    }
+
+    /// The type record at `off` in the type sections.
     pub fn type_at(&self, off: usize) -> Option<Type> {
-        let info = u32_at(self.types, off + 4)?;
+        let info = self.word(off + 4)?;
         Some(Type {
-            name_off: u32_at(self.types, off)?,
+            name_off: self.word(off)?,
             // Kind in bits 24-30 and vlen in bits 0-23, as 7.3's uapi
             // btf.h has them; on 6.12 (bits 24-28 and 0-15) the bits
             // between are always 0, so one reading serves both.
             kind: (info >> 24) & 0x7f,
             kind_flag: info >> 31 != 0,
             vlen: (info & 0x00ff_ffff) as usize,
-            size_or_type: u32_at(self.types, off + 8)?,
+            size_or_type: self.word(off + 8)?,
             extra: off + TYPE_LEN,
         })
     }
@@ -142,32 +207,38 @@ impl<'a> Btf<'a> {
         Some(TYPE_LEN + extra)
     }
 
-    /// Walks the type section: `f(id, offset)` for every type (ids from 1).
-    /// `None` if a record is malformed.
-    fn walk(&self, mut f: impl FnMut(u32, usize)) -> Option<u32> {
-        let (mut off, mut id) = (0usize, 0u32);
+    /// Walks this blob's own type section: `f(i, offset)` for its `i`th
+    /// type (from 0; its id is the base's count plus `i + 1`), its offset
+    /// as [`Btf::type_at`] takes it. Returns how many; `None` if a record
+    /// is malformed.
+    fn walk(&self, mut f: impl FnMut(usize, usize)) -> Option<usize> {
+        let (base, mut off, mut i) = (self.base_len(), 0usize, 0usize);
         while off < self.types.len() {
-            let t = self.type_at(off)?;
-            id = id.checked_add(1)?;
-            f(id, off);
+            let at = base.checked_add(off)?;
+            let t = self.type_at(at)?;
+            u32::try_from(at).ok()?;
+            f(i, at);
+            i += 1;
             off = off.checked_add(Self::record_len(&t)?)?;
         }
-        (off == self.types.len()).then_some(id)
+        (off == self.types.len()).then_some(i)
     }
 
-    /// How many types there are (the room [`Btf::offsets`] needs).
+    /// How many types this blob has of its own (the room [`Btf::offsets`]
+    /// needs).
     pub fn count(&self) -> Option<usize> {
-        self.walk(|_, _| {}).map(|n| n as usize)
+        self.walk(|_, _| {})
     }
 
-    /// Fills `out[id - 1]` with the offset of type `id`; `out` must have
+    /// Fills `out[i]` with the offset of this blob's `i`th type (id
+    /// `i + 1`, after the base's in a split blob); `out` must have
     /// [`Btf::count`] entries. Then also counts the functions (the room
     /// [`Btf::index_functions`] needs).
     pub fn offsets(&self, out: &mut [u32]) -> Option<usize> {
         let mut ok = true;
         let mut funcs = 0;
         self.walk(|id, off| {
-            match out.get_mut(id as usize - 1) {
+            match out.get_mut(id) {
                 Some(o) => *o = off as u32,
                 None => ok = false,
             }
@@ -178,27 +249,41 @@ impl<'a> Btf<'a> {
         ok.then_some(funcs)
     }
 
-    /// The string at `off` in the string section.
+    /// The string at `off` in the string sections (the base's, then this
+    /// blob's).
     pub fn string(&self, off: u32) -> Option<&'a [u8]> {
-        let rest = self.strings.get(off as usize..)?;
+        let (strings, off) = match self.base {
+            Some(b) if (off as usize) < b.strings.len() => (b.strings, off as usize),
+            Some(b) => (self.strings, off as usize - b.strings.len()),
+            None => (self.strings, off as usize),
+        };
+        let rest = strings.get(off..)?;
         let end = rest.iter().position(|&c| c == 0)?;
         rest.get(..end)
     }
 
-    /// Type `id`, through [`Btf::offsets`]' table.
+    /// Type `id`, through [`Btf::offsets`]' table (a base's id through the
+    /// base's).
     pub fn get(&self, offsets: &[u32], id: u32) -> Option<Type> {
-        let off = *offsets.get((id as usize).checked_sub(1)?)?;
+        let i = (id as usize).checked_sub(1)?;
+        let off = match self.base {
+            Some(b) if i < b.offsets.len() => *b.offsets.get(i)?,
+            Some(b) => *offsets.get(i - b.offsets.len())?,
+            None => *offsets.get(i)?,
+        };
         self.type_at(off as usize)
     }
 
-    /// Fills `out` with the ids of every function, sorted by name (so that
-    /// [`Btf::functions_named`] finds a name by binary search); `out` must have
-    /// the room [`Btf::offsets`] returned.
+    /// Fills `out` with the ids of every function of this blob's own
+    /// (a module's, not its base's), sorted by name (so that
+    /// [`Btf::functions_named`] finds a name by binary search); `out` must
+    /// have the room [`Btf::offsets`] returned.
     pub fn index_functions(&self, offsets: &[u32], out: &mut [u32]) -> Option<()> {
+        let first = self.base_count();
         let mut n = 0;
         for (i, &off) in offsets.iter().enumerate() {
             if self.type_at(off as usize)?.kind == KIND_FUNC {
-                *out.get_mut(n)? = u32::try_from(i + 1).ok()?;
+                *out.get_mut(n)? = first.checked_add(u32::try_from(i + 1).ok()?)?;
                 n += 1;
             }
         }
@@ -250,12 +335,12 @@ impl<'a> Btf<'a> {
             return None;
         }
         let at = proto.extra.checked_add(8 * i)?;
-        Some((u32_at(self.types, at)?, u32_at(self.types, at + 4)?))
+        Some((self.word(at)?, self.word(at + 4)?))
     }
 
     /// An INT's encoding word (`BTF_INT_ENCODING`, `_OFFSET`, `_BITS`), or
     /// an ARRAY's element type: the first word after the record.
     pub fn first_word(&self, t: &Type) -> Option<u32> {
-        u32_at(self.types, t.extra)
+        self.word(t.extra)
     }
 }

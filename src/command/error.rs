@@ -5,7 +5,7 @@
 
 use core::fmt;
 
-use crate::errno::{E2BIG, EINVAL, EOPNOTSUPP};
+use crate::errno::{E2BIG, EINVAL};
 
 /// Why a line was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,9 +35,6 @@ pub enum ParseError {
     /// `MOD:SYM` with a module name that is empty, too long or not
     /// `[A-Za-z0-9_-]+`.
     BadModule,
-    /// `MOD:GLOB` on a `d:` line: a direct call's glob takes the core
-    /// kernel's functions only.
-    ModuleGlob,
     /// A set or probe name is empty, too long, or not `[A-Za-z_][A-Za-z0-9_]*`.
     BadName,
     /// A symbol is missing, too long, or holds characters kallsyms never uses.
@@ -69,7 +66,6 @@ impl ParseError {
     pub fn errno(self) -> i32 {
         match self {
             ParseError::LineTooLong => E2BIG,
-            ParseError::ModuleGlob => EOPNOTSUPP,
             _ => EINVAL,
         }
     }
@@ -94,9 +90,6 @@ impl ParseError {
             }
             ParseError::DirectAddress => "a d: line names its function: no address",
             ParseError::BadModule => "bad module name in MOD:SYM",
-            ParseError::ModuleGlob => {
-                "MOD:GLOB is not supported on d: lines: a direct call's glob takes the core kernel's functions (p: and r: lines take MOD:GLOB)"
-            }
             ParseError::BadName => "bad set or probe name",
             ParseError::BadSymbol => "bad symbol",
             ParseError::BadOffset => "bad offset",

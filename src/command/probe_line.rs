@@ -91,14 +91,9 @@ fn symbol_target<'a>(
     let target = target(word)?;
     let offset = match target {
         Target::Symbol { offset, .. } => offset,
-        Target::Glob { pattern, offset } => {
+        Target::Glob { offset, .. } => {
             if named {
                 return Err(at(ParseError::NamedGlob, head));
-            }
-            // `MOD:GLOB`: a module's functions, by name (int3 probes);
-            // a direct call is made on a core-kernel function.
-            if kind == ProbeKind::Direct && pattern.contains(':') {
-                return Err(at(ParseError::ModuleGlob, pattern));
             }
             offset
         }

@@ -22,8 +22,8 @@
 pub use crate::aggregate::ErrorReturn;
 pub use crate::btf::Btf;
 use crate::btf::{
-    u32_at, Type, KIND_ARRAY, KIND_ENUM, KIND_ENUM64, KIND_FLOAT, KIND_FUNC_PROTO, KIND_INT,
-    KIND_PTR, KIND_STRUCT, KIND_UNION, MAX_CHAIN,
+    Type, KIND_ARRAY, KIND_ENUM, KIND_ENUM64, KIND_FLOAT, KIND_FUNC_PROTO, KIND_INT, KIND_PTR,
+    KIND_STRUCT, KIND_UNION, MAX_CHAIN,
 };
 
 /// The argument registers of x86-64's calling convention.
@@ -139,6 +139,8 @@ pub fn duplicates(hashes: &mut [u64]) -> usize {
 pub enum Refusal {
     /// The BTF has no function of that name.
     NotInBtf,
+    /// The function is a module's, and the module has no BTF.
+    NoModuleBtf,
     /// `...`: its arguments are read from the caller's stack.
     Variadic,
     /// Its arguments need this many registers, more than six.
@@ -161,6 +163,9 @@ impl Refusal {
     pub fn as_str(self) -> &'static str {
         match self {
             Refusal::NotInBtf => "not for the exit trampoline (no BTF prototype)",
+            Refusal::NoModuleBtf => {
+                "not for the exit trampoline (its module has no BTF: /sys/kernel/btf/MOD, CONFIG_DEBUG_INFO_BTF_MODULES)"
+            }
             Refusal::Variadic => "not for the exit trampoline (variadic)",
             Refusal::StackArguments(_) => {
                 "not for the exit trampoline (arguments on the stack: more than 6 registers)"
@@ -213,7 +218,7 @@ impl Btf<'_> {
             return ErrorReturn::No;
         };
         // BTF_KIND_INT's word: encoding in bits 24-27 (BTF_INT_SIGNED 1).
-        let signed = || u32_at(self.types, t.extra).is_some_and(|w| (w >> 24) & 1 == 1);
+        let signed = || self.word(t.extra).is_some_and(|w| (w >> 24) & 1 == 1);
         match (t.kind, t.size_or_type) {
             (KIND_PTR, _) => ErrorReturn::Pointer,
             (KIND_INT, 4) if signed() => ErrorReturn::Int32,
@@ -261,7 +266,7 @@ impl Btf<'_> {
             },
         };
         for i in 0..p.vlen {
-            let ty = u32_at(self.types, p.extra + 8 * i + 4).ok_or(Refusal::Unreadable)?;
+            let ty = self.word(p.extra + 8 * i + 4).ok_or(Refusal::Unreadable)?;
             if ty == 0 {
                 // A trailing "void" parameter is BTF's `...`.
                 return Err(Refusal::Variadic);
@@ -321,13 +326,13 @@ impl Btf<'_> {
                 Ok(t.size_or_type.clamp(1, 16).next_power_of_two())
             }
             KIND_ARRAY => {
-                let elem = u32_at(self.types, t.extra).ok_or(Refusal::Unreadable)?;
+                let elem = self.word(t.extra).ok_or(Refusal::Unreadable)?;
                 self.align_of(offsets, elem, depth + 1)
             }
             KIND_STRUCT | KIND_UNION => {
                 let mut most = 1;
                 for i in 0..t.vlen {
-                    let ty = u32_at(self.types, t.extra + 12 * i + 4).ok_or(Refusal::Unreadable)?;
+                    let ty = self.word(t.extra + 12 * i + 4).ok_or(Refusal::Unreadable)?;
                     most = most.max(self.align_of(offsets, ty, depth + 1)?);
                 }
                 Ok(most)
@@ -348,8 +353,8 @@ impl Btf<'_> {
         }
         for i in 0..t.vlen {
             let at = t.extra + 12 * i;
-            let ty = u32_at(self.types, at + 4).ok_or(Refusal::Unreadable)?;
-            let raw = u32_at(self.types, at + 8).ok_or(Refusal::Unreadable)?;
+            let ty = self.word(at + 4).ok_or(Refusal::Unreadable)?;
+            let raw = self.word(at + 8).ok_or(Refusal::Unreadable)?;
             let (bits, bit_off) = if t.kind_flag {
                 (raw >> 24, raw & 0xff_ffff)
             } else {
@@ -368,7 +373,7 @@ impl Btf<'_> {
                 if m.kind != KIND_ARRAY {
                     break;
                 }
-                let elem = u32_at(self.types, m.extra).ok_or(Refusal::Unreadable)?;
+                let elem = self.word(m.extra).ok_or(Refusal::Unreadable)?;
                 m = self.resolve(offsets, elem)?;
             }
             if matches!(m.kind, KIND_STRUCT | KIND_UNION)

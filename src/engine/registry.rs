@@ -161,18 +161,30 @@ impl Staged {
         Some((self.target.get(..colon)?, self.target.get(colon + 1..)?))
     }
 
+    /// An explicit `d:` line on a module's function: its module and the
+    /// function's name (`None`: any other line). Found by a walk of the
+    /// module's text, not of the kernel's.
+    fn module_direct(&self) -> Option<(&[u8], &[u8])> {
+        if self.glob || self.kind != ProbeKind::Direct {
+            return None;
+        }
+        let colon = self.target.iter().position(|&c| c == b':')?;
+        Some((self.target.get(..colon)?, self.target.get(colon + 1..)?))
+    }
+
     /// A glob over the core kernel's text symbols (not `MOD:GLOB`).
     fn core_glob(&self) -> bool {
         self.glob && self.module_glob().is_none()
     }
 
     /// An explicit line whose target needs its address from the walk of
-    /// the kernel's text symbols: direct calls, and what an fprobe may
-    /// serve. Other explicit lines are resolved by the kernel.
+    /// the kernel's text symbols: direct calls (on core-kernel functions),
+    /// and what an fprobe may serve. Other explicit lines are resolved by
+    /// the kernel, or by their module's walk ([`Staged::module_direct`]).
     fn walked_explicitly(&self) -> bool {
         !self.glob
             && match self.kind {
-                ProbeKind::Direct => true,
+                ProbeKind::Direct => self.module_direct().is_none(),
                 ProbeKind::Kprobe => !self.int3 && self.offset == 0,
                 ProbeKind::Kretprobe { .. } => !self.int3,
             }

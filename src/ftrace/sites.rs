@@ -226,6 +226,8 @@ impl SiteSource {
     pub(crate) fn of(&mut self, locked: Locked<'_>, addr: usize) -> Option<Option<usize>> {
         match self {
             Self::Ready(s) => s.of(addr),
+            // A module's function: never in the core kernel's table.
+            Self::Pending { text, .. } if !text.span().contains(&addr) => None,
             Self::Pending { asked, .. } if *asked < ASK_FIRST => {
                 *asked += 1;
                 None

@@ -36,7 +36,7 @@ enum Walked {
 impl Set {
     /// Writes the one-line summary used by the `sets` file:
     /// `NAME STATE kprobes=K kretprobes=R fprobes=F fretprobes=X direct=D
-    /// skipped=S hits=H [waiting=W] [gone=G]`.
+    /// skipped=S hits=H [waiting=W] [gone=G] [holds=MOD,...]`.
     pub(crate) fn write_summary(&self, w: &mut impl Write) -> core::fmt::Result {
         let t = self.totals()?;
         write!(w, "{} {}", BStr(&self.name), self.state().as_str())?;
@@ -45,7 +45,26 @@ impl Set {
         }
         write!(w, " skipped={} hits={}", self.nskipped, t.hits)?;
         t.write_states(w)?;
+        self.write_holds(w)?;
         writeln!(w)
+    }
+
+    /// ` holds=MOD[,MOD...]`: the modules its direct calls hold loaded
+    /// (none: nothing written; nothing once torn down).
+    fn write_holds(&self, w: &mut impl Write) -> core::fmt::Result {
+        let guard = rcu::read_lock();
+        let Some(p) = self.probes.get(&guard) else {
+            return Ok(());
+        };
+        let mut sep = " holds=";
+        let mut res = Ok(());
+        p.backends.direct.for_each_module(|m| {
+            if res.is_ok() {
+                res = write!(w, "{sep}{}", BStr(m));
+                sep = ",";
+            }
+        });
+        res
     }
 
     /// Writes the full statistics used by the `stats` file. The probes are
@@ -189,6 +208,7 @@ impl Set {
             self.return_pool
         )?;
         t.write_states(w)?;
+        self.write_holds(w)?;
         writeln!(w)
     }
 

@@ -36,6 +36,9 @@ pub struct Builder {
     types: Vec<u8>,
     strings: Vec<u8>,
     next: u32,
+    /// Where this blob's strings start, as offsets count (a split blob's:
+    /// the base's string section's length).
+    str_base: u32,
 }
 
 impl Default for Builder {
@@ -51,6 +54,20 @@ impl Builder {
             types: Vec::new(),
             strings: vec![0],
             next: 1,
+            str_base: 0,
+        }
+    }
+
+    /// An empty blob split on `base`, as a module's is on the kernel's:
+    /// its ids go on from the base's last, its string offsets from the end
+    /// of the base's strings (its own string section starts with no empty
+    /// name: offset 0 is the base's).
+    pub fn split(base: &Builder) -> Self {
+        Self {
+            types: Vec::new(),
+            strings: Vec::new(),
+            next: base.next,
+            str_base: base.str_base + base.strings.len() as u32,
         }
     }
 
@@ -59,7 +76,7 @@ impl Builder {
         if s.is_empty() {
             return 0;
         }
-        let off = self.strings.len() as u32;
+        let off = self.str_base + self.strings.len() as u32;
         self.strings.extend_from_slice(s.as_bytes());
         self.strings.push(0);
         off

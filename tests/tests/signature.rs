@@ -2,8 +2,8 @@
 
 //! The exit trampoline's signature rule, on hand-built BTF blobs.
 
-use batchprobe_host_tests::btf_blob::{Builder, CONST, FLOAT, PTR, STRUCT, TYPEDEF};
-use batchprobe_host_tests::signature::{Btf, Refusal};
+use batchprobe_host_tests::btf_blob::{Builder, CONST, FLOAT, PTR, SIGNED, STRUCT, TYPEDEF};
+use batchprobe_host_tests::signature::{Btf, ErrorReturn, Refusal};
 
 fn classify_all(blob: &[u8], names: &[&str]) -> Vec<Result<u32, Refusal>> {
     let btf = Btf::parse(blob).expect("header");
@@ -263,4 +263,59 @@ fn cpu_offline_idle_paths_never_return() {
     ] {
         assert!(!never_returns(name.as_bytes()), "{name}");
     }
+}
+
+/// A module's BTF, split on the kernel's: its functions' prototypes name
+/// the kernel's types (ids and strings of the base) and its own; only its
+/// own functions are indexed; a corrupt split blob or a split base are
+/// refused.
+#[test]
+fn split_blob_reads_through_its_base() {
+    let mut base = Builder::new();
+    let int = base.int_enc("int", 4, SIGNED);
+    let long = base.int_enc("long", 8, SIGNED);
+    let s24 = base.strukt("triple", 24);
+    base.func("core_fn", int, &[int]);
+    let base_blob = base.blob();
+    let vmlinux = Btf::parse(&base_blob).expect("base header");
+    let mut base_offsets = vec![0u32; vmlinux.count().expect("base types")];
+    vmlinux.offsets(&mut base_offsets).expect("base offsets");
+
+    let mut m = Builder::split(&base);
+    let own = m.strukt("mod_state", 8);
+    let ptr = m.record("", PTR, 0, own, &[]);
+    m.func_named("mod_open", int, &[("st", ptr), ("flags", long)]);
+    m.func("mod_big", int, &[s24]);
+    m.func("mod_ptr", ptr, &[]);
+    let mod_blob = m.blob();
+
+    let btf = Btf::parse_split(&mod_blob, &vmlinux, &base_offsets).expect("split header");
+    let n = btf.count().expect("types");
+    assert_eq!(n, 2 + 1 + 2 * 3, "its own types only");
+    let mut offsets = vec![0u32; n];
+    let funcs = btf.offsets(&mut offsets).expect("offsets");
+    assert_eq!(funcs, 3, "its own functions only");
+    let mut index = vec![0u32; funcs];
+    btf.index_functions(&offsets, &mut index).expect("index");
+    assert!(index.iter().all(|&id| id > base_offsets.len() as u32));
+    let classify = |name: &str| btf.classify(&offsets, &index, name.as_bytes());
+    assert_eq!(classify("mod_open"), Ok(2));
+    assert_eq!(classify("mod_big"), Err(Refusal::ArgumentInMemory));
+    assert_eq!(classify("core_fn"), Err(Refusal::NotInBtf));
+    let errors = |name: &str| btf.error_return(&offsets, &index, name.as_bytes());
+    assert_eq!(errors("mod_open"), ErrorReturn::Int32);
+    assert_eq!(errors("mod_ptr"), ErrorReturn::Pointer);
+    // A name of the base's strings, and one of the module's.
+    let f = btf.get(&offsets, index[1]).expect("a function");
+    assert_eq!(btf.string(f.name_off), Some(&b"mod_open"[..]));
+    let proto = btf.get(&offsets, f.size_or_type).expect("its prototype");
+    let (pname, ptype) = btf.param(&proto, 1).expect("second parameter");
+    assert_eq!(btf.string(pname), Some(&b"flags"[..]));
+    let t = btf.get(&offsets, ptype).expect("long");
+    assert_eq!(btf.string(t.name_off), Some(&b"long"[..]));
+
+    // A split blob is no base, and a cut one does not parse.
+    assert!(Btf::parse_split(&mod_blob, &btf, &offsets).is_none());
+    let cut = &mod_blob[..mod_blob.len() - 3];
+    assert!(Btf::parse_split(cut, &vmlinux, &base_offsets).is_none_or(|b| b.count().is_none()));
 }

@@ -11,7 +11,9 @@
  *                 ops, as livepatch would, which no direct call may share.
  * /sys/module/bp_foreign/parameters/calls counts the direct calls; a write
  * of N to /sys/module/bp_foreign/parameters/poke calls bp_foreign_extra_a()
- * N times, so that a test knows how many calls a probe on it must count.
+ * N times, so that a test knows how many calls a probe on it must count;
+ * a write of N to errs calls bp_foreign_errno() N times (its returns known:
+ * see there), for the errno counts of an exit set on a module's function.
  */
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
@@ -51,8 +53,8 @@ noinline void bp_foreign_extra_b(void)
 	WRITE_ONCE(calls, READ_ONCE(calls) + 3);
 }
 
-/* poke=N: N calls of bp_foreign_extra_a() (at most a million), now. */
-static int poke_set(const char *val, const struct kernel_param *kp)
+/* A write of N (at most a million) to a parameter: call(i) for i < N, now. */
+static int call_n(const char *val, void (*call)(unsigned long i))
 {
 	unsigned long n, i;
 	int ret = kstrtoul(val, 0, &n);
@@ -62,14 +64,74 @@ static int poke_set(const char *val, const struct kernel_param *kp)
 	if (n > 1000000)
 		return -E2BIG;
 	for (i = 0; i < n; i++)
-		bp_foreign_extra_a();
+		call(i);
 	return 0;
+}
+
+static void poke_one(unsigned long i)
+{
+	bp_foreign_extra_a();
+}
+
+/* poke=N: N calls of bp_foreign_extra_a(). */
+static int poke_set(const char *val, const struct kernel_param *kp)
+{
+	return call_n(val, poke_one);
 }
 
 static const struct kernel_param_ops poke_ops = {
 	.set = poke_set,
 };
 module_param_cb(poke, &poke_ops, NULL, 0200);
+
+/*
+ * Call i of an errs=N write: returns -ENOENT when i % 4 is 1, -EINVAL when
+ * it is 2, else i (an int, as the module's BTF says); adds i to *sum.
+ */
+int bp_foreign_errno(int i, long *sum);
+noinline int bp_foreign_errno(int i, long *sum)
+{
+	WRITE_ONCE(*sum, READ_ONCE(*sum) + i);
+	switch (i % 4) {
+	case 1:
+		return -ENOENT;
+	case 2:
+		return -EINVAL;
+	default:
+		return i;
+	}
+}
+
+/*
+ * Seven arguments, one on the stack: the exit trampoline refuses it, by
+ * the module's BTF (never called).
+ */
+long bp_foreign_stack7(long a, long b, long c, long d, long e, long f, long g);
+noinline long bp_foreign_stack7(long a, long b, long c, long d, long e, long f, long g)
+{
+	return a + b + c + d + e + f + g + READ_ONCE(calls);
+}
+
+/* Called through a pointer the compiler cannot see through: no clone. */
+static int (*volatile errno_fn)(int, long *) = bp_foreign_errno;
+
+static long errs_sum;
+
+static void errs_one(unsigned long i)
+{
+	errno_fn(i, &errs_sum);
+}
+
+/* errs=N: N calls of bp_foreign_errno(). */
+static int errs_set(const char *val, const struct kernel_param *kp)
+{
+	return call_n(val, errs_one);
+}
+
+static const struct kernel_param_ops errs_ops = {
+	.set = errs_set,
+};
+module_param_cb(errs, &errs_ops, NULL, 0200);
 
 extern void bp_foreign_tramp(void);
 

@@ -199,7 +199,9 @@ impl Registry {
         let set = Set::register(locked, name_b, options, None, None, budget, |b| {
             let text = found.equip(b);
             // Explicit lines the kernel resolves by name: int3 probes.
-            for e in mine().filter(|e| !e.glob && !e.walked_explicitly()) {
+            let by_kernel =
+                |e: &&Staged| !e.glob && !e.walked_explicitly() && e.module_direct().is_none();
+            for e in mine().filter(by_kernel) {
                 b.add(&e.target(&e.target, true, None, exit))?;
             }
             // Globs and explicit lines that need addresses: one walk. A
@@ -225,7 +227,10 @@ impl Registry {
             );
             made = b.made_sites();
             resolved?;
-            // MOD:GLOB lines: each module's own walk.
+            // `d:` lines on MOD:SYM, then MOD:GLOB lines: each module's
+            // own walk (a glob member named on a line of its own belongs
+            // to that line, as above).
+            module_direct_lines(b, mine().filter(|e| e.module_direct().is_some()), exit)?;
             for e in mine().filter(|e| e.module_glob().is_some()) {
                 module_glob_members(b, e, exit)?;
             }
@@ -420,10 +425,11 @@ impl Registry {
 }
 
 /// A `MOD:GLOB` line's probes: the functions of the loaded module MOD
-/// that GLOB matches (its `skip=` and `max=` as any glob's): int3 probes,
-/// as for an explicit `MOD:SYM` line (a kprobe at a function's ftrace call
-/// site is ftrace-based, the kernel's choice), each at its function's
-/// address and named `MOD:SYM`. `*:GLOB`: every loaded module's,
+/// that GLOB matches (its `skip=` and `max=` as any glob's): on a `p:` or
+/// `r:` line int3 probes, as for an explicit `MOD:SYM` line (a kprobe at a
+/// function's ftrace call site is ftrace-based, the kernel's choice), each
+/// at its function's address; on a `d:` line direct calls, the set holding
+/// the module loaded. Each is named `MOD:SYM`. `*:GLOB`: every loaded module's,
 /// batchprobe's left out, module after module. Each module is held loaded
 /// while its probes are registered, not after: its unload leaves them
 /// gone, as the kernel's `MOD:SYM` probes. Refused (the line named): a
@@ -453,16 +459,94 @@ fn module_glob_members(b: &mut Builder<'_>, e: &Staged, exit: bool) -> Result<()
         }
         return Ok(());
     }
-    let text = ModuleText::find(module).map_err(|err| {
-        let why = if err == EPERM {
-            "batchprobe does not probe its own functions"
-        } else {
-            "not loaded (MOD:GLOB takes a loaded module's functions)"
-        };
-        Failed::new(err, format_args!("module {}: {why}", BStr(module)))
-            .on_line(Some(&e.line_ref()))
-    })?;
+    let text = ModuleText::find(module).map_err(|err| module_refusal(err, module, e))?;
     members.add_from(b, &text).map(|_| ())
+}
+
+/// Explicit `d:` lines on `MOD:SYM`: each takes the module's function of
+/// that name (the lowest-addressed, where several static ones share it),
+/// found in one walk of each module's text, and handed on in address
+/// order, as the core kernel's names are; a name the module lacks goes to
+/// the builder without an address, which refuses it (`ENOENT`), as on the
+/// core kernel. A module that is not loaded: `ENOENT`, the line named (a
+/// `d:` line does not wait for its module).
+fn module_direct_lines<'a>(
+    b: &mut Builder<'_>,
+    lines: impl Iterator<Item = &'a Staged>,
+    exit: bool,
+) -> Result<(), Failed> {
+    // By target (which groups each module's lines: they share a prefix),
+    // then staging order; each with whether the walk placed it.
+    let mut all = KVVec::new();
+    for (seq, e) in lines.enumerate() {
+        all.push((e, seq, false), GFP_KERNEL)?;
+    }
+    all.sort_unstable_by(|a, b| (a.0.target.as_slice(), a.1).cmp(&(b.0.target.as_slice(), b.1)));
+    let mut from = 0;
+    while let Some(&(first, _, _)) = all.get(from) {
+        let Some((module, _)) = first.module_direct() else {
+            break;
+        };
+        let to = from
+            + all.get(from..).map_or(0, |r| {
+                r.iter()
+                    .take_while(|x| x.0.module_direct().map(|m| m.0) == Some(module))
+                    .count()
+            });
+        let group = all.get_mut(from..to).unwrap_or(&mut []);
+        module_direct_group(b, module, group, exit)?;
+        from = to.max(from + 1);
+    }
+    Ok(())
+}
+
+/// [`module_direct_lines`] for the lines of one module, sorted by name.
+fn module_direct_group(
+    b: &mut Builder<'_>,
+    module: &[u8],
+    group: &mut [(&Staged, usize, bool)],
+    exit: bool,
+) -> Result<(), Failed> {
+    let Some(&(first, _, _)) = group.first() else {
+        return Ok(());
+    };
+    let text = ModuleText::find(module).map_err(|err| module_refusal(err, module, first))?;
+    text.for_each_function(|sym, start, size| {
+        let name = sym.as_bytes();
+        let at = group.partition_point(|x| bare(x.0) < name);
+        for x in group.get_mut(at..).unwrap_or(&mut []) {
+            if bare(x.0) != name {
+                break;
+            }
+            if !x.2 {
+                x.2 = true;
+                b.add(&x.0.target(&x.0.target, true, Some((start, size)), exit))?;
+            }
+        }
+        Ok::<bool, Failed>(true)
+    })?;
+    for x in group.iter().filter(|x| !x.2) {
+        b.add(&x.0.target(&x.0.target, true, None, exit))?;
+    }
+    Ok(())
+}
+
+/// An explicit `d:` line's function name, without its `MOD:`.
+fn bare(e: &Staged) -> &[u8] {
+    e.module_direct().map_or(&[][..], |m| m.1)
+}
+
+/// Why a line's module cannot be walked: not loaded (`ENOENT`), or
+/// batchprobe itself (`EPERM`); the line named.
+fn module_refusal(err: Error, module: &[u8], e: &Staged) -> Failed {
+    let why = if err == EPERM {
+        "batchprobe does not probe its own functions"
+    } else if e.glob {
+        "not loaded (MOD:GLOB takes a loaded module's functions)"
+    } else {
+        "not loaded (a d: line takes a loaded module's functions; it does not wait for one)"
+    };
+    Failed::new(err, format_args!("module {}: {why}", BStr(module))).on_line(Some(&e.line_ref()))
 }
 
 /// What a `MOD:GLOB` line's walk carries from module to module.
@@ -483,7 +567,7 @@ impl GlobMembers<'_> {
     fn add_from(&mut self, b: &mut Builder<'_>, text: &ModuleText) -> Result<bool, Failed> {
         let e = self.line;
         let module = text.name();
-        text.for_each_function(|sym, start| {
+        text.for_each_function(|sym, start, size| {
             if e.limit.is_some_and(|l| self.count >= l) {
                 return Ok(false);
             }
@@ -496,9 +580,18 @@ impl GlobMembers<'_> {
             self.name.extend_from_slice(sym.as_bytes(), GFP_KERNEL)?;
             // By address, not by name: a module may hold several static
             // functions of one name, and its name lookup finds the first.
+            // A direct call takes the function as a walk found it.
             let t = e.target(&self.name, false, None, self.exit);
-            let addr = start.saturating_add(t.offset as usize);
-            if b.add(&ProbeTarget { addr, ..t })? {
+            let t = if e.kind == ProbeKind::Direct {
+                ProbeTarget {
+                    text: Some((start, size)),
+                    ..t
+                }
+            } else {
+                let addr = start.saturating_add(t.offset as usize);
+                ProbeTarget { addr, ..t }
+            };
+            if b.add(&t)? {
                 self.count += 1;
             }
             Ok::<bool, Failed>(true)

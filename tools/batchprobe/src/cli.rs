@@ -59,8 +59,10 @@ pub enum Command {
     /// as funclatency does: an exit set (entry and exit trampolines) with
     /// a log2 histogram per function in the kernel.
     ///
-    /// PATTERN is a core-kernel function's name or a glob; functions with
-    /// more than six register arguments are left out. Prints the slowest
+    /// PATTERN is a function's name or a glob over the core kernel's
+    /// functions, or MOD:SYM or MOD:GLOB for a loaded module's (held
+    /// loaded until the command ends); functions with more than six
+    /// register arguments are left out. Prints the slowest
     /// functions by p99, the histograms of the first few, and with
     /// --errors their error returns by errno. Durations are totals since
     /// the start.

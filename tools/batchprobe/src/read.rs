@@ -50,6 +50,15 @@ fn pairs<'a>(words: impl Iterator<Item = &'a str>) -> Result<Vec<(&'a str, &'a s
         .collect()
 }
 
+/// `holds=`' modules: names, comma-separated, none empty.
+fn modules(value: &str) -> Result<Vec<String>, String> {
+    let names: Vec<String> = value.split(',').map(String::from).collect();
+    if names.iter().any(String::is_empty) {
+        return Err(format!("holds={value}: an empty module name"));
+    }
+    Ok(names)
+}
+
 /// A decimal count.
 fn count(key: &str, value: &str) -> Result<u64, String> {
     value

@@ -188,6 +188,28 @@ set w state=enabled kprobes=2 kretprobes=1 fprobes=0 fretprobes=0 direct=0 mode=
     assert_eq!(l.get("x").map(|x| (x.waiting, x.gone)), Some((0, 0)));
 }
 
+/// A set with direct calls into modules names the modules it holds
+/// loaded (`holds=`, only where there are some), in both files.
+#[test]
+fn modules_held_by_direct_calls() {
+    let l = sets::parse("d enabled kprobes=0 kretprobes=0 fprobes=0 fretprobes=0 direct=3 skipped=0 hits=9 holds=ext4,bp_foreign
+x enabled kprobes=1 kretprobes=0 fprobes=0 fretprobes=0 direct=0 skipped=0 hits=0
+").unwrap();
+    let d = l.get("d").unwrap();
+    assert_eq!(
+        (d.probes(), d.holds.as_slice()),
+        (3, &["ext4".to_string(), "bp_foreign".to_string()][..])
+    );
+    assert!(l.get("x").unwrap().holds.is_empty());
+    let text = "\
+# clock=tsc direct_missed=0 exit_inside=0 exit_gone=0 text_symbols=1 grace_periods rcu=1 rcu_tasks=1 rcu_tasks_rude=1
+set d state=enabled kprobes=0 kretprobes=0 fprobes=0 fretprobes=0 direct=1 mode=exit skipped=0 hits=2 missed=0 return_pool_bytes=0 holds=bp_foreign
+";
+    let st = stats::parse(text).unwrap();
+    assert_eq!(st.get("d").unwrap().holds, ["bp_foreign"]);
+    assert!(sets::parse("d enabled direct=1 skipped=0 hits=0 holds=a,,b\n").is_err());
+}
+
 #[test]
 fn last_error_names_its_line_and_errno() {
     for f in FLAVORS {

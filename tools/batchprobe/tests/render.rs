@@ -270,7 +270,7 @@ fn the_last_bucket_is_unbounded() {
 }
 
 /// `ls` says how many of a set's probes wait for their module, or went
-/// with it.
+/// with it, and which modules its direct calls hold loaded.
 #[test]
 fn ls_says_which_probes_wait_or_are_gone() {
     let text = "\
@@ -278,6 +278,7 @@ w enabled kprobes=2 kretprobes=0 fprobes=0 fretprobes=0 direct=0 skipped=0 hits=
 g enabled kprobes=1 kretprobes=0 fprobes=0 fretprobes=0 direct=0 skipped=0 hits=4 gone=1
 b disabled kprobes=3 kretprobes=0 fprobes=0 fretprobes=0 direct=0 skipped=0 hits=4 waiting=1 gone=2
 n enabled kprobes=1 kretprobes=0 fprobes=0 fretprobes=0 direct=0 skipped=0 hits=4
+d enabled kprobes=0 kretprobes=0 fprobes=0 fretprobes=0 direct=2 skipped=0 hits=4 holds=bp_foreign
 ";
     let sets = sets::parse(text).unwrap();
     let out = ls::render(&sets, &ls::listed(&sets, |_| true));
@@ -294,4 +295,8 @@ n enabled kprobes=1 kretprobes=0 fprobes=0 fretprobes=0 direct=0 skipped=0 hits=
     assert!(row("g").contains("enabled (1 gone with a module)"), "{out}");
     assert!(row("b").contains("disabled (1 waiting, 2 gone)"), "{out}");
     assert!(!row("n").contains('('), "{out}");
+    assert!(
+        row("d").contains("enabled (holds bp_foreign loaded)"),
+        "{out}"
+    );
 }

@@ -52,6 +52,9 @@ pub fn render(sets: &Sets, listed: &[Listed<'_>]) -> String {
             (0, g) => state.push_str(&format!(" ({g} gone with a module)")),
             (w, g) => state.push_str(&format!(" ({w} waiting, {g} gone)")),
         }
+        if !l.set.holds.is_empty() {
+            state.push_str(&format!(" (holds {} loaded)", l.set.holds.join(",")));
+        }
         if let Some(pid) = l.orphan_of {
             state.push_str(&format!(
                 " (left by batchprobe pid {pid}: batchprobe rm {})",

@@ -2,7 +2,7 @@
 
 //! The `sets` file: one line per set,
 //! `NAME STATE kprobes=N kretprobes=N fprobes=N fretprobes=N direct=N
-//! skipped=N hits=N [waiting=N] [gone=N]`, then `# N probe(s) staged, not created` when lines
+//! skipped=N hits=N [waiting=N] [gone=N] [holds=MOD,...]`, then `# N probe(s) staged, not created` when lines
 //! wait for a `create`.
 
 use serde::Serialize;
@@ -26,6 +26,8 @@ pub struct SetLine {
     pub waiting: u64,
     /// Probes whose module was unloaded.
     pub gone: u64,
+    /// The modules its direct calls hold loaded.
+    pub holds: Vec<String>,
 }
 
 impl SetLine {
@@ -86,8 +88,13 @@ pub fn parse(text: &str) -> Result<Sets, Malformed> {
             hits: 0,
             waiting: 0,
             gone: 0,
+            holds: Vec::new(),
         };
         for (k, v) in pairs(words).map_err(bad)? {
+            if k == "holds" {
+                set.holds = super::modules(v).map_err(bad)?;
+                continue;
+            }
             let n = count(k, v).map_err(bad)?;
             match k {
                 "skipped" => set.skipped = n,

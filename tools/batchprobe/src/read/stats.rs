@@ -47,6 +47,8 @@ pub struct SetStats {
     pub waiting: u64,
     /// Probes whose module was unloaded.
     pub gone: u64,
+    /// The modules its direct calls hold loaded.
+    pub holds: Vec<String>,
     /// The last phase timings (`register_ns`, `attach_ns`, ...).
     #[serde(serialize_with = "super::as_map")]
     pub timings: Vec<(String, u64)>,
@@ -154,7 +156,7 @@ pub fn parse(text: &str) -> Result<Stats, Malformed> {
 }
 
 /// `set NAME state=S kprobes=N ... mode=M skipped=N hits=N missed=N
-/// return_pool_bytes=N [waiting=N] [gone=N]`.
+/// return_pool_bytes=N [waiting=N] [gone=N] [holds=MOD,...]`.
 fn set_line<'a>(mut words: impl Iterator<Item = &'a str>) -> Result<SetStats, String> {
     let name = words.next().ok_or("a `set` line without a name")?;
     let mut set = SetStats {
@@ -171,6 +173,7 @@ fn set_line<'a>(mut words: impl Iterator<Item = &'a str>) -> Result<SetStats, St
             "return_pool_bytes" => set.return_pool_bytes = count(k, v)?,
             "waiting" => set.waiting = count(k, v)?,
             "gone" => set.gone = count(k, v)?,
+            "holds" => set.holds = super::modules(v)?,
             _ => set.backends.push((k.into(), count(k, v)?)),
         }
     }
