@@ -430,9 +430,9 @@ impl Registry {
 /// function's ftrace call site is ftrace-based, the kernel's choice), each
 /// at its function's address; on a `d:` line direct calls, the set holding
 /// the module loaded. Each is named `MOD:SYM`. `*:GLOB`: every loaded module's,
-/// batchprobe's left out, module after module. Each module is held loaded
-/// while its probes are registered, not after: its unload leaves them
-/// gone, as the kernel's `MOD:SYM` probes. Refused (the line named): a
+/// batchprobe's left out, module after module. For int3 probes each module
+/// is held loaded while they are registered, not after: its unload leaves
+/// them gone, as the kernel's `MOD:SYM` probes. Refused (the line named): a
 /// module that is not loaded (`ENOENT`), batchprobe itself (`EPERM`).
 fn module_glob_members(b: &mut Builder<'_>, e: &Staged, exit: bool) -> Result<(), Failed> {
     let Some((module, pattern)) = e.module_glob() else {
