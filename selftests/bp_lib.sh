@@ -642,6 +642,8 @@ bp_config_evidence() {
     CONFIG_UNWINDER_ORC) echo symbol unwind_module_init ;;
     # Modules' BTF in /sys/kernel/btf/MOD: its module notifier.
     CONFIG_DEBUG_INFO_BTF_MODULES) echo symbol btf_module_notify ;;
+    # f: lines in dynamic_events: their parser.
+    CONFIG_FPROBE_EVENTS) echo symbol trace_fprobe_create ;;
     esac
 }
 # bp_kernel_has NAME: the kernel has a function NAME (one of the evidence
@@ -651,7 +653,8 @@ bp_kernel_has() {
     if [ ! -f /tmp/bp-kernel-has ]; then
         awk '$3 == "register_fprobe" || $3 == "register_ftrace_direct" ||
              $3 == "bpf_int_jit_compile" || $3 == "trace_call_bpf" ||
-             $3 == "unwind_module_init" || $3 == "btf_module_notify" { print $3 }' /proc/kallsyms > /tmp/bp-kernel-has.new &&
+             $3 == "unwind_module_init" || $3 == "btf_module_notify" ||
+             $3 == "trace_fprobe_create" { print $3 }' /proc/kallsyms > /tmp/bp-kernel-has.new &&
             mv /tmp/bp-kernel-has.new /tmp/bp-kernel-has
     fi
     grep -qx "$1" /tmp/bp-kernel-has

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # description: d: lines on a module's functions (MOD:SYM, MOD:GLOB, *:GLOB): direct calls into the module's text count what the kernel's own probes on the same functions count; an exit set on them reads the module's BTF for prototypes and errno classes (--hist --errors) and its return values equal kprobe_events' kretprobe's; the set holds the module loaded until it is unregistered (rmmod: in use, as a BPF trampoline on a module's function holds it)
-# requires: bp_foreign.ko (selftests/modules: built with BTF), CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF_MODULES, CONFIG_KPROBE_EVENTS
+# requires: bp_foreign.ko (selftests/modules: built with BTF), CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF_MODULES, CONFIG_KPROBE_EVENTS, CONFIG_FPROBE_EVENTS
 #
 # The kernel is the oracle: kprobe_events' probes on the same functions
 # (group kmd: a kprobe on bp_foreign_extra_a, a kretprobe on
@@ -11,7 +11,9 @@
 # -EINVAL or i). The entry set (bmd) and the exit set (bme, --exit --hist
 # --errors, its line's return records on) count the same calls; the exit
 # set's return values are the kretprobe's, call by call, and its errno
-# counts the number of each error the kretprobe saw; the entry set switched
+# counts the number of each error the kretprobe saw; a d: line's fetch
+# arguments are named and typed by the module's BTF and write the records
+# the kernel's fprobe event on the function writes; the entry set switched
 # to the exit trampoline live counts returns too. While a set has direct
 # calls in the module it holds it: `sets` says holds=bp_foreign, rmmod says
 # in use; once the set is unregistered the module unloads. Refused: a
@@ -20,7 +22,7 @@
 # call (bp_foreign_stack7: seven arguments), by the module's BTF.
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 47
+ktap_plan 52
 ENOENT=2 EPERM=1 EOPNOTSUPP=95
 M=bp_foreign A=bp_foreign_extra_a E=bp_foreign_errno
 
@@ -79,6 +81,26 @@ ktap_check "insmod_again" insmod "$BP_FOREIGN"
 ktap_check "every_module_glob" bp_ctl "d:bma/ *:bp_foreign_extra_*\ncreate bma\n"
 ktap_check "every_module_glob_holds_it" test "$(bp_field bma direct) $(bp_field bma holds)" = "2 $M"
 ktap_check "unregister_every_module_glob" bp_ctl 'unregister bma --sync\n'
+
+# Fetch arguments on a d: line on a module's function: named and typed by
+# the module's BTF, as the kernel's fprobe event on the function is (its
+# f: finds the function's BTF in the module's): the same format, and the
+# same records of the same calls.
+ktap_check "fprobe_event_on_it" sh -c "echo 'f:kmf/kf $E \$arg1 \$arg2' >> $T/dynamic_events"
+ktap_check "d_line_args_by_module_btf" bp_ctl "d:bmf/fa $M:$E \$arg1 \$arg2\ncreate bmf\nenable bmf\n"
+ktap_check "same_format_as_fprobe_event" bp_same_format $T/events/kmf/kf/format $T/events/bmf/fa/format
+echo > $T/trace
+echo 1 > $T/events/kmf/kf/enable
+echo 1 > $T/events/bmf/fa/enable
+echo 1 > $T/tracing_on
+echo 4 > /sys/module/$M/parameters/errs
+echo 0 > $T/tracing_on
+echo 0 > $T/events/kmf/kf/enable
+echo 0 > $T/events/bmf/fa/enable
+records() { grep -v '^#' $T/trace | sed -n "s/.* $1: //p"; }
+bp_same_records "records_as_the_fprobe_event" "$(records kf)" "$(records fa)" 4
+ktap_check "unregister_args_set" bp_ctl 'unregister bmf --sync\n'
+echo '-:kmf/kf' >> $T/dynamic_events
 
 # Exit: the module's BTF says bp_foreign_errno returns an int, the
 # extra functions nothing, and bp_foreign_stack7 takes 7 arguments (one

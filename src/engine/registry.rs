@@ -16,6 +16,7 @@ use kernel::prelude::*;
 use kernel::sync::Arc;
 
 use crate::backend::Target as ProbeTarget;
+use crate::btf::ModuleBtf;
 use crate::command::{self, ProbeKind, Target};
 use crate::error::{BStr, Failed, LineRef, Text};
 use crate::errtext::{self, Origin, ProbeLine};
@@ -446,7 +447,12 @@ impl Registry {
     /// The BTF `spec`'s fetch arguments are compiled with: the kernel's,
     /// for a line with arguments on one function, where the kernel's probe
     /// events read BTF (read on first use; `None` where it cannot be read,
-    /// the line then compiled as on a kernel without BTF).
+    /// the line then compiled as on a kernel without BTF). A `d:` line on
+    /// `MOD:SYM`: its module's, as an fprobe event on the function finds
+    /// it (`bpf_find_btf_id()` looks in the modules' BTF too); none when
+    /// the module is not loaded or has none. (A `p:` or `r:` line on
+    /// `MOD:SYM` is looked up by that whole name, as `kprobe_events`
+    /// looks it up, and finds none.)
     pub(super) fn function_btf<'f>(
         &mut self,
         spec: &command::ProbeSpec<'f>,
@@ -460,9 +466,25 @@ impl Registry {
         // A kernel whose BTF cannot be read (none, or no memory for it)
         // compiles the line without, as `query_btf_context()` failing
         // leaves the kernel's parser.
-        self.caches.btf().ok().map(|vmlinux| FunctionBtf {
-            vmlinux,
-            function: name.as_bytes(),
+        let vmlinux = self.caches.btf().ok()?;
+        let module = match name.split_once(':') {
+            Some((m, f)) if spec.kind == ProbeKind::Direct => {
+                let btf = ModuleBtf::load(vmlinux.clone(), m.as_bytes()).ok()?;
+                Some((Arc::new(btf, GFP_KERNEL).ok()?, f))
+            }
+            _ => None,
+        };
+        Some(match module {
+            Some((btf, function)) => FunctionBtf {
+                vmlinux,
+                module: Some(btf),
+                function: function.as_bytes(),
+            },
+            None => FunctionBtf {
+                vmlinux,
+                module: None,
+                function: name.as_bytes(),
+            },
         })
     }
 

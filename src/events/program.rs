@@ -36,7 +36,7 @@ use super::format::{self, Head};
 use super::prototype::BtfPrototype;
 use super::record::{self, Source, KSYM_SYMBOL_LEN};
 use crate::bindings;
-use crate::btf::VmlinuxBtf;
+use crate::btf::{ModuleBtf, VmlinuxBtf};
 use crate::command::{FetchArgs, ProbeKind, ProbeSpec, Target};
 use crate::kcompat;
 
@@ -57,12 +57,15 @@ pub(crate) fn reads_btf() -> bool {
     kcompat::PROBE_EVENTS_BTF_ARGS
 }
 
-/// The function a line probes, in the kernel's BTF, for its arguments'
-/// names and types.
+/// The function a line probes, in the kernel's BTF (or its module's), for
+/// its arguments' names and types.
 pub(crate) struct FunctionBtf<'f> {
     /// The kernel's BTF ([`crate::btf`]), kept by the compiled program.
     pub(crate) vmlinux: Arc<VmlinuxBtf>,
-    /// The function's name.
+    /// A module's function's: its module's BTF, split on `vmlinux`, kept
+    /// by the compiled program too.
+    pub(crate) module: Option<Arc<ModuleBtf>>,
+    /// The function's name (a module's without its `MOD:`).
     pub(crate) function: &'f [u8],
 }
 
@@ -122,8 +125,9 @@ pub(crate) fn head(kind: ProbeKind, exit: bool) -> Head {
 ///
 /// # Invariants
 ///
-/// The `&str`s in `args` point into `text`'s buffer, or into `btf`'s (a
-/// parameter's name), which are never changed nor freed before `self` is
+/// The `&str`s in `args` point into `text`'s buffer, or into `btf`'s or
+/// `module_btf`'s (a parameter's name), which are never changed nor freed
+/// before `self` is
 /// (a `KVVec`'s buffer stays where it is when the vector moves, and `btf`
 /// is only read); `args` is only lent out for `&self`'s life.
 pub(crate) struct FetchProgram {
@@ -135,6 +139,9 @@ pub(crate) struct FetchProgram {
     _text: KVVec<u8>,
     /// Never read: only kept, for `args` to point into.
     _btf: Option<Arc<VmlinuxBtf>>,
+    /// Never read: only kept, for `args` to point into (a module's
+    /// function's parameter names).
+    _module_btf: Option<Arc<ModuleBtf>>,
     head: Head,
     fixed: u32,
     /// An argument is a string (its record's size depends on the hit).
@@ -182,11 +189,27 @@ impl FetchProgram {
             // only.
             unsafe { &*core::ptr::from_ref::<VmlinuxBtf>(v) }
         });
-        let proto = match blob.and_then(|v| Some((v, v.btf()?))) {
-            Some((v, parsed)) => {
-                Proto::Btf(BtfPrototype::new(parsed, v.offsets(), v.funcs(), function))
-            }
-            None => Proto::None(NoBtf),
+        let module = btf.as_ref().and_then(|b| b.module.clone());
+        let module_blob: Option<&'static ModuleBtf> = module.as_deref().map(|m| {
+            // SAFETY: As `vmlinux` above: the `Arc` ends up in
+            // `Self::_module_btf`, and the module's BTF reads `vmlinux`'s,
+            // which it holds.
+            unsafe { &*core::ptr::from_ref::<ModuleBtf>(m) }
+        });
+        let proto = match (module_blob, blob) {
+            (Some(m), _) => match m.btf() {
+                Some(parsed) => {
+                    Proto::Btf(BtfPrototype::new(parsed, m.offsets(), m.funcs(), function))
+                }
+                None => Proto::None(NoBtf),
+            },
+            (None, Some(v)) => match v.btf() {
+                Some(parsed) => {
+                    Proto::Btf(BtfPrototype::new(parsed, v.offsets(), v.funcs(), function))
+                }
+                None => Proto::None(NoBtf),
+            },
+            (None, None) => Proto::None(NoBtf),
         };
         let (compiled, fixed, entry) = compile_words(
             args.with_text(copy),
@@ -196,13 +219,14 @@ impl FetchProgram {
             symbols,
         )?;
         let strings = compiled.iter().any(|a| a.ty.string);
-        // INVARIANT: `compiled` borrows `text` and `vmlinux` only.
+        // INVARIANT: `compiled` borrows `text`, `vmlinux` and `module` only.
         Ok(Some(Arc::new(
             Self {
                 args: compiled,
                 entry,
                 _text: text,
                 _btf: vmlinux,
+                _module_btf: module,
                 head,
                 fixed,
                 strings,
