@@ -196,21 +196,7 @@ impl FetchProgram {
             // which it holds.
             unsafe { &*core::ptr::from_ref::<ModuleBtf>(m) }
         });
-        let proto = match (module_blob, blob) {
-            (Some(m), _) => match m.btf() {
-                Some(parsed) => {
-                    Proto::Btf(BtfPrototype::new(parsed, m.offsets(), m.funcs(), function))
-                }
-                None => Proto::None(NoBtf),
-            },
-            (None, Some(v)) => match v.btf() {
-                Some(parsed) => {
-                    Proto::Btf(BtfPrototype::new(parsed, v.offsets(), v.funcs(), function))
-                }
-                None => Proto::None(NoBtf),
-            },
-            (None, None) => Proto::None(NoBtf),
-        };
+        let proto = Proto::of(module_blob, blob, function);
         let (compiled, fixed, entry) = compile_words(
             args.with_text(copy),
             (site(kind, &spec.target, exit), kind == ProbeKind::Direct),
@@ -447,6 +433,22 @@ enum Proto<'b> {
 }
 
 impl<'b> Proto<'b> {
+    /// `function`'s prototype in `module`'s BTF if there is one, else in
+    /// `vmlinux`'s (neither: compiled as without BTF).
+    fn of(module: Option<&'b ModuleBtf>, vmlinux: Option<&'b VmlinuxBtf>, function: &[u8]) -> Self {
+        let found = match (module, vmlinux) {
+            (Some(m), _) => m.btf().map(|b| (b, m.offsets(), m.funcs())),
+            (None, Some(v)) => v.btf().map(|b| (b, v.offsets(), v.funcs())),
+            (None, None) => None,
+        };
+        match found {
+            Some((btf, offsets, funcs)) => {
+                Proto::Btf(BtfPrototype::new(btf, offsets, funcs, function))
+            }
+            None => Proto::None(NoBtf),
+        }
+    }
+
     fn get(&self) -> &dyn Prototype<'b> {
         match self {
             Proto::Btf(p) => p,
