@@ -291,7 +291,7 @@ impl Engine {
         if let command::Target::Address { addr } = spec.target {
             registry.lock().check_address(addr, line, text)?;
         }
-        let btf = registry.lock().function_btf(spec);
+        let btf = registry.lock().function_btf(spec)?;
         // A `d:` line is checked as a return's (an exit set's), which
         // takes all an entry takes and `$retval`: which of the two its
         // set is, `create` says (`Registry::check_direct_args`).

@@ -12,6 +12,7 @@
 
 use core::fmt::Write;
 
+use kernel::alloc::AllocError;
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
@@ -456,25 +457,29 @@ impl Registry {
     pub(super) fn function_btf<'f>(
         &mut self,
         spec: &command::ProbeSpec<'f>,
-    ) -> Option<FunctionBtf<'f>> {
+    ) -> Result<Option<FunctionBtf<'f>>, AllocError> {
         let Target::Symbol { name, .. } = spec.target else {
-            return None;
+            return Ok(None);
         };
         if spec.args.is_empty() || !program::reads_btf() {
-            return None;
+            return Ok(None);
         }
         // A kernel whose BTF cannot be read (none, or no memory for it)
         // compiles the line without, as `query_btf_context()` failing
-        // leaves the kernel's parser.
-        let vmlinux = self.caches.btf().ok()?;
+        // leaves the kernel's parser; so does a module's.
+        let Ok(vmlinux) = self.caches.btf() else {
+            return Ok(None);
+        };
         let module = match name.split_once(':') {
             Some((m, f)) if spec.kind == ProbeKind::Direct => {
-                let btf = ModuleBtf::load(vmlinux.clone(), m.as_bytes()).ok()?;
-                Some((Arc::new(btf, GFP_KERNEL).ok()?, f))
+                match ModuleBtf::load(vmlinux.clone(), m.as_bytes()) {
+                    Ok(btf) => Some((Arc::new(btf, GFP_KERNEL)?, f)),
+                    Err(_) => return Ok(None),
+                }
             }
             _ => None,
         };
-        Some(match module {
+        Ok(Some(match module {
             Some((btf, function)) => FunctionBtf {
                 vmlinux,
                 module: Some(btf),
@@ -485,7 +490,7 @@ impl Registry {
                 module: None,
                 function: name.as_bytes(),
             },
-        })
+        }))
     }
 
     /// A line's fetch arguments, compiled: for its probes (a `d:` line's:
@@ -498,7 +503,7 @@ impl Registry {
     ) -> Result<(StagedArgs, Option<Arc<FetchProgram>>)> {
         let mut lookup = |n: &str| symbols.lookup(n);
         let mut compile = |exit| {
-            let btf = self.function_btf(spec);
+            let btf = self.function_btf(spec)?;
             FetchProgram::compile(spec, btf, &mut lookup, exit)
         };
         let args = match compile(false) {
