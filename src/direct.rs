@@ -32,6 +32,7 @@ use crate::ftrace::{self, FtraceOps, Switch};
 use crate::kcompat;
 use crate::probe::Meta;
 use crate::rcu;
+use crate::symname::split_module;
 
 // Pure, and compiled by the host tests too (tests/src/lib.rs): its items
 // are `pub` for them.
@@ -359,7 +360,7 @@ impl DirectSet {
             None if exit => return Err(btf::unreadable(ENOENT)),
             None => None,
         };
-        let module = modules::split(symbol);
+        let module = split_module(symbol);
         let name = module.map_or(symbol, |(_, n)| n);
         let (refusal, error_return) = match (module, core) {
             (Some((m, _)), Some(p)) => match self.modules.prototypes(m, &p) {
@@ -412,7 +413,7 @@ impl DirectSet {
         // A module's prototypes, read once for its run of functions.
         let mut module: Option<(&[u8], btf::ModulePrototypes)> = None;
         for s in self.iter() {
-            let refusal = match modules::split(s.symbol()) {
+            let refusal = match split_module(s.symbol()) {
                 None => p.refusal(s.symbol()),
                 Some((m, name)) => {
                     if module.as_ref().map(|(held, _)| *held) != Some(m) {

@@ -87,6 +87,14 @@ fn hex(s: &str) -> Option<u64> {
     u64::from_str_radix(d, 16).ok()
 }
 
+/// A target written `MOD:SYM` (or `MOD:GLOB`): its module and the rest,
+/// split at the first colon (`None`: no colon, a core-kernel name; a
+/// kallsyms name never holds one).
+pub fn split_module(target: &[u8]) -> Option<(&[u8], &[u8])> {
+    let colon = target.iter().position(|&c| c == b':')?;
+    Some((target.get(..colon)?, target.get(colon + 1..)?))
+}
+
 /// Whether a symbol found by walking text should be offered to a glob: no
 /// compiler-generated clones (`foo.cold`, `foo.isra.0`) unless the pattern
 /// asks for them by containing a dot itself, as the seed script filters them.

@@ -23,13 +23,6 @@ use crate::kallsyms::{ModuleHold, ModuleText};
 /// walk that found it and the set's hold (`ENOENT`).
 pub(crate) const GONE: &str = "its module is not loaded (it unloaded while the set was made)";
 
-/// A symbol's module and bare name, for `MOD:SYM` (`None`: a core-kernel
-/// symbol, which has no colon).
-pub(crate) fn split(symbol: &[u8]) -> Option<(&[u8], &[u8])> {
-    let colon = symbol.iter().position(|&c| c == b':')?;
-    Some((symbol.get(..colon)?, symbol.get(colon + 1..)?))
-}
-
 /// A module held by the set.
 struct Held {
     /// Its name, copied: a listing reads it whether or not the module is

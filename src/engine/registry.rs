@@ -30,6 +30,7 @@ use crate::lifecycle::SetState;
 use crate::locked::Locked;
 use crate::probecap;
 use crate::set::Set;
+use crate::symname::split_module;
 
 mod caches;
 mod create;
@@ -159,8 +160,7 @@ impl Staged {
         if !self.glob {
             return None;
         }
-        let colon = self.target.iter().position(|&c| c == b':')?;
-        Some((self.target.get(..colon)?, self.target.get(colon + 1..)?))
+        split_module(&self.target)
     }
 
     /// An explicit `d:` line on a module's function: its module and the
@@ -170,8 +170,7 @@ impl Staged {
         if self.glob || self.kind != ProbeKind::Direct {
             return None;
         }
-        let colon = self.target.iter().position(|&c| c == b':')?;
-        Some((self.target.get(..colon)?, self.target.get(colon + 1..)?))
+        split_module(&self.target)
     }
 
     /// A glob over the core kernel's text symbols (not `MOD:GLOB`).
@@ -470,9 +469,9 @@ impl Registry {
         let Ok(vmlinux) = self.caches.btf() else {
             return Ok(None);
         };
-        let module = match name.split_once(':') {
+        let module = match split_module(name.as_bytes()) {
             Some((m, f)) if spec.kind == ProbeKind::Direct => {
-                match ModuleBtf::load(vmlinux.clone(), m.as_bytes()) {
+                match ModuleBtf::load(vmlinux.clone(), m) {
                     Ok(btf) => Some((Arc::new(btf, GFP_KERNEL)?, f)),
                     Err(_) => return Ok(None),
                 }
@@ -483,7 +482,7 @@ impl Registry {
             Some((btf, function)) => FunctionBtf {
                 vmlinux,
                 module: Some(btf),
-                function: function.as_bytes(),
+                function,
             },
             None => FunctionBtf {
                 vmlinux,

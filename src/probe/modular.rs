@@ -24,11 +24,13 @@ use crate::error::{self, BStr};
 use crate::kallsyms::ModuleText;
 use crate::kvec;
 use crate::locked::Locked;
+use crate::symname::split_module;
 
 /// The module `MOD` of a symbol written `MOD:SYM`.
 fn module_of(symbol: &[u8]) -> Option<&[u8]> {
-    let colon = symbol.iter().position(|&c| c == b':')?;
-    symbol.get(..colon).filter(|m| !m.is_empty())
+    split_module(symbol)
+        .map(|(m, _)| m)
+        .filter(|m| !m.is_empty())
 }
 
 /// A `MOD:SYM` line's probe, which may wait for its module.

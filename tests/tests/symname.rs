@@ -233,3 +233,17 @@ fn blacklist_lines() {
         assert_eq!(parse_blacklist_line(bad), None, "{bad:?}");
     }
 }
+
+/// `MOD:SYM` and `MOD:GLOB` split at the first colon; a core-kernel name
+/// has none.
+#[test]
+fn split_module_at_the_first_colon() {
+    assert_eq!(
+        split_module(b"ext4:ext4_file_open"),
+        Some((&b"ext4"[..], &b"ext4_file_open"[..]))
+    );
+    assert_eq!(split_module(b"*:vfs_*"), Some((&b"*"[..], &b"vfs_*"[..])));
+    assert_eq!(split_module(b":x"), Some((&b""[..], &b"x"[..])));
+    assert_eq!(split_module(b"a:b:c"), Some((&b"a"[..], &b"b:c"[..])));
+    assert_eq!(split_module(b"vfs_read"), None);
+}
