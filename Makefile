@@ -3,8 +3,10 @@
 #
 #   make demo     install, build, boot QEMU, show the module working
 #   make check    host tests + QEMU selftests on 6.12's test kernel and Debian's 7.3 image,
-#                 ends with "N passed, N failed, N skipped"
-#   make check-all the same on every flavor (the debug kernels' KASAN, lockdep, kmemleak too)
+#                 all but the programs marked `# speed: slow`; ends with
+#                 "N passed, N failed, N skipped" and names what it did not run
+#   make check-all every program on every flavor (the debug kernels' KASAN, lockdep,
+#                 kmemleak too), and the race programs again with 4 vCPUs
 #   make bench    every method side by side in one boot per flavor: raw data
 #                 kept under bench/results/DATE-HHMM-FLAVOR/, BENCHMARKS.md republished
 #   make bench-stock  the BPF peers at 1000, 10000 and every function (cold and

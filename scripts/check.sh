@@ -20,9 +20,12 @@
 # BP_TESTS a subset of the selftests (names
 # of selftests/test_*.sh, space-separated). BP_INJECT=fail|splat|hang makes
 # the guest misbehave on purpose, to prove the harness catches it.
+# BP_SPEED: which programs boot ("normal", `make check`'s default: all but
+# those whose header says `# speed: slow`; "all", `make check-all`'s).
 # Where the test flavor runs, the race, stress, fuzz and unload programs
 # (selftests/races; those of BP_TESTS only, if set) run again on its kernel
-# with BP_RACE_SMP vCPUs (4; 0: not), a run of its own named "test@smp4".
+# with BP_RACE_SMP vCPUs (`make check-all`: 4; `make check`: 0, not at all),
+# a run of its own named "test@smp4". The last lines name what was not run.
 # What each step took goes to out/check-times.txt (CHECK lines, read by
 # tools/benchreport: `make check-times-save` keeps it under bench/results/).
 set -euo pipefail
@@ -55,16 +58,38 @@ left_out=
 for f in $all_flavors; do
     case " $flavors " in *" $f "*) ;; *) left_out="$left_out $f" ;; esac
 done
+# The programs each run boots: those of BP_TESTS if set; else with
+# BP_SPEED=normal (`make check`'s default) all but those whose header says
+# `# speed: slow` (KUnit's attribute; docs/testing.md says which and why),
+# with BP_SPEED=all (`make check-all`'s) every one.
+if [ "${BP_CHECK_ALL:-0}" = 1 ]; then speed=${BP_SPEED:-all}; else speed=${BP_SPEED:-normal}; fi
+case $speed in normal|all) ;; *) die "BP_SPEED must be normal or all, not '$speed'" ;; esac
+[ -z "${BP_TESTS:-}" ] || speed=all
+slow_programs=
+if [ "$speed" = normal ]; then
+    slow_programs=$(cd "$BP_ROOT/selftests" && grep -l '^# speed: slow' test_*.sh | tr '\n' ' ')
+fi
 # Debian's own image (stock-kernel.sh's release, 7.3.4+deb13-amd64).
 is_stock() { [ "$(flavor_base "$1")" = stock ]; }
 declare -A kdirs images
 echo "CHECK flavors $flavors" >> "$times"
+# Debian's tree is prepared (mostly downloads, debootstrap and dpkg in its
+# chroot) while the other kernels build: one after the other, a cold 2-core
+# machine here took 667 s for the test kernel, then 231 s for Debian's tree
+# (2026-12-07).
+kernels_t0=$(date +%s)
+stock_out=$(mktemp -d)
+for f in $flavors; do
+    is_stock "$f" || continue
+    [ "$(flavor_kver "$f")" = 7.3 ] || die "flavor $f: only Debian's 7.3 image is known (stock-7.3)"
+    ( ts=$(date +%s); rc=0
+      "$BP_ROOT/scripts/stock-kernel.sh" tree > "$stock_out/$f.tree" || rc=$?
+      echo "$rc $(( $(date +%s) - ts ))" > "$stock_out/$f.rc" ) &
+done
 for f in $flavors; do
     ts=$(date +%s)
     if is_stock "$f"; then
-        [ "$(flavor_kver "$f")" = 7.3 ] || die "flavor $f: only Debian's 7.3 image is known (stock-7.3)"
-        kdirs[$f]=$("$BP_ROOT/scripts/stock-kernel.sh" tree)
-        step "kernel-$f" $(( $(date +%s) - ts )) prepared
+        continue
     else
         kdirs[$f]=$(KDIR= BP_KERNEL_FLAVOR=$f "$BP_ROOT/scripts/build-kernel.sh")
         # Built now, or found in the cache (its stamp older than this step).
@@ -73,6 +98,17 @@ for f in $flavors; do
         step "kernel-$f" $(( $(date +%s) - ts )) "$how"
     fi
 done
+wait
+for f in $flavors; do
+    is_stock "$f" || continue
+    read -r rc secs < "$stock_out/$f.rc" || die "flavor $f: preparing Debian's tree did not end"
+    [ "$rc" -eq 0 ] || die "flavor $f: scripts/stock-kernel.sh tree failed (status $rc; its log is above)"
+    kdirs[$f]=$(cat "$stock_out/$f.tree")
+    step "kernel-$f" "$secs" prepared
+done
+rm -rf "$stock_out"
+# The kernels' wall time (Debian's tree prepared beside the builds).
+step kernels $(( $(date +%s) - kernels_t0 ))
 
 export CARGO_INCREMENTAL=0   # incremental caches only slow a one-shot build
 ts=$(date +%s)
@@ -118,7 +154,8 @@ accel=${BP_ACCEL:-tcg}
 # The guests to boot: one per flavor, and the race programs again on the
 # test kernel with more vCPUs (FLAVOR@smpN: flavor FLAVOR's kernel, module
 # and initramfs, N vCPUs, those programs only).
-race_smp=${BP_RACE_SMP:-4}
+# `make check` leaves them to `make check-all`, as it leaves the slow programs.
+if [ "${BP_CHECK_ALL:-0}" = 1 ]; then race_smp=${BP_RACE_SMP:-4}; else race_smp=${BP_RACE_SMP:-0}; fi
 race_tests=$(grep -v '^#' "$BP_ROOT/selftests/races" | tr '\n' ' ')
 if [ -n "${BP_TESTS:-}" ]; then
     race_tests=$(for t in $race_tests; do case " $BP_TESTS " in *" $t "*) echo "$t" ;; esac; done | tr '\n' ' ')
@@ -127,6 +164,7 @@ runs=$flavors
 case " $flavors " in
     *" test "*) [ "$race_smp" -gt 0 ] && [ -n "${race_tests// /}" ] && runs="$runs test@smp$race_smp" ;;
 esac
+echo "CHECK programs speed=$speed slow_left_out=$(wc -w <<<"$slow_programs")" >> "$times"
 run_flavor() { echo "${1%@smp*}"; }
 run_smp() { case $1 in *@smp*) echo "${1##*@smp}" ;; *) echo "$smp" ;; esac; }
 run_tests() { case $1 in *@smp*) echo "$race_tests" ;; *) echo "${BP_TESTS:-}" ;; esac; }
@@ -190,7 +228,8 @@ run_guest() {
     tests=$(echo $tests)
     BP_QUIET=1 BP_SMP=$n BP_TIMEOUT=$tmo "$BP_ROOT/scripts/run-qemu.sh" \
         "${images[$f]}" "$BP_ROOT/out/initramfs-check-$f.cpio.gz" "$logf" \
-        $locked bp.mode=check ${BP_INJECT:+bp.inject=$BP_INJECT} ${tests:+bp.tests=${tests// /,}} || rc=$?
+        $locked bp.mode=check ${BP_INJECT:+bp.inject=$BP_INJECT} ${tests:+bp.tests=${tests// /,}} \
+        bp.speed=$speed || rc=$?
     [ "$rc" -eq 124 ] && log "FAIL: $r guest timed out (after ${tmo}s)"
     log "guest ($r: $f kernel): done in $(( $(date +%s) - t )) s (QEMU status $rc)"
     date +%s > "$logf.end"
@@ -272,6 +311,11 @@ for f in $runs; do
     guest_skip=$((guest_skip + ${s:-0}))
     st=$(cat "$logf.start" 2>/dev/null || echo 0) en=$(cat "$logf.end" 2>/dev/null || echo 0)
     echo "CHECK guest $f $((en - st)) passed=${p:-0} failed=${n:-0} skipped=${s:-0} qemu_status=$qemu_rc" >> "$times"
+    # Each program's own time (bp_lib.sh's ktap_finish: "# took N s"), which
+    # says which programs are slow (docs/testing.md).
+    tr -d '\r' < "$logf" | awk -v r="$f" '
+        /^# selftests: [^ ]+: [^ ]+$/ { name = $4 }
+        /^# # took [0-9.]+ s$/ && name != "" { print "CHECK program " r " " name " " $4; name = "" }' >> "$times"
     # A broken run (splat, hang, wrong CPU count) fails even if every test said ok.
     if [ "$guest_rc" -ne 0 ] || [ "$qemu_rc" -ne 0 ]; then
         broken=$((broken + 1))
@@ -298,5 +342,9 @@ echo "CHECK host passed=$host_pass failed=$((host_fail + lint_broken)) skipped=$
 echo "CHECK total $(( $(date +%s) - t0 ))" >> "$times"
 echo "CHECK result passed=$pass failed=$fail skipped=$((host_skip + guest_skip))" >> "$times"
 [ -z "$left_out" ] || log "not run:$left_out (make check-all runs every flavor; BP_FLAVORS='...' make check the ones named)"
+[ -z "$slow_programs" ] || log "not run, slow ($(wc -w <<<"$slow_programs") programs, \`# speed: slow\`): ${slow_programs% } (make check-all runs them; BP_SPEED=all make check too)"
+case " $flavors " in
+    *" test "*) [ "$race_smp" -gt 0 ] || log "not run: the race programs on the test kernel with 4 vCPUs, test@smp4 (make check-all runs them; BP_RACE_SMP=4 make check too)" ;;
+esac
 echo "$pass passed, $fail failed, $((host_skip + guest_skip)) skipped"
 [ "$fail" -eq 0 ]

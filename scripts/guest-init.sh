@@ -4,8 +4,9 @@
 # our collection; shell; none (just boot); or MODE, for which it runs the
 # collection's guest-MODE.sh: demo, bench, profile-direct, stress-direct) and
 # bp.inject= (a deliberate fault, to prove the harness catches it) from the
-# kernel command line (and bp.tests=, a comma-separated subset of the
-# collection for check), runs that, prints a done marker and powers off.
+# kernel command line (and for check bp.tests=, a comma-separated subset of
+# the collection, or bp.speed=normal, the programs whose header does not say
+# `# speed: slow`), runs that, prints a done marker and powers off.
 /bin/busybox --install -s
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin:/usr/local/sbin
 mount -t proc proc /proc
@@ -22,12 +23,13 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 
-mode=check inject= tests=
+mode=check inject= tests= speed=
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
         bp.mode=*) mode=${arg#bp.mode=} ;;
         bp.inject=*) inject=${arg#bp.inject=} ;;
         bp.tests=*) tests=${arg#bp.tests=} ;;
+        bp.speed=*) speed=${arg#bp.speed=} ;;
         bp.bench_*=*) v=${arg#bp.bench_}; export "BP_BENCH_${v%%=*}=$(echo "${v#*=}" | tr , ' ')" ;;
     esac
 done
@@ -57,10 +59,23 @@ cd $KSFT/batchprobe
 case "$mode" in
     check)
        # bp.tests=A.sh,B.sh: only those (plus inject_failure.sh, which
-       # skips unless bp.inject=fail); else the whole collection.
+       # skips unless bp.inject=fail); bp.speed=normal: the collection's
+       # programs but those marked `# speed: slow` (KUnit's attribute: what
+       # `make check` leaves to `make check-all`); else the whole collection.
+       sel=""
        if [ -n "$tests" ]; then
-           sel=""
            for t in $(echo "$tests" | tr , ' ') inject_failure.sh; do sel="$sel -t batchprobe:$t"; done
+       elif [ "$speed" = normal ]; then
+           # In the collection's order (test_lockdown_confidentiality.sh last).
+           slow=
+           for t in $(sed -n 's/^batchprobe://p' $KSFT/kselftest-list.txt); do
+               if grep -q '^# speed: slow' "$t"; then slow="$slow $t"; else sel="$sel -t batchprobe:$t"; fi
+           done
+           echo "bp.speed=normal: the slow programs left out:$slow"
+       fi
+       if [ -n "$speed" ] && [ "$speed" != normal ] && [ "$speed" != all ]; then
+           echo "unknown bp.speed=$speed (normal or all)"; rc=1
+       elif [ -n "$sel" ]; then
            $KSFT/run_kselftest.sh $sel; rc=$?
        else
            $KSFT/run_kselftest.sh -c batchprobe; rc=$?

@@ -5,6 +5,8 @@
 # it, a thin shim keeping this collection's names for it, then batchprobe's
 # own helpers (debugfs control and listings, the kernel's probe counts).
 
+# When the program started (ktap_finish says how long it took).
+: "${_BP_T0:=$(cut -d' ' -f1 /proc/uptime)}"
 # The kernel's KTAP helpers: ../kselftest/ in an installed kselftest tree.
 for d in "${KSFT_HELPERS_DIR:-}" ../kselftest /kselftest/kselftest; do
     [ -n "$d" ] && [ -r "$d/ktap_helpers.sh" ] && { . "$d/ktap_helpers.sh"; break; }
@@ -38,6 +40,10 @@ ktap_check() {
 # count of cases other than the plan, fails the program.
 ktap_finish() {
     ktap_print_totals
+    # How long the program ran (make check's times file keeps it per
+    # program: scripts/check.sh, `CHECK program`), from the uptime when
+    # this library was first sourced.
+    echo "# took $(awk -v t0="$_BP_T0" '{ printf "%.1f", $1 - t0 }' /proc/uptime) s"
     _ran=$((KTAP_CNT_PASS + KTAP_CNT_SKIP + KTAP_CNT_FAIL))
     [ "$_ran" -eq "$KSFT_NUM_TESTS" ] || echo "# planned $KSFT_NUM_TESTS cases, ran $_ran"
     [ "$KTAP_CNT_FAIL" -eq 0 ] && [ "$_ran" -eq "$KSFT_NUM_TESTS" ] && exit "$KSFT_PASS"

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: one direct set on every function ftrace can trace
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+# speed: slow
 #
 # Every function ftrace can trace as one direct set (the issue's "as many as
 # the kernel has"): one attach, calls counted while the whole kernel runs

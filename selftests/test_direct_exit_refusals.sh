@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: the exit trampoline refuses, by name, functions whose frame it cannot reproduce; globs skip and count them
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF
+# speed: slow
 #
 # The exit trampoline calls a function's body with its own frame where the
 # caller's stack arguments were, so (src/direct/signature.rs) it takes only

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: a set's thousands of events are added and removed in chunks, event_mutex let go between them: a tracefs write that needs event_mutex (an event's enable file) is served while the set's events are still being added, and again while they are being removed, batchprobe/hold is on across the chunks and off after, and no soft lockup or stall is reported
 # requires: CONFIG_KPROBE_EVENTS, CONFIG_FPROBE
+# speed: slow
 #
 # The kernel adds and removes events under event_mutex, which every other
 # tracing user takes too: one reg() call for all of a set's events held it

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: a removed event's records never print as another event's: a retired set's event leaves the buffers before its type id can go to an event made in the same write
 # requires: CONFIG_KPROBE_EVENTS, CONFIG_FPROBE
+# speed: slow
 #
 # The kernel hands out the lowest free type id (alloc_trace_event_type()):
 # the id of an event just removed goes to the next event made. A removed

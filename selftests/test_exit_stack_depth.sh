@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: an exit set on every eligible function deepens the deepest kernel stack by the exit trampoline's frame per nested exit-traced call, and no more
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF, CONFIG_STACK_TRACER, CONFIG_UNWINDER_ORC
+# speed: slow
 #
 # The exit trampoline keeps a frame on the stack for the whole body of each
 # exit-traced call (rust/trampolines.c): a call nested inside k exit-traced

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: an exit set on every eligible function whose return records read $arg1 deepens the deepest kernel stack by the 32-byte frame of the trampoline that keeps one argument register (not the 72 bytes of all six), and a deep path still fits the stack
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF, CONFIG_STACK_TRACER, CONFIG_UNWINDER_ORC, CONFIG_KPROBE_EVENTS
+# speed: slow
 #
 # test_exit_stack_depth.sh's measurement and pass rule, with ` $arg1` on
 # both of its `d:` lines (every function gets an event whose return

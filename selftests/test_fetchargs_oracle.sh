@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: batchprobe's fetch-argument compiler, and the loaded module, read each argument as this kernel's kprobe_events does
 # requires: CONFIG_KPROBE_EVENTS
+# speed: slow
 #
 # The kernel is the oracle. fetchargs.expected holds, for each case of
 # fetchargs.corpus, what batchprobe's compiler (src/events/fetch.rs, run on

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: where fprobe runs on fgraph, batchprobe holds fprobe's fgraph ops from its first return fprobe until rmmod, and return fprobes that come and go under a busy function draw no warning
 # requires: CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE (enabled_functions)
+# speed: slow
 #
 # fprobe drops its one fgraph_ops with its last return fprobe, and the next
 # registration gives that ops another index while entry handlers on other

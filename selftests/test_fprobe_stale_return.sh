@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: a task asleep under a return fprobe whose set is retired and freed returns safely, however many entry-only fprobes are created after it on every CPU
 # requires: CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE
+# speed: slow
 #
 # On fgraph (6.14 on: 7.3) a task that entered a function under a return
 # fprobe keeps that fprobe's address on its shadow stack while it sleeps,

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: the kernel's own ftracetest kprobe cases pass with 1000 batchprobe probes attached
 # requires: CONFIG_KPROBE_EVENTS
+# speed: slow
 #
 # batchprobe must coexist with every other kprobe user: with a set of 1000
 # kprobes (250 on the debug kernels: bp_sized) enabled and one of direct

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: 3,000 seeded valid, near-valid and junk batches; the kernel's view agrees after
 # requires: CONFIG_KPROBES, CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+# speed: slow
 #
 # bpfuzz (selftests/bptool.c) writes BP_FUZZ_BATCHES (3,000) batches from
 # seed BP_FUZZ_SEED: whole sets built and then enabled, disabled, retargeted

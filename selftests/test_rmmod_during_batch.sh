@@ -5,6 +5,7 @@
 #   no set, so rmmod returns while the batch still holds the lock, in well
 #   under the batch's time (it used to sleep in D state behind the batch)
 # requires: bp_foreign.ko (selftests/modules), CONFIG_KPROBES
+# speed: slow
 . ./bp_lib.sh
 ktap_plan 9
 

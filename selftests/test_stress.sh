@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: 4 writers on overlapping sets for 30 s while every CPU runs the probed functions
 # requires: CONFIG_KPROBES, CONFIG_KRETPROBES, CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+# speed: slow
 #
 # Four writers create, enable, disable, retarget and unregister sets drawn
 # from one small pool of names (so they collide: EEXIST, ENOENT, EBUSY are

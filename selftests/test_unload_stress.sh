@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: 40 cycles of load, create, enable, async unregister, unload with teardown pending
 # requires: CONFIG_KPROBES, CONFIG_KRETPROBES, CONFIG_FPROBE, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+# speed: slow
 #
 # Each cycle loads the module, creates a set of kprobes, kretprobes (both
 # forced: p!:, r!:), fprobes, fretprobes (p: and r: at +0) and a direct

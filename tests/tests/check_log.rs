@@ -373,3 +373,41 @@ fn the_race_programs_exist() {
         );
     }
 }
+
+/// `# speed:` (KUnit's attribute) says `slow` and nothing else, once, in a
+/// program's header (before its first command), where guest-init.sh's
+/// `bp.speed=normal` and check.sh's list of what `make check` left out
+/// look for it; and `make check` still runs most programs.
+#[test]
+fn speed_marks_are_slow_and_in_the_header() {
+    let dir = common::root().join("selftests");
+    let (mut slow, mut all) = (0, 0);
+    for e in fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !(name.starts_with("test_") && name.ends_with(".sh")) {
+            continue;
+        }
+        all += 1;
+        let text = fs::read_to_string(&path).unwrap();
+        let header: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
+        let marks: Vec<&&str> = header
+            .iter()
+            .filter(|l| l.starts_with("# speed:"))
+            .collect();
+        assert!(marks.len() <= 1, "{name}: more than one `# speed:` line");
+        if let Some(m) = marks.first() {
+            assert_eq!(
+                **m, "# speed: slow",
+                "{name}: `# speed:` says slow or is not there"
+            );
+            slow += 1;
+        }
+        let elsewhere = text
+            .lines()
+            .skip(header.len())
+            .any(|l| l.starts_with("# speed:"));
+        assert!(!elsewhere, "{name}: a `# speed:` line below the header");
+    }
+    assert!(slow > 0 && slow * 4 < all, "{slow} of {all} programs slow");
+}

@@ -272,7 +272,7 @@ fn check_times_are_a_row_each_from_their_file() {
     for want in [
         "abc1234",
         "2 CPUs, Some CPU",
-        "test stock-7.3 (cold)",
+        "test stock-7.3 (cold; every program)",
         "test built 10m50s",
         "stock-7.3 prepared 6m40s",
         "| 24m33s (host tests 213/0/0) |",
@@ -286,6 +286,81 @@ fn check_times_are_a_row_each_from_their_file() {
         page.contains("the fastest below took 64m33s (not met)"),
         "{page}"
     );
+}
+
+/// A newcomer's `make check` as `scripts/check.sh` writes it since the
+/// kernels are made side by side and the slow programs left out.
+const CHECK_TIMES_NORMAL: &str = "\
+# make check's times (scripts/check.sh), 2026-01-03 10:00 UTC
+# commit def5678
+# host: 2 CPUs, Some CPU
+CHECK step deps 3
+CHECK flavors test stock-7.3
+CHECK step kernel-test 650 built
+CHECK step kernel-stock-7.3 400 prepared
+CHECK step kernels 700
+CHECK step host-tests 120
+CHECK step builds 300
+CHECK programs speed=normal slow_left_out=15
+CHECK guests accel=tcg tcg_thread=single vcpus=2 at_once=2 runs=stock-7.3,test
+CHECK guest test 500 passed=1500 failed=0 skipped=20 qemu_status=0
+CHECK program test test_a.sh 12.5
+CHECK program test test_b.sh 31.0
+CHECK guest stock-7.3 600 passed=1500 failed=0 skipped=10 qemu_status=0
+CHECK program stock-7.3 test_a.sh 44.4
+CHECK program stock-7.3 test_b.sh 2.0
+CHECK program stock-7.3 test_c.sh 29.9
+CHECK step guests 600
+CHECK host passed=213 failed=0 skipped=0
+CHECK total 1723
+CHECK result passed=3213 failed=0 skipped=30
+";
+
+#[test]
+fn a_newcomer_check_says_what_it_left_out_and_its_slowest_programs() {
+    let out = tmp("checksnormal");
+    let results = out.join("results");
+    for (name, text) in [
+        ("2026-01-02-1000-check-test+stock-7.3", CHECK_TIMES),
+        ("2026-01-03-1000-check-test+stock-7.3", CHECK_TIMES_NORMAL),
+    ] {
+        let dir = results.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("times.txt"), text).unwrap();
+    }
+    let page = publish(&results, &out).unwrap();
+    let row = |name: &str| {
+        page.lines()
+            .find(|l| l.contains(&format!("{name}/times.txt")))
+            .unwrap_or_else(|| panic!("no row {name}: {page}"))
+            .to_string()
+    };
+    let old = row("2026-01-02-1000-check-test+stock-7.3");
+    assert!(
+        old.contains("test stock-7.3 (cold; every program)"),
+        "{old}"
+    );
+    let new = row("2026-01-03-1000-check-test+stock-7.3");
+    // Before the guests: 3 + 700 (the kernels side by side) + 120 + 300 s.
+    for want in [
+        "test stock-7.3 (cold; 15 slow programs left out)",
+        "test built 10m50s, stock-7.3 prepared 6m40s, side by side 11m40s",
+        "| 18m43s (host tests 213/0/0) |",
+        "**28m43s**",
+    ] {
+        assert!(new.contains(want), "{want:?} not in {new}");
+    }
+    assert!(
+        page.contains("the fastest below took 28m43s (met)"),
+        "{page}"
+    );
+    assert!(page.contains("| program | test | stock-7.3 |"), "{page}");
+    assert!(page.contains("| `test_a.sh` | 12 s | 44 s |"), "{page}");
+    assert!(page.contains("| `test_b.sh` | 31 s | 2 s |"), "{page}");
+    assert!(!page.contains("test_c.sh"), "{page}");
+    let a = page.find("`test_a.sh`").unwrap();
+    let b = page.find("`test_b.sh`").unwrap();
+    assert!(a < b, "slowest first: {page}");
 }
 
 #[test]

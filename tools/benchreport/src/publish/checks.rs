@@ -15,8 +15,15 @@ pub(crate) struct CheckRun {
     header: Vec<String>,
     flavors: String,
     /// `(step, seconds, note)`: deps, kernel-FLAVOR (note: cached, built,
-    /// prepared), host-tests, builds, guests.
+    /// prepared), kernels (their wall time: Debian's tree is prepared beside
+    /// the builds), host-tests, builds, guests.
     steps: Vec<(String, u64, String)>,
+    /// Which programs the guests ran: `all`, or `normal` (those not marked
+    /// `# speed: slow`), and how many slow ones were left out; `None` in a
+    /// file from before `CHECK programs` (every program ran).
+    speed: Option<(String, u64)>,
+    /// `(run, program, seconds)`: each program's own time.
+    programs: Vec<(String, String, f64)>,
     /// `accel=... vcpus=... at_once=... runs=...`.
     guests: String,
     /// `(run, seconds, passed, failed, skipped, qemu status)`.
@@ -45,6 +52,8 @@ pub(crate) fn load(dir: &Path, name: &str) -> Result<CheckRun, String> {
         header: Vec::new(),
         flavors: String::new(),
         steps: Vec::new(),
+        speed: None,
+        programs: Vec::new(),
         guests: String::new(),
         runs: Vec::new(),
         host: None,
@@ -68,6 +77,17 @@ pub(crate) fn load(dir: &Path, name: &str) -> Result<CheckRun, String> {
             ["CHECK", "step", s, rest @ ..] => {
                 let note = rest.get(1..).unwrap_or(&[]).join(" ");
                 c.steps.push((s.to_string(), secs(rest.first())?, note));
+            }
+            ["CHECK", "programs", rest @ ..] => {
+                let speed = rest
+                    .iter()
+                    .find_map(|w| w.strip_prefix("speed="))
+                    .ok_or_else(|| format!("{at}: no speed=: {line}"))?;
+                c.speed = Some((speed.to_string(), num(rest, "slow_left_out", &at)?));
+            }
+            ["CHECK", "program", run, prog, s] => {
+                let t = s.parse().map_err(|_| format!("{at}: no seconds: {line}"))?;
+                c.programs.push((run.to_string(), prog.to_string(), t));
             }
             ["CHECK", "guests", rest @ ..] => c.guests = rest.join(" "),
             ["CHECK", "guest", run, rest @ ..] => {
@@ -126,13 +146,24 @@ impl CheckRun {
             .any(|(s, _, n)| s.starts_with("kernel-") && n == "built")
     }
 
-    /// Seconds before the guests booted: every step but theirs.
+    /// Seconds before the guests booted: every step but theirs; the
+    /// kernels' wall time where the file has it (the kernel steps ran side
+    /// by side), else each kernel's.
     fn before_guests(&self) -> u64 {
+        let wall = self.step("kernels").is_some();
         self.steps
             .iter()
-            .filter(|(s, _, _)| s != "guests")
+            .filter(|(s, _, _)| s != "guests" && !(wall && s.starts_with("kernel-")))
             .map(|(_, t, _)| t)
             .sum()
+    }
+
+    /// Which programs ran, for the flavors' cell.
+    fn programs_run(&self) -> String {
+        match &self.speed {
+            Some((s, n)) if s == "normal" => format!("; {n} slow programs left out"),
+            Some(_) | None => "; every program".to_string(),
+        }
     }
 
     fn step(&self, name: &str) -> Option<u64> {
@@ -165,7 +196,7 @@ impl CheckRun {
             format!(" (host tests {p}/{f}/{s})")
         });
         format!(
-            "| [{d}](bench/results/{n}/times.txt) {commit} | {machine} | {flavors} ({how}) | {kernels} | {before}{host} | {guests}: {runs} | **{total}** | {p} passed, {f} failed, {s} skipped |",
+            "| [{d}](bench/results/{n}/times.txt) {commit} | {machine} | {flavors} ({how}{progs}) | {kernels} | {before}{host} | {guests}: {runs} | **{total}** | {p} passed, {f} failed, {s} skipped |",
             d = self.name.get(..10).unwrap_or("?"),
             n = self.name,
             commit = self
@@ -178,7 +209,13 @@ impl CheckRun {
                 .map_or("?", |h| h.trim_start_matches("host: ")),
             flavors = self.flavors,
             how = if self.cold() { "cold" } else { "kernels cached" },
-            kernels = kernels.join(", "),
+            progs = self.programs_run(),
+            kernels = match self.step("kernels") {
+                Some(t) if kernels.len() > 1 => {
+                    format!("{}, side by side {}", kernels.join(", "), minutes(t))
+                }
+                _ => kernels.join(", "),
+            },
             before = minutes(self.before_guests()),
             guests = self.step("guests").map_or("?".into(), minutes),
             runs = runs.join(", "),
@@ -220,6 +257,51 @@ pub(crate) fn section(o: &mut String, checks: &[CheckRun]) {
     );
     for c in checks {
         let _ = writeln!(o, "{}", c.row());
+    }
+    o.push('\n');
+    slowest(o, checks);
+}
+
+/// The programs of the last run that timed them, slowest first, down to
+/// 30 s on some run (the mark of `# speed: slow`, docs/testing.md).
+fn slowest(o: &mut String, checks: &[CheckRun]) {
+    let Some(c) = checks.iter().rev().find(|c| !c.programs.is_empty()) else {
+        return;
+    };
+    let runs: Vec<&str> = c.runs.iter().map(|r| r.0.as_str()).collect();
+    let mut names: Vec<&str> = c.programs.iter().map(|p| p.1.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let secs = |run: &str, name: &str| {
+        c.programs
+            .iter()
+            .find(|p| p.0 == run && p.1 == name)
+            .map(|p| p.2)
+    };
+    let most = |name: &str| {
+        runs.iter()
+            .filter_map(|r| secs(r, name))
+            .fold(0.0_f64, f64::max)
+    };
+    names.retain(|n| most(n) >= 30.0);
+    names.sort_by(|a, b| most(b).total_cmp(&most(a)));
+    let _ = writeln!(
+        o,
+        "Programs that ran 30 s or more in the last run that timed each one ({}; each \
+         program's own time, `CHECK program` lines):\n\n| program | {} |\n| --- |{}",
+        c.name,
+        runs.join(" | "),
+        " ---: |".repeat(runs.len())
+    );
+    for n in &names {
+        let cells: Vec<String> = runs
+            .iter()
+            .map(|r| secs(r, n).map_or("-".to_string(), |t| format!("{t:.0} s")))
+            .collect();
+        let _ = writeln!(o, "| `{n}` | {} |", cells.join(" | "));
+    }
+    if names.is_empty() {
+        o.push_str("| (none) |\n");
     }
     o.push('\n');
 }
