@@ -41,6 +41,27 @@ times=$BP_ROOT/out/check-times.txt
 } > "$times"
 # step NAME SECONDS [NOTE]: a CHECK line of the times file.
 step() { echo "CHECK step $*" >> "$times"; }
+# The programs each run boots: those of BP_TESTS if set; else with
+# BP_SPEED=normal (`make check`'s default) all but those whose header says
+# `# speed: slow` (KUnit's attribute), or `# speed: slow on FLAVOR...`
+# naming the run's flavor (docs/testing.md says which and why); with
+# BP_SPEED=all (`make check-all`'s) every one.
+if [ "${BP_CHECK_ALL:-0}" = 1 ]; then speed=${BP_SPEED:-all}; else speed=${BP_SPEED:-normal}; fi
+case $speed in normal|all) ;; *) die "BP_SPEED must be normal or all, not '$speed'" ;; esac
+[ -z "${BP_TESTS:-}" ] || speed=all
+# slow_on FLAVOR: the programs BP_SPEED=normal leaves out on FLAVOR (as
+# guest-init.sh reads the marks), space-separated.
+slow_on() {
+    local t mark
+    [ "$speed" = normal ] || return 0
+    for t in "$BP_ROOT"/selftests/test_*.sh; do
+        mark=$(sed -n 's/^# speed: //p' "$t" | head -1)
+        case "$mark" in
+            slow) printf '%s ' "${t##*/}" ;;
+            "slow on "*) case " ${mark#slow on } " in *" $1 "*) printf '%s ' "${t##*/}" ;; esac ;;
+        esac
+    done
+}
 ts=$(date +%s)
 "$BP_ROOT/scripts/install-deps.sh"
 step deps $(( $(date +%s) - ts ))
@@ -58,17 +79,6 @@ left_out=
 for f in $all_flavors; do
     case " $flavors " in *" $f "*) ;; *) left_out="$left_out $f" ;; esac
 done
-# The programs each run boots: those of BP_TESTS if set; else with
-# BP_SPEED=normal (`make check`'s default) all but those whose header says
-# `# speed: slow` (KUnit's attribute; docs/testing.md says which and why),
-# with BP_SPEED=all (`make check-all`'s) every one.
-if [ "${BP_CHECK_ALL:-0}" = 1 ]; then speed=${BP_SPEED:-all}; else speed=${BP_SPEED:-normal}; fi
-case $speed in normal|all) ;; *) die "BP_SPEED must be normal or all, not '$speed'" ;; esac
-[ -z "${BP_TESTS:-}" ] || speed=all
-slow_programs=
-if [ "$speed" = normal ]; then
-    slow_programs=$(cd "$BP_ROOT/selftests" && grep -l '^# speed: slow' test_*.sh | tr '\n' ' ')
-fi
 # Debian's own image (stock-kernel.sh's release, 7.3.4+deb13-amd64).
 is_stock() { [ "$(flavor_base "$1")" = stock ]; }
 declare -A kdirs images
@@ -77,14 +87,27 @@ echo "CHECK flavors $flavors" >> "$times"
 # chroot) while the other kernels build: one after the other, a cold 2-core
 # machine here took 667 s for the test kernel, then 231 s for Debian's tree
 # (2026-12-07).
+# Its log goes to a file, printed whole once it ends (not into the builds').
+# Should the check stop first (a build failed, Ctrl-C), the preparation
+# (its own process group) stops with it.
 kernels_t0=$(date +%s)
 stock_out=$(mktemp -d)
+stock_pids=
+stop_stock() {
+    local p
+    for p in $stock_pids; do kill -TERM -- "-$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$stock_out"
+}
+trap stop_stock EXIT
 for f in $flavors; do
     is_stock "$f" || continue
     [ "$(flavor_kver "$f")" = 7.3 ] || die "flavor $f: only Debian's 7.3 image is known (stock-7.3)"
-    ( ts=$(date +%s); rc=0
-      "$BP_ROOT/scripts/stock-kernel.sh" tree > "$stock_out/$f.tree" || rc=$?
-      echo "$rc $(( $(date +%s) - ts ))" > "$stock_out/$f.rc" ) &
+    log "kernel: preparing Debian's tree for $f beside the builds (its log: after them)"
+    setsid bash -c 'ts=$(date +%s); rc=0
+        "$1/scripts/stock-kernel.sh" tree > "$2.tree" 2> "$2.log" || rc=$?
+        echo "$rc $(( $(date +%s) - ts ))" > "$2.rc"' _ "$BP_ROOT" "$stock_out/$f" &
+    stock_pids="$stock_pids $!"
 done
 for f in $flavors; do
     ts=$(date +%s)
@@ -101,11 +124,14 @@ done
 wait
 for f in $flavors; do
     is_stock "$f" || continue
+    cat "$stock_out/$f.log" >&2 2>/dev/null || true
     read -r rc secs < "$stock_out/$f.rc" || die "flavor $f: preparing Debian's tree did not end"
-    [ "$rc" -eq 0 ] || die "flavor $f: scripts/stock-kernel.sh tree failed (status $rc; its log is above)"
+    [ "$rc" -eq 0 ] || die "flavor $f: scripts/stock-kernel.sh tree failed (status $rc; its log is just above)"
     kdirs[$f]=$(cat "$stock_out/$f.tree")
     step "kernel-$f" "$secs" prepared
 done
+stock_pids=
+trap - EXIT
 rm -rf "$stock_out"
 # The kernels' wall time (Debian's tree prepared beside the builds).
 step kernels $(( $(date +%s) - kernels_t0 ))
@@ -164,7 +190,11 @@ runs=$flavors
 case " $flavors " in
     *" test "*) [ "$race_smp" -gt 0 ] && [ -n "${race_tests// /}" ] && runs="$runs test@smp$race_smp" ;;
 esac
-echo "CHECK programs speed=$speed slow_left_out=$(wc -w <<<"$slow_programs")" >> "$times"
+picked=$speed
+[ -z "${BP_TESTS:-}" ] || picked=tests   # BP_TESTS names them
+# How many programs were left out on some flavor.
+slow_any=$(for f in $flavors; do slow_on "$f"; done | tr ' ' '\n' | sort -u | grep -c . || true)
+echo "CHECK programs speed=$picked slow_left_out=$slow_any" >> "$times"
 run_flavor() { echo "${1%@smp*}"; }
 run_smp() { case $1 in *@smp*) echo "${1##*@smp}" ;; *) echo "$smp" ;; esac; }
 run_tests() { case $1 in *@smp*) echo "$race_tests" ;; *) echo "${BP_TESTS:-}" ;; esac; }
@@ -229,7 +259,7 @@ run_guest() {
     BP_QUIET=1 BP_SMP=$n BP_TIMEOUT=$tmo "$BP_ROOT/scripts/run-qemu.sh" \
         "${images[$f]}" "$BP_ROOT/out/initramfs-check-$f.cpio.gz" "$logf" \
         $locked bp.mode=check ${BP_INJECT:+bp.inject=$BP_INJECT} ${tests:+bp.tests=${tests// /,}} \
-        bp.speed=$speed || rc=$?
+        bp.speed=$speed bp.flavor=$f || rc=$?
     [ "$rc" -eq 124 ] && log "FAIL: $r guest timed out (after ${tmo}s)"
     log "guest ($r: $f kernel): done in $(( $(date +%s) - t )) s (QEMU status $rc)"
     date +%s > "$logf.end"
@@ -313,7 +343,7 @@ for f in $runs; do
     echo "CHECK guest $f $((en - st)) passed=${p:-0} failed=${n:-0} skipped=${s:-0} qemu_status=$qemu_rc" >> "$times"
     # Each program's own time (bp_lib.sh's ktap_finish: "# took N s"), which
     # says which programs are slow (docs/testing.md).
-    tr -d '\r' < "$logf" | awk -v r="$f" '
+    [ ! -f "$logf" ] || tr -d '\r' < "$logf" | awk -v r="$f" '
         /^# selftests: [^ ]+: [^ ]+$/ { name = $4 }
         /^# # took [0-9.]+ s$/ && name != "" { print "CHECK program " r " " name " " $4; name = "" }' >> "$times"
     # A broken run (splat, hang, wrong CPU count) fails even if every test said ok.
@@ -342,9 +372,13 @@ echo "CHECK host passed=$host_pass failed=$((host_fail + lint_broken)) skipped=$
 echo "CHECK total $(( $(date +%s) - t0 ))" >> "$times"
 echo "CHECK result passed=$pass failed=$fail skipped=$((host_skip + guest_skip))" >> "$times"
 [ -z "$left_out" ] || log "not run:$left_out (make check-all runs every flavor; BP_FLAVORS='...' make check the ones named)"
-[ -z "$slow_programs" ] || log "not run, slow ($(wc -w <<<"$slow_programs") programs, \`# speed: slow\`): ${slow_programs% } (make check-all runs them; BP_SPEED=all make check too)"
+for f in $flavors; do
+    slow=$(slow_on "$f")
+    [ -z "$slow" ] || log "not run on $f, slow there ($(wc -w <<<"$slow") programs, \`# speed: slow\`): ${slow% } (make check-all runs them; BP_SPEED=all make check too)"
+done
 case " $flavors " in
-    *" test "*) [ "$race_smp" -gt 0 ] || log "not run: the race programs on the test kernel with 4 vCPUs, test@smp4 (make check-all runs them; BP_RACE_SMP=4 make check too)" ;;
+    *" test "*) [ "$race_smp" -gt 0 ] || [ -z "${race_tests// /}" ] \
+        || log "not run: the race programs (selftests/races) on the test kernel with 4 vCPUs, test@smp4 (BP_RACE_SMP=4 runs them; make check-all does by default)" ;;
 esac
 echo "$pass passed, $fail failed, $((host_skip + guest_skip)) skipped"
 [ "$fail" -eq 0 ]

@@ -6,7 +6,8 @@
 # bp.inject= (a deliberate fault, to prove the harness catches it) from the
 # kernel command line (and for check bp.tests=, a comma-separated subset of
 # the collection, or bp.speed=normal, the programs whose header does not say
-# `# speed: slow`), runs that, prints a done marker and powers off.
+# `# speed: slow`, nor `# speed: slow on FLAVOR...` naming bp.flavor=),
+# runs that, prints a done marker and powers off.
 /bin/busybox --install -s
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin:/usr/local/sbin
 mount -t proc proc /proc
@@ -23,13 +24,14 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 
-mode=check inject= tests= speed=
+mode=check inject= tests= speed= flavor=
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
         bp.mode=*) mode=${arg#bp.mode=} ;;
         bp.inject=*) inject=${arg#bp.inject=} ;;
         bp.tests=*) tests=${arg#bp.tests=} ;;
         bp.speed=*) speed=${arg#bp.speed=} ;;
+        bp.flavor=*) flavor=${arg#bp.flavor=} ;;
         bp.bench_*=*) v=${arg#bp.bench_}; export "BP_BENCH_${v%%=*}=$(echo "${v#*=}" | tr , ' ')" ;;
     esac
 done
@@ -61,7 +63,8 @@ case "$mode" in
        # bp.tests=A.sh,B.sh: only those (plus inject_failure.sh, which
        # skips unless bp.inject=fail); bp.speed=normal: the collection's
        # programs but those marked `# speed: slow` (KUnit's attribute: what
-       # `make check` leaves to `make check-all`); else the whole collection.
+       # `make check` leaves to `make check-all`), or `# speed: slow on
+       # FLAVOR...` naming this guest's bp.flavor=; else the whole collection.
        sel=""
        if [ -n "$tests" ]; then
            for t in $(echo "$tests" | tr , ' ') inject_failure.sh; do sel="$sel -t batchprobe:$t"; done
@@ -69,9 +72,17 @@ case "$mode" in
            # In the collection's order (test_lockdown_confidentiality.sh last).
            slow=
            for t in $(sed -n 's/^batchprobe://p' $KSFT/kselftest-list.txt); do
-               if grep -q '^# speed: slow' "$t"; then slow="$slow $t"; else sel="$sel -t batchprobe:$t"; fi
+               mark=$(sed -n 's/^# speed: //p' "$t" | head -1)
+               case "$mark" in
+                   slow) slow="$slow $t" ;;
+                   "slow on "*) case " ${mark#slow on } " in
+                                    *" $flavor "*) slow="$slow $t" ;;
+                                    *) sel="$sel -t batchprobe:$t" ;;
+                                esac ;;
+                   *) sel="$sel -t batchprobe:$t" ;;
+               esac
            done
-           echo "bp.speed=normal: the slow programs left out:$slow"
+           echo "bp.speed=normal: the programs slow on ${flavor:-every kernel} left out:$slow"
        fi
        if [ -n "$speed" ] && [ "$speed" != normal ] && [ "$speed" != all ]; then
            echo "unknown bp.speed=$speed (normal or all)"; rc=1

@@ -57,6 +57,10 @@ ksrc=/build/linux-source-$kver                        # the tree, in the chroot
 out=$S/out
 [ "$(id -u)" -eq 0 ] || die "stock-kernel: needs root (debootstrap, chroot)"
 mkdir -p "$S/debs" "$out"
+# One at a time on $S: a second run (a check started again while the first
+# one's preparation still runs) waits rather than unpack into the same chroot.
+exec 8>"$S/.lock"
+flock 8
 
 # 1. A private apt: the suite and its backports, from the archive the
 # system's sources use (lib.sh's archive_uri, as install-deps.sh's).

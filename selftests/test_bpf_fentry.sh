@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: BPF fentry/fexit, one program and link per function (make bench's peer): exact counts on getppid's path, 64 functions attach and detach
 # requires: CONFIG_BPF_SYSCALL, CONFIG_BPF_JIT, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF
+# speed: slow
 #
 # bpfpeer's fentry and fentry-fexit modes load one program per function per
 # side (copies of one template, each tied to its function's BTF id) and

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: BPF kprobe_multi links, make bench's peer: exact entry and return counts on getppid's path, one link on 1000 functions attaches and detaches
 # requires: CONFIG_BPF_SYSCALL, CONFIG_BPF_EVENTS, CONFIG_FPROBE, CONFIG_DEBUG_INFO_BTF
+# speed: slow on stock-7.3
 #
 # bpfpeer's kprobe-multi (one kprobe.multi link) and kprobe-multi-ret (plus
 # a kretprobe.multi link) on __task_pid_nr_ns, which getppid() calls once:

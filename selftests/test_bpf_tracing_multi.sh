@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: BPF tracing_multi links (fentry.multi, fexit.multi, fsession.multi; Linux 7.2 on), make bench's peer: exact counts on getppid's path, 1000 functions in one link attach and detach
 # requires: CONFIG_BPF_SYSCALL, CONFIG_BPF_JIT, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF
+# speed: slow on stock-7.3
 #
 # bpfpeer's fentry-multi (one link on N BTF ids), fentry-fexit-multi (one
 # link per side) and fsession-multi (one program, entry and exit) on

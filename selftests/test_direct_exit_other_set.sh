@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: a return through the exit trampoline is charged to the set the call was counted in, never to a set that attached the function while the task was inside
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF
+# speed: slow
 #
 # A task enters ppoll through exit set A and sleeps there. A is detached
 # and set B attaches ppoll while the task is still inside; when it returns

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: return records from an exit set of 1000 functions, hit from every CPU while a reader drains trace_pipe and direct sets with records are retired, then unload with trace_pipe open
 # requires: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF
+# speed: slow
 #
 # One exit set of getppid and the first 1000 other functions the exit
 # trampoline takes (250 on the debug kernels), made with --events: every

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: events on thousands of probes, hit from every CPU while a reader drains trace_pipe and sets with events on are retired, then unload with trace_pipe open
 # requires: CONFIG_KPROBE_EVENTS, CONFIG_FPROBE
+# speed: slow
 #
 # A set of 4096 probes (1024 on the debug kernels) on functions ftrace can
 # trace, every one with its event on and fetch arguments (the first
