@@ -21,7 +21,8 @@
 # of selftests/test_*.sh, space-separated). BP_INJECT=fail|splat|hang makes
 # the guest misbehave on purpose, to prove the harness catches it.
 # BP_SPEED: which programs boot ("normal", `make check`'s default: all but
-# those whose header says `# speed: slow`; "all", `make check-all`'s).
+# those whose header says `# speed: slow`, or `# speed: slow on FLAVOR...`
+# naming the guest's flavor; "all", `make check-all`'s).
 # Where the test flavor runs, the race, stress, fuzz and unload programs
 # (selftests/races; those of BP_TESTS only, if set) run again on its kernel
 # with BP_RACE_SMP vCPUs (`make check-all`: 4; `make check`: 0, not at all),
@@ -84,9 +85,9 @@ is_stock() { [ "$(flavor_base "$1")" = stock ]; }
 declare -A kdirs images
 echo "CHECK flavors $flavors" >> "$times"
 # Debian's tree is prepared (mostly downloads, debootstrap and dpkg in its
-# chroot) while the other kernels build: one after the other, a cold 2-core
-# machine here took 667 s for the test kernel, then 231 s for Debian's tree
-# (2026-12-07).
+# chroot) while the other kernels build: on a cold 2-core machine here one
+# after the other took 667 s for the test kernel, then 231 s for Debian's
+# tree (3ab765b); side by side, 693 s for both (5ed60d3, 2026-12-07).
 # Its log goes to a file, printed whole once it ends (not into the builds').
 # Should the check stop first (a build failed, Ctrl-C), the preparation
 # (its own process group) stops with it.
