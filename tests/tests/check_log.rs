@@ -323,6 +323,17 @@ fn a_skip_the_list_does_not_allow_fails() {
     assert_eq!(out, "c.sh: the whole program: ftracetest absent\n");
 }
 
+/// The kernel flavors `make check` can boot (scripts/check.sh), which
+/// skips.expected and the `# speed: slow on` marks may name.
+const CHECK_FLAVORS: [&str; 6] = [
+    "test",
+    "debug",
+    "distro",
+    "distro-7.3",
+    "debug-7.3",
+    "stock-7.3",
+];
+
 #[test]
 fn the_expected_skips_name_programs_that_exist() {
     let text = fs::read_to_string(common::root().join("selftests/skips.expected")).unwrap();
@@ -335,15 +346,7 @@ fn the_expected_skips_name_programs_that_exist() {
         let prog = w.next().unwrap_or("").trim_end_matches(':');
         for f in flavors.split(',').filter(|f| *f != "*") {
             assert!(
-                [
-                    "test",
-                    "debug",
-                    "distro",
-                    "distro-7.3",
-                    "debug-7.3",
-                    "stock-7.3"
-                ]
-                .contains(&f),
+                CHECK_FLAVORS.contains(&f),
                 "skips.expected: unknown flavor {f} in: {line}"
             );
         }
@@ -380,15 +383,6 @@ fn the_race_programs_exist() {
 /// `slow_on` look for it; and `make check` still runs most programs.
 #[test]
 fn speed_marks_are_slow_and_in_the_header() {
-    const FLAVORS: [&str; 7] = [
-        "test",
-        "debug",
-        "distro",
-        "bench",
-        "distro-7.3",
-        "debug-7.3",
-        "stock-7.3",
-    ];
     let dir = common::root().join("selftests");
     let (mut slow, mut all) = (0, 0);
     for e in fs::read_dir(&dir).unwrap() {
@@ -415,7 +409,7 @@ fn speed_marks_are_slow_and_in_the_header() {
                 assert!(!on.trim().is_empty(), "{name}: `slow on` names no flavor");
                 for f in on.split(' ') {
                     assert!(
-                        FLAVORS.contains(&f),
+                        CHECK_FLAVORS.contains(&f),
                         "{name}: `slow on {on}`: no flavor {f:?}"
                     );
                 }
