@@ -4,7 +4,10 @@
 # tree (scripts/install-selftests.sh: the kernel's runner plus our collection
 # with the module and BP_EXTRA_KO in it) at /kselftest, and the kernel
 # tree's own ftracetest.
-# Usage: [BP_EXTRA_KO="A.ko B.ko"] build-initramfs.sh OUT.cpio.gz MODULE.ko KDIR
+# BP_GUEST_TREE: a directory copied into the guest's root as it is (Debian's
+# image's own modules and a file system for them: stock-kernel.sh), before
+# `make install`'s depmod, which then lists its modules for modprobe.
+# Usage: [BP_EXTRA_KO="A.ko B.ko"] [BP_GUEST_TREE=DIR] build-initramfs.sh OUT.cpio.gz MODULE.ko KDIR
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -41,6 +44,10 @@ fi
 # modules.dep, for modprobe (test_modprobe.sh); a key the caller set for
 # `make install` is not this guest's. The installed file is then a hard
 # link to the collection's: the archive carries the module once.
+if [ -n "${BP_GUEST_TREE:-}" ]; then
+    [ -d "$BP_GUEST_TREE" ] || die "initramfs: BP_GUEST_TREE=$BP_GUEST_TREE is not a directory"
+    cp -a "$BP_GUEST_TREE/." "$root/"
+fi
 cp "$(dirname "$ko")/Module.symvers" "$col/" 2>/dev/null || true
 env -u BP_SIGN_KEY -u BP_SIGN_CERT KDIR="$kdir" BP_KO="$col/batchprobe.ko" \
     INSTALL_MOD_PATH="$root" DESTDIR="$root" "$BP_ROOT/scripts/install-module.sh" install

@@ -7,6 +7,7 @@
 # plus bindgen-cli from crates.io. rsync: the kselftest install rules use it. clang-19 builds the distro flavor (return
 # thunks and call-depth tracking need clang >= 15; Debian 12's default is 14).
 # dwarves (pahole) writes the BTF of the distro and debug flavors.
+# e2fsprogs (mke2fs) makes the ext4 file system Debian's image mounts in its guest.
 # libelf-dev and zlib1g-dev (their static libraries) link bpfpeer, the BPF
 # peers' loader, static against each kernel tree's own libbpf.
 set -euo pipefail
@@ -14,7 +15,7 @@ set -euo pipefail
 
 PKGS=(linux-source-6.12 rustc-web rust-web-src clang lld llvm libclang-dev
       qemu-system-x86 busybox-static flex bison bc libelf-dev zlib1g-dev libssl-dev cpio rust-web-clippy
-      kmod make gcc libc6-dev file xz-utils rsync
+      kmod make gcc libc6-dev file xz-utils rsync e2fsprogs
       clang-19 lld-19 llvm-19 dwarves)
 BINDGEN_VERSION=${BINDGEN_VERSION:-0.73.2}
 

@@ -10,7 +10,7 @@
 #  1. with a private sources list, lists and cache under $BP_STOCK_DIR (the
 #     Debian archive the system's apt sources already use; the system's
 #     sources and packages stay as they are), downloads debootstrap, the
-#     image, its headers and the same version's linux-source;
+#     image, its headers, its modules and the same version's linux-source;
 #  2. debootstraps a trixie chroot (minbase, debootstrap run from its
 #     unpacked .deb) and installs the image's toolchain there: gcc-14,
 #     rustc and rust-src 1.85.1, bindgen 0.71.1, libclang 19, pahole;
@@ -95,7 +95,8 @@ fetch() { # PACKAGE[=VERSION]: into $S/debs, once; fails if apt cannot
 fetch_all() { # the image's version from the lists, then its packages
     ver=$(image_version)
     [ -n "$ver" ] || return 1
-    debs=("debootstrap" "linux-binary-$rel=$ver" "linux-headers-$rel=$ver")
+    debs=("debootstrap" "linux-binary-$rel=$ver" "linux-headers-$rel=$ver"
+          "linux-modules-$rel=$ver")
     for d in "${debs[@]}"; do fetch "$d" || return 1; done
 }
 [ -n "$(find "$apt/lists" -maxdepth 1 -name '*Packages*' 2>/dev/null)" ] || apt_update
@@ -119,6 +120,44 @@ vmlinuz=$S/image-$ver/usr/lib/modules/$rel/vmlinuz
 [ -f "$vmlinuz" ] || die "stock-kernel: no vmlinuz in linux-binary-$rel"
 hdr=$S/headers-$ver/usr/src/linux-headers-$rel
 [ -f "$hdr/.config" ] && [ -f "$hdr/Module.symvers" ] || die "stock-kernel: no .config or Module.symvers in $hdr"
+
+# Some of the image's own modules in the guest, as Debian installs them
+# (decompressed: busybox's modprobe reads no .ko.xz), with what they
+# depend on: ext4 and loop, and an ext4 file system to mount on a loop
+# device. test_module_ext4.sh probes a distribution's module with them.
+guest_modules=(ext4 loop)
+gtree=$S/guest-$ver
+if [ ! -f "$S/.guest-ready-$ver" ]; then
+    log "stock-kernel: the image's modules for the guest (${guest_modules[*]}, and what they need) into $gtree"
+    rm -rf "$gtree" "$gtree.tmp" "$S/modules-$ver"
+    unpack "$(deb "linux-modules-$rel" "$ver")" "$S/modules-$ver"
+    mods=$S/modules-$ver/usr/lib/modules/$rel
+    [ -d "$mods/kernel" ] || die "stock-kernel: no modules in linux-modules-$rel"
+    # Their dependencies and soft dependencies, as a Debian system's
+    # modprobe finds them (depmod over the package's tree, in a scratch root).
+    dm=$(mktemp -d)
+    mkdir -p "$dm/lib/modules"
+    ln -s "$mods" "$dm/lib/modules/$rel"
+    depmod -b "$dm" "$rel" 2>/dev/null || die "stock-kernel: depmod over linux-modules-$rel failed"
+    files=$(modprobe -a -d "$dm" -S "$rel" --show-depends "${guest_modules[@]}" | sed -n 's/^insmod \([^ ]*\).*/\1/p')
+    rm -rf "$dm"
+    [ -n "$files" ] || die "stock-kernel: modprobe found none of ${guest_modules[*]} in linux-modules-$rel"
+    for f in $files; do
+        f=${f#*"/lib/modules/$rel/"}
+        mkdir -p "$gtree.tmp/lib/modules/$rel/$(dirname "$f")"
+        case $f in
+            *.xz) xz -dc "$mods/$f" > "$gtree.tmp/lib/modules/$rel/${f%.xz}" ;;
+            *.zst) zstd -qdc "$mods/$f" > "$gtree.tmp/lib/modules/$rel/${f%.zst}" ;;
+            *) cp "$mods/$f" "$gtree.tmp/lib/modules/$rel/$f" ;;
+        esac
+    done
+    mkdir -p "$gtree.tmp/var/lib/batchprobe"
+    mke2fs -q -t ext4 -L bp-ext4 -F "$gtree.tmp/var/lib/batchprobe/ext4.img" 16M \
+        || die "stock-kernel: mke2fs -t ext4 failed (e2fsprogs)"
+    rm -rf "$S/modules-$ver"
+    mv "$gtree.tmp" "$gtree"
+    touch "$S/.guest-ready-$ver"
+fi
 
 # Runs a command in the chroot, with /proc and /dev mounted in a private
 # mount namespace (gone with the command) and a clean environment.
@@ -208,7 +247,7 @@ fi
 # 5. Debian's vmlinuz with our initramfs.
 initrd=$out/initramfs.cpio.gz
 [ "$what" = initramfs ] && initrd=$2
-BP_EXTRA_KO="$out/bpclient_c.ko $out/bpclient_rs.ko $out/bp_foreign.ko" \
+BP_EXTRA_KO="$out/bpclient_c.ko $out/bpclient_rs.ko $out/bp_foreign.ko" BP_GUEST_TREE=$gtree \
     "$BP_ROOT/scripts/build-initramfs.sh" "$initrd" "$out/batchprobe.ko" "$R$ksrc" >&2
 [ "$what" = initramfs ] && { echo "$vmlinuz"; exit 0; }
 guest() { # MODE LOG

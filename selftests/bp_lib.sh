@@ -477,6 +477,12 @@ bp_exit_field() {
     awk -v s="$1" -v n="$2" '$1 == "set" { cur = $2; next } cur == s && $1 == "direct" && $2 == n' \
         "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$3=//p"
 }
+# bp_agg SET KIND NAME KEY: KEY's value on the `hist` or `errors` line
+# (KIND) of direct probe NAME of exit set SET in stats; empty when none.
+bp_agg() {
+    awk -v s="$1" -v k="$2" -v n="$3" '$1 == "set" { cur = $2; next } cur == s && $1 == k && $2 == n' \
+        "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$4=//p"
+}
 # bp_inside SET NAME: the calls of direct probe NAME of exit set SET that
 # entered and have not returned yet (hits minus exits, from one read of stats).
 bp_inside() {

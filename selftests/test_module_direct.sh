@@ -27,11 +27,6 @@ ktap_plan 52
 ENOENT=2 EPERM=1 EOPNOTSUPP=95
 M=bp_foreign A=bp_foreign_extra_a E=bp_foreign_errno
 
-# A key=value of the `hist` or `errors` line of probe NAME of SET in stats.
-agg() {
-    awk -v s="$1" -v k="$2" -v n="$3" '$1 == "set" { cur = $2; next } cur == s && $1 == k && $2 == n' \
-        "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$4=//p"
-}
 # The kernel's hits of its event EVENT (kprobe_profile: EVENT NHIT NMISSED).
 nhit() { awk -v e="$1" '$1 == e { print $2 }' $T/kprobe_profile; }
 # The return values of event EVENT's records in the trace, one a line.
@@ -133,10 +128,10 @@ kv=$(values kr)
 ktap_check "kernel_saw_8_returns" test "$(($(nhit kr) - kr0))" = 8
 ktap_check "exits_as_the_kernel" test "$(bp_exit_field bme x exits)" = 8
 bp_same_records "return_values_as_the_kernel" "$kv" "$(values x)" 8
-ktap_check "ENOENT_as_the_kernel" test "$(agg bme errors x ENOENT)" = "$(echo "$kv" | grep -cx -- -$ENOENT)"
-ktap_check "EINVAL_as_the_kernel" test "$(agg bme errors x EINVAL)" = "$(echo "$kv" | grep -cx -- -22)"
-ktap_check "hist_counts_each_call" test "$(agg bme hist x count)" = 8
-ktap_check "void_functions_no_errors" test -z "$(agg bme errors $M:$A total)" -a "$(bp_exit_field bme $M:$A exits)" = 2
+ktap_check "ENOENT_as_the_kernel" test "$(bp_agg bme errors x ENOENT)" = "$(echo "$kv" | grep -cx -- -$ENOENT)"
+ktap_check "EINVAL_as_the_kernel" test "$(bp_agg bme errors x EINVAL)" = "$(echo "$kv" | grep -cx -- -22)"
+ktap_check "hist_counts_each_call" test "$(bp_agg bme hist x count)" = 8
+ktap_check "void_functions_no_errors" test -z "$(bp_agg bme errors $M:$A total)" -a "$(bp_exit_field bme $M:$A exits)" = 2
 ktap_check "unregister_exit_set" bp_ctl 'unregister bme --sync\n'
 echo 0 > $T/events/kmd/enable
 echo > $T/kprobe_events

@@ -29,6 +29,27 @@ fn errno_names() {
 }
 
 #[test]
+fn every_kernel_errno_has_its_headers_name() {
+    // Spot values from include/uapi/asm-generic/errno*.h and
+    // include/linux/errno.h: the error returns an exit set counts by name.
+    assert_eq!(name(39), Some("ENOTEMPTY"));
+    assert_eq!(name(11), Some("EAGAIN"));
+    assert_eq!(name(35), Some("EDEADLK"));
+    assert_eq!(name(133), Some("EHWPOISON"));
+    assert_eq!(name(516), Some("ERESTART_RESTARTBLOCK"));
+    assert_eq!(name(41), None); // no errno 41 (EWOULDBLOCK's old slot)
+    assert_eq!(name(58), None);
+    let named: Vec<(i32, &str)> = (1..1024).filter_map(|e| name(e).map(|n| (e, n))).collect();
+    // 1..=40, 42..=57, 59..=134 and 512..=531 less 517 and 520.
+    assert_eq!(named.len(), 40 + 16 + 76 + 18);
+    let mut names: Vec<&str> = named.iter().map(|e| e.1).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), named.len(), "a name for two numbers");
+    assert!(names.iter().all(|n| n.starts_with('E')));
+}
+
+#[test]
 fn every_errno_batchprobe_returns_has_a_name() {
     use batchprobe_host_tests::errno::*;
     for e in [ENOENT, E2BIG, EBUSY, EINVAL, EOPNOTSUPP, EALREADY] {
