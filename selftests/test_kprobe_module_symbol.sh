@@ -11,7 +11,8 @@
 # vfs_read calls it): the event names must be the kernel's, the probes a
 # kprobe and a kretprobe that count, and the records of the same reads the
 # same text. MOD:GLOB takes the module's functions the glob matches (what
-# /proc/kallsyms lists), each probed as MOD:SYM, max= applies. Then what is
+# /proc/kallsyms lists), each probed as MOD:SYM (fprobes: ftrace traces
+# them; the set holds the module while they are attached), max= applies. Then what is
 # refused, with the reason: a bad module name, a glob over a module that
 # is not loaded (ENOENT), batchprobe itself (on a p: and a d: line); a
 # MOD:SYM line on a module that is not loaded waits for it.
@@ -99,24 +100,24 @@ set_probes() { # SET KIND: the set's probes of KIND, their symbols, sorted
     awk -v set="$1" -v k="$2" '$1 == "set" { cur = $2; next } cur == set && $1 == k { sub(/\+0$/, "", $3); print $3 }' \
         $BP_DEBUGFS/stats | sort
 }
-got=$(set_probes bpmg kprobe)
-echo "# the set's kprobes: $(echo $got)"
+got=$(set_probes bpmg fprobe)
+echo "# the set's fprobes: $(echo $got); it holds $(bp_field bpmg holds)"
 ktap_check "module_glob_takes_what_kallsyms_lists" test "$(echo "$want" | grep -c .)" -ge 3 -a "$got" = "$want"
 ktap_check "module_glob_refusals_counted" test "$(bp_field bpmg skipped)" -eq \
     $(($(echo "$listed" | grep -c .) - $(echo "$want" | grep -c .)))
-ktap_check "module_glob_return_probe" test "$(set_probes bpmg kretprobe)" = "$M:$F"
+ktap_check "module_glob_return_probe" test "$(set_probes bpmg fretprobe)" = "$M:$F" -a "$(bp_field bpmg holds)" = $M
 for i in 1 2 3; do read -r _v < /proc/version; done
 hits() { # SET KIND SYM
     awk -v set="$1" -v k="$2" -v s="$3+0" '$1 == "set" { cur = $2; next }
         cur == set && $1 == k && $3 == s { sub("hits=", "", $4); print $4 }' $BP_DEBUGFS/stats
 }
-ktap_check "module_glob_counts" test "$(hits bpmg kprobe $M:$F)" -ge 3 -a "$(hits bpmg kretprobe $M:$F)" -ge 3
+ktap_check "module_glob_counts" test "$(hits bpmg fprobe $M:$F)" -ge 3 -a "$(hits bpmg fretprobe $M:$F)" -ge 3
 ktap_check "module_glob_max" bp_ctl "p:bpmx/ $G max=1\ncreate bpmx\n"
-ktap_check "module_glob_max_one" test "$(set_probes bpmx kprobe | grep -c .)" = 1
+ktap_check "module_glob_max_one" test "$(set_probes bpmx fprobe | grep -c .)" = 1
 # *:GLOB: every loaded module's functions the glob matches (here only
 # bp_foreign has such names), batchprobe's own left out.
 ktap_check "every_module_glob" bp_ctl "p:bpma/ *:bp_foreign_[ce]*\np:bpma/ *:bp_module_te*\ncreate bpma\n"
-ktap_check "every_module_glob_takes_the_same" test "$(set_probes bpma kprobe)" = "$want"
+ktap_check "every_module_glob_takes_the_same" test "$(set_probes bpma fprobe)" = "$want"
 bp_ctl 'unregister bpmg\nunregister bpmx\nunregister bpma --sync\n'
 bp_expect_err "every_module_needs_a_glob" "$EINVAL" "p:bpx/ *:$F\n"
 bp_expect_err "module_glob_not_loaded_enoent" "$ENOENT" "p:bpx/ no_such_module:bp_*\ncreate bpx\n"

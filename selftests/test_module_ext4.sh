@@ -12,7 +12,9 @@
 # a lookup of a 300-byte name: ENAMETOOLONG, then everything removed)
 # runs three times:
 #  1. under a set of p:/r: lines on ext4's functions (bp4: an event per
-#     named line) and a d: entry set (bd4), beside kprobe_events' probes on
+#     named line; a p!: glob, int3 kprobes), a set of p:/r: globs over
+#     ext4's functions (bg4: fprobes, which hold ext4 loaded while they are
+#     attached) and a d: entry set (bd4), beside kprobe_events' probes on
 #     the same functions (ke4): the same hits, and the kretprobe's return
 #     values are the r: event's, call by call;
 #  2. under an exit set over every ext4_* function ftrace traces (bx4,
@@ -29,7 +31,7 @@
 # ext4's own threads write back and commit, which calls none of them).
 . ./bp_lib.sh
 T=/sys/kernel/tracing
-ktap_plan 40
+ktap_plan 46
 IMG=/var/lib/batchprobe/ext4.img
 MNT=/tmp/bp-ext4
 M=ext4
@@ -40,6 +42,11 @@ nhit() { awk -v e="$1" '$1 == e { print $2 }' $T/kprobe_profile; }
 pfield() {
     awk -v s="$1" -v n="$2" '$1 == "set" { cur = $2; next } cur == s && $2 == n' "$BP_DEBUGFS/stats" |
         tr ' ' '\n' | sed -n "s/^$3=//p"
+}
+# Field KEY of SET's probe NAME of KIND (fprobe, fretprobe...).
+kfield() {
+    awk -v s="$1" -v k="$2" -v n="$3" '$1 == "set" { cur = $2; next } cur == s && $1 == k && $2 == n' \
+        "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$4=//p"
 }
 # The values of rv= in event EVENT's records in the trace, one a line.
 values() { grep -v '^#' $T/trace | grep " $1: " | sed -n 's/.* rv=\(-*[0-9][0-9]*\).*/\1/p'; }
@@ -92,19 +99,27 @@ echo > $T/trace
 # 1. p:, r: and d: lines on ext4's functions, beside kprobe_events'.
 ktap_check "kprobe_events_on_them" sh -c "printf '%s\n' 'p:ke4/kmk $M:ext4_mkdir' 'r:ke4/krm $M:ext4_rmdir rv=\$retval:s32' 'p:ke4/klk $M:ext4_lookup' >> $T/kprobe_events"
 echo 1 > $T/events/ke4/enable
-ktap_check "create_probe_set" bp_ctl "p:bp4/bmk $M:ext4_mkdir\nr:bp4/brm $M:ext4_rmdir rv=\$retval:s32\np:bp4/ $M:ext4_look*\ncreate bp4\nenable bp4\n"
-ktap_check "glob_over_the_module" test "$(bp_set_probes bp4)" -ge 3 -a -n "$(pfield bp4 $M:ext4_lookup hits)"
+ktap_check "create_probe_set" bp_ctl "p:bp4/bmk $M:ext4_mkdir\nr:bp4/brm $M:ext4_rmdir rv=\$retval:s32\np!:bp4/ $M:ext4_look*\ncreate bp4\nenable bp4\n"
+ktap_check "int3_glob_over_the_module" test "$(bp_field bp4 kprobes)" -ge 2 -a -n "$(pfield bp4 $M:ext4_lookup hits)" -a -z "$(bp_field bp4 holds)"
+ktap_check "create_fprobe_glob_set" bp_ctl "p:bg4/ $M:ext4_*\nr:bg4/ $M:ext4_*dir\ncreate bg4\nenable bg4\n"
+ktap_check "fprobes_hold_ext4" test "$(bp_field bg4 fprobes)" -ge 300 -a "$(bp_field bg4 fretprobes)" -ge 2 -a \
+    "$(bp_field bg4 kprobes)" = 0 -a "$(bp_field bg4 holds)" = $M
 ktap_check "create_direct_set" bp_ctl "d:bd4/ $M:ext4_lookup\nd:bd4/ $M:ext4_mkd*\ncreate bd4\nenable bd4\n"
 ktap_check "direct_set_holds_ext4" test "$(bp_field bd4 direct) $(bp_field bd4 holds)" = "2 $M"
 echo 1 > $T/events/bp4/enable
 echo 1 > $T/tracing_on
 w
 echo 0 > $T/tracing_on
-grep -E "^(bp4|bd4) " $BP_DEBUGFS/sets | sed 's/^/# /'
+grep -E "^(bp4|bg4|bd4) " $BP_DEBUGFS/sets | sed 's/^/# /'
 ktap_check "kernel_saw_the_workload" test "$(nhit kmk) $(nhit krm)" = "2 4" -a "$(nhit klk)" -ge 5
 ktap_check "p_counts_as_the_kernel" test "$(pfield bp4 bmk hits)" = "$(nhit kmk)"
 ktap_check "r_counts_as_the_kernel" test "$(pfield bp4 brm hits)" = "$(nhit krm)"
 ktap_check "glob_member_counts_as_the_kernel" test "$(pfield bp4 $M:ext4_lookup hits)" = "$(nhit klk)"
+ktap_check "fprobes_count_as_the_kernel" test "$(kfield bg4 fprobe $M:ext4_mkdir hits) $(kfield bg4 fprobe $M:ext4_lookup hits)" = "$(nhit kmk) $(nhit klk)"
+ktap_check "fretprobe_counts_as_the_kernel" test "$(kfield bg4 fretprobe $M:ext4_rmdir hits)" = "$(nhit krm)"
+refs=$(cat /sys/module/$M/refcnt)
+ktap_check "unregister_fprobe_glob_set" bp_ctl 'unregister bg4 --sync\n'
+ktap_check "let_ext4_go" test "$(cat /sys/module/$M/refcnt)" = $((refs - 1))
 bp_same_records "return_values_as_the_kernel" "$(values krm)" "$(values brm)" 4
 ktap_check "direct_counts_as_the_kernel" test "$(bp_exit_field bd4 $M:ext4_lookup hits)" = "$(nhit klk)" -a \
     "$(bp_exit_field bd4 $M:ext4_mkdir hits)" = "$(nhit kmk)"

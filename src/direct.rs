@@ -29,6 +29,7 @@ use crate::command::{CreateOptions, DirectMode, Events, ProbeKind};
 use crate::error::{pure, refusal, Failed};
 use crate::errtext::Site;
 use crate::ftrace::{self, FtraceOps, Switch};
+use crate::kallsyms;
 use crate::kcompat;
 use crate::probe::Meta;
 use crate::rcu;
@@ -241,6 +242,11 @@ impl DirectSet {
         self.modules.for_each_name(f);
     }
 
+    /// Whether it holds the module called `name` loaded.
+    pub(crate) fn holds_module(&self, name: &[u8]) -> bool {
+        self.modules.holds(name)
+    }
+
     /// Number of functions (attached, or to attach).
     pub(crate) fn len(&self) -> usize {
         self.iter().count()
@@ -365,7 +371,7 @@ impl DirectSet {
         let (refusal, error_return) = match (module, core) {
             (Some((m, _)), Some(p)) => match self.modules.prototypes(m, &p) {
                 Ok(mp) => (mp.refusal(name), mp.error_return(name)),
-                Err(e) if e == ENOENT => return Ok(Err(Added::refused(e, modules::GONE))),
+                Err(e) if e == ENOENT => return Ok(Err(Added::refused(e, kallsyms::GONE))),
                 Err(e) => return Err(e.into()),
             },
             (None, Some(p)) => (p.refusal(name), p.error_return(name)),
@@ -381,7 +387,7 @@ impl DirectSet {
         if let Some((m, _)) = module {
             match self.modules.hold(m) {
                 Ok(()) => {}
-                Err(e) if e == ENOENT => return Ok(Err(Added::refused(e, modules::GONE))),
+                Err(e) if e == ENOENT => return Ok(Err(Added::refused(e, kallsyms::GONE))),
                 Err(e) => return Err(e.into()),
             }
         }

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The fprobe backend: `p:SET/NAME SYM` at +0 and `r:SET/NAME SYM` on
-//! functions that ftrace can trace, in the core kernel's text.
+//! functions that ftrace can trace, in the core kernel's text, and the
+//! members of `MOD:GLOB` and `*:GLOB` lines in a module's text. The set
+//! holds such a module loaded until its fprobes are unregistered, as a
+//! kprobe_multi link holds the modules of its addresses
+//! ([`HeldModules`]); an explicit `MOD:SYM` line stays on a kprobe, which
+//! waits for its module and comes back with it, as `kprobe_events`' does.
 //!
 //! A set's entry probes share one `struct fprobe`, its return probes
 //! another. Arming one is one `register_fprobe_ips`: one filter update and
@@ -75,10 +80,12 @@ use crate::error::{refusal, Failed};
 use crate::errtext::Site;
 use crate::events::tracefs::Fired;
 use crate::ftrace;
+use crate::kallsyms::{self, HeldModules};
 use crate::kcompat::{self, FprobeRegs};
 use crate::probe::Meta;
 use crate::rcu;
 use crate::retpool::{self, Machine};
+use crate::symname::split_module;
 
 mod anchor;
 mod blacklist;
@@ -441,6 +448,8 @@ pub(crate) struct FprobeSet {
     /// kprobes' blacklist, read for the set's first explicit line and
     /// dropped once the set is built ([`blacklist`]).
     blacklist: Option<Result<Blacklist>>,
+    /// The modules of its `MOD:GLOB` members, held while they are attached.
+    modules: HeldModules,
 }
 
 // SAFETY: The fprobes are only handed to the kernel's own locked API,
@@ -458,12 +467,19 @@ impl FprobeSet {
             exit: None,
             bare: options.bare,
             blacklist: None,
+            modules: HeldModules::new(),
         })
     }
 
     /// The entry side, then the return side if made.
     fn sides(&self) -> impl Iterator<Item = &Side> {
         Iterator::chain(core::iter::once(&self.entry.side), self.exit.as_deref())
+    }
+
+    /// Calls `f` with the name of each module it holds loaded (its
+    /// fprobes are on their text).
+    pub(crate) fn for_each_module(&self, f: impl FnMut(&[u8])) {
+        self.modules.for_each_name(f);
     }
 
     /// Whether the return side holds a probe.
@@ -501,9 +517,14 @@ impl SetBackend for FprobeSet {
             }
             ProbeKind::Direct => false,
         };
-        // Only functions a walk of the core kernel's text found (`text`):
-        // module functions stay on kprobes, which handle their unloading.
-        let Some((addr, _)) = t.text.filter(|_| kind_fits && !t.int3 && t.addr == 0) else {
+        // Only functions a walk found (`text`): of the core kernel's text,
+        // or a `MOD:GLOB` member (its address is its function's). An
+        // explicit `MOD:SYM` line, which the kernel resolves, stays on a
+        // kprobe: it waits for its module, and comes back with it.
+        let Some((addr, _)) = t
+            .text
+            .filter(|&(start, _)| kind_fits && !t.int3 && (t.addr == 0 || t.addr == start))
+        else {
             return no;
         };
         match ftrace::traceable(ctx.locked, addr, t.site) {
@@ -534,6 +555,14 @@ impl SetBackend for FprobeSet {
         if t.explicit && t.line.is_some() {
             if let Err(r) = blacklist::judge(&mut self.blacklist, addr, t.symbol) {
                 return Ok(Added::Refused(r));
+            }
+        }
+        // A module's function, taken: its module held from now on.
+        if let Some((m, _)) = split_module(t.symbol) {
+            match self.modules.hold(m) {
+                Ok(()) => {}
+                Err(e) if e == ENOENT => return Ok(Added::refused(e, kallsyms::GONE)),
+                Err(e) => return Err(e.into()),
             }
         }
         let meta = Meta::new(ctx.gate, t)?;
@@ -598,6 +627,10 @@ impl SetBackend for FprobeSet {
                 s.release();
             }
             gone &= ok;
+        }
+        // No fprobe is left on a module's text: it may unload.
+        if gone {
+            self.modules.release();
         }
         gone
     }

@@ -26,6 +26,9 @@ use kernel::prelude::*;
 use crate::bindings;
 use crate::symname::{parse_sprint_symbol_bytes, SymbolAt};
 
+mod held;
+pub(crate) use held::{copy as copy_name, HeldModules, GONE};
+
 /// Bigger than `KSYM_SYMBOL_LEN`, which bindgen cannot evaluate.
 const SYMBOL_BUF: usize = 1024;
 /// A bound on any walk, far above the number of kernel text symbols.

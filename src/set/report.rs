@@ -49,8 +49,9 @@ impl Set {
         writeln!(w)
     }
 
-    /// ` holds=MOD[,MOD...]`: the modules its direct calls hold loaded
-    /// (none: nothing written; nothing once torn down).
+    /// ` holds=MOD[,MOD...]`: the modules its direct calls and fprobes
+    /// hold loaded, each once (none: nothing written; nothing once torn
+    /// down).
     fn write_holds(&self, w: &mut impl Write) -> core::fmt::Result {
         let guard = rcu::read_lock();
         let Some(p) = self.probes.get(&guard) else {
@@ -58,10 +59,17 @@ impl Set {
         };
         let mut sep = " holds=";
         let mut res = Ok(());
-        p.backends.direct.for_each_module(|m| {
+        let direct = &p.backends.direct;
+        let mut write = |m: &[u8]| {
             if res.is_ok() {
                 res = write!(w, "{sep}{}", BStr(m));
                 sep = ",";
+            }
+        };
+        direct.for_each_module(&mut write);
+        p.backends.fprobe.for_each_module(|m| {
+            if !direct.holds_module(m) {
+                write(m);
             }
         });
         res

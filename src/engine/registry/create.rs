@@ -425,15 +425,16 @@ impl Registry {
 }
 
 /// A `MOD:GLOB` line's probes: the functions of the loaded module MOD
-/// that GLOB matches (its `skip=` and `max=` as any glob's): on a `p:` or
-/// `r:` line int3 probes, as for an explicit `MOD:SYM` line (a kprobe at a
-/// function's ftrace call site is ftrace-based, the kernel's choice), each
-/// at its function's address; on a `d:` line direct calls, the set holding
-/// the module loaded. Each is named `MOD:SYM`. `*:GLOB`: every loaded module's,
-/// batchprobe's left out, module after module. For int3 probes each module
-/// is held loaded while they are registered, not after: its unload leaves
-/// them gone, as the kernel's `MOD:SYM` probes. Refused (the line named): a
-/// module that is not loaded (`ENOENT`), batchprobe itself (`EPERM`).
+/// that GLOB matches (its `skip=` and `max=` as any glob's), each at its
+/// function's address: on a `p:` or `r:` line fprobes where ftrace traces
+/// the function (as a core-kernel glob's), else int3 probes (`p!:`, an
+/// offset); on a `d:` line direct calls. Fprobes and direct calls hold the
+/// module loaded while they are attached; int3 probes hold it only while
+/// they are registered: its unload leaves them gone, as the kernel's
+/// `MOD:SYM` probes. Each is named `MOD:SYM`. `*:GLOB`: every loaded
+/// module's, batchprobe's left out, module after module. Refused (the line
+/// named): a module that is not loaded (`ENOENT`), batchprobe itself
+/// (`EPERM`).
 fn module_glob_members(b: &mut Builder<'_>, e: &Staged, exit: bool) -> Result<(), Failed> {
     let Some((module, pattern)) = e.module_glob() else {
         return Ok(());
@@ -580,13 +581,11 @@ impl GlobMembers<'_> {
             self.name.extend_from_slice(sym.as_bytes(), GFP_KERNEL)?;
             // By address, not by name: a module may hold several static
             // functions of one name, and its name lookup finds the first.
-            // A direct call takes the function as a walk found it.
-            let t = e.target(&self.name, false, None, self.exit);
+            // A direct call takes the function as a walk found it, and so
+            // does an fprobe (a kprobe, its fallback, the address).
+            let t = e.target(&self.name, false, Some((start, size)), self.exit);
             let t = if e.kind == ProbeKind::Direct {
-                ProbeTarget {
-                    text: Some((start, size)),
-                    ..t
-                }
+                t
             } else {
                 let addr = start.saturating_add(t.offset as usize);
                 ProbeTarget { addr, ..t }
