@@ -29,6 +29,9 @@
 # fetch arguments on every probe, BP_BENCH_SEED_ARGS_SIZES ("256 1024") x
 # BP_BENCH_SEED_ARGS_RUNS (3), and what a set's events cost at create and
 # teardown, BP_BENCH_EVENT_SIZES ("256 4096 all") x BP_BENCH_EVENT_RUNS (3)),
+# BP_BENCH_ONLY=modules (a module's functions, ext4's on Debian's image: one
+# p: line over the module against one kprobe_multi link, int3 kprobes and
+# direct calls; BP_BENCH_MOD_RUNS (3)),
 # BP_BENCH_NOTE (a sentence kept with the results and printed under the
 # run's heading: what else ran on the host meanwhile), BP_JOBS (boots at
 # once: one per host core under single-threaded TCG), plus

@@ -544,8 +544,9 @@ peer_bp() { # method n run: batchprobe on the names in /tmp/bp-peer-n
     echo "BENCH method=$1 n=$2 run=$3 phase=detach ns=$ns got=$got"
 }
 
-peer_bpf() { # method n run: bpfpeer's mode (method without peer-) on /tmp/bp-peer-n
-    out=$(./bpfpeer bench "${1#peer-}" < /tmp/bp-peer-n 2> /tmp/bp-peer-err)
+peer_bpf() { # method n run: bpfpeer's mode (method without peer- or mod-) on /tmp/bp-peer-n
+    mode=${1#peer-}
+    out=$(./bpfpeer bench "${mode#mod-}" < /tmp/bp-peer-n 2> /tmp/bp-peer-err)
     got=$(echo "$out" | tr ' ' '\n' | sed -n 's/^got=//p')
     [ -n "$got" ] || { echo "# $1 n=$2: $(head -3 /tmp/bp-peer-err)"; return 1; }
     for p in load link attach detach; do
@@ -835,5 +836,51 @@ per_hit_offset() {
             bench_live "kprobe-offset${opts:+-noopt}" per_hit "$r"
             bp_ctl 'unregister ohit --sync\n'
         done
+    done
+}
+
+# A module's functions: ext4's, on Debian's image, which loads its own ext4
+# here (scripts/stock-kernel.sh puts it in the guest; the kernels we build
+# have none: the part says so and does nothing). What a user types to
+# count them: batchprobe's `p:` line over the module, `p:SET/ ext4:ext4_*`
+# (its members fprobes: `batchprobe count 'ext4:ext4_*'`; mod-bp-fprobe),
+# against bpftrace's `kprobe:ext4:ext4_*`, one kprobe_multi link on the
+# same functions by name (mod-kprobe-multi: bpfpeer), and the same line as
+# int3 kprobes (`p!:`, what every member was before: mod-bp-int3) and as
+# direct calls (`d:`, mod-bp-direct). N: the members of batchprobe's line
+# (ext4_* functions ftrace traces, each static one of a name given twice
+# its own); the link takes their names, each once (got= says how many it
+# attached). attach: staging write + `create; enable` (as peer_bp);
+# detach: `unregister --sync`; the methods take turns within each repeat.
+MOD_RUNS=${BP_BENCH_MOD_RUNS:-3}
+mod_bp() { # method n run kind
+    printf "$4:mq$3/ ext4:ext4_*\n" | bpwrite -t $BP_CTL > /tmp/bp-mod-stage || { cat $BP_DEBUGFS/last_error; return 1; }
+    ns=$(printf "create mq$3 --no-events\nenable mq$3\n" | bpwrite -t $BP_CTL) || { cat $BP_DEBUGFS/last_error; return 1; }
+    got=$(bp_set_probes mq$3)
+    echo "BENCH method=$1 n=$2 run=$3 phase=attach ns=$(($(cat /tmp/bp-mod-stage) + ns)) got=$got"
+    ns=$(printf "unregister mq$3 --sync\n" | bpwrite -t $BP_CTL) || return 1
+    echo "BENCH method=$1 n=$2 run=$3 phase=detach ns=$ns got=$got"
+}
+module_peers() {
+    if ! modprobe ext4 2> /dev/null || [ ! -f /sys/module/ext4/initstate ]; then
+        echo "BENCHINFO modules=skipped (no ext4 module: only Debian's image has one here)"
+        return 0
+    fi
+    # The members: what the fprobe line takes (made, not enabled).
+    bp_ctl "p:mqc/ ext4:ext4_*\ncreate mqc --no-events\n" || { part_failed "modules: p:mqc/ ext4:ext4_* refused: $(cat $BP_DEBUGFS/last_error)"; return 0; }
+    awk '$1 == "set" { cur = $2; next } cur == "mqc" && $1 == "fprobe" { sub(/^ext4:/, "", $2); print $2 }' \
+        $BP_DEBUGFS/stats | sort -u > /tmp/bp-mod-names
+    n=$(bp_field mqc fprobes)
+    bp_ctl "unregister mqc --sync\n"
+    echo "BENCHINFO mod_functions=$n mod_names=$(wc -l < /tmp/bp-mod-names) mod_kallsyms=$(grep -c '\[ext4\]$' /proc/kallsyms)"
+    [ "$n" -gt 0 ] || { part_failed "modules: p:mqc/ ext4:ext4_* took no fprobe"; return 0; }
+    for r in $(seq 1 "$MOD_RUNS"); do
+        mod_bp mod-bp-fprobe "$n" "$r" p || bench_failed mod-bp-fprobe "$n" "$r"
+        mod_bp mod-bp-direct "$n" "$r" d || bench_failed mod-bp-direct "$n" "$r"
+        if [ -x ./bpfpeer ]; then
+            cp /tmp/bp-mod-names /tmp/bp-peer-n
+            peer_bpf mod-kprobe-multi "$n" "$r" || bench_failed mod-kprobe-multi "$n" "$r"
+        fi
+        mod_bp mod-bp-int3 "$n" "$r" 'p!' || bench_failed mod-bp-int3 "$n" "$r"
     done
 }

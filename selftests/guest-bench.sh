@@ -23,6 +23,7 @@ bench_info() {
     echo "BENCHINFO budget_s=$BUDGET_S"
     echo "BENCHINFO peer_budget_s=$PEER_BUDGET_S"
     echo "BENCHINFO peer_runs=$PEER_RUNS"
+    echo "BENCHINFO mod_runs=$MOD_RUNS"
     echo "BENCHINFO text_symbols=$(grep -ci ' t ' /proc/kallsyms)"
     echo "BENCHINFO ftrace_functions=$(wc -l < $T/available_filter_functions)"
     if [ -e /proc/lockdep ]; then echo "BENCHINFO lockdep=on"; else echo "BENCHINFO lockdep=off"; fi
@@ -62,6 +63,7 @@ bench_all() {
     per_hit_offset
     bench_exit
     peers
+    module_peers
 }
 
 bench_info
@@ -76,6 +78,7 @@ insmod "$BP_KO" || exit 1
 for only in ${BP_BENCH_ONLY:-all}; do
     case "$only" in
         peers) peers ;;
+        modules) module_peers ;;
         exit) exit_probes; per_call_exit ;;
         percall) per_call_exit ;;
         peercall) [ -x ./bpfpeer ] && [ -r /sys/kernel/btf/vmlinux ] && peer_per_call ;;

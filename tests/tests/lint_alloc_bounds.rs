@@ -184,39 +184,40 @@ const REVIEWED: &[Reviewed] = &[
     // src/direct/modules.rs
     r(
         "src/direct/modules.rs",
+        "current: Option<(KVec<u8>, ModulePrototypes)>,",
+        1,
+        "a module's name, < MODULE_NAME_LEN (56) bytes",
+    ),
+    // src/kallsyms/held.rs
+    r(
+        "src/kallsyms/held.rs",
         "name: KVec<u8>,",
         1,
         "a module's name, < MODULE_NAME_LEN (56) bytes",
     ),
     r(
-        "src/direct/modules.rs",
-        "fn copy(name: &[u8]) -> Result<KVec<u8>> {",
+        "src/kallsyms/held.rs",
+        "pub(crate) fn copy(name: &[u8]) -> Result<KVec<u8>> {",
         1,
         "a module's name, < MODULE_NAME_LEN (56) bytes",
     ),
     r(
-        "src/direct/modules.rs",
+        "src/kallsyms/held.rs",
         "let mut v = KVec::with_capacity(name.len(), GFP_KERNEL)?;",
         1,
         "a module's name, < MODULE_NAME_LEN (56) bytes",
     ),
     r(
-        "src/direct/modules.rs",
-        "current: Option<(KVec<u8>, ModulePrototypes)>,",
-        1,
-        "a module's name, < MODULE_NAME_LEN (56) bytes",
-    ),
-    r(
-        "src/direct/modules.rs",
+        "src/kallsyms/held.rs",
         "held: KVec<Held>,",
         1,
-        "one entry per loaded module a set calls into: the loaded modules (a few hundred at most), not the input",
+        "one entry per loaded module a backend attached to: the loaded modules (a few hundred at most), not the input",
     ),
     r(
-        "src/direct/modules.rs",
-        "held: KVec::new(),",
+        "src/kallsyms/held.rs",
+        "Self { held: KVec::new() }",
         1,
-        "one entry per loaded module a set calls into: the loaded modules (a few hundred at most), not the input",
+        "one entry per loaded module a backend attached to: the loaded modules (a few hundred at most), not the input",
     ),
     // src/probe/meta.rs
     r(

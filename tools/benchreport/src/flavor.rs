@@ -13,6 +13,7 @@ use crate::sections::events::*;
 use crate::sections::exit::*;
 use crate::sections::goals::*;
 use crate::sections::gp::*;
+use crate::sections::modules::*;
 use crate::sections::peers::*;
 use crate::tables::*;
 use crate::Args;
@@ -73,6 +74,7 @@ pub(crate) fn markdown(b: &Bench, sum: &Summary, gp: &GpSummary, a: &Args, flavo
     entry_section(&mut o, b, sum);
     exit_section(&mut o, b, sum);
     peers_section(&mut o, b, sum, gp);
+    modules_section(&mut o, b, sum);
     gp_section(&mut o, gp);
     per_hit(&mut o, sum);
     per_record(&mut o, sum);

@@ -75,6 +75,13 @@ pub(crate) const PEER_EXIT_METHODS: [&str; 7] = [
     "peer-fsession-rb",
 ];
 pub(crate) const PEER_PHASES: [&str; 4] = ["attach", "detach", "load", "link"];
+/// A module's functions (`module_peers` in selftests/bench_lib.sh).
+pub(crate) const MOD_METHODS: [&str; 4] = [
+    "mod-bp-fprobe",
+    "mod-kprobe-multi",
+    "mod-bp-direct",
+    "mod-bp-int3",
+];
 /// Per call on `__task_pid_nr_ns`, each way, against no probe.
 pub(crate) const PEER_PER_CALL: [&str; 17] = [
     "peer-no-probe",

@@ -16,6 +16,7 @@
 mod checks;
 mod cli;
 mod kprobes;
+mod modules;
 mod peers;
 
 use std::collections::BTreeMap;
@@ -187,7 +188,7 @@ type Loaded = (RunsByFlavor, Vec<cli::CliRun>, Vec<checks::CheckRun>);
 
 /// The parts of `make bench` the page shows (`BP_BENCH_ONLY`'s names), each
 /// from the latest run of the flavor that ran it and has its figures.
-const PARTS: [&str; 2] = ["seed", "peers"];
+const PARTS: [&str; 3] = ["seed", "peers", "modules"];
 
 /// Whether `r` ran `part` (its `parts=` names it, or is `all`) and has its
 /// figures.
@@ -198,6 +199,7 @@ fn has_part(r: &Run, part: &str) -> bool {
         .any(|p| p == part || p == "all");
     ran && match part {
         "seed" => kprobes::has(r),
+        "modules" => modules::has(r),
         _ => peers::has_any(r),
     }
 }
@@ -288,6 +290,7 @@ fn flavor_section(o: &mut String, flavor: &str, chosen: &[(&str, &Run)]) {
             match (one_run, *part) {
                 (true, _) => "",
                 (false, "seed") => " of the kprobe table",
+                (false, "modules") => " of the module table",
                 (false, _) => " of the BPF peers' tables",
             },
             r.raw_link(),
@@ -317,6 +320,7 @@ fn flavor_section(o: &mut String, flavor: &str, chosen: &[(&str, &Run)]) {
 fn part_section(o: &mut String, part: &str, r: &Run) {
     match part {
         "seed" => kprobes::section(o, r),
+        "modules" => modules::section(o, r),
         _ => {
             peers::entry(o, r);
             peers::exit(o, r);

@@ -8,4 +8,5 @@ pub(crate) mod events;
 pub(crate) mod exit;
 pub(crate) mod goals;
 pub(crate) mod gp;
+pub(crate) mod modules;
 pub(crate) mod peers;

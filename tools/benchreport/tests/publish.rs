@@ -405,3 +405,45 @@ fn a_check_that_did_not_end_is_refused() {
     let e = publish(&results, &out).unwrap_err();
     assert!(e.contains("the check did not end"), "{e}");
 }
+
+#[test]
+fn a_module_run_has_its_table_and_ratios() {
+    let out = tmp("modules");
+    let results = out.join("results");
+    add_run(
+        &results,
+        "2026-01-02-stock-7.3",
+        "modules",
+        "BENCHINFO mod_functions=600 mod_names=600 mod_kallsyms=5000 mod_runs=1\n\
+         BENCH method=mod-bp-fprobe n=600 run=1 phase=attach ns=300000000 got=600\n\
+         BENCH method=mod-bp-fprobe n=600 run=1 phase=detach ns=60000000 got=600\n\
+         BENCH method=mod-kprobe-multi n=600 run=1 phase=attach ns=150000000 got=600\n\
+         BENCH method=mod-kprobe-multi n=600 run=1 phase=detach ns=30000000 got=600\n\
+         BENCH method=mod-bp-int3 n=600 run=1 phase=attach ns=12000000000 got=600\n\
+         BENCH method=mod-bp-int3 n=600 run=1 phase=detach ns=9000000000 got=600\n",
+    );
+    let page = publish(&results, &out).unwrap();
+    assert!(page.contains("A module's functions"), "{page}");
+    assert!(
+        page.contains("the 600 `ext4_*` functions ftrace traces"),
+        "{page}"
+    );
+    // The link's median over each way's: 150 / 300 ms = 0.50× attach for
+    // the p: line, 150 ms / 12 s = 0.01× for the int3 kprobes.
+    assert!(
+        page.contains(
+            "| 600 | batchprobe, `p:SET/ ext4:ext4_*` (fprobes) | 300 | 60.0 | 0.50×, 0.50× |"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains("| 600 | batchprobe, `p!:SET/ ext4:ext4_*` (int3 kprobes) | 12000 | 9000 | 0.01×, 0.00× |"),
+        "{page}"
+    );
+    // No direct-call run: no row.
+    assert!(!page.contains("`d:SET/ ext4:ext4_*`"), "{page}");
+    assert!(
+        page.contains("Data of the module table") || page.contains("Data: "),
+        "{page}"
+    );
+}
