@@ -33,7 +33,9 @@
 #                 BP_SIGN_CERT, by the kernel's scripts/sign-file
 #   make install  (signed first if BP_SIGN_KEY is set) into
 #                 /lib/modules/RELEASE/updates/ and depmod, for modprobe; the
-#                 header and Module.symvers under PREFIX (/usr/local)
+#                 header and Module.symvers under PREFIX (/usr/local);
+#                 INSTALL_MOD_STRIP=1 strips the installed copy's debug info
+#                 (then signs it), as kbuild's modules_install
 #   make uninstall  remove what install put there
 
 KDIR ?=

@@ -39,19 +39,24 @@ if sign=$(kernel_sign_key "$kdir"); then
     KDIR=$kdir BP_SIGN_KEY=$key BP_SIGN_CERT=$cert BP_SIGN_HASH=$hash \
         "$BP_ROOT/scripts/install-module.sh" sign "$col"/*.ko
 fi
-# `make install` into the guest's root: batchprobe.ko (signed where the
-# collection's is) in /lib/modules/RELEASE/updates/ with depmod's
-# modules.dep, for modprobe (test_modprobe.sh); a key the caller set for
-# `make install` is not this guest's. The installed file is then a hard
-# link to the collection's: the archive carries the module once.
 if [ -n "${BP_GUEST_TREE:-}" ]; then
     [ -d "$BP_GUEST_TREE" ] || die "initramfs: BP_GUEST_TREE=$BP_GUEST_TREE is not a directory"
     cp -a "$BP_GUEST_TREE/." "$root/"
 fi
+# `make install INSTALL_MOD_STRIP=1` into the guest's root, as a
+# distribution installs its modules: batchprobe.ko without its debug info
+# in /lib/modules/RELEASE/updates/ (signed there with this kernel's key
+# where the collection's is signed) with depmod's modules.dep, for modprobe
+# (test_modprobe.sh); a key the caller set for `make install` is not this
+# guest's.
 cp "$(dirname "$ko")/Module.symvers" "$col/" 2>/dev/null || true
-env -u BP_SIGN_KEY -u BP_SIGN_CERT KDIR="$kdir" BP_KO="$col/batchprobe.ko" \
-    INSTALL_MOD_PATH="$root" DESTDIR="$root" "$BP_ROOT/scripts/install-module.sh" install
-find "$root/lib/modules" -path '*/updates/batchprobe.ko' -exec ln -f "$col/batchprobe.ko" {} \;
+if [ -n "${key:-}" ]; then
+    KDIR="$kdir" BP_KO="$col/batchprobe.ko" BP_SIGN_KEY=$key BP_SIGN_CERT=$cert BP_SIGN_HASH=$hash \
+        INSTALL_MOD_STRIP=1 INSTALL_MOD_PATH="$root" DESTDIR="$root" "$BP_ROOT/scripts/install-module.sh" install
+else
+    env -u BP_SIGN_KEY -u BP_SIGN_CERT KDIR="$kdir" BP_KO="$col/batchprobe.ko" \
+        INSTALL_MOD_STRIP=1 INSTALL_MOD_PATH="$root" DESTDIR="$root" "$BP_ROOT/scripts/install-module.sh" install
+fi
 # The kernel's own ftrace selftests, from the same tree the guest runs
 # (selftests/test_ftracetest_kprobes.sh runs some with batchprobe loaded).
 # A tree without them says so in the image: the test skips there, and

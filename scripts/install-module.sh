@@ -14,7 +14,9 @@
 #              (README, "Installing, signing, Secure Boot").
 #   install    signs first when BP_SIGN_KEY is set; then, as modules_install
 #              lays it out, batchprobe.ko into
-#              $INSTALL_MOD_PATH/lib/modules/RELEASE/updates/ and depmod, so
+#              $INSTALL_MOD_PATH/lib/modules/RELEASE/updates/ (with
+#              INSTALL_MOD_STRIP, as kbuild's: stripped there, 1 meaning
+#              --strip-debug, then signed) and depmod, so
 #              that `modprobe batchprobe` finds it; include/batchprobe.h into
 #              $DESTDIR$PREFIX/include/batchprobe/ (a client's Kbuild adds
 #              that directory alone: ccflags-y += -I...) and the module's
@@ -91,6 +93,11 @@ sign() {
     done
 }
 
+# is_signed MODULE.ko: it ends with an appended signature.
+is_signed() {
+    [ "$(tail -c 28 "$1" | head -c 27 | tr -d '\0')" = '~Module signature appended~' ]
+}
+
 # A module's appended signature ends with "~Module signature appended~\n";
 # the 12 bytes before that magic say the signature's length
 # (struct module_signature: 8 bytes, then a big-endian u32). Removed if there.
@@ -109,8 +116,26 @@ install_all() {
     if [ -z "${INSTALL_MOD_PATH:-}" ] && [ "$release" != "$(uname -r)" ]; then
         log "install: batchprobe.ko is built for $release, this machine runs $(uname -r)"
     fi
-    [ -z "${BP_SIGN_KEY:-}" ] || sign
-    install -D -m 0644 "$ko" "$moddir/updates/batchprobe.ko"
+    local dest=$moddir/updates/batchprobe.ko
+    if [ -n "${INSTALL_MOD_STRIP:-}" ]; then
+        # kbuild's modules_install convention: INSTALL_MOD_STRIP=1 strips
+        # the debug info (--strip-debug), any other value is strip's
+        # options. The installed copy is stripped, then signed (strip drops
+        # an appended signature, and one made before would not match).
+        if is_signed "$ko" && [ -z "${BP_SIGN_KEY:-}" ]; then
+            die "install: $ko is signed, and INSTALL_MOD_STRIP would drop its signature: set BP_SIGN_KEY and BP_SIGN_CERT to sign the stripped copy, or install without INSTALL_MOD_STRIP"
+        fi
+        install -D -m 0644 "$ko" "$dest"
+        strip_signature "$dest"
+        local opts=--strip-debug
+        [ "$INSTALL_MOD_STRIP" = 1 ] || opts=$INSTALL_MOD_STRIP
+        # shellcheck disable=SC2086
+        "${STRIP:-strip}" $opts "$dest" || die "install: strip $opts $dest failed"
+        [ -z "${BP_SIGN_KEY:-}" ] || sign "$dest"
+    else
+        [ -z "${BP_SIGN_KEY:-}" ] || sign
+        install -D -m 0644 "$ko" "$dest"
+    fi
     install -D -m 0644 "$BP_ROOT/include/batchprobe.h" "$header"
     # The module's exports for clients' builds, from the build beside it.
     local symvers=", $shared/Module.symvers"
