@@ -12,7 +12,7 @@
 # kprobe and a kretprobe that count, and the records of the same reads the
 # same text. MOD:GLOB takes the module's functions the glob matches (what
 # /proc/kallsyms lists), each probed as MOD:SYM (fprobes: ftrace traces
-# them; the set holds the module while they are attached), max= applies. Then what is
+# them; the set holds the module until it is unregistered), max= applies. Then what is
 # refused, with the reason: a bad module name, a glob over a module that
 # is not loaded (ENOENT), batchprobe itself (on a p: and a d: line); a
 # MOD:SYM line on a module that is not loaded waits for it.

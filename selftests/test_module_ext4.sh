@@ -13,8 +13,8 @@
 # runs three times:
 #  1. under a set of p:/r: lines on ext4's functions (bp4: an event per
 #     named line; a p!: glob, int3 kprobes), a set of p:/r: globs over
-#     ext4's functions (bg4: fprobes, which hold ext4 loaded while they are
-#     attached) and a d: entry set (bd4), beside kprobe_events' probes on
+#     ext4's functions (bg4: fprobes, which hold ext4 loaded until the set
+#     is unregistered) and a d: entry set (bd4), beside kprobe_events' probes on
 #     the same functions (ke4): the same hits, and the kretprobe's return
 #     values are the r: event's, call by call;
 #  2. under an exit set over every ext4_* function ftrace traces (bx4,

@@ -13,7 +13,7 @@
 # count nothing more; the set can be disabled and unregistered (freed), and
 # the module loaded again is probed again by a new set of the same name. A
 # p: line's MOD:GLOB members are fprobes (ftrace traces them): that set
-# holds the module loaded while they are attached, as a kprobe_multi link
+# holds the module loaded until it is unregistered, as a kprobe_multi link
 # holds the modules of its addresses (holds=bp_foreign; rmmod: in use),
 # and lets it go when it is unregistered. No kernel warning.
 . ./bp_lib.sh

@@ -3,7 +3,8 @@
 //! The fprobe backend: `p:SET/NAME SYM` at +0 and `r:SET/NAME SYM` on
 //! functions that ftrace can trace, in the core kernel's text, and the
 //! members of `MOD:GLOB` and `*:GLOB` lines in a module's text. The set
-//! holds such a module loaded until its fprobes are unregistered, as a
+//! holds such a module loaded from its `create` until it is unregistered
+//! (disabled too: `enable` registers the same addresses again), as a
 //! kprobe_multi link holds the modules of its addresses
 //! ([`HeldModules`]); an explicit `MOD:SYM` line stays on a kprobe, which
 //! waits for its module and comes back with it, as `kprobe_events`' does.
@@ -448,7 +449,8 @@ pub(crate) struct FprobeSet {
     /// kprobes' blacklist, read for the set's first explicit line and
     /// dropped once the set is built ([`blacklist`]).
     blacklist: Option<Result<Blacklist>>,
-    /// The modules of its `MOD:GLOB` members, held while they are attached.
+    /// The modules of its `MOD:GLOB` members, held from `create` until the
+    /// set's teardown unregistered its fprobes.
     modules: HeldModules,
 }
 
@@ -521,9 +523,10 @@ impl SetBackend for FprobeSet {
         // or a `MOD:GLOB` member (its address is its function's). An
         // explicit `MOD:SYM` line, which the kernel resolves, stays on a
         // kprobe: it waits for its module, and comes back with it.
+        let member = |start| t.addr == start && split_module(t.symbol).is_some();
         let Some((addr, _)) = t
             .text
-            .filter(|&(start, _)| kind_fits && !t.int3 && (t.addr == 0 || t.addr == start))
+            .filter(|&(start, _)| kind_fits && !t.int3 && (t.addr == 0 || member(start)))
         else {
             return no;
         };

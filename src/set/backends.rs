@@ -45,6 +45,9 @@ macro_rules! backends {
     (@one $x:ident) => { 1 };
 }
 
+// `holds=` (set/report.rs) prints the direct calls' modules, then the
+// fprobes' that direct does not hold: with fprobe retired before direct, a
+// module both hold is never printed twice by a read during the teardown.
 backends! {
     kprobe: crate::probe::Int3Set<crate::probe::kprobe::Kprobe> = crate::probe::Int3Set::new,
     kretprobe: crate::probe::Int3Set<crate::probe::kretprobe::Kretprobe> = crate::probe::Int3Set::new,

@@ -429,7 +429,7 @@ impl Registry {
 /// function's address: on a `p:` or `r:` line fprobes where ftrace traces
 /// the function (as a core-kernel glob's), else int3 probes (`p!:`, an
 /// offset); on a `d:` line direct calls. Fprobes and direct calls hold the
-/// module loaded while they are attached; int3 probes hold it only while
+/// module loaded until the set is unregistered; int3 probes hold it only while
 /// they are registered: its unload leaves them gone, as the kernel's
 /// `MOD:SYM` probes. Each is named `MOD:SYM`. `*:GLOB`: every loaded
 /// module's, batchprobe's left out, module after module. Refused (the line

@@ -41,8 +41,8 @@ pub(crate) fn section(o: &mut String, r: &Run) {
          Counting calls on ext4's functions, the image's own module loaded in the guest \
          ({} text symbols): the {} `ext4_*` functions ftrace traces, as batchprobe's line \
          over the module takes them and as one kprobe_multi link takes their {} names. The \
-         fprobes and the direct calls hold ext4 loaded while they are attached (as the link \
-         does); the int3 kprobes, what every member was before, pay one ftrace update each. \
+         fprobes and the direct calls hold ext4 loaded until the set is unregistered (as the \
+         link does); the int3 kprobes, what every member was before, pay one ftrace update each. \
          *attach*: the staging write plus `create; enable`, or the programs' load plus the \
          link; *detach*: `unregister --sync`, or closing the link. *×* is the kprobe_multi \
          link's median over the way's (above 1: batchprobe faster). {} runs, the ways \

@@ -23,7 +23,7 @@ pub(crate) fn modules_section(o: &mut String, b: &Bench, sum: &Summary) {
          guest with `modprobe`: {} of its text symbols), as a user counts them: \
          `mod-bp-fprobe` is batchprobe's line `p:SET/ ext4:ext4_*` (`batchprobe count \
          'ext4:ext4_*'`), its members the {} `ext4_*` functions ftrace traces, fprobes, the set \
-         holding ext4 loaded while they are attached; `mod-kprobe-multi` one kprobe_multi link \
+         holding ext4 loaded until it is unregistered; `mod-kprobe-multi` one kprobe_multi link \
          on their names (bpftrace's `kprobe:ext4:ext4_*`; {} names, each once: got says how \
          many it attached); `mod-bp-int3` the same line as int3 kprobes (`p!:`, what every \
          member was before fprobes served them: one ftrace update each); `mod-bp-direct` as \
