@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: p:/r: lines on functions kprobes blacklist are refused as kprobe_events refuses them, in the same boot, though ftrace can trace them; a glob takes them, as BPF's kprobe_multi does
 # requires: CONFIG_KPROBE_EVENTS, CONFIG_DYNAMIC_FTRACE (available_filter_functions), /sys/kernel/debug/kprobes/blacklist
-# speed: slow on stock-7.3
 #
 # kprobe_events refuses a probe on a function kprobes blacklist
 # (NOKPROBE_SYMBOL: register_kprobe()'s check_kprobe_address_safe(),

@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: a function whose call site BPF's trampoline holds is still one ftrace can call, when batchprobe learns the kernel's call sites
 # requires: CONFIG_BPF_SYSCALL, CONFIG_BPF_JIT, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF
-# speed: slow
 #
 # batchprobe finds which functions ftrace can call once after load, for
 # every text symbol, from each one's first instruction (src/ftrace/sites.rs),

@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: the batchprobe command, as `make install` puts it: each subcommand against the module's own files and the kernel's, and its sets removed after SIGINT and SIGTERM (and listed, then removed by rm, after SIGKILL)
 # requires: CONFIG_KPROBES, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF_MODULES, bp_foreign.ko (selftests/modules)
-# speed: slow
 #
 # The command (tools/batchprobe) talks to the module through its files
 # only; here each of its answers is held against those files, or against

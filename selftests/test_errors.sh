@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: bad input gets a clear errno and changes nothing; batches are all or nothing
 # requires: CONFIG_KPROBES
-# speed: slow on stock-7.3
 #
 # Bad input gets a clear errno and leaves state unchanged; batches are all
 # or nothing; the error names the line and the symbol. "Unchanged" counts

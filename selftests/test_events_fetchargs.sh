@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: fetch arguments on batchprobe's events give the records kprobe_events' give, on the same calls
 # requires: CONFIG_KPROBE_EVENTS
-# speed: slow
 #
 # The kernel is the oracle. Each line below is defined twice: in tracefs'
 # kprobe_events (group kpfa, its event named k_NAME) and in a batchprobe

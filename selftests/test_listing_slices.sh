@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: sets and stats list a set of more than 4096 probes whole, each probe once: the listing walks a few thousand probes per RCU read-side critical section and goes on where it stopped
 # requires: CONFIG_KPROBES
-# speed: slow on stock-7.3
 #
 # A set may hold millions of probes; one RCU read-side critical section
 # across all of them would be a preempt-disabled loop of seconds on a

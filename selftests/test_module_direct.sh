@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: d: lines on a module's functions (MOD:SYM, MOD:GLOB, *:GLOB): direct calls into the module's text count what the kernel's own probes on the same functions count; an exit set on them reads the module's BTF for prototypes and errno classes (--hist --errors) and its return values equal kprobe_events' kretprobe's; the set holds the module loaded until it is unregistered (rmmod: in use, as a BPF trampoline on a module's function holds it)
 # requires: bp_foreign.ko (selftests/modules: built with BTF), CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_DEBUG_INFO_BTF_MODULES, CONFIG_KPROBE_EVENTS, CONFIG_FPROBE_EVENTS
-# speed: slow on test
 #
 # The kernel is the oracle: kprobe_events' probes on the same functions
 # (group kmd: a kprobe on bp_foreign_extra_a, a kretprobe on

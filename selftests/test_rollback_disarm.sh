@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: a write that disables a set it created, then fails, rolls back safely
 # requires: CONFIG_KPROBES, CONFIG_FPROBE
-# speed: slow on stock-7.3
 #
 # `disable` queues the physical disarm on the module workqueue. When a later
 # line of the same write fails, the rollback unregisters and frees that set:
