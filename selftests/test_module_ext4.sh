@@ -66,7 +66,8 @@ ename() {
     esac
 }
 # The kernel's errors of EVENT (return values in -4095..-1, MAX_ERRNO) as
-# batchprobe names them ("ENOTEMPTY=2", a line each, sorted), and batchprobe's of its probe NAME in set bx4.
+# batchprobe names them ("ENOTEMPTY=2", a line each, sorted), and
+# batchprobe's of its probe NAME in set bx4.
 kerrs() { khist "$1" | awk '$1 < 0 && $1 >= -4095 { print -$1, $2 }' | while read -r e n; do echo "$(ename "$e")=$n"; done | sort; }
 berrs() {
     awk -v n="$1" '$1 == "set" { cur = $2; next } cur == "bx4" && $1 == "errors" && $2 == n' "$BP_DEBUGFS/stats" |
