@@ -50,13 +50,10 @@ fi
 # (test_modprobe.sh); a key the caller set for `make install` is not this
 # guest's.
 cp "$(dirname "$ko")/Module.symvers" "$col/" 2>/dev/null || true
-if [ -n "${key:-}" ]; then
-    KDIR="$kdir" BP_KO="$col/batchprobe.ko" BP_SIGN_KEY=$key BP_SIGN_CERT=$cert BP_SIGN_HASH=$hash \
-        INSTALL_MOD_STRIP=1 INSTALL_MOD_PATH="$root" DESTDIR="$root" "$BP_ROOT/scripts/install-module.sh" install
-else
-    env -u BP_SIGN_KEY -u BP_SIGN_CERT KDIR="$kdir" BP_KO="$col/batchprobe.ko" \
-        INSTALL_MOD_STRIP=1 INSTALL_MOD_PATH="$root" DESTDIR="$root" "$BP_ROOT/scripts/install-module.sh" install
-fi
+signing=(-u BP_SIGN_KEY -u BP_SIGN_CERT)
+[ -z "${key:-}" ] || signing=(BP_SIGN_KEY="$key" BP_SIGN_CERT="$cert" BP_SIGN_HASH="$hash")
+env "${signing[@]}" KDIR="$kdir" BP_KO="$col/batchprobe.ko" INSTALL_MOD_STRIP=1 \
+    INSTALL_MOD_PATH="$root" DESTDIR="$root" "$BP_ROOT/scripts/install-module.sh" install
 # The kernel's own ftrace selftests, from the same tree the guest runs
 # (selftests/test_ftracetest_kprobes.sh runs some with batchprobe loaded).
 # A tree without them says so in the image: the test skips there, and

@@ -102,9 +102,9 @@ is_signed() {
 # the 12 bytes before that magic say the signature's length
 # (struct module_signature: 8 bytes, then a big-endian u32). Removed if there.
 strip_signature() {
-    local m=$1 magic='~Module signature appended~' size siglen
+    local m=$1 size siglen
     size=$(stat -c %s "$m")
-    [ "$(tail -c 28 "$m" | head -c 27 | tr -d '\0')" = "$magic" ] || return 0
+    is_signed "$m" || return 0
     siglen=$(tail -c 40 "$m" | head -c 12 | tail -c 4 | od -An -tu1 |
         awk '{ print (($1 * 256 + $2) * 256 + $3) * 256 + $4 }')
     [ "$siglen" -gt 0 ] && [ "$siglen" -lt $((size - 40)) ] ||

@@ -471,18 +471,22 @@ bp_modinfo_depends() {
     [ -e "$d/modules.dep" ] || { mkdir -p "$d" && : > "$d/modules.dep"; }
     modinfo -F depends "$1"
 }
-# bp_exit_field SET NAME KEY: a key=value (exits, last_ret, hits...) of
-# direct probe NAME of SET in the stats file.
-bp_exit_field() {
-    awk -v s="$1" -v n="$2" '$1 == "set" { cur = $2; next } cur == s && $1 == "direct" && $2 == n' \
-        "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$3=//p"
-}
-# bp_agg SET KIND NAME KEY: KEY's value on the `hist` or `errors` line
-# (KIND) of direct probe NAME of exit set SET in stats; empty when none.
-bp_agg() {
+# bp_line_field SET KIND NAME KEY: KEY's value on SET's stats line of KIND
+# (kprobe, fprobe, fretprobe, direct, or an exit set's hist or errors) for
+# probe NAME; empty when none.
+bp_line_field() {
     awk -v s="$1" -v k="$2" -v n="$3" '$1 == "set" { cur = $2; next } cur == s && $1 == k && $2 == n' \
         "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$4=//p"
 }
+# bp_exit_field SET NAME KEY: a key=value (exits, last_ret, hits...) of
+# direct probe NAME of SET in the stats file.
+bp_exit_field() { bp_line_field "$1" direct "$2" "$3"; }
+# bp_nhit EVENT: the kernel's hits of its kprobe event EVENT
+# (kprobe_profile: EVENT NHIT NMISSED).
+bp_nhit() { awk -v e="$1" '$1 == e { print $2 }' /sys/kernel/tracing/kprobe_profile; }
+# bp_rv_values EVENT: the values of rv= in event EVENT's records in the
+# trace, one a line.
+bp_rv_values() { grep -v '^#' /sys/kernel/tracing/trace | grep " $1: " | sed -n 's/.* rv=\(-*[0-9][0-9]*\).*/\1/p'; }
 # bp_inside SET NAME: the calls of direct probe NAME of exit set SET that
 # entered and have not returned yet (hits minus exits, from one read of stats).
 bp_inside() {

@@ -26,10 +26,6 @@ ktap_plan 52
 ENOENT=2 EPERM=1 EOPNOTSUPP=95
 M=bp_foreign A=bp_foreign_extra_a E=bp_foreign_errno
 
-# The kernel's hits of its event EVENT (kprobe_profile: EVENT NHIT NMISSED).
-nhit() { awk -v e="$1" '$1 == e { print $2 }' $T/kprobe_profile; }
-# The return values of event EVENT's records in the trace, one a line.
-values() { grep -v '^#' $T/trace | grep " $1: " | sed -n 's/.* rv=\(-*[0-9][0-9]*\).*/\1/p'; }
 
 bp_load insmod_batchprobe
 rmmod $M 2>/dev/null
@@ -60,7 +56,7 @@ ktap_check "rmmod_refused_in_use" sh -c "! rmmod $M 2>/dev/null && test -d /sys/
 echo 1 > $T/tracing_on
 echo 5 > /sys/module/$M/parameters/poke
 echo 0 > $T/tracing_on
-ktap_check "counts_as_the_kernel" test "$(bp_probe_hits bmd da)" = 5 -a "$(nhit ka)" = 5
+ktap_check "counts_as_the_kernel" test "$(bp_probe_hits bmd da)" = 5 -a "$(bp_nhit ka)" = 5
 # A switch of the live set to the exit trampoline checks its functions
 # against the module's BTF, as create --exit does.
 ktap_check "switch_to_exit_trampoline" bp_ctl 'direct bmd exit\n'
@@ -114,7 +110,7 @@ ktap_check "unregister_refusal_sets" bp_ctl 'unregister bmr\nunregister bms --sy
 ktap_check "create_exit_set" bp_ctl "d:bme/x $M:$E rv=\$retval:s32\nd:bme/ $M:bp_foreign_extra_*\ncreate bme --exit --hist --errors\nenable bme\n"
 ktap_check "exit_set_three_calls" test "$(bp_field bme direct) $(bp_field bme holds)" = "3 $M"
 echo 1 > $T/events/bme/x/enable
-kr0=$(nhit kr)
+kr0=$(bp_nhit kr)
 echo > $T/trace
 echo 1 > $T/tracing_on
 echo 8 > /sys/module/$M/parameters/errs
@@ -123,14 +119,14 @@ echo 0 > $T/tracing_on
 bp_ctl 'disable bme\n'
 echo 0 > $T/events/bme/x/enable
 grep -E "^set bme|^  direct|^    (hist|errors)" $BP_DEBUGFS/stats | sed 's/^/# /'
-kv=$(values kr)
-ktap_check "kernel_saw_8_returns" test "$(($(nhit kr) - kr0))" = 8
+kv=$(bp_rv_values kr)
+ktap_check "kernel_saw_8_returns" test "$(($(bp_nhit kr) - kr0))" = 8
 ktap_check "exits_as_the_kernel" test "$(bp_exit_field bme x exits)" = 8
-bp_same_records "return_values_as_the_kernel" "$kv" "$(values x)" 8
-ktap_check "ENOENT_as_the_kernel" test "$(bp_agg bme errors x ENOENT)" = "$(echo "$kv" | grep -cx -- -$ENOENT)"
-ktap_check "EINVAL_as_the_kernel" test "$(bp_agg bme errors x EINVAL)" = "$(echo "$kv" | grep -cx -- -22)"
-ktap_check "hist_counts_each_call" test "$(bp_agg bme hist x count)" = 8
-ktap_check "void_functions_no_errors" test -z "$(bp_agg bme errors $M:$A total)" -a "$(bp_exit_field bme $M:$A exits)" = 2
+bp_same_records "return_values_as_the_kernel" "$kv" "$(bp_rv_values x)" 8
+ktap_check "ENOENT_as_the_kernel" test "$(bp_line_field bme errors x ENOENT)" = "$(echo "$kv" | grep -cx -- -$ENOENT)"
+ktap_check "EINVAL_as_the_kernel" test "$(bp_line_field bme errors x EINVAL)" = "$(echo "$kv" | grep -cx -- -22)"
+ktap_check "hist_counts_each_call" test "$(bp_line_field bme hist x count)" = 8
+ktap_check "void_functions_no_errors" test -z "$(bp_line_field bme errors $M:$A total)" -a "$(bp_exit_field bme $M:$A exits)" = 2
 ktap_check "unregister_exit_set" bp_ctl 'unregister bme --sync\n'
 echo 0 > $T/events/kmd/enable
 echo > $T/kprobe_events

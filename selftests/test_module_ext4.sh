@@ -36,20 +36,11 @@ IMG=/var/lib/batchprobe/ext4.img
 MNT=/tmp/bp-ext4
 M=ext4
 
-# The kernel's hits of its event EVENT (kprobe_profile: EVENT NHIT NMISSED).
-nhit() { awk -v e="$1" '$1 == e { print $2 }' $T/kprobe_profile; }
 # "  KIND NAME SYM+OFF hits=N ... [state=S]": field KEY of SET's probe NAME.
 pfield() {
     awk -v s="$1" -v n="$2" '$1 == "set" { cur = $2; next } cur == s && $2 == n' "$BP_DEBUGFS/stats" |
         tr ' ' '\n' | sed -n "s/^$3=//p"
 }
-# Field KEY of SET's probe NAME of KIND (fprobe, fretprobe...).
-kfield() {
-    awk -v s="$1" -v k="$2" -v n="$3" '$1 == "set" { cur = $2; next } cur == s && $1 == k && $2 == n' \
-        "$BP_DEBUGFS/stats" | tr ' ' '\n' | sed -n "s/^$4=//p"
-}
-# The values of rv= in event EVENT's records in the trace, one a line.
-values() { grep -v '^#' $T/trace | grep " $1: " | sed -n 's/.* rv=\(-*[0-9][0-9]*\).*/\1/p'; }
 # The kernel's hist trigger on fprobe event kf4/EVENT, keyed on rv: "RV N"
 # lines, and its total. The hist file prints a key as an unsigned 64-bit
 # number (-39 as 18446744073709551577); the shell's 64-bit arithmetic
@@ -112,18 +103,18 @@ echo 1 > $T/tracing_on
 w
 echo 0 > $T/tracing_on
 grep -E "^(bp4|bg4|bd4) " $BP_DEBUGFS/sets | sed 's/^/# /'
-ktap_check "kernel_saw_the_workload" test "$(nhit kmk) $(nhit krm)" = "2 4" -a "$(nhit klk)" -ge 5
-ktap_check "p_counts_as_the_kernel" test "$(pfield bp4 bmk hits)" = "$(nhit kmk)"
-ktap_check "r_counts_as_the_kernel" test "$(pfield bp4 brm hits)" = "$(nhit krm)"
-ktap_check "glob_member_counts_as_the_kernel" test "$(pfield bp4 $M:ext4_lookup hits)" = "$(nhit klk)"
-ktap_check "fprobes_count_as_the_kernel" test "$(kfield bg4 fprobe $M:ext4_mkdir hits) $(kfield bg4 fprobe $M:ext4_lookup hits)" = "$(nhit kmk) $(nhit klk)"
-ktap_check "fretprobe_counts_as_the_kernel" test "$(kfield bg4 fretprobe $M:ext4_rmdir hits)" = "$(nhit krm)"
+ktap_check "kernel_saw_the_workload" test "$(bp_nhit kmk) $(bp_nhit krm)" = "2 4" -a "$(bp_nhit klk)" -ge 5
+ktap_check "p_counts_as_the_kernel" test "$(pfield bp4 bmk hits)" = "$(bp_nhit kmk)"
+ktap_check "r_counts_as_the_kernel" test "$(pfield bp4 brm hits)" = "$(bp_nhit krm)"
+ktap_check "glob_member_counts_as_the_kernel" test "$(pfield bp4 $M:ext4_lookup hits)" = "$(bp_nhit klk)"
+ktap_check "fprobes_count_as_the_kernel" test "$(bp_line_field bg4 fprobe $M:ext4_mkdir hits) $(bp_line_field bg4 fprobe $M:ext4_lookup hits)" = "$(bp_nhit kmk) $(bp_nhit klk)"
+ktap_check "fretprobe_counts_as_the_kernel" test "$(bp_line_field bg4 fretprobe $M:ext4_rmdir hits)" = "$(bp_nhit krm)"
 refs=$(cat /sys/module/$M/refcnt)
 ktap_check "unregister_fprobe_glob_set" bp_ctl 'unregister bg4 --sync\n'
 ktap_check "let_ext4_go" test "$(cat /sys/module/$M/refcnt)" = $((refs - 1))
-bp_same_records "return_values_as_the_kernel" "$(values krm)" "$(values brm)" 4
-ktap_check "direct_counts_as_the_kernel" test "$(bp_exit_field bd4 $M:ext4_lookup hits)" = "$(nhit klk)" -a \
-    "$(bp_exit_field bd4 $M:ext4_mkdir hits)" = "$(nhit kmk)"
+bp_same_records "return_values_as_the_kernel" "$(bp_rv_values krm)" "$(bp_rv_values brm)" 4
+ktap_check "direct_counts_as_the_kernel" test "$(bp_exit_field bd4 $M:ext4_lookup hits)" = "$(bp_nhit klk)" -a \
+    "$(bp_exit_field bd4 $M:ext4_mkdir hits)" = "$(bp_nhit kmk)"
 ktap_check "unregister_direct_set" bp_ctl 'unregister bd4 --sync\n'
 echo 0 > $T/events/bp4/enable
 
@@ -162,13 +153,13 @@ ok=1
 for f in $fns; do [ "$(bp_exit_field bx4 "$(pname $f)" exits)" = "$(ktotal f$f)" ] || ok=0; done
 ktap_check "returns_as_the_kernel" test $ok = 1
 ok=1
-for f in $fns; do [ "$(bp_agg bx4 hist "$(pname $f)" count)" = "$(ktotal f$f)" ] || ok=0; done
+for f in $fns; do [ "$(bp_line_field bx4 hist "$(pname $f)" count)" = "$(ktotal f$f)" ] || ok=0; done
 ktap_check "hist_counts_as_the_kernel" test $ok = 1
 ok=1
 for f in $fns; do [ "$(berrs "$(pname $f)")" = "$(kerrs f$f)" ] || ok=0; done
 ktap_check "errors_as_the_kernel" test $ok = 1
-ktap_check "error_totals" test "$(bp_agg bx4 errors xrm total) $(bp_agg bx4 errors $M:ext4_lookup total)" = "2 1"
-bp_same_records "return_records_as_the_kernel" "$(values frmdir)" "$(values xrm)" 4
+ktap_check "error_totals" test "$(bp_line_field bx4 errors xrm total) $(bp_line_field bx4 errors $M:ext4_lookup total)" = "2 1"
+bp_same_records "return_records_as_the_kernel" "$(bp_rv_values frmdir)" "$(bp_rv_values xrm)" 4
 ktap_check "unregister_exit_set" bp_ctl 'unregister bx4 --sync\n'
 for f in $fns; do
     echo '!hist:keys=rv' > $T/events/kf4/f$f/trigger
@@ -187,7 +178,7 @@ ktap_check "modprobe_ext4_again" modprobe $M
 ktap_check "registered_again" test -z "$(pfield bp4 bmk state)$(pfield bp4 brm state)"
 mount -t ext4 -o loop $IMG $MNT
 w
-ktap_check "counts_again_as_the_kernel" test "$(pfield bp4 bmk hits) $(pfield bp4 brm hits)" = "$(nhit kmk) $(nhit krm)" -a "$(nhit kmk)" = 6
+ktap_check "counts_again_as_the_kernel" test "$(pfield bp4 bmk hits) $(pfield bp4 brm hits)" = "$(bp_nhit kmk) $(bp_nhit krm)" -a "$(bp_nhit kmk)" = 6
 
 ktap_check "unregister_probe_set" bp_ctl 'unregister bp4 --sync\n'
 echo 0 > $T/events/ke4/enable

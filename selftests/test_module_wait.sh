@@ -34,8 +34,6 @@ ktap_check "disabled_set_made_waiting" bp_ctl "p:bpd/din $M:$F\ncreate bpd\n"
 line() { awk -v set="$1" -v n="$2" '$1 == "set" { cur = $2; next } cur == set && $2 == n' $BP_DEBUGFS/stats; }
 state() { line "$1" "$2" | tr ' ' '\n' | sed -n 's/^state=//p'; }
 hits() { line "$1" "$2" | tr ' ' '\n' | sed -n 's/^hits=//p'; }
-# The kernel's hits of its event EVENT (kprobe_profile: EVENT NHIT NMISSED).
-nhit() { awk -v e="$1" '$1 == e { print $2 }' $T/kprobe_profile; }
 poke() { echo "$1" > $POKE; }
 line bpw bin | sed 's/^/#/'
 ktap_check "stats_says_entry_waits" test "$(state bpw bin)" = waiting
@@ -56,17 +54,17 @@ ktap_check "registered_on_load" test -z "$(state bpw bin)$(state bpw bout)$(stat
 # ("Failed to re-register probe") and it stays waiting: batchprobe's does
 # as the kernel's did.
 init_ok=0
-[ "$(nhit ki)" = 1 ] && init_ok=1
-echo "# init_module: kprobe_events $(nhit ki) hit(s), batchprobe $(hits bpw bi) ($(state bpw bi))"
+[ "$(bp_nhit ki)" = 1 ] && init_ok=1
+echo "# init_module: kprobe_events $(bp_nhit ki) hit(s), batchprobe $(hits bpw bi) ($(state bpw bi))"
 if [ $init_ok = 1 ]; then want_init="1 gone"; else want_init="0 waiting"; fi
 ktap_check "init_function_as_the_kernel" test "$(hits bpw bi) $(state bpw bi)" = "$want_init"
 ktap_check "sets_counts_none_waiting" test "$(bp_field bpw waiting)" = "$([ $init_ok = 1 ] || echo 1)"
 echo 1 > $T/tracing_on
 poke 5
 echo 0 > $T/tracing_on
-ktap_check "kernel_counts_5" test "$(nhit kin)" = 5 -a "$(nhit kout)" = 5
-ktap_check "entry_counts_as_the_kernel" test "$(hits bpw bin)" = "$(nhit kin)"
-ktap_check "return_counts_as_the_kernel" test "$(hits bpw bout)" = "$(nhit kout)"
+ktap_check "kernel_counts_5" test "$(bp_nhit kin)" = 5 -a "$(bp_nhit kout)" = 5
+ktap_check "entry_counts_as_the_kernel" test "$(hits bpw bin)" = "$(bp_nhit kin)"
+ktap_check "return_counts_as_the_kernel" test "$(hits bpw bout)" = "$(bp_nhit kout)"
 ktap_check "disabled_set_counts_nothing" test "$(hits bpd din)" = 0
 # Each group's entry records of the same calls (two kretprobes on one
 # function see each other's trampoline as the caller: their records are
@@ -76,7 +74,7 @@ bp_same_records "entry_records_as_the_kernel" "$(records kin)" "$(records bin)" 
 ktap_check "return_records_as_many" test "$(records bout | grep -c .)" = 5 -a "$(records kout | grep -c .)" = 5
 ktap_check "enable_disabled_set" bp_ctl 'enable bpd\n'
 poke 2
-ktap_check "both_count_as_the_kernel" test "$(hits bpw bin)" = 7 -a "$(nhit kin)" = 7 -a "$(hits bpd din)" = 2
+ktap_check "both_count_as_the_kernel" test "$(hits bpw bin)" = 7 -a "$(bp_nhit kin)" = 7 -a "$(hits bpd din)" = 2
 
 # Unloaded under the sets: their probes go, as the kernel's go.
 ktap_check "rmmod_under_the_sets" rmmod $M
@@ -91,7 +89,7 @@ echo > $T/trace
 echo 1 > $T/tracing_on
 poke 3
 echo 0 > $T/tracing_on
-ktap_check "counts_again_as_the_kernel" test "$(hits bpw bin)" = 10 -a "$(nhit kin)" = 10 -a "$(hits bpw bout)" = "$(nhit kout)"
+ktap_check "counts_again_as_the_kernel" test "$(hits bpw bin)" = 10 -a "$(bp_nhit kin)" = 10 -a "$(hits bpw bout)" = "$(bp_nhit kout)"
 ktap_check "disabled_then_enabled_set_counts_again" test "$(hits bpd din)" = 5
 bp_same_records "entry_records_again_as_the_kernel" "$(records kin)" "$(records bin)" 3
 
@@ -100,10 +98,10 @@ ktap_check "disable" bp_ctl 'disable bpw\nflush\n'
 rmmod $M
 ktap_check "insmod_under_a_disabled_set" insmod "$BP_FOREIGN"
 poke 1
-ktap_check "disabled_counts_nothing" test "$(hits bpw bin)" = 10 -a "$(nhit kin)" = 11 -a -z "$(state bpw bin)"
+ktap_check "disabled_counts_nothing" test "$(hits bpw bin)" = 10 -a "$(bp_nhit kin)" = 11 -a -z "$(state bpw bin)"
 ktap_check "enabled_counts" bp_ctl 'enable bpw\n'
 poke 1
-ktap_check "enabled_counts_as_the_kernel" test "$(hits bpw bin)" = 11 -a "$(nhit kin)" = 12
+ktap_check "enabled_counts_as_the_kernel" test "$(hits bpw bin)" = 11 -a "$(bp_nhit kin)" = 12
 
 # A function the module lacks: refused while it is loaded (as
 # kprobe_events refuses it), waits while it is not, and is left waiting
