@@ -26,15 +26,24 @@ unwind_note='WARNING: stack going in the wrong direction? at return_to_handler+'
 if grep -aEn "$splat_re" "$logf" | grep -avF "$unwind_note" >"$logf.splats"; then
     problem "kernel splat in the console log ($(wc -l <"$logf.splats") lines), first ones:"
     head -5 "$logf.splats" | sed 's/^/    /' >&2
-    # The first splat whole (CI shows a run's last lines only): which
-    # program was running, then from the "cut here" line (a WARN's message
-    # comes before its banner) to the end of its trace, 60 lines at most.
+    # The first splat in ten lines (CI shows a run's last lines only, and a
+    # trace's banner is its first): which program was running, the line
+    # before the banner (a WARN's message, or "cut here"), the banner, the
+    # first RIP line after it and the first six sure frames (no "?", not
+    # the <IRQ>/<TASK> marks) of the first call trace after it. The whole
+    # report is in the console log, at the line said.
     first=$(head -1 "$logf.splats" | cut -d: -f1)
     prog=$(head -n "$first" "$logf" | grep -a '^# selftests: ' | tail -1)
-    log "the first splat, at line $first (${prog:-before the first selftest}):"
-    from=$((first - 4))
+    log "the first splat, at line $first of $logf (${prog:-before the first selftest}):"
+    from=$((first - 1))
     [ "$from" -ge 1 ] || from=1
-    sed -n "$from,$((from + 59))p" "$logf" | awk '{ print "    " $0 } /---\[ end trace/ { exit }' >&2
+    tr -d '\r' < "$logf" | sed -n "$from,$((first + 400))p" | awk -v banner=$((first - from + 1)) '
+        NR < banner { prev = $0; next }
+        NR == banner { if (prev != "") print "    " prev; print "    " $0; frames = 6; next }
+        frames == 0 || /---\[ end trace/ { exit }
+        /RIP: [0-9]+:/ && !rip { print "    " $0; rip = 1 }
+        trace && !/(^|\]) +\? / && !/<\/?(TASK|IRQ|NMI)>/ { print "    " $0; frames-- }
+        /Call Trace:/ { trace = 1 }' >&2
 fi
 
 # Lines the console dropped (printk's "** N printk messages dropped **")

@@ -389,6 +389,29 @@ bp_kernel_warnings() {
     dmesg | grep -E "WARNING:|BUG:${1:+|$1}" | grep -cvF "$BP_UNWIND_NOTE"
 }
 
+# bp_no_new_warnings W0 [RE]: true while bp_kernel_warnings [RE] still counts
+# W0; else prints how many lines came and the first new report in nine
+# lines: the line before its banner (a WARN's message, or "cut here"), the
+# banner, its RIP line and the first five sure frames of its call trace
+# (those without "?"), so that the failed case says which warning it saw:
+# CI keeps a run's last lines and the summary a failed case's last ten.
+bp_no_new_warnings() {
+    _bw=$(bp_kernel_warnings "${2:-}")
+    [ "$_bw" -eq "$1" ] && return 0
+    echo "$((_bw - $1)) new warning line(s) in the kernel log; the first report:"
+    dmesg | awk -v re="WARNING:|BUG:${2:+|$2}" -v note="$BP_UNWIND_NOTE" -v want=$(($1 + 1)) '
+        n < want && $0 ~ re && index($0, note) == 0 && ++n == want {
+            if (prev != "") print prev
+            print; frames = 5; next
+        }
+        n < want { prev = $0; next }
+        frames == 0 || /---\[ end trace/ { exit }
+        /RIP: [0-9]+:/ && !rip { print; rip = 1 }
+        trace && !/(^|\]) +\? / && !/<\/?(TASK|IRQ|NMI)>/ { print; frames-- }
+        /Call Trace:/ { trace = 1 }'
+    return 1
+}
+
 # bp_unblacklisted: the names on stdin (one a line) that kprobes do not
 # blacklist: a line of its own on a blacklisted function is refused, as
 # kprobe_events refuses it (test_blacklist_oracle.sh), and fails its set.

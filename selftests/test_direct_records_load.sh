@@ -101,7 +101,7 @@ sleep 1
 ktap_check "rmmod_with_trace_pipe_open" rmmod batchprobe
 kill $reader 2>/dev/null
 wait $reader 2>/dev/null
-ktap_check "no_kernel_warning" test "$(bp_kernel_warnings)" -eq "$w0"
+ktap_check "no_kernel_warning" bp_no_new_warnings "$w0"
 echo 1 > $T/tracing_on
 rm -f /tmp/drload*
 ktap_finish

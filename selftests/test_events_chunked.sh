@@ -106,5 +106,5 @@ ktap_check "hold_on_while_removing" awk '$1 <= 1 && $2 >= 1 { n++; if ($3 != 1) 
 ktap_check "hold_off_after_removal" test "$(cat $H)" = 0
 ktap_check "all_events_gone" test ! -d $T/events/chk
 rmdir $T/instances/bpchk*
-ktap_check "no_lockup_or_stall" test "$(bp_kernel_warnings "$lockups")" -eq "$w0"
+ktap_check "no_lockup_or_stall" bp_no_new_warnings "$w0" "$lockups"
 ktap_finish

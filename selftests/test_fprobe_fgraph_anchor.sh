@@ -22,9 +22,8 @@
 ktap_plan 8
 T=/sys/kernel/tracing
 anchors() { grep -c '^bp_fgraph_anchor ' $T/enabled_functions; }
-warnings() { bp_kernel_warnings; }
 if fprobe_on_fgraph; then held=1; else held=0; fi
-w0=$(warnings)
+w0=$(bp_kernel_warnings)
 bp_load
 ktap_check "no_anchor_before_a_return_fprobe" \
     sh -c ". ./bp_lib.sh; bp_ctl 'p:e/p ${BP_GETPPID}\ncreate e\nenable e\nunregister e --sync\n' && test \$(grep -c '^bp_fgraph_anchor ' $T/enabled_functions) -eq 0"
@@ -46,6 +45,6 @@ churn() {
 }
 ktap_check "return_sets_on_the_write_path_armed_and_retired_under_a_busy_caller" churn
 kill $busy 2>/dev/null; wait $busy 2>/dev/null
-ktap_check "no_new_warning" test "$(warnings)" -eq "$w0"
+ktap_check "no_new_warning" bp_no_new_warnings "$w0"
 ktap_check "rmmod_drops_the_anchor" sh -c "rmmod batchprobe && test \$(grep -c '^bp_fgraph_anchor ' $T/enabled_functions) -eq 0"
 ktap_finish

@@ -200,12 +200,21 @@ fn a_result_line_broken_by_the_console_fails() {
     );
 }
 
+/// A splat fails the run, and is shown in ten lines: the line before its
+/// banner (a WARN's message), the banner, its RIP line and the first sure
+/// frames of its trace (not the "?" ones), with the selftest that ran.
 #[test]
-fn a_splat_fails_and_is_shown_whole() {
+fn a_splat_fails_and_is_shown_in_ten_lines() {
     let splat = "------------[ cut here ]------------\n\
                  Failed to disarm kprobe-ftrace at vfs_read+0x4/0x100 (error -2)\n\
                  WARNING: CPU: 0 PID: 10 at kernel/kprobes.c:1131 disarm_kprobe_ftrace+0xbf/0xe0\n\
-                 Call Trace:\n <TASK>\n ---[ end trace 0000000000000000 ]---\n";
+                 Modules linked in: batchprobe(OE)\n\
+                 RIP: 0010:disarm_kprobe_ftrace+0xbf/0xe0\n\
+                 RSP: 0018:ffffc90000abbd58 EFLAGS: 00010282\n\
+                 Call Trace:\n <TASK>\n ? __warn+0x80/0x120\n\
+                 \x20__disable_kprobe+0x6a/0x90\n disable_kprobe+0x20/0x40\n\
+                 \x20? kfree+0x10/0x20\n f3+0x1/0x2\n f4+0x1/0x2\n f5+0x1/0x2\n\
+                 \x20f6+0x1/0x2\n f7+0x1/0x2\n ---[ end trace 0000000000000000 ]---\n";
     let header = "# selftests: batchprobe: test_b.sh\n";
     let body = a_ok() + header + splat + &b_ok().replacen(header, "", 1) + &c_skip();
     let v = judge("splat", &log(3, &body, DONE));
@@ -215,12 +224,28 @@ fn a_splat_fails_and_is_shown_whole() {
         "{}",
         v.err
     );
-    assert!(v.err.contains("(error -2)"), "{}", v.err);
+    let shown = v
+        .err
+        .split("the first splat, at line ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no first splat shown: {}", v.err));
     assert!(
-        v.err.contains("selftests: batchprobe: test_b.sh"),
+        shown.contains("selftests: batchprobe: test_b.sh"),
         "{}",
         v.err
     );
+    for line in [
+        "(error -2)",
+        "WARNING: CPU: 0 PID: 10 at kernel/kprobes.c:1131",
+        "RIP: 0010:disarm_kprobe_ftrace+0xbf/0xe0",
+        "__disable_kprobe+0x6a/0x90",
+        "f6+0x1/0x2",
+    ] {
+        assert!(shown.contains(line), "{line} not in: {}", v.err);
+    }
+    for line in ["cut here", "Modules linked in", "? __warn", "? kfree", "f7+0x1"] {
+        assert!(!shown.contains(line), "{line} in: {}", v.err);
+    }
 }
 
 #[test]
