@@ -243,7 +243,13 @@ fn a_splat_fails_and_is_shown_in_ten_lines() {
     ] {
         assert!(shown.contains(line), "{line} not in: {}", v.err);
     }
-    for line in ["cut here", "Modules linked in", "? __warn", "? kfree", "f7+0x1"] {
+    for line in [
+        "cut here",
+        "Modules linked in",
+        "? __warn",
+        "? kfree",
+        "f7+0x1",
+    ] {
         assert!(!shown.contains(line), "{line} in: {}", v.err);
     }
 }
