@@ -513,6 +513,9 @@ peer_bp() { # method n run: batchprobe on the names in /tmp/bp-peer-n
     set=q$3 opts=--no-events args= way=${1%-cold}
     case ${way%-loaded} in
         peer-bp-fprobe) kind=p ;;
+        # The same lines with their events (the grammar's default): what
+        # an event per probe adds to the attach.
+        peer-bp-fprobe-events) kind=p opts= ;;
         peer-bp-direct) kind=d ;;
         peer-bp-exit) kind=d opts="--exit --no-events" ;;
         # Return records on: an event per function, its first argument kept
@@ -693,7 +696,7 @@ peers() {
     [ -x ./bpfpeer ] && [ -r /sys/kernel/btf/vmlinux ] || { echo "BENCHINFO peers=skipped (no bpfpeer or no BTF)"; return 0; }
     peer_candidates || { part_failed "peers: no candidates (the exit set xacc on every function was refused: $(cat $BP_DEBUGFS/last_error))"; return 0; }
     peer_r=0
-    peer_round /tmp/bp-peer-entry "$PEER_ENTRY_SIZES" peer-bp-fprobe peer-bp-direct peer-kprobe-multi
+    peer_round /tmp/bp-peer-entry "$PEER_ENTRY_SIZES" peer-bp-fprobe peer-bp-fprobe-events peer-bp-direct peer-kprobe-multi
     multi=
     ./bpfpeer modes | grep -qx fentry-fexit-multi && multi="peer-fentry-fexit-multi peer-fsession-multi peer-fsession-rb"
     peer_round /tmp/bp-peer-exit "$PEER_EXIT_SIZES" peer-bp-exit peer-bp-exit-rec peer-kprobe-multi-ret peer-fentry-fexit $multi

@@ -41,9 +41,16 @@ pub(crate) const DIRECT_PHASES: [&str; 6] = [
 ];
 pub(crate) const DIRECT_PLOTTED: [&str; 2] = ["attach", "detach"];
 pub(crate) const ENTRY_METHODS: [&str; 3] = ["entry-tracefs", "entry-kprobe", "entry-auto"];
-/// The BPF peers, entry only (`peers` in selftests/bench_lib.sh).
-pub(crate) const PEER_ENTRY_METHODS: [&str; 3] =
-    ["peer-bp-fprobe", "peer-bp-direct", "peer-kprobe-multi"];
+/// The BPF peers, entry only (`peers` in selftests/bench_lib.sh):
+/// `peer-bp-fprobe-events` is `peer-bp-fprobe` with an event per line
+/// (measured since 2026-12-07; last, so that the plots' older series keep
+/// their colours).
+pub(crate) const PEER_ENTRY_METHODS: [&str; 4] = [
+    "peer-bp-fprobe",
+    "peer-bp-direct",
+    "peer-kprobe-multi",
+    "peer-bp-fprobe-events",
+];
 /// The batchprobe peers that `peer_round` (selftests/bench_lib.sh) also
 /// measures cold, after `insmod` (`METHOD-cold`), and loaded earlier
 /// (`METHOD-loaded`).

@@ -16,6 +16,7 @@ use benchreport::*;
 fn label(method: &str) -> &str {
     match method {
         "peer-bp-fprobe" => "batchprobe, `p:` lines (one fprobe)",
+        "peer-bp-fprobe-events" => "the same with an event per line (tracefs)",
         "peer-bp-direct" => "batchprobe, `d:` lines (one ftrace_ops)",
         "peer-kprobe-multi" => "one kprobe_multi link",
         "peer-bp-exit" => "batchprobe, `d:` lines `--exit`",
