@@ -9,12 +9,12 @@
  * event_mutex (trace_add_event_call() asserts it), which modules cannot take.
  * The kernel takes it for us around a trace_event_class's reg(): this module
  * has one static event of its own, batchprobe/sync, in its _ftrace_events
- * section (the module loader registers it), and enabling then disabling it
- * with the exported trace_set_clr_event() calls its reg() with event_mutex
- * held, where the adds and removes a sync handed over run. Whichever reg()
- * call comes first does the work (a user may enable batchprobe/sync too:
- * that only runs it early), and one of the two calls always comes after the
- * hand-over, so the work is done when the second returns.
+ * section (the module loader registers it), and turning it on or off with
+ * the exported trace_set_clr_event() calls its reg() with event_mutex
+ * held, where the adds and removes a sync handed over run. A sync turns it
+ * over once a chunk (on if it is off, off if it is on; the other way if a
+ * user turned it over first, so one of the calls always reaches reg()
+ * after the hand-over) and off at its end.
  */
 #include <linux/atomic.h>
 #include <linux/kallsyms.h>
@@ -840,6 +840,8 @@ static LIST_HEAD(bp_orphans);
 static DEFINE_MUTEX(bp_sync_mutex);
 /* The task running a sync: only its reg() calls do the work handed over. */
 static struct task_struct *bp_sync_task;
+/* batchprobe/sync's file in the top-level trace array, once reg() met it. */
+static struct trace_event_file *bp_sync_file;
 
 #define BP_ORPHAN_RETRY HZ
 static void bp_orphan_work_fn(struct work_struct *work);
@@ -870,13 +872,16 @@ static void bp_orphan_idle(struct bp_event *ev)
 		mod_delayed_work(system_long_wq, &bp_orphan_work, 0);
 }
 
+struct bp_adds;
+
 struct bp_sync {
+	struct bp_adds *all;	/* the adds of every chunk, for the name check */
 	struct bp_event **add;
 	size_t nadd;
 	struct bp_event **remove;
 	size_t nremove;
 	int ret;		/* of the adds: all or nothing */
-	size_t taken;		/* -EEXIST: the add whose name tracefs has */
+	size_t taken;		/* -EEXIST: the add (of all) whose name tracefs has */
 	size_t busy;		/* removals left on bp_orphans */
 	size_t removed;		/* events that left tracefs */
 };
@@ -961,53 +966,88 @@ static long bp_name_in(struct bp_event **add, size_t n, bool sorted, const char 
 }
 
 /*
- * The first of @n adds whose SYSTEM/NAME tracefs has already (as
- * trace_get_event_file() finds one: any event with a reg(), not one that
- * ignores enabling), or -1: one walk of the event files of @file's trace
- * array (the top-level one, which has every event), event_mutex held. The
- * adds of one set share a system and come sorted by name (see
- * src/events/tracefs.rs); a file of that system is looked up among them,
- * the others cost one strcmp each. Where the check was one
- * trace_get_event_file() per event before the sync, each a walk of every
- * event, it took a fifth of a create of 10,000 events.
+ * The adds of a sync, all its chunks': @ev sorted by name (strcmp's order)
+ * if @sorted, all of one system if @one (the adds of one set are both:
+ * see src/events/tracefs.rs); @done of them added by earlier chunks, the
+ * last of those @ev[@done - 1], the newest event file of the top-level
+ * trace array's list, whose head (&global_trace.events) @head is once the
+ * first chunk's walk met it.
  */
-static long bp_sync_taken(struct bp_event **add, size_t n, struct trace_event_file *file)
+struct bp_adds {
+	struct bp_event **ev;
+	size_t n;
+	size_t done;
+	bool one;
+	bool sorted;
+	struct list_head *head;
+};
+
+/*
+ * The index of the add named as @f's event (an event with a reg(), as
+ * trace_get_event_file() finds one: not one that ignores enabling), or -1;
+ * one not made yet (an earlier chunk's are ours). Where the adds are of
+ * one system, a file of another costs one strcmp.
+ */
+static long bp_adds_find(const struct bp_adds *a, const struct trace_event_file *f)
 {
-	const char *system = add[0]->class.system;
-	struct trace_event_file *f;
-	struct list_head *pos;
-	bool one = true, sorted = true;
-	long at, first = -1;
+	struct trace_event_call *call = f->event_call;
+	const char *name = trace_event_name(call);
+	long at = -1;
 	size_t i;
 
-	for (i = 1; i < n; i++) {
-		one = one && !strcmp(add[i]->class.system, system);
-		sorted = sorted && strcmp(add[i - 1]->call.name, add[i]->call.name) < 0;
+	if (!name || !call->class || !call->class->reg ||
+	    (call->flags & TRACE_EVENT_FL_IGNORE_ENABLE))
+		return -1;
+	if (a->one) {
+		if (!strcmp(call->class->system, a->ev[0]->class.system))
+			at = bp_name_in(a->ev, a->n, a->sorted, name);
+	} else {
+		for (i = 0; i < a->n && at < 0; i++)
+			if (!strcmp(a->ev[i]->call.name, name) &&
+			    !strcmp(a->ev[i]->class.system, call->class->system))
+				at = i;
+	}
+	return at >= (long)a->done ? at : -1;
+}
+
+/*
+ * The first of the adds not made yet whose SYSTEM/NAME tracefs has
+ * already, or -1, event_mutex held: the first chunk walks every event file
+ * of @file's trace array (the top-level one, which has every event),
+ * meeting its list's head on the way; a later chunk walks only the files
+ * newer than the last chunk's last add (a trace array keeps its files
+ * newest first: trace_create_new_event()'s list_add()), those another
+ * task added while event_mutex was free between the chunks. Where each
+ * chunk walked every file, and compared it with its own adds only, the
+ * checks of a create of 10,000 events grew with the square of the count
+ * (40 chunks, each a walk past the chunks before it).
+ */
+static long bp_sync_taken(struct bp_adds *a, struct trace_event_file *file)
+{
+	const struct trace_event_call *last = a->done ? &a->ev[a->done - 1]->call : NULL;
+	struct list_head *pos;
+	long at, first = -1;
+
+	if (a->head && last) {
+		for (pos = a->head->next; pos != a->head; pos = pos->next) {
+			struct trace_event_file *f = list_entry(pos, struct trace_event_file, list);
+
+			if (f->event_call == last)
+				break;
+			at = bp_adds_find(a, f);
+			if (at >= 0 && (first < 0 || at < first))
+				first = at;
+		}
+		return first;
 	}
 	pos = &file->list;
 	do {
-		struct trace_event_call *call;
-		const char *name;
-
 		pos = pos->next;
-		if (bp_events_list_head(pos, file->tr))
+		if (bp_events_list_head(pos, file->tr)) {
+			a->head = pos;
 			continue;
-		f = list_entry(pos, struct trace_event_file, list);
-		call = f->event_call;
-		name = trace_event_name(call);
-		if (!name || !call->class || !call->class->reg ||
-		    (call->flags & TRACE_EVENT_FL_IGNORE_ENABLE))
-			continue;
-		if (one) {
-			if (strcmp(call->class->system, system))
-				continue;
-			at = bp_name_in(add, n, sorted, name);
-		} else {
-			for (at = -1, i = 0; i < n && at < 0; i++)
-				if (!strcmp(add[i]->call.name, name) &&
-				    !strcmp(add[i]->class.system, call->class->system))
-					at = i;
 		}
+		at = bp_adds_find(a, list_entry(pos, struct trace_event_file, list));
 		if (at >= 0 && (first < 0 || at < first))
 			first = at;
 	} while (pos != &file->list);
@@ -1027,7 +1067,7 @@ static void bp_sync_run(struct bp_sync *s, struct trace_event_file *file)
 	size_t i;
 
 	if (s->nadd) {
-		taken = bp_sync_taken(s->add, s->nadd, file);
+		taken = bp_sync_taken(s->all, file);
 		if (taken >= 0) {
 			s->taken = taken;
 			s->ret = -EEXIST;
@@ -1084,6 +1124,7 @@ static int bp_sync_reg(struct trace_event_call *call, enum trace_reg type, void 
 		 */
 		if (READ_ONCE(bp_sync_task) != current)
 			return 0;
+		WRITE_ONCE(bp_sync_file, data);
 		s = xchg(&bp_pending, NULL);
 		if (s)
 			bp_sync_run(s, data);
@@ -1180,26 +1221,44 @@ static void bp_reset_flagged_buffers(void)
 #define BP_SYNC_CHUNK 256
 
 /*
- * One reg() call: @nadd adds (all or none) and @nremove removals, and the
- * orphans that can go. Returns the adds' error, or -EBUSY if reg() was not
- * reached (nothing done; every event to remove is adopted). Under
- * bp_sync_mutex.
+ * Whether batchprobe/sync is on in the top-level trace array, read without
+ * event_mutex: a guess, which bp_sync_one() corrects.
  */
-static int bp_sync_one(struct bp_event **add, size_t nadd, struct bp_event **remove,
+static bool bp_sync_is_on(void)
+{
+	struct trace_event_file *file = READ_ONCE(bp_sync_file);
+
+	return file && (READ_ONCE(file->flags) & EVENT_FILE_FL_ENABLED);
+}
+
+/*
+ * One reg() call: @nadd adds (all or none), the next of @all's, and
+ * @nremove removals, and the orphans that can go. Returns the adds' error,
+ * or -EBUSY if reg() was not reached (nothing done; every event to remove
+ * is adopted). Under bp_sync_mutex.
+ */
+static int bp_sync_one(struct bp_adds *all, size_t nadd, struct bp_event **remove,
 		       size_t nremove, size_t *busy, size_t *taken)
 {
 	struct bp_sync s = {
-		.add = add, .nadd = nadd, .remove = remove, .nremove = nremove,
-		.taken = SIZE_MAX,
+		.all = all, .add = all ? all->ev + all->done : NULL, .nadd = nadd,
+		.remove = remove, .nremove = nremove, .taken = SIZE_MAX,
 	};
+	bool on = bp_sync_is_on();
 	int ret;
 	size_t i;
 
 	WRITE_ONCE(bp_sync_task, current);
 	WRITE_ONCE(bp_pending, &s);
-	ret = trace_set_clr_event("batchprobe", "sync", 1);
-	if (!ret)
-		ret = trace_set_clr_event("batchprobe", "sync", 0);
+	/*
+	 * The call that turns batchprobe/sync over reaches reg(); if a user
+	 * turned it over first, the call the other way does. It stays as it
+	 * is between chunks (bp_events_sync() turns it off at its end): each
+	 * call walks every event file, twice a chunk before.
+	 */
+	ret = trace_set_clr_event("batchprobe", "sync", !on);
+	if (!ret && READ_ONCE(bp_pending))
+		ret = trace_set_clr_event("batchprobe", "sync", on);
 	WRITE_ONCE(bp_sync_task, NULL);
 	if (xchg(&bp_pending, NULL)) {
 		/*
@@ -1254,34 +1313,39 @@ static void bp_orphan_retry_later(void)
 int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
 		   size_t nremove, size_t *busy, size_t *taken)
 {
-	size_t done, n, start, at = SIZE_MAX;
+	struct bp_adds all = { .ev = add, .n = nadd, .one = true, .sorted = true };
+	size_t i, n, start, at = SIZE_MAX;
 	bool held = false;
 	int ret = 0;
 
 	if (busy)
 		*busy = 0;
+	for (i = 1; i < nadd; i++) {
+		all.one = all.one && !strcmp(add[i]->class.system, add[0]->class.system);
+		all.sorted = all.sorted && strcmp(add[i - 1]->call.name, add[i]->call.name) < 0;
+	}
 	mutex_lock(&bp_sync_mutex);
 	/* One start and stop of the kernel's comm recording (see bp_hold_reg). */
 	if (DIV_ROUND_UP(nadd, BP_SYNC_CHUNK) + DIV_ROUND_UP(nremove, BP_SYNC_CHUNK) > 1)
 		held = !trace_set_clr_event("batchprobe", "hold", 1);
 	if (!nadd && !nremove)
 		ret = bp_sync_one(NULL, 0, NULL, 0, NULL, NULL);
-	for (done = 0; done < nadd; done += n) {
-		n = min_t(size_t, nadd - done, BP_SYNC_CHUNK);
-		ret = bp_sync_one(add + done, n, NULL, 0, NULL, &at);
+	for (; all.done < nadd; all.done += n) {
+		n = min_t(size_t, nadd - all.done, BP_SYNC_CHUNK);
+		ret = bp_sync_one(&all, n, NULL, 0, NULL, &at);
 		if (ret) {
 			if (ret == -EEXIST && taken && at != SIZE_MAX)
-				*taken = done + at;
+				*taken = at;
 			break;
 		}
 		cond_resched();
 	}
-	if (ret && done) {
+	if (ret && all.done) {
 		/*
 		 * All or none: the chunks added before go again (one a user
 		 * enabled meanwhile stays as an orphan, and its slot is NULL).
 		 */
-		for (start = done; start > 0; start -= n) {
+		for (start = all.done; start > 0; start -= n) {
 			n = min_t(size_t, start, BP_SYNC_CHUNK);
 			bp_sync_one(NULL, 0, add + start - n, n, NULL, NULL);
 			cond_resched();
@@ -1296,6 +1360,9 @@ int bp_events_sync(struct bp_event **add, size_t nadd, struct bp_event **remove,
 		ret = ret ?: r;
 		cond_resched();
 	}
+	/* Off after every sync (its reg() does nothing now). */
+	if (bp_sync_is_on())
+		trace_set_clr_event("batchprobe", "sync", 0);
 	if (held)
 		trace_set_clr_event("batchprobe", "hold", 0);
 	bp_orphan_retry_later();

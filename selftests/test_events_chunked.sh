@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# description: a set's thousands of events are added and removed in chunks, event_mutex let go between them: a tracefs write that needs event_mutex (an event's enable file) is served while the set's events are still being added, and again while they are being removed, batchprobe/hold is on across the chunks and off after, and no soft lockup or stall is reported
+# description: a set's thousands of events are added and removed in chunks, event_mutex let go between them: a tracefs write that needs event_mutex (an event's enable file) is served while the set's events are still being added, and again while they are being removed, batchprobe/hold is on across the chunks and off after (batchprobe/sync too), and no soft lockup or stall is reported
 # requires: CONFIG_KPROBE_EVENTS, CONFIG_FPROBE
 # speed: slow
 #
@@ -17,7 +17,7 @@
 # keeps the kernel's recording of task names on, which each chunk's
 # enable and disable of batchprobe/sync would otherwise start and stop).
 . ./bp_lib.sh
-ktap_plan 13
+ktap_plan 15
 T=/sys/kernel/tracing
 # Every function ftrace can trace that one text symbol has and kprobes do
 # not blacklist (about 16,000 on test, 18,000 on distro-7.3, 45,552 on
@@ -94,6 +94,8 @@ ktap_check "write_served_while_adding" awk '$1 == 1 && $2 == 1 { f = 1 } END { e
 # not yet, the sync ran.
 ktap_check "hold_on_while_adding" awk '$1 >= 1 && $2 <= 1 { n++; if ($3 != 1) bad = 1 } END { exit !(n && !bad) }' /tmp/chk.add
 ktap_check "hold_off_after_create" test "$(cat $H)" = 0
+# batchprobe/sync, turned over once a chunk, is off again.
+ktap_check "sync_off_after_create" test "$(cat $T/events/batchprobe/sync/enable)" = 0
 
 printf 'unregister chk --sync\n' | bpwrite $BP_CTL > /tmp/chk.rm.out 2>&1 &
 wpid=$!
@@ -104,6 +106,7 @@ echo "# $(wc -l < /tmp/chk.rm) writes during the removal (before/after/hold):" $
 ktap_check "write_served_while_removing" awk '$1 == 1 && $2 == 1 { f = 1 } END { exit !f }' /tmp/chk.rm
 ktap_check "hold_on_while_removing" awk '$1 <= 1 && $2 >= 1 { n++; if ($3 != 1) bad = 1 } END { exit !(n && !bad) }' /tmp/chk.rm
 ktap_check "hold_off_after_removal" test "$(cat $H)" = 0
+ktap_check "sync_off_after_removal" test "$(cat $T/events/batchprobe/sync/enable)" = 0
 ktap_check "all_events_gone" test ! -d $T/events/chk
 rmdir $T/instances/bpchk*
 ktap_check "no_lockup_or_stall" bp_no_new_warnings "$w0" "$lockups"

@@ -1,15 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# description: an event name tracefs has already is refused wherever it falls among a set's events (in the first chunk of adds or a later one, against kprobe_events, a static event, or a set's event), with EEXIST naming it, and nothing is left of the set: no event, no set; without the taken name the same set is made
+# description: an event name tracefs has already is refused wherever it falls among a set's events (in the first chunk of adds or a later one, against kprobe_events, a static event, or a set's event), with EEXIST naming it, and nothing is left of the set: no event, no set; without the taken name the same set is made; a kprobe event written while a set's chunks are added takes the name or is refused, never both
 # requires: CONFIG_KPROBE_EVENTS, CONFIG_FPROBE
 #
 # A set's events are added in chunks of 256, each under event_mutex, and
 # the check for a name tracefs has is made in each chunk, under that lock
-# (rust/events.c, bp_sync_taken): a name in a later chunk fails the create
-# after earlier chunks were added, which must be taken out again. The
-# names sort as bytes: "aaa_*" comes first, "zzz_*" after any p_SYM_0.
+# (rust/events.c, bp_sync_taken): the first chunk's against every event
+# tracefs has, a later one's against those added since the chunk before,
+# while event_mutex was free. The names sort as bytes: "aaa_*" comes
+# first, "zzz_*" after any p_SYM_0.
 . ./bp_lib.sh
-ktap_plan 16
+ktap_plan 19
 T=/sys/kernel/tracing
 EEXIST=17
 S=$BP_GETPPID
@@ -77,4 +78,40 @@ ktap_check "made_without" sh -c ". ./bp_lib.sh; { cat /tmp/tkn.lines; echo 'crea
 ktap_check "an_event_each" test "$(nev)" -eq 600
 ktap_check "unregister" bp_ctl 'unregister tkn --sync\n'
 ktap_check "all_gone" test ! -d $T/events/tkn
+
+# A kprobe event named as the last of 4,000 events, written by another
+# task as soon as batchprobe/hold says the set's sync began (16 chunks):
+# written between two chunks, a later chunk finds it and the create fails
+# with EEXIST naming it, nothing of the set left; written after the last
+# chunk, kprobe_events refuses it. Never both.
+grep -v -e '\.' -e ' ' $T/available_filter_functions | sort -u | bp_unblacklisted |
+    awk 'NR == FNR { twice[$1] = 1; next } length($0) <= 48 && !($1 in twice)' /tmp/tkn.twice - |
+    grep -vx "$S" | head -4000 | sed 's|^|p:tkn/ |' > /tmp/tkn.many
+ktap_check "4000_functions" test "$(wc -l < /tmp/tkn.many)" -eq 4000
+L=$(sed 's|^p:tkn/ \(.*\)$|p_\1_0|' /tmp/tkn.many | LC_ALL=C sort | tail -1)
+H=$T/events/batchprobe/hold/enable
+{ cat /tmp/tkn.many; echo "create tkn --events"; } > /tmp/tkn.write
+bpwrite $BP_CTL < /tmp/tkn.write > /tmp/tkn.race.out 2>&1 &
+wpid=$!
+h=0
+while [ "$h" != 1 ] && kill -0 $wpid 2>/dev/null; do read -r h < $H; done
+echo "p:tkn/$L $S" 2>/dev/null >> $T/kprobe_events
+kp=$?
+wait $wpid
+rc=$?
+if [ $kp -eq 0 ] && [ $rc -ne 0 ]; then
+    echo "# the kprobe event came between two chunks (hold seen: $h): the create was refused"
+    ktap_check "race_one_owner" sh -c "grep -qF '(errno $EEXIST)' /tmp/tkn.race.out &&
+        grep -q 'event tkn/$L exists in tracefs' $BP_DEBUGFS/last_error && test $(nev) -eq 1"
+    echo "-:tkn/$L" >> $T/kprobe_events
+elif [ $kp -ne 0 ] && [ $rc -eq 0 ]; then
+    echo "# the kprobe event came after the sync (hold seen: $h): kprobe_events refused it"
+    ktap_check "race_one_owner" test "$(nev)" -eq 4000
+    bp_ctl 'unregister tkn --sync\n'
+else
+    ktap_fail "race_one_owner" "kprobe_events write rc=$kp, create rc=$rc: $(head -1 /tmp/tkn.race.out)"
+    echo "-:tkn/$L" >> $T/kprobe_events 2>/dev/null
+    bp_ctl 'unregister tkn --sync\n' 2>/dev/null
+fi
+ktap_check "race_all_gone" test ! -d $T/events/tkn
 ktap_finish
