@@ -15,7 +15,8 @@
 # exit, on BP_PROFILE_N functions (all), BP_PROFILE_LOOPS writes (3);
 # BP_PROFILE_FIRST=1: the first create after insmod instead (the caches it
 # fills), no loops; BP_PROFILE_EVENTS=1: an event per line (no
-# --no-events).
+# --no-events); BP_PROFILE_STAGE=1: the staging writes of the lines
+# instead of the create.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -37,6 +38,7 @@ args="nokaslr bp.mode=$mode bp.bench_CFG=$cfg"
 [ -n "${BP_PROFILE_LOOPS:-}" ] && args="$args bp.bench_LOOPS=$BP_PROFILE_LOOPS"
 [ -n "${BP_PROFILE_FIRST:-}" ] && args="$args bp.bench_FIRST=$BP_PROFILE_FIRST"
 [ -n "${BP_PROFILE_EVENTS:-}" ] && args="$args bp.bench_EVENTS=$BP_PROFILE_EVENTS"
+[ -n "${BP_PROFILE_STAGE:-}" ] && args="$args bp.bench_STAGE=$BP_PROFILE_STAGE"
 python3 "$BP_ROOT/scripts/profile-sample.py" sample "$out/monitor.sock" "$out/console.log" \
     "$out/samples.txt" &
 sampler=$!

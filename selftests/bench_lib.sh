@@ -541,6 +541,11 @@ peer_bp() { # method n run: batchprobe on the names in /tmp/bp-peer-n
     echo "BENCH method=$1 n=$2 run=$3 phase=stage ns=$stage got=$got"
     echo "BENCH method=$1 n=$2 run=$3 phase=create ns=$ns got=$got"
     echo "BENCH method=$1 n=$2 run=$3 phase=attach ns=$((stage + ns)) got=$got"
+    # Where the create's time went, as the set's stats say: register_ns,
+    # its build (names resolved, probes made, events added); enable_ns,
+    # its arming (an fprobe set's register_fprobe_ips(), the kernel's
+    # text patching, as a kprobe_multi link's). Not read by benchreport.
+    echo "BENCHSPLIT method=$1 n=$2 run=$3 register_ns=$(bp_timing $set register_ns) enable_ns=$(bp_timing $set enable_ns)"
     g=$(gp_now)
     ns=$(printf "unregister $set --sync\n" | bpwrite -t $BP_CTL)
     echo "BENCHGP method=$1 n=$2 run=$3 phase=detach gp=$(gp_since "$g")"

@@ -15,13 +15,16 @@
 # time as PROFILE-TIME. With bp.bench_FIRST=1 the first create (the one
 # after insmod, which fills the module's caches) is what is sampled, and
 # no loop runs. With bp.bench_EVENTS=1 each line has its event (no
-# --no-events).
+# --no-events). With bp.bench_STAGE=1 each loop samples the staging writes
+# of the lines instead (parsed, names resolved, checked), timed as
+# PROFILE-TIME's stage_ns, and drops them again (-:pc).
 . ./bench_lib.sh
 CFG=${BP_BENCH_CFG:-fprobe}
 N=${BP_BENCH_N:-all}
 LOOPS=${BP_BENCH_LOOPS:-3}
 FIRST=${BP_BENCH_FIRST:-0}
 EVENTS=${BP_BENCH_EVENTS:-0}
+STAGE=${BP_BENCH_STAGE:-0}
 [ "$FIRST" = 1 ] && LOOPS=0
 insmod "$BP_KO" || exit 1
 entry_candidates
@@ -52,6 +55,18 @@ ns=$(printf "create pc $opts\n" | bpwrite -t $BP_CTL) || { cat $BP_DEBUGFS/last_
 echo "PROFILE-FIRST create_ns=$ns register_ns=$(bp_timing pc register_ns) attach_ns=$(bp_timing pc attach_ns)"
 bp_ctl "unregister pc --sync\n"
 for i in $(seq 1 "$LOOPS"); do
+    if [ "$STAGE" = 1 ]; then
+        sleep 1
+        echo PROFILE-RESUME
+        sleep 1
+        t0=$(cut -d' ' -f1 /proc/uptime)
+        stage
+        t1=$(cut -d' ' -f1 /proc/uptime)
+        echo PROFILE-PAUSE
+        echo "PROFILE-TIME loop=$i stage_ns=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1e9 }')"
+        bp_ctl "-:pc\n"
+        continue
+    fi
     stage
     sleep 1
     echo PROFILE-RESUME
