@@ -41,9 +41,10 @@ esac
 [ "$EVENTS" = 1 ] && opts=${opts%--no-events}
 grep -e '\[batchprobe\]' -e '\[__builtin__' /proc/kallsyms | sed 's/^/PROFILE-SYM /'
 echo "PROFILE functions=$N cfg=$CFG"
+# The lines in writes of 20,000 (split once), and their staging writes.
+rm -f /tmp/bp-pc-part.*
+awk -v k=$kind '{ printf "%s:pc/ %s\n", k, $1 > ("/tmp/bp-pc-part." int((NR - 1) / 20000)) }' /tmp/bp-pc
 stage() {
-    rm -f /tmp/bp-pc-part.*
-    awk -v k=$kind '{ printf "%s:pc/ %s\n", k, $1 > ("/tmp/bp-pc-part." int((NR - 1) / 20000)) }' /tmp/bp-pc
     for f in /tmp/bp-pc-part.*; do bpwrite $BP_CTL < "$f" || exit 1; done
 }
 # The first create walks the kernel's text symbols and finds their ftrace
