@@ -524,11 +524,9 @@ impl SetEvents {
         let oom = |_| Failed::oom();
         let events = self.events.get_mut();
         let system = c_string(set)?;
-        // At most one event a probe: `make` never grows the vector.
+        // At most one event a probe: `make` never grows `events`. Sorted:
+        // (name, head, walk index, arguments), the names by reference.
         events.reserve(probes.len(), GFP_KERNEL).map_err(oom)?;
-        // (name, head, walk index, arguments), ordered by name; the names
-        // by reference, so that sorting moves a few words an entry, not
-        // the 72-byte names.
         let mut sorted = KVVec::with_capacity(probes.len(), GFP_KERNEL).map_err(oom)?;
         let mut event_of = KVVec::with_capacity(probes.len(), GFP_KERNEL).map_err(oom)?;
         for (i, (name, head, args)) in (0u32..).zip(probes.iter()) {
