@@ -12,9 +12,10 @@
  * section (the module loader registers it), and turning it on or off with
  * the exported trace_set_clr_event() calls its reg() with event_mutex
  * held, where the adds and removes a sync handed over run. A sync turns it
- * over once a chunk (on if it is off, off if it is on; the other way if a
- * user turned it over first, so one of the calls always reaches reg()
- * after the hand-over) and off at its end.
+ * over once a chunk (on if it is off, off if it is on; the other way too if
+ * a user turned it over first) and off at its end. Where neither call
+ * reaches reg() (a user turning it over twice meanwhile, or its soft mode
+ * from a trigger), the sync fails with -EBUSY, nothing done.
  */
 #include <linux/atomic.h>
 #include <linux/kallsyms.h>
