@@ -1175,8 +1175,9 @@ BP_STATIC_EVENT(sync);
  * (the default; or record-tgid) starts the kernel's recording of task
  * names, which registers the sched_switch and sched_wakeup tracepoints if
  * nothing else had it on, and disabling it stops that again: text patched
- * twice for each chunk's enable and disable of batchprobe/sync (under TCG
- * 1.6 s of the 2.5 s a set of 10,000 events took to create, 2026-12-06).
+ * for each chunk's turn of batchprobe/sync (twice a chunk when each chunk
+ * turned it on and off: under TCG 1.6 s of the 2.5 s a set of 10,000
+ * events took to create, 2026-12-06).
  * While batchprobe/hold is on, those only count references: the recording
  * starts and stops once per sync. Its reg() does nothing; a user who
  * enables it keeps the recording on, until a sync's end turns it off.

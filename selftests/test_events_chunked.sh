@@ -14,8 +14,9 @@
 # last not (or the last removed and the first not) was served between two
 # chunks.
 # batchprobe/hold, read between the counts, is on while the chunks go (it
-# keeps the kernel's recording of task names on, which each chunk's
-# enable and disable of batchprobe/sync would otherwise start and stop).
+# keeps the kernel's recording of task names on, which each chunk's turn
+# of batchprobe/sync would otherwise start or stop); batchprobe/sync is off
+# after the create and after the removal.
 . ./bp_lib.sh
 ktap_plan 15
 T=/sys/kernel/tracing
