@@ -69,6 +69,11 @@ pub(crate) struct Target<'a> {
     /// Its set is made with `--exit`: a `d:` probe's records are return
     /// records.
     pub(crate) exit: bool,
+    /// A glob member whose name an earlier symbol also has: the kernel,
+    /// resolving the name, probes that one instead (set by the builder,
+    /// which has the walked symbols, where it matters: see
+    /// [`crate::probe::Post`]).
+    pub(crate) shadowed: bool,
 }
 
 /// A target that owns its symbol: an API client's, copied out of its
@@ -104,6 +109,7 @@ impl OwnedTarget {
             line: None,
             args: None,
             exit: false,
+            shadowed: false,
         }
     }
 }

@@ -114,6 +114,7 @@ impl Staged {
             line: Some(self.line_ref()),
             args: self.args_for(exit),
             exit,
+            shadowed: false,
         }
     }
 
@@ -180,13 +181,18 @@ impl Staged {
 
     /// An explicit line whose target needs its address from the walk of
     /// the kernel's text symbols: direct calls (on core-kernel functions),
-    /// and what an fprobe may serve. Other explicit lines are resolved by
-    /// the kernel, or by their module's walk ([`Staged::module_direct`]).
-    fn walked_explicitly(&self) -> bool {
+    /// what an fprobe may serve, and a `--noopt` set's (`noopt`) kprobes
+    /// into a function, whose post handler depends on where they land
+    /// ([`crate::probe::Post`]: unwalked, each would cost a grace period).
+    /// Other explicit lines are resolved by the kernel, or by their
+    /// module's walk ([`Staged::module_direct`]).
+    fn walked_explicitly(&self, noopt: bool) -> bool {
         !self.glob
             && match self.kind {
                 ProbeKind::Direct => self.module_direct().is_none(),
-                ProbeKind::Kprobe => !self.int3 && self.offset == 0,
+                ProbeKind::Kprobe if self.offset == 0 => !self.int3,
+                // (A line on an address is probed there: nothing to look up.)
+                ProbeKind::Kprobe => noopt && self.addr == 0,
                 ProbeKind::Kretprobe { .. } => !self.int3,
             }
     }

@@ -126,27 +126,32 @@ unsafe impl Int3Kind for Kprobe {
         }
     }
 
-    /// `--noopt`: a post handler, unless the probe is at its function's
+    /// `--noopt`: a post handler, unless the probe is at a function's
     /// ftrace call site. That is `SYM+0`, or under IBT the call right
-    /// after the endbr64 (`SYM+4`): nothing deeper. An address target is
-    /// registered at its address: ftrace says whether it knows a call site
-    /// there. Anything else the kernel resolves by name, to the first
-    /// symbol of that name, which need not be the one a walk met (a glob
-    /// member of a name given twice): ftrace's word on the walked address
-    /// settles only that it is a call site (none then, whichever symbol);
-    /// else the kernel says, by registering it ([`Post::IfNotFtrace`]).
+    /// after the endbr64 (`SYM+4`): nothing deeper into SYM, but `SYM+OFF`
+    /// past SYM's end is another function's, and may be its call site
+    /// (the kernel moves a probe at a function's endbr64 to the call).
+    /// An address target is registered at its address: ftrace says
+    /// whether it knows a call site there. Anything else the kernel
+    /// resolves by name, to the first symbol of that name: where the walk
+    /// met that symbol, the offset is inside it (the precheck refused one
+    /// past its end), and ftrace's word on the address settles it. A name
+    /// no walk met, or a glob member an earlier symbol of its name shadows,
+    /// lands where only the kernel knows: registered without one first
+    /// ([`Post::IfNotFtrace`]).
     fn post(ctx: &Ctx<'_>, t: &Target<'_>) -> Post {
         if !ctx.options.noopt || t.offset == 0 {
             return Post::No;
         }
-        if t.offset > ftrace::fentry_max_offset() {
-            return Post::Yes;
-        }
         let (at, by_address) = match (t.addr, t.text) {
+            (0, Some(_)) if t.shadowed => return Post::IfNotFtrace,
             (0, Some((start, _))) => (start + t.offset as usize, false),
             (0, None) => return Post::IfNotFtrace,
             (addr, _) => (addr, true),
         };
+        if t.offset > ftrace::fentry_max_offset() {
+            return Post::Yes;
+        }
         // Never at +0 here (above): no call site known for `at`.
         match ftrace::traceable(ctx.locked, at, None) {
             Ok(_) => Post::No,

@@ -25,6 +25,12 @@ use crate::error;
 /// looks the address up in the ops that never had it: "Failed to disarm
 /// kprobe-ftrace" (a WARNING), and the kprobe stays registered after its
 /// owner freed it (6.12 and 7.3 alike; `test_noopt_ftrace_site.sh`).
+/// `SYM+OFF` past SYM's end is that too where it is the next function's
+/// first byte, which the kernel moves to its call site: a name the kernel
+/// resolves is known to land past the call site only where the walk met
+/// the symbol it resolves to (test_fuzz.sh's `vfs_read+4096`, the next
+/// function's +0 on the test kernel, left a kretprobe there registered
+/// for good, its module held).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Post {
     /// None: not `--noopt`, or at the ftrace call site.

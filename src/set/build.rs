@@ -425,6 +425,23 @@ impl Builder<'_> {
         self.sites.made()
     }
 
+    /// Whether `t` is a walked glob member that the kernel, resolving its
+    /// name, would probe elsewhere: an earlier symbol has the name. Asked
+    /// only where a `--noopt` kprobe's post handler depends on it (an
+    /// offset into the function; see [`crate::probe::Post`]).
+    fn shadowed(&self, t: &Target<'_>) -> bool {
+        let (Some((start, _)), Some(table)) = (t.text, self.text.as_deref()) else {
+            return false;
+        };
+        if !self.ctx.options.noopt || t.explicit || t.addr != 0 || t.offset == 0 {
+            return false;
+        }
+        table
+            .first_named(t.symbol)
+            .and_then(|i| table.get(i))
+            .is_some_and(|(first, _)| first != start)
+    }
+
     /// Adds a probe on `t` through the backend that serves it best. A
     /// refusal fails the set when `t` is explicit (the error names it),
     /// else it is recorded as skipped and `Ok(false)` returned.
@@ -440,7 +457,12 @@ impl Builder<'_> {
             (Some((addr, _)), None) => self.sites.of(self.ctx.locked, addr),
             _ => t.site,
         };
-        let t = &Target { site, ..*t };
+        let shadowed = self.shadowed(t);
+        let t = &Target {
+            site,
+            shadowed,
+            ..*t
+        };
         if self.refuses_notrace(t)? {
             return refused(self.skipped, "probe", t, EINVAL, notrace::REFUSAL);
         }

@@ -186,7 +186,8 @@ impl Registry {
         Self::check_direct_args(name, &options, mine())?;
         // Each explicit line is one probe, its room held from the start.
         let budget = self.budget(mine().filter(|e| !e.glob).count());
-        let walks = mine().any(|e| e.core_glob() || e.walked_explicitly());
+        let noopt = options.noopt;
+        let walks = mine().any(|e| e.core_glob() || e.walked_explicitly(noopt));
         let direct = mine().any(|e| e.kind == ProbeKind::Direct);
         // Lines an fprobe or ftrace-based kprobe may serve (not `p!:`).
         let ftrace = direct || mine().any(|e| !e.int3);
@@ -200,7 +201,7 @@ impl Registry {
             let text = found.equip(b);
             // Explicit lines the kernel resolves by name: int3 probes.
             let by_kernel =
-                |e: &&Staged| !e.glob && !e.walked_explicitly() && e.module_direct().is_none();
+                |e: &&Staged| !e.glob && !e.walked_explicitly(noopt) && e.module_direct().is_none();
             for e in mine().filter(by_kernel) {
                 b.add(&e.target(&e.target, true, None, exit))?;
             }
@@ -208,7 +209,7 @@ impl Registry {
             // function named on its own line belongs to that line, whatever
             // the staging order, and a glob that also matches it leaves it
             // alone (direct calls): the walk meets explicit lines first.
-            let mut explicit = ByName::new(mine().filter(|e| e.walked_explicitly()), |e| {
+            let mut explicit = ByName::new(mine().filter(|e| e.walked_explicitly(noopt)), |e| {
                 e.target.as_slice()
             })?;
             let mut globs = KVVec::new();
