@@ -34,6 +34,8 @@ if grep -aEn "$splat_re" "$logf" | grep -avF "$unwind_note" >"$logf.splats"; the
     # report is in the console log, at the line said.
     first=$(head -1 "$logf.splats" | cut -d: -f1)
     prog=$(head -n "$first" "$logf" | grep -a '^# selftests: ' | tail -1)
+    # Kept in LOG.first-splat as well: check.sh prints it once more last of
+    # all, below the list of failed cases (which a broken run makes long).
     log "the first splat, at line $first of $logf (${prog:-before the first selftest}):"
     from=$((first - 1))
     [ "$from" -ge 1 ] || from=1
@@ -43,7 +45,9 @@ if grep -aEn "$splat_re" "$logf" | grep -avF "$unwind_note" >"$logf.splats"; the
         frames == 0 || /---\[ end trace/ { exit }
         /RIP: [0-9]+:/ && !rip { print "    " $0; rip = 1 }
         trace && !/(^|\]) +\? / && !/<\/?(TASK|IRQ|NMI)>/ { print "    " $0; frames-- }
-        /Call Trace:/ { trace = 1 }' >&2
+        /Call Trace:/ { trace = 1 }' | tee "$logf.first-splat" >&2
+else
+    rm -f "$logf.first-splat"
 fi
 
 # Lines the console dropped (printk's "** N printk messages dropped **")

@@ -360,10 +360,17 @@ for f in $runs; do
     [ -s "$BP_ROOT/out/check-console-$f.log.skips" ] || continue
     sed "s/^/[$f] skipped: /" "$BP_ROOT/out/check-console-$f.log.skips"
 done
-# What failed, again at the end, where a log's tail shows it.
+# What failed, again at the end, where a log's tail shows it; each guest's
+# first kernel splat last of all (its message and first frames: what a
+# broken run's long list of failed cases would push out of that tail).
 for f in $runs; do
     [ -s "$BP_ROOT/out/check-console-$f.log.problems" ] || continue
     sed "s/^/[$f] /" "$BP_ROOT/out/check-console-$f.log.problems"
+done
+for f in $runs; do
+    [ -s "$BP_ROOT/out/check-console-$f.log.first-splat" ] || continue
+    echo "[$f] the first kernel splat in out/check-console-$f.log, again:"
+    sed "s/^/[$f] /" "$BP_ROOT/out/check-console-$f.log.first-splat"
 done
 pass=$((host_pass + guest_pass))
 fail=$((host_fail + lint_broken + guest_fail))

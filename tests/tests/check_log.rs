@@ -19,6 +19,8 @@ struct Verdict {
     out: String,
     err: String,
     skips: String,
+    /// LOG.first-splat: the first splat as shown, kept for check.sh's end.
+    first_splat: Option<String>,
 }
 
 /// Runs `check-log.sh` on `log` (2 CPUs asked for) in a fresh file.
@@ -35,11 +37,13 @@ fn judge(name: &str, log: &str) -> Verdict {
         .output()
         .expect("sh runs");
     let skips = fs::read_to_string(path.with_extension("log.skips")).unwrap_or_default();
+    let first_splat = fs::read_to_string(path.with_extension("log.first-splat")).ok();
     Verdict {
         ok: o.status.success(),
         out: String::from_utf8_lossy(&o.stdout).into_owned(),
         err: String::from_utf8_lossy(&o.stderr).into_owned(),
         skips,
+        first_splat,
     }
 }
 
@@ -252,6 +256,18 @@ fn a_splat_fails_and_is_shown_in_ten_lines() {
     ] {
         assert!(!shown.contains(line), "{line} in: {}", v.err);
     }
+    // Kept for check.sh to print last of all: the same lines.
+    let kept = v.first_splat.expect("LOG.first-splat written");
+    assert!(!kept.is_empty() && shown.contains(kept.trim()), "{kept}");
+}
+
+/// A clean run leaves no first splat for check.sh to print.
+#[test]
+fn a_clean_run_keeps_no_first_splat() {
+    let body = a_ok() + &b_ok() + &c_skip();
+    let v = judge("clean-splat", &log(3, &body, DONE));
+    assert!(v.ok, "{}", v.err);
+    assert!(v.first_splat.is_none());
 }
 
 #[test]
