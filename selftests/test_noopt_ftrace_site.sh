@@ -145,9 +145,9 @@ else
     unchanged "case_4"
 fi
 
-# Past the end of the function before $F, by name: SYM+OFF lands on $F's
-# first byte, which the kernel moves to its ftrace site (past an ENDBR) and
-# makes ftrace-based. The --noopt set is refused (past the end), before a
+# Past the end of the symbol before $F (its __pfx_ padding symbol under
+# call padding), by name: SYM+OFF lands on $F's first byte, which the
+# kernel moves to its ftrace site (past an ENDBR) and makes ftrace-based. The --noopt set is refused (past the end), before a
 # probe with a post handler could join the plain set's armed probe there;
 # the plain set's disarm and removal then leave nothing and warn nothing.
 # (The fuzzer met it: vfs_read+4096 is the next function's +0 on the test
@@ -178,19 +178,20 @@ fi
 # the second lands on G's site without a post handler and is refused
 # there, so the set has nothing: refused with ENOENT, and the plain set
 # on G leaves nothing and warns nothing.
-# A name twice, its first function followed by a traced G of a name of
-# its own (past G's __pfx_ padding symbol, if any), the second function
-# longer: "N OFF G" (sizes up to the next symbol, as kallsyms counts them).
+# A name twice, both functions traced (else the member is refused as
+# notrace first), the first followed by a traced G of a name of its own
+# (past G's __pfx_ padding symbol, if any), the second longer: "N OFF G"
+# (sizes up to the next symbol, as kallsyms counts them).
 SH=$(awk 'function lo(x, i, v) { # the low 32 bits of a hex address (awk: doubles)
               x = tolower(substr(x, length(x) - 7)); v = 0
               for (i = 1; i <= 8; i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
               return v }
           function dist(x, y, d) { d = lo(y) - lo(x); return d < 0 ? d + 4294967296 : d }
-          NR == FNR { tr[$1] = 1; next }
+          NR == FNR { tr[$1]++; next }
           NF == 3 { n++; a[n] = $1; t[n] = $2; s[n] = $3; c[$3]++ }
           END {
               for (i = 1; i < n; i++) {
-                  if (t[i] !~ /^[tT]$/ || c[s[i]] != 2 || seen[s[i]]++) continue
+                  if (t[i] !~ /^[tT]$/ || c[s[i]] != 2 || tr[s[i]] != 2 || seen[s[i]]++) continue
                   k = i + 1
                   if (s[k] ~ /^__pfx_/) k++   # the padding before G (CALL_PADDING)
                   g = s[k]

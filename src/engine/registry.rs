@@ -182,8 +182,10 @@ impl Staged {
     /// An explicit line whose target needs its address from the walk of
     /// the kernel's text symbols: direct calls (on core-kernel functions),
     /// what an fprobe may serve, and a `--noopt` set's (`noopt`) kprobes
-    /// into a function, whose post handler depends on where they land
-    /// ([`crate::probe::Post`]: unwalked, each would cost a grace period).
+    /// into a core-kernel function: whose post handler depends on where
+    /// they land, inside the function or past its end
+    /// ([`crate::probe::Post`]), which its size from the walk settles
+    /// before the kernel has them (else each costs a grace period).
     /// Other explicit lines are resolved by the kernel, or by their
     /// module's walk ([`Staged::module_direct`]).
     fn walked_explicitly(&self, noopt: bool) -> bool {
@@ -191,8 +193,11 @@ impl Staged {
             && match self.kind {
                 ProbeKind::Direct => self.module_direct().is_none(),
                 ProbeKind::Kprobe if self.offset == 0 => !self.int3,
-                // (A line on an address is probed there: nothing to look up.)
-                ProbeKind::Kprobe => noopt && self.addr == 0,
+                // (A line on an address is probed there, and a module's
+                // function is never in the core kernel's symbols.)
+                ProbeKind::Kprobe => {
+                    noopt && self.addr == 0 && split_module(&self.target).is_none()
+                }
                 ProbeKind::Kretprobe { .. } => !self.int3,
             }
     }

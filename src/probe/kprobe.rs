@@ -73,6 +73,18 @@ unsafe extern "C" fn noop_post_handler(
 ) {
 }
 
+/// Whether a `--noopt` kprobe at `at` gets its post handler: not where
+/// ftrace knows a call site, at it or at the function `at` is the first
+/// byte of (`ftrace_location()` maps `SYM+0` to the call).
+fn post_at(ctx: &Ctx<'_>, at: usize) -> Post {
+    match ftrace::traceable(ctx.locked, at, None) {
+        Ok(_) => Post::No,
+        // No call site there.
+        Err(e) if e == EINVAL => Post::Yes,
+        Err(_) => Post::IfNotFtrace,
+    }
+}
+
 /// What a refusal of `SYM+OFF` past the end of SYM says.
 const PAST_END: &str = "offset past the end of the symbol";
 
@@ -131,33 +143,32 @@ unsafe impl Int3Kind for Kprobe {
     /// after the endbr64 (`SYM+4`): nothing deeper into SYM, but `SYM+OFF`
     /// past SYM's end is another function's, and may be its call site
     /// (the kernel moves a probe at a function's endbr64 to the call).
-    /// An address target is registered at its address: ftrace says
-    /// whether it knows a call site there. Anything else the kernel
-    /// resolves by name, to the first symbol of that name: where the walk
-    /// met that symbol, the offset is inside it (the precheck refused one
-    /// past its end), and ftrace's word on the address settles it. A name
-    /// no walk met, or a glob member an earlier symbol of its name shadows,
-    /// lands where only the kernel knows: registered without one first
-    /// ([`Post::IfNotFtrace`]).
+    /// An address target is registered at its address, whatever offset
+    /// into its symbol it had when its line was staged (a module may have
+    /// gone since, another come there): ftrace says ([`post_at`]).
+    /// Anything else the kernel resolves by name, to the first symbol of
+    /// that name: where the walk met that symbol, the offset is inside it
+    /// (the precheck refused one past its end), so deeper than the call
+    /// site can be, or ftrace says. A name no walk met, or a glob member an
+    /// earlier symbol of its name shadows, lands where only the kernel
+    /// knows: registered without one first ([`Post::IfNotFtrace`]).
     fn post(ctx: &Ctx<'_>, t: &Target<'_>) -> Post {
-        if !ctx.options.noopt || t.offset == 0 {
+        if !ctx.options.noopt {
             return Post::No;
         }
-        let (at, by_address) = match (t.addr, t.text) {
-            (0, Some(_)) if t.shadowed => return Post::IfNotFtrace,
-            (0, Some((start, _))) => (start + t.offset as usize, false),
-            (0, None) => return Post::IfNotFtrace,
-            (addr, _) => (addr, true),
-        };
-        if t.offset > ftrace::fentry_max_offset() {
-            return Post::Yes;
+        if t.addr != 0 {
+            return post_at(ctx, t.addr);
         }
-        // Never at +0 here (above): no call site known for `at`.
-        match ftrace::traceable(ctx.locked, at, None) {
-            Ok(_) => Post::No,
-            // ftrace_location() knows no call site there.
-            Err(e) if e == EINVAL && by_address => Post::Yes,
-            Err(_) => Post::IfNotFtrace,
+        match t.text {
+            _ if t.offset == 0 => Post::No,
+            Some((start, _)) if !t.shadowed => {
+                if t.offset > ftrace::fentry_max_offset() {
+                    Post::Yes
+                } else {
+                    post_at(ctx, start + t.offset as usize)
+                }
+            }
+            _ => Post::IfNotFtrace,
         }
     }
 

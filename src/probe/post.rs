@@ -47,8 +47,12 @@ pub(crate) enum Post {
 /// Registers a probe that the kernel did not make ftrace-based again, with
 /// its post handler ([`Post::IfNotFtrace`]): an int3 kprobe after all
 /// (`SYM+4` of a function ftrace does not trace). One grace period, for
-/// this case only. On failure `raw` is left unregistered (`EAGAIN`: the
-/// kernel made it ftrace-based this time).
+/// this case only. Again at the address the kernel resolved the first
+/// time, not by name: a name may resolve elsewhere meanwhile (a module
+/// that just came, searched before the others), and a probe with a post
+/// handler that joined an armed one at a call site would leave the
+/// kernel's aggregate unable to disarm, even once unregistered again. On
+/// failure `raw` is left unregistered (`EAGAIN`: ftrace-based after all).
 ///
 /// # Safety
 ///
@@ -61,11 +65,14 @@ unsafe fn register_with_post<B: Int3Kind>(
     symbol: *const c_char,
     how: How,
 ) -> Result {
+    // SAFETY: `raw` is registered (caller): the kernel resolved its address.
+    let addr = unsafe { B::addr(raw) };
     // SAFETY: `raw` is registered and only the caller acts on it (caller).
     unsafe { B::unregister_one(raw) };
     let mut again = B::Raw::default();
     let how = How {
         post: Post::Yes,
+        addr,
         ..how
     };
     B::init(&mut again, symbol, how);
@@ -78,8 +85,8 @@ unsafe fn register_with_post<B: Int3Kind>(
     unsafe { B::register(raw) }?;
     // SAFETY: Just registered.
     if unsafe { B::ftrace_based(raw) } {
-        // The name resolved elsewhere this time (a module came or went):
-        // a post handler at an ftrace call site is what must not be.
+        // Never expected (the same address, not ftrace-based before): a
+        // post handler at an ftrace call site is what must not be.
         // SAFETY: As above.
         unsafe { B::unregister_one(raw) };
         return Err(EAGAIN);
