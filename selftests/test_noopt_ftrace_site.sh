@@ -175,9 +175,9 @@ fi
 # the kernel resolves the member's name to that function, and SYM+OFF, in
 # the member, is past the end of the first: there the first byte of a
 # traced function G. The glob's first member is past its end (skipped),
-# the second lands on G's site without a post handler and is refused
-# there, so the set has nothing: refused with ENOENT, and the plain set
-# on G leaves nothing and warns nothing.
+# the second is judged by the first (past its end: no post handler), lands
+# on G's site and is refused there, so the set has nothing: refused with
+# ENOENT, and the plain set on G leaves nothing and warns nothing.
 # A name twice, both functions traced (else the member is refused as
 # notrace first), the first followed by a traced G of a name of its own
 # (past G's __pfx_ padding symbol, if any), the second longer: "N OFF G"

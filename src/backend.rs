@@ -69,11 +69,11 @@ pub(crate) struct Target<'a> {
     /// Its set is made with `--exit`: a `d:` probe's records are return
     /// records.
     pub(crate) exit: bool,
-    /// A glob member whose name an earlier symbol also has: the kernel,
-    /// resolving the name, probes that one instead (set by the builder,
-    /// which has the walked symbols, where it matters: see
-    /// [`crate::probe::Post`]).
-    pub(crate) shadowed: bool,
+    /// For a glob member whose name an earlier symbol also has, that
+    /// symbol's address and size: the kernel, resolving the name, probes
+    /// that one instead (set by the builder, which has the walked symbols,
+    /// where it matters: see [`crate::probe::Post`]).
+    pub(crate) shadowed_by: Option<(usize, usize)>,
 }
 
 /// A target that owns its symbol: an API client's, copied out of its
@@ -109,7 +109,7 @@ impl OwnedTarget {
             line: None,
             args: None,
             exit: false,
-            shadowed: false,
+            shadowed_by: None,
         }
     }
 }

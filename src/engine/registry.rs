@@ -114,7 +114,7 @@ impl Staged {
             line: Some(self.line_ref()),
             args: self.args_for(exit),
             exit,
-            shadowed: false,
+            shadowed_by: None,
         }
     }
 

@@ -147,11 +147,13 @@ unsafe impl Int3Kind for Kprobe {
     /// into its symbol it had when its line was staged (a module may have
     /// gone since, another come there): ftrace says ([`post_at`]).
     /// Anything else the kernel resolves by name, to the first symbol of
-    /// that name: where the walk met that symbol, the offset is inside it
-    /// (the precheck refused one past its end), so deeper than the call
-    /// site can be, or ftrace says. A name no walk met, or a glob member an
-    /// earlier symbol of its name shadows, lands where only the kernel
-    /// knows: registered without one first ([`Post::IfNotFtrace`]).
+    /// that name, which the walk met (for a glob member an earlier symbol
+    /// of its name shadows, that one: [`Target::shadowed_by`]): past its
+    /// end the probe gets none (`verify` refuses it where it lands; the
+    /// precheck refused a walked one already), inside it one deeper than
+    /// the call site can be, or ftrace says. A name no walk met lands where
+    /// only the kernel knows: registered without one first
+    /// ([`Post::IfNotFtrace`]).
     fn post(ctx: &Ctx<'_>, t: &Target<'_>) -> Post {
         if !ctx.options.noopt {
             return Post::No;
@@ -159,16 +161,19 @@ unsafe impl Int3Kind for Kprobe {
         if t.addr != 0 {
             return post_at(ctx, t.addr);
         }
-        match t.text {
-            _ if t.offset == 0 => Post::No,
-            Some((start, _)) if !t.shadowed => {
-                if t.offset > ftrace::fentry_max_offset() {
-                    Post::Yes
-                } else {
-                    post_at(ctx, start + t.offset as usize)
-                }
-            }
-            _ => Post::IfNotFtrace,
+        let Some((start, size)) = t.shadowed_by.or(t.text) else {
+            return if t.offset == 0 {
+                Post::No
+            } else {
+                Post::IfNotFtrace
+            };
+        };
+        if t.offset == 0 || t.offset as usize >= size {
+            Post::No
+        } else if t.offset > ftrace::fentry_max_offset() {
+            Post::Yes
+        } else {
+            post_at(ctx, start + t.offset as usize)
         }
     }
 

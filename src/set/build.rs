@@ -425,21 +425,22 @@ impl Builder<'_> {
         self.sites.made()
     }
 
-    /// Whether `t` is a walked glob member that the kernel, resolving its
-    /// name, would probe elsewhere: an earlier symbol has the name. Asked
-    /// only where a `--noopt` kprobe's post handler depends on it (an
-    /// offset into the function; see [`crate::probe::Post`]).
-    fn shadowed(&self, t: &Target<'_>) -> bool {
+    /// The earlier symbol of its name, if any, that the kernel, resolving
+    /// a walked glob member's name, probes instead of the member (its
+    /// address and size). Asked only where a `--noopt` kprobe's post
+    /// handler depends on it (an offset into the function; see
+    /// [`crate::probe::Post`]).
+    fn shadowed_by(&self, t: &Target<'_>) -> Option<(usize, usize)> {
         let (Some((start, _)), Some(table)) = (t.text, self.text.as_deref()) else {
-            return false;
+            return None;
         };
         if !self.ctx.options.noopt || t.explicit || t.addr != 0 || t.offset == 0 {
-            return false;
+            return None;
         }
         table
             .first_named(t.symbol)
             .and_then(|i| table.get(i))
-            .is_some_and(|(first, _)| first != start)
+            .filter(|&(first, _)| first != start)
     }
 
     /// Adds a probe on `t` through the backend that serves it best. A
@@ -457,10 +458,10 @@ impl Builder<'_> {
             (Some((addr, _)), None) => self.sites.of(self.ctx.locked, addr),
             _ => t.site,
         };
-        let shadowed = self.shadowed(t);
+        let shadowed_by = self.shadowed_by(t);
         let t = &Target {
             site,
-            shadowed,
+            shadowed_by,
             ..*t
         };
         if self.refuses_notrace(t)? {
