@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: a --noopt kprobe at a function's ftrace site joins other kprobes there and leaves no stale kprobe and no warning; past the site it is never optimized
 # requires: CONFIG_KPROBES, CONFIG_KPROBE_EVENTS
-# speed: slow on stock-7.3
+# speed: slow on stock-7.3 distro-7.3
 #
 # Kprobes at a function's ftrace site (its fentry call: SYM+0, or SYM+4
 # after the ENDBR under IBT) are ftrace-based. The kernel arms one through
