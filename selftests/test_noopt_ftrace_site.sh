@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# description: a --noopt kprobe at a function's ftrace site joins other kprobes there and leaves no stale kprobe and no warning; past the site it is never optimized
+# description: a --noopt kprobe at a function's ftrace site (or past the end of the function before it) joins other kprobes there and leaves no stale kprobe and no warning; past the site it is never optimized
 # requires: CONFIG_KPROBES, CONFIG_KPROBE_EVENTS
 # speed: slow on stock-7.3 distro-7.3
 #
@@ -147,9 +147,10 @@ fi
 
 # Past the end of the symbol before $F (its __pfx_ padding symbol under
 # call padding), by name: SYM+OFF lands on $F's first byte, which the
-# kernel moves to its ftrace site (past an ENDBR) and makes ftrace-based. The --noopt set is refused (past the end), before a
-# probe with a post handler could join the plain set's armed probe there;
-# the plain set's disarm and removal then leave nothing and warn nothing.
+# kernel moves to its ftrace site (past an ENDBR) and makes ftrace-based.
+# The --noopt set is refused (past the end), before a probe with a post
+# handler could join the plain set's armed probe there; the plain set's
+# disarm and removal then leave nothing and warn nothing.
 # (The fuzzer met it: vfs_read+4096 is the next function's +0 on the test
 # kernel, and a kretprobe there stayed registered, "Failed to disarm
 # kprobe-ftrace", the module held for good.)
