@@ -369,7 +369,7 @@ impl<B: Int3Kind> Int3Set<B> {
         }
         let chunk = Self::open_chunk(&mut self.chunks)?;
         let slot = chunk.push(Slot::new(meta, how)).ok_or(AllocError)?;
-        let (raw, symbol) = (slot.raw.get(), slot.meta.symbol_ptr());
+        let raw = slot.raw.get();
         // SAFETY: Set up by `init`, not registered yet, and pinned in its
         // chunk; the set frees it a grace period after unregistering.
         if let Err(e) = unsafe { B::register(raw) } {
@@ -388,8 +388,8 @@ impl<B: Int3Kind> Int3Set<B> {
             ));
         }
         // SAFETY: `raw` was just registered, disarmed, and nothing else
-        // knows it; `symbol` is its symbol's, in the slot's `meta`.
-        if let Err(r) = unsafe { settle::<B>(raw, symbol, how, verify) } {
+        // knows it.
+        if let Err(r) = unsafe { settle::<B>(raw, how, verify) } {
             // Unregistered, and its grace period has passed: the kernel
             // holds no pointer into it any more.
             chunk.drop_last();

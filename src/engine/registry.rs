@@ -181,23 +181,18 @@ impl Staged {
 
     /// An explicit line whose target needs its address from the walk of
     /// the kernel's text symbols: direct calls (on core-kernel functions),
-    /// what an fprobe may serve, and a `--noopt` set's (`noopt`) kprobes
-    /// into a core-kernel function: whose post handler depends on where
-    /// they land, inside the function or past its end
-    /// ([`crate::probe::Post`]), which its size from the walk settles
-    /// before the kernel has them (else each costs a grace period).
-    /// Other explicit lines are resolved by the kernel, or by their
-    /// module's walk ([`Staged::module_direct`]).
+    /// what an fprobe may serve, and a `--noopt` set's kprobes into a
+    /// core-kernel function, whose post handler depends on whether they
+    /// land past its end ([`crate::probe::Post`]). Other explicit lines are
+    /// resolved by the kernel, or by their module's walk ([`Staged::module_direct`]).
     fn walked_explicitly(&self, noopt: bool) -> bool {
+        // (Not a line on an address, probed there, nor a module's function.)
+        let noopt_kprobe = noopt && self.addr == 0 && split_module(&self.target).is_none();
         !self.glob
             && match self.kind {
                 ProbeKind::Direct => self.module_direct().is_none(),
                 ProbeKind::Kprobe if self.offset == 0 => !self.int3,
-                // (A line on an address is probed there, and a module's
-                // function is never in the core kernel's symbols.)
-                ProbeKind::Kprobe => {
-                    noopt && self.addr == 0 && split_module(&self.target).is_none()
-                }
+                ProbeKind::Kprobe => noopt_kprobe,
                 ProbeKind::Kretprobe { .. } => !self.int3,
             }
     }

@@ -161,14 +161,13 @@ unsafe impl Int3Kind for Kprobe {
         if t.addr != 0 {
             return post_at(ctx, t.addr);
         }
+        if t.offset == 0 {
+            return Post::No;
+        }
         let Some((start, size)) = t.shadowed_by.or(t.text) else {
-            return if t.offset == 0 {
-                Post::No
-            } else {
-                Post::IfNotFtrace
-            };
+            return Post::IfNotFtrace;
         };
-        if t.offset == 0 || t.offset as usize >= size {
+        if t.offset as usize >= size {
             Post::No
         } else if t.offset > ftrace::fentry_max_offset() {
             Post::Yes

@@ -349,8 +349,8 @@ unsafe fn register_again<B: Int3Kind>(
     let verify = |raw| unsafe { check_registered::<B>(locked, raw, slot.meta.offset(), judged) };
     // SAFETY: Just registered, disarmed, and only this acts on it (the
     // registry lock is held on a live set: no enable, disable, disarm or
-    // retire runs); `symbol` is the slot's own.
-    unsafe { settle::<B>(raw, symbol, e.how, verify) }?;
+    // retire runs).
+    unsafe { settle::<B>(raw, e.how, verify) }?;
     // INVARIANT: registered.
     slot.waiting.store(false, Ordering::Release);
     Ok(())

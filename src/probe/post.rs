@@ -4,7 +4,6 @@
 //! (`--noopt`): whether a probe gets one ([`Post`]), and the registration
 //! again with one of a probe the kernel did not make ftrace-based.
 
-use kernel::ffi::c_char;
 use kernel::prelude::*;
 
 use super::{How, Int3Kind};
@@ -57,14 +56,8 @@ pub(crate) enum Post {
 /// # Safety
 ///
 /// `raw` is registered, disarmed, and no one but the caller registers,
-/// arms or unregisters it meanwhile (listings may read its counters);
-/// `symbol` is what `raw`'s symbol name points to, and stays put until
-/// the caller frees `raw`.
-unsafe fn register_with_post<B: Int3Kind>(
-    raw: *mut B::Raw,
-    symbol: *const c_char,
-    how: How,
-) -> Result {
+/// arms or unregisters it meanwhile (listings may read its counters).
+unsafe fn register_with_post<B: Int3Kind>(raw: *mut B::Raw, how: How) -> Result {
     // SAFETY: `raw` is registered (caller): the kernel resolved its address.
     let addr = unsafe { B::addr(raw) };
     // SAFETY: `raw` is registered and only the caller acts on it (caller).
@@ -75,7 +68,8 @@ unsafe fn register_with_post<B: Int3Kind>(
         addr,
         ..how
     };
-    B::init(&mut again, symbol, how);
+    // By address: no symbol name.
+    B::init(&mut again, core::ptr::null(), how);
     // SAFETY: Unregistered, and its grace period has passed: the kernel
     // holds no pointer into it, and no one but the caller writes it; a
     // listing's volatile read of its counters may see a torn value (caller).
@@ -101,19 +95,16 @@ unsafe fn register_with_post<B: Int3Kind>(
 /// # Safety
 ///
 /// `raw` was just registered, disarmed, and no one but the caller acts on
-/// it (listings may read its counters: see [`register_with_post`]);
-/// `symbol` is what `raw`'s symbol name points to, and stays put until the
-/// caller frees `raw`.
+/// it (listings may read its counters: see [`register_with_post`]).
 pub(super) unsafe fn settle<B: Int3Kind>(
     raw: *mut B::Raw,
-    symbol: *const c_char,
     how: How,
     verify: impl FnOnce(*mut B::Raw) -> Result<(), Refused>,
 ) -> Result<(), Refused> {
     // SAFETY: `raw` was just registered (caller).
     if how.post == Post::IfNotFtrace && !unsafe { B::ftrace_based(raw) } {
         // SAFETY: As the caller guarantees.
-        if let Err(e) = unsafe { register_with_post::<B>(raw, symbol, how) } {
+        if let Err(e) = unsafe { register_with_post::<B>(raw, how) } {
             return Err(Refused {
                 error: e,
                 what: error::refusal(B::SITE, e),
