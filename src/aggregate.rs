@@ -23,6 +23,8 @@
 
 use core::sync::atomic::{AtomicU64, Ordering};
 
+use crate::sort;
+
 /// Duration buckets: bucket 0 holds 0 ns, bucket `i >= 1` holds
 /// `[2^(i-1), 2^i)` ns, and the last one everything from `2^38` ns (275 s)
 /// on.
@@ -188,8 +190,7 @@ impl Summary {
                 self.add_errno(errno, w & COUNT_MASK);
             }
         }
-        self.errnos
-            .sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        sort::sort_by(&mut self.errnos, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     }
 
     fn add_errno(&mut self, errno: u16, n: u64) {

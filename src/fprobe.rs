@@ -86,6 +86,7 @@ use crate::kcompat::{self, FprobeRegs};
 use crate::probe::Meta;
 use crate::rcu;
 use crate::retpool::{self, Machine};
+use crate::sort;
 use crate::symname::split_module;
 
 mod anchor;
@@ -291,7 +292,7 @@ impl Side {
 
     /// [`Side::prepare`], on the side's fields.
     fn prepare_fields(&mut self) -> Result {
-        self.slots.sort_unstable_by_key(|s| s.fentry);
+        sort::sort_by_key(&mut self.slots, |s| s.fentry);
         let mut ips = KVVec::with_capacity(self.slots.len(), GFP_KERNEL)?;
         for s in self.slots.iter() {
             if ips.last() != Some(&(s.fentry as c_ulong)) {

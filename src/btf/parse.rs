@@ -295,7 +295,7 @@ impl<'a> Btf<'a> {
         };
         // Functions of one name in id order, the first being the one the
         // kernel's `btf_find_by_name_kind()` finds.
-        out.sort_unstable_by(|&a, &b| name(a).cmp(name(b)).then(a.cmp(&b)));
+        crate::sort::sort_by(out, |&a, &b| name(a).cmp(name(b)).then(a.cmp(&b)));
         Some(())
     }
 

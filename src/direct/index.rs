@@ -19,6 +19,7 @@ use super::exit::tasks;
 use super::{AttachError, DirectSlot};
 use crate::bindings;
 use crate::rcu::{self, RcuBox, RcuOption};
+use crate::sort;
 use recursion::RecursionGuard;
 
 struct Entry {
@@ -119,9 +120,7 @@ impl IndexGuard {
         // (ours, another set's) in one pass over the sorted entries:
         // O(n log n), not every old entry against every new function.
         let is_mine = |e: &Entry| mine(e.slot.load(Ordering::Relaxed)).is_some();
-        entries
-            .as_mut_slice()
-            .sort_unstable_by_key(|e| (e.start, !is_mine(e)));
+        sort::sort_by_key(entries.as_mut_slice(), |e| (e.start, !is_mine(e)));
         for w in entries.windows(2) {
             if let [a, b] = w {
                 if a.start == b.start && !is_mine(b) {

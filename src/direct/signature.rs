@@ -25,6 +25,7 @@ use crate::btf::{
     Type, KIND_ARRAY, KIND_ENUM, KIND_ENUM64, KIND_FLOAT, KIND_FUNC_PROTO, KIND_INT, KIND_PTR,
     KIND_STRUCT, KIND_UNION, MAX_CHAIN,
 };
+use crate::sort;
 
 /// The argument registers of x86-64's calling convention.
 pub const ARG_REGS: u32 = 6;
@@ -116,7 +117,7 @@ pub fn name_hash(name: &[u8]) -> u64 {
 /// once; returns how many. `hashes` holds every text symbol's
 /// [`name_hash`].
 pub fn duplicates(hashes: &mut [u64]) -> usize {
-    hashes.sort_unstable();
+    sort::sort(hashes);
     let mut kept = 0;
     let mut i = 0;
     while let Some(&h) = hashes.get(i) {

@@ -18,6 +18,7 @@ use kernel::prelude::*;
 
 use crate::kallsyms::Printed;
 use crate::sched::Pacer;
+use crate::sort;
 use crate::symname::parse_kallsyms_line;
 
 /// The most bytes of `/proc/kallsyms` read (`EFBIG` beyond): Debian's
@@ -74,7 +75,7 @@ impl SymbolAddrs {
     /// without procfs' kallsyms in init's root, `EINTR` once the writer is
     /// killed.
     pub(crate) fn resolve(&mut self) -> Result {
-        self.names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        sort::sort_by(&mut self.names, |a, b| a.0.cmp(&b.0));
         let file = Printed::kallsyms(MAX_KALLSYMS)?;
         let mut pace = Pacer::new(4096);
         let mut groups = ModuleGroups::new();

@@ -39,6 +39,7 @@ use crate::command::{Events, ProbeKind};
 use crate::error::{BStr, Failed};
 use crate::kvec;
 use crate::sched::Pacer;
+use crate::sort;
 
 /// What a probe saw when it fired, for its record; `regs`: its registers
 /// (for perf's samples), or null where the backend has none; `fetch_regs`:
@@ -537,7 +538,7 @@ impl SetEvents {
         }
         // By bytes: UTF-8's order is its characters', without checking
         // them again per comparison.
-        sorted.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        sort::sort_by(&mut sorted, |a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         let mut pace = Pacer::new(256);
         for run in sorted.chunk_by(|a, b| a.0.as_bytes() == b.0.as_bytes()) {
             let Some(&(name, head, _, args)) = run.first() else {

@@ -25,6 +25,7 @@ use kernel::prelude::*;
 
 use crate::backend::Refused;
 use crate::kallsyms::Printed;
+use crate::sort;
 use crate::symname::parse_blacklist_line;
 
 /// The refusal, in `kprobe_events`' terms (`EINVAL`).
@@ -100,10 +101,10 @@ impl Blacklist {
                 names.push((here + off, l.name.len()), GFP_KERNEL)?;
             }
         }
-        ranges.sort_unstable();
+        sort::sort(&mut ranges);
         let bytes = text.bytes();
         let name_of = |&(o, n): &(usize, usize)| bytes.get(o..o + n).unwrap_or(&[]);
-        names.sort_unstable_by(|a, b| name_of(a).cmp(name_of(b)));
+        sort::sort_by(&mut names, |a, b| name_of(a).cmp(name_of(b)));
         // INVARIANT: both sorted just above; every name is a range of `text`.
         Ok(Self {
             text,

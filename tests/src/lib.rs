@@ -6,6 +6,9 @@
 #[path = "../../src/errno.rs"]
 pub mod errno;
 
+#[path = "../../src/sort.rs"]
+pub mod sort;
+
 #[path = "../../src/command.rs"]
 pub mod command;
 

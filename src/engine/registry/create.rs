@@ -27,6 +27,7 @@ use crate::kallsyms::{ModuleText, TextSymbol, TextTable};
 use crate::probecap::Budget;
 use crate::sched::Pacer;
 use crate::set::{Builder, Owner, Set};
+use crate::sort;
 use crate::symname::{glob_candidate, glob_match};
 
 /// Where no symbol of an item's name is.
@@ -71,7 +72,7 @@ impl<'a, T> ByName<'a, T> {
                 .unwrap_or(NOWHERE);
         }
         // Names are compared only between items of one symbol, or of none.
-        self.items.sort_unstable_by(|a, b| {
+        sort::sort_by(&mut self.items, |a, b| {
             a.1.cmp(&b.1)
                 .then_with(|| (key(a.0), a.2).cmp(&(key(b.0), b.2)))
         });
@@ -483,7 +484,9 @@ fn module_direct_lines<'a>(
     for (seq, e) in lines.enumerate() {
         all.push((e, seq, false), GFP_KERNEL)?;
     }
-    all.sort_unstable_by(|a, b| (a.0.target.as_slice(), a.1).cmp(&(b.0.target.as_slice(), b.1)));
+    sort::sort_by(&mut all, |a, b| {
+        (a.0.target.as_slice(), a.1).cmp(&(b.0.target.as_slice(), b.1))
+    });
     let mut from = 0;
     while let Some(&(first, _, _)) = all.get(from) {
         let Some((module, _)) = first.module_direct() else {

@@ -24,6 +24,7 @@ use crate::command::{Command, ProbeSpec};
 use crate::error::Failed;
 use crate::lifecycle::{self, Op, SetState};
 use crate::sched::Pacer;
+use crate::sort;
 
 /// The simulated state of one set while a batch is validated.
 #[derive(Clone, Copy)]
@@ -205,7 +206,7 @@ impl<'a> Simulation<'a> {
         for e in reg.staged.iter() {
             staged_sets.push(e.set.as_slice(), GFP_KERNEL)?;
         }
-        staged_sets.sort_unstable();
+        sort::sort(&mut staged_sets);
         // One simulated set per distinct set name of the write.
         let mut keys = KVVec::with_capacity(cmds.len(), GFP_KERNEL)?;
         for (_, cmd) in cmds.iter() {

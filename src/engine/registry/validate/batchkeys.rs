@@ -10,6 +10,8 @@
 
 use core::cmp::Ordering;
 
+use crate::sort;
+
 /// Fills `order` with `0..n` sorted by `(keys[i], i)`. `order` must have
 /// `keys.len()` entries (extra entries are left alone, missing ones skipped).
 fn sort_indices<K: Ord>(keys: &[K], order: &mut [u32]) {
@@ -18,7 +20,7 @@ fn sort_indices<K: Ord>(keys: &[K], order: &mut [u32]) {
     }
     let n = order.len().min(keys.len());
     let order = order.get_mut(..n).unwrap_or(&mut []);
-    order.sort_unstable_by(|&a, &b| cmp_at(keys, a, b).then(a.cmp(&b)));
+    sort::sort_by(order, |&a, &b| cmp_at(keys, a, b).then(a.cmp(&b)));
 }
 
 fn cmp_at<K: Ord>(keys: &[K], a: u32, b: u32) -> Ordering {
