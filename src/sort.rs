@@ -12,8 +12,8 @@
 //!
 //! This one keeps its pending ranges in a fixed array: whatever the input,
 //! it uses [`PENDING`] entries and a few locals of stack, `O(n log n)`
-//! comparisons (quicksort with a median-of-three pivot; a range that has
-//! split badly too often is heapsorted), and allocates nothing. Equal
+//! comparisons (quicksort with a median-of-three pivot; a range split too
+//! deeply, 2 log2 n levels, is heapsorted), and allocates nothing. Equal
 //! elements split evenly (both scans stop at them), so a slice of one value
 //! sorts in `O(n log n)` as well. Not stable, as `sort_unstable`.
 
@@ -46,7 +46,7 @@ pub fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
 }
 
 fn introsort<T, F: FnMut(&T, &T) -> bool>(v: &mut [T], less: &mut F) {
-    // Each entry: a range of `v` and the bad splits it may still take.
+    // Each entry: a range of `v` and the levels of splits it may still take.
     let mut pending = [(0usize, 0usize, 0u32); PENDING];
     let mut waiting = 0usize;
     let (mut lo, mut hi) = (0usize, v.len());
@@ -125,7 +125,7 @@ fn partition<T, F: FnMut(&T, &T) -> bool>(v: &mut [T], less: &mut F) -> usize {
         i += 1;
     }
     // rest[..i] is not greater, and rest[i..] (within rest[j..]) not less:
-    // the pivot goes to v[i], what was there (rest[i - 1]) to v[0].
+    // the pivot goes to v[i], what was there (rest[i - 1], if i > 0) to v[0].
     v.swap(0, i);
     i
 }

@@ -139,15 +139,17 @@ fn stack_use_does_not_grow_with_the_input() {
     let small = stack_depth(&input(64), by_crate_sort);
     let large = stack_depth(&input(1 << 18), by_crate_sort);
     assert!(small > 0);
-    assert_eq!(
-        large, small,
+    // The same few frames at any length (a path's frame may differ by a
+    // few bytes from another's: 256 of slack).
+    assert!(
+        large <= small + 256,
         "crate::sort's stack grew: {small} bytes at 64 elements, {large} at 2^18"
     );
     // The harness reads what it should: core's sort goes deeper at 2^18.
     let core_small = stack_depth(&input(64), by_core_sort);
     let core_large = stack_depth(&input(1 << 18), by_core_sort);
     assert!(
-        core_large > core_small,
+        core_large > core_small + 256,
         "core: {core_small} then {core_large} bytes"
     );
 }
