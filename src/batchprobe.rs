@@ -44,7 +44,7 @@ mod rcu;
 pub mod retpool;
 mod sched;
 mod set;
-mod sort;
+pub mod sort;
 pub mod symname;
 mod workqueue;
 
