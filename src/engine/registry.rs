@@ -30,7 +30,6 @@ use crate::lifecycle::SetState;
 use crate::locked::Locked;
 use crate::probecap;
 use crate::set::Set;
-use crate::sort;
 use crate::symname::split_module;
 
 mod caches;
@@ -385,7 +384,7 @@ impl Registry {
             *o = i as u32;
         }
         let name = |i: u32| self.sets.get(i as usize).map(|s| s.name());
-        sort::sort_by(&mut order, |&a, &b| name(a).cmp(&name(b)).then(a.cmp(&b)));
+        crate::sort::sort_by(&mut order, |&a, &b| name(a).cmp(&name(b)).then(a.cmp(&b)));
         Ok(order)
     }
 
