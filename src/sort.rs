@@ -3,12 +3,13 @@
 //! Sorting on a kernel stack: an introsort that never recurses.
 //!
 //! `core`'s `sort_unstable` recurses into each left partition (to twice
-//! the length's log2 deep), and each level's frame carries a small-sort
-//! scratch array on the stack, up to 4 KiB of elements: sorting a few
-//! thousand `(usize, usize)` names from the write path ran off a 16-KiB
-//! kernel stack into its guard page (CI of f7ae6ed, Debian's 7.3 image:
-//! `Blacklist::read` under `kptr_restrict=2`). The kernel's own `sort()`
-//! (`lib/sort.c`) is a heapsort for that reason.
+//! the length's log2 deep), and a level's frame can hold a small-sort
+//! scratch array (`core` caps it at 4 KiB; 856 bytes a level for
+//! `(usize, usize)` on distro-7.3): sorting a few thousand such names from
+//! the write path ran off a 16-KiB kernel stack into its guard page (CI of
+//! f7ae6ed, Debian's 7.3 image: `Blacklist::read` under `kptr_restrict=2`).
+//! The kernel's own `sort()` (`lib/sort.c`) is a heapsort, which never
+//! recurses either.
 //!
 //! This one keeps its pending ranges in a fixed array: whatever the input,
 //! it uses [`PENDING`] entries and a few locals of stack, `O(n log n)`
