@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: p:/r: lines on notrace functions are refused as kprobe_events refuses them, in the same boot
 # requires: CONFIG_KPROBE_EVENTS, CONFIG_DYNAMIC_FTRACE (available_filter_functions)
+# speed: slow on stock-7.3
 #
 # kprobe_events refuses a probe in a function ftrace has no call site in
 # (within_notrace_func(): "Could not probe notrace function", EINVAL),
