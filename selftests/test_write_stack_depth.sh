@@ -20,7 +20,7 @@
 # distro-7.3, 7,952 on test, 11,336 on Debian's image, whose deepest write
 # reads kprobes' blacklist file under five frames of the module's of
 # 1-2.3 KiB each (bp_rust_control_write, Engine::execute, set::build::fill,
-# Builder::add, FprobeSet::add: 6.7 KiB together). The old sort added
+# Builder::add, FprobeSet::add: 7.2 KiB together). The old sort added
 # about 900 bytes a level there, and overflowed (14,344 bytes here with
 # f7ae6ed's module, and the guard page in CI). A run's figure moves by up
 # to 1 KiB: do_syscall_64's frame holds the kernel's random stack offset
